@@ -1,0 +1,48 @@
+// Which functions run under torch.compile: entry points plus everything statically reachable.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "graphmend/analysis/project.h"
+
+namespace graphmend::analysis {
+
+struct RegionEntry {
+  std::string reason;  // why this function is compiled code
+  bool entry = false;  // compiled directly, not only reached from a compiled function
+};
+
+class CompileRegions {
+ public:
+  explicit CompileRegions(const Project& project);
+
+  [[nodiscard]] const RegionEntry* find(const ir::Module& module, int function) const;
+  [[nodiscard]] bool is_compiled(const ir::Module& module, int function) const {
+    return find(module, function) != nullptr;
+  }
+  // True if `cls` derives from torch.nn.Module (through analysed bases; an unresolvable base of a
+  // class that defines `forward` is assumed to be a Module).
+  [[nodiscard]] bool is_nn_module(ClassRef cls) const;
+  [[nodiscard]] size_t size() const { return regions_.size(); }
+
+ private:
+  void seed(const ir::Module& module);
+  void close_over_calls();
+  void add(FunctionRef f, std::string reason, bool entry);
+  void add_class_forward(ClassRef cls, const std::string& reason, bool entry);
+  std::optional<ClassRef> instance_class(const ir::Module& module, ir::Node expr) const;
+  bool is_nn_module_impl(ClassRef cls, int depth) const;
+
+  const Project& project_;
+  std::map<std::pair<const ir::Module*, int>, RegionEntry> regions_;
+  std::vector<FunctionRef> worklist_;
+  mutable std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;
+};
+
+// True if `expr` (a decorator or callee) names torch.compile (any import spelling).
+bool is_torch_compile(const ir::Module& module, ir::Node expr);
+
+}  // namespace graphmend::analysis

@@ -1,0 +1,38 @@
+// Effects: what a statement or expression may do besides computing a value. Used by rules to
+// prove that speculating or reordering code is invisible.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graphmend/analysis/tensor_types.h"
+
+namespace graphmend::analysis {
+
+enum class EffectKind {
+  InPlaceMutation,  // x.add_(...), out=..., x[i] = ... on a tensor
+  AttributeStore,   // obj.a = ...
+  SubscriptStore,   // obj[i] = ...
+  GlobalWrite,      // a global / nonlocal rebinding
+  IO,               // print, logging, warnings, open, ...
+  UnknownCall,      // a call not on the pure allow-list
+  MayRaise,         // a construct that can raise on some inputs
+  ControlTransfer,  // return / raise / break / continue / yield
+};
+
+struct Effect {
+  EffectKind kind;
+  ir::Node node;
+  std::string what;  // short, for decline reasons
+};
+
+std::string_view effect_kind_name(EffectKind k);
+
+// All effects of `node` (a statement or expression), not descending into nested scopes.
+std::vector<Effect> effects_of(const ir::Module& module, TypeOracle& types, ir::Node node);
+
+// Pure, non-raising-on-matching-metadata torch functions / Tensor methods (an allow-list).
+bool is_pure_torch_function(std::string_view qualified_name);
+bool is_pure_tensor_method(std::string_view name);
+
+}  // namespace graphmend::analysis

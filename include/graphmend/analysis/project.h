@@ -1,0 +1,60 @@
+// The set of modules analysed in one run, and name resolution across them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "graphmend/ir/module.h"
+
+namespace graphmend::analysis {
+
+struct FunctionRef {
+  const ir::Module* module = nullptr;
+  int function = -1;
+  friend bool operator==(const FunctionRef&, const FunctionRef&) = default;
+};
+
+struct ClassRef {
+  const ir::Module* module = nullptr;
+  int klass = -1;
+  friend bool operator==(const ClassRef&, const ClassRef&) = default;
+};
+
+class Project {
+ public:
+  void add(const ir::Module* module);
+
+  [[nodiscard]] const std::vector<const ir::Module*>& modules() const { return modules_; }
+  [[nodiscard]] const ir::Module* find_module(std::string_view dotted) const;
+
+  // Resolves a qualified name ("pkg.mod.func", "pkg.mod.Class.method", re-exports followed)
+  // to a definition in the analysed files.
+  [[nodiscard]] std::optional<FunctionRef> resolve_function(std::string_view qualified) const;
+  [[nodiscard]] std::optional<ClassRef> resolve_class(std::string_view qualified) const;
+
+  // Resolves an expression in `module` to a class / function definition.
+  [[nodiscard]] std::optional<ClassRef> class_of_expr(const ir::Module& module, ir::Node expr) const;
+  [[nodiscard]] std::optional<FunctionRef> function_of_expr(const ir::Module& module,
+                                                            ir::Node expr) const;
+
+  // Method lookup through the class and its (analysed) bases, in MRO-like order.
+  [[nodiscard]] std::optional<FunctionRef> find_method(ClassRef cls, std::string_view name) const;
+  [[nodiscard]] std::vector<ClassRef> bases_of(ClassRef cls) const;
+
+ private:
+  enum class DefKind { Function, Class };
+  struct Def {
+    DefKind kind;
+    const ir::Module* module;
+    int index;
+  };
+  [[nodiscard]] std::optional<Def> resolve(std::string_view qualified, int depth) const;
+
+  std::vector<const ir::Module*> modules_;
+  std::unordered_map<std::string, const ir::Module*> by_name_;
+};
+
+}  // namespace graphmend::analysis

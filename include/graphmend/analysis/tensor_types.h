@@ -1,0 +1,69 @@
+// Tensor-ness: a small lattice of what a Python expression evaluates to, as far as graph breaks
+// are concerned. Flow-sensitive through reaching definitions; interprocedural through the return
+// values of analysed functions and module forwards.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "graphmend/analysis/project.h"
+
+namespace graphmend::analysis {
+
+enum class ValueKind : uint8_t {
+  Unknown,
+  Tensor,          // proven torch.Tensor
+  LikelyTensor,    // tensor by usage (a Tensor-only method on an unknown receiver)
+  OptionalTensor,  // Tensor or None
+  DataScalar,      // a Python value computed from tensor data (.item(), int(t), torch.equal)
+  Static,          // a non-tensor value Dynamo treats as a constant or shape: int, str, dtype, ...
+  None,
+  Module,          // an nn.Module instance
+  Bottom,          // no information yet (a definition still being evaluated); join identity
+};
+
+struct ValueType {
+  ValueKind kind = ValueKind::Unknown;
+  bool bool_tensor = false;  // element type known to be torch.bool (masks)
+  friend bool operator==(const ValueType&, const ValueType&) = default;
+
+  [[nodiscard]] bool tensor_like() const {
+    return kind == ValueKind::Tensor || kind == ValueKind::LikelyTensor;
+  }
+};
+
+ValueType join(ValueType a, ValueType b);
+std::string_view kind_name(ValueKind k);
+
+class TypeOracle {
+ public:
+  explicit TypeOracle(const Project& project) : project_(project) {}
+
+  ValueType type_of(const ir::Module& module, ir::Node expr);
+
+ private:
+  ValueType compute(const ir::Module& module, ir::Node expr);
+  ValueType identifier(const ir::Module& module, ir::Node id);
+  ValueType binding(const ir::Module& module, int binding);
+  ValueType call(const ir::Module& module, ir::Node call);
+  ValueType attribute(const ir::Module& module, ir::Node attr);
+  ValueType annotation(const ir::Module& module, ir::Node annotation);
+  ValueType function_return(FunctionRef f);
+  ValueType self_attribute(const ir::Module& module, int klass, std::string_view name);
+
+  const Project& project_;
+  std::unordered_map<const void*, ValueType> memo_;
+  std::unordered_set<const void*> in_progress_;
+  std::unordered_map<const void*, ValueType> returns_;  // keyed by function node id
+  int depth_ = 0;
+  int cycles_ = 0;  // cycle hits since the outermost query began
+};
+
+// Names of Tensor methods that return a non-tensor static value (shape, dtype, ...).
+bool is_static_tensor_method(std::string_view name);
+// Names of methods that only tensors have in model code (used to infer LikelyTensor).
+bool is_tensor_method(std::string_view name);
+
+}  // namespace graphmend::analysis

@@ -1,0 +1,34 @@
+// Finding the Python files to check.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace graphmend::cli {
+
+struct DiscoveredFile {
+  std::filesystem::path path;  // as reachable from the working directory
+  std::string display;         // what reports print
+  std::string module_name;     // dotted import name (package root found via __init__.py)
+  bool explicit_arg = false;   // named on the command line
+};
+
+struct DiscoveryError {
+  std::string display;
+  std::string message;
+};
+
+struct Discovery {
+  std::vector<DiscoveredFile> files;  // sorted by display path, unique by canonical path
+  std::vector<DiscoveryError> errors;
+};
+
+// Walks directories for *.py (skipping hidden folders, virtual environments, __pycache__);
+// never follows directory symlinks while walking, so symlink loops cannot trap it.
+Discovery discover(const std::vector<std::string>& paths);
+
+// Dotted module name of a file, from the outermost enclosing package (walking up __init__.py).
+std::string module_name_of(const std::filesystem::path& file);
+
+}  // namespace graphmend::cli

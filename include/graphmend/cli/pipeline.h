@@ -1,0 +1,64 @@
+// One run over a set of paths: discover -> read -> parse -> IR -> compile regions -> rules ->
+// fix (apply, verify, iterate) -> write. Per-file work is parallel; results are in path order.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graphmend/cli/discover.h"
+#include "graphmend/rules/diagnostic.h"
+#include "graphmend/rules/rule.h"
+#include "graphmend/source/source_file.h"
+
+namespace graphmend::cli {
+
+struct Options {
+  bool fix = false;           // apply fixes (in memory; written unless `diff`)
+  bool diff = false;          // print diffs instead of writing
+  bool unsafe_fixes = false;  // also apply fixes marked Unsafe
+  std::vector<std::string> select;  // codes or prefixes ("GM1"); empty = all
+  std::vector<std::string> ignore;
+  unsigned jobs = 0;  // 0 = hardware concurrency
+  source::ReadOptions read;
+  rules::RuleOptions rule_options;
+  int max_fix_iterations = 8;
+};
+
+struct FileReport {
+  std::string display;
+  std::filesystem::path path;
+  std::optional<source::ReadError> error;  // could not be read or decoded: skipped
+  std::shared_ptr<const source::SourceFile> original;
+  std::string text;                         // final text (fixed, or the original)
+  std::vector<rules::Diagnostic> diagnostics;  // against `text`
+  bool syntax_error = false;
+  int fixes_applied = 0;
+  std::vector<std::string> notes;           // fix notes: overlaps, reverts, non-convergence
+  std::optional<std::string> write_error;
+  bool written = false;
+
+  [[nodiscard]] bool changed() const { return original && text != original->text; }
+};
+
+struct RunReport {
+  std::vector<FileReport> files;
+  std::vector<DiscoveryError> discovery_errors;
+  double elapsed_ms = 0;
+  size_t compiled_functions = 0;
+};
+
+RunReport run(const std::vector<std::string>& paths, const Options& options);
+
+// 0: nothing found or all fixed; 1: findings remain; 2: an input could not be processed.
+int exit_code(const RunReport& report);
+
+// Applies --select / --ignore to a rule code.
+bool code_enabled(std::string_view code, const Options& options);
+
+// True if a `# noqa` / `# noqa: GM101` / `# graphmend: ignore[GM101]` comment on `line` covers `code`.
+bool suppressed(std::string_view line, std::string_view code);
+
+}  // namespace graphmend::cli

@@ -1,0 +1,15 @@
+// Atomic file replacement: temp file in the same folder, fsync, rename; permissions kept.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace graphmend::fix {
+
+// Returns an error message, or nullopt on success. A symlink is resolved and its target written.
+// A file without write permission is refused rather than replaced.
+std::optional<std::string> write_atomically(const std::filesystem::path& path, std::string_view bytes);
+
+}  // namespace graphmend::fix

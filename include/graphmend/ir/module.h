@@ -1,0 +1,161 @@
+// The unified IR of one Python module: a typed view over the tree-sitter nodes, scopes and
+// symbols with Python's binding rules, imports with their qualified names, and per-function
+// control-flow graphs with reaching definitions (def-use).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "graphmend/ir/cfg.h"
+#include "graphmend/source/source_file.h"
+#include "graphmend/syntax/tree.h"
+
+namespace graphmend::ir {
+
+using syntax::Node;
+
+enum class ScopeKind { Module, Class, Function, Lambda, Comprehension };
+
+enum class BindingKind {
+  Parameter,
+  Assignment,           // x = value (value set when x is the whole target)
+  AugmentedAssignment,  // x += value
+  AnnotatedAssignment,  // x: T = value / x: T
+  For,                  // for x in ...
+  With,                 // with ... as x
+  Except,               // except E as x
+  Walrus,               // (x := value)
+  Import,               // import / from-import
+  FunctionDef,
+  ClassDef,
+  Delete,
+  ComprehensionTarget,
+  MatchCapture,
+};
+
+struct Binding {
+  BindingKind kind = BindingKind::Assignment;
+  int symbol = -1;
+  Node target;     // the identifier bound
+  Node statement;  // enclosing statement / clause / parameter
+  Node value;      // RHS when the identifier is the whole target; else null
+  Node annotation; // for parameters and annotated assignments
+  std::string import_path;  // Import: qualified name bound ("torch", "torch.nn", "torch.where")
+  int function = -1;        // FunctionDef: index into Module::functions
+  int klass = -1;           // ClassDef: index into Module::classes
+};
+
+struct Symbol {
+  std::string name;
+  int scope = -1;
+  std::vector<int> bindings;  // indices into Module::bindings, in source order
+  bool declared_global = false;
+  bool declared_nonlocal = false;
+};
+
+struct Scope {
+  ScopeKind kind = ScopeKind::Module;
+  Node node;
+  int parent = -1;
+  std::unordered_map<std::string, int> symbols;  // name -> Module::symbols index
+  int function = -1;  // Function scopes: index into Module::functions
+  int klass = -1;     // Class scopes: index into Module::classes
+};
+
+struct Parameter {
+  enum class Kind { Regular, VarArgs, KeywordOnly, VarKeyword };
+  std::string name;
+  Node node;
+  Node annotation;
+  Node default_value;
+  Kind kind = Kind::Regular;
+};
+
+struct Function {
+  Node node;           // function_definition
+  Node outer;          // decorated_definition if decorated, else `node`
+  std::string name;
+  std::string qualname;  // Class.method, outer.<locals>.inner
+  int scope = -1;        // its own scope
+  int enclosing_function = -1;
+  int klass = -1;        // set when defined directly in a class body
+  std::vector<Parameter> params;
+  std::vector<Node> decorators;  // decorator expressions
+  Cfg cfg;
+};
+
+struct Class {
+  Node node;  // class_definition
+  Node outer;
+  std::string name;
+  std::string qualname;
+  int scope = -1;
+  std::vector<Node> bases;  // positional superclass expressions
+  std::vector<Node> decorators;
+  std::unordered_map<std::string, int> methods;  // name -> Module::functions index
+};
+
+class Module {
+ public:
+  // Builds the IR. `module_name` is the dotted import name (used for relative imports).
+  Module(const source::SourceFile& file, syntax::Tree tree, std::string module_name);
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  [[nodiscard]] const source::SourceFile& file() const { return *file_; }
+  [[nodiscard]] std::string_view text() const { return file_->text; }
+  [[nodiscard]] std::string_view text(Node n) const { return n.text(file_->text); }
+  [[nodiscard]] Node root() const { return tree_.root(); }
+  [[nodiscard]] const std::string& module_name() const { return module_name_; }
+  [[nodiscard]] bool is_package_init() const;
+
+  std::vector<Scope> scopes;
+  std::vector<Symbol> symbols;
+  std::vector<Binding> bindings;
+  std::vector<Function> functions;
+  std::vector<Class> classes;
+
+  // The innermost scope whose body contains `n`.
+  [[nodiscard]] int scope_of(Node n) const;
+  // The innermost function (index) whose body contains `n`, or -1.
+  [[nodiscard]] int function_of(Node n) const;
+  // Python name resolution from `scope` (class scopes are skipped for nested scopes). -1 if unbound.
+  [[nodiscard]] int lookup(int scope, std::string_view name) const;
+  [[nodiscard]] int lookup_at(Node use) const;  // lookup of an identifier at its position
+
+  // Bindings of the name used at `use` that may reach it: flow-sensitive for function locals,
+  // every binding of the symbol otherwise.
+  [[nodiscard]] std::vector<int> reaching_bindings(Node use) const;
+
+  // Resolves an identifier / attribute chain to a dotted qualified name through imports:
+  // `T.where` -> "torch.where" after `import torch as T`. Local (non-import) roots resolve to
+  // "<module_name>.<name>" only for module-level defs/classes; otherwise nullopt.
+  [[nodiscard]] std::optional<std::string> qualified_name(Node expr) const;
+
+  // Module-level function or class by name.
+  [[nodiscard]] int module_function(std::string_view name) const;
+  [[nodiscard]] int module_class(std::string_view name) const;
+
+  // True if the text mentions "torch" at all (cheap pre-filter).
+  [[nodiscard]] bool mentions_torch() const { return mentions_torch_; }
+
+ private:
+  friend class Builder;
+  const source::SourceFile* file_;
+  syntax::Tree tree_;
+  std::string module_name_;
+  bool mentions_torch_ = false;
+  std::unordered_map<const void*, int> scope_by_node_;     // scope-introducing node -> scope
+};
+
+// Dotted module name for a file path relative to a root ("a/b/c.py" -> "a.b.c", "a/__init__.py" -> "a").
+std::string module_name_for(const std::string& relative_path);
+
+// Strips parentheses around an expression.
+Node unparenthesize(Node n);
+
+}  // namespace graphmend::ir

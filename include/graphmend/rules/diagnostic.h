@@ -1,0 +1,25 @@
+// What a rule reports: one graph-break site, with a fix or the reason it declined.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "graphmend/source/edit.h"
+#include "graphmend/source/text.h"
+
+namespace graphmend::rules {
+
+struct Diagnostic {
+  std::string_view code;            // GM101, ...
+  source::TextRange range;          // the site
+  std::string message;              // one line; names the PyTorch break id
+  std::string_view graph_break_id;  // GB0170, ... ("" for non-break diagnostics)
+  std::optional<source::Fix> fix;
+  std::optional<std::string> decline_reason;  // why no fix, for fixable categories
+  std::string help;                           // remedy, for sites no rule can rewrite
+  std::string function;                       // qualname of the enclosing compiled function
+  std::string region_reason;                  // why that function is compiled code
+};
+
+}  // namespace graphmend::rules

@@ -1,0 +1,14 @@
+// GM404: operators whose output shape depends on data: nonzero, unique, masked_select, boolean-mask indexing (GB0036). Doc: rules/GM404.md
+#pragma once
+
+#include "graphmend/rules/rule.h"
+
+namespace graphmend::rules {
+
+class DynamicShapeRule final : public Rule {
+ public:
+  [[nodiscard]] const RuleInfo& info() const override;
+  void check(const RuleContext& ctx, DiagnosticSink& sink) const override;
+};
+
+}  // namespace graphmend::rules

@@ -1,0 +1,14 @@
+// GM202 [Defer]: logging.Logger methods and logging module functions in compiled code (GB0291 / GB0007). Doc: rules/GM202.md
+#pragma once
+
+#include "graphmend/rules/rule.h"
+
+namespace graphmend::rules {
+
+class LoggerCallRule final : public Rule {
+ public:
+  [[nodiscard]] const RuleInfo& info() const override;
+  void check(const RuleContext& ctx, DiagnosticSink& sink) const override;
+};
+
+}  // namespace graphmend::rules

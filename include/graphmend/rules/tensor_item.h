@@ -1,0 +1,14 @@
+// GM401: Tensor.item() in compiled code (GB0124). Doc: rules/GM401.md
+#pragma once
+
+#include "graphmend/rules/rule.h"
+
+namespace graphmend::rules {
+
+class TensorItemRule final : public Rule {
+ public:
+  [[nodiscard]] const RuleInfo& info() const override;
+  void check(const RuleContext& ctx, DiagnosticSink& sink) const override;
+};
+
+}  // namespace graphmend::rules

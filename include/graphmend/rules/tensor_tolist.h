@@ -1,0 +1,14 @@
+// GM402: Tensor.tolist() in compiled code (GB0109). Doc: rules/GM402.md
+#pragma once
+
+#include "graphmend/rules/rule.h"
+
+namespace graphmend::rules {
+
+class TensorTolistRule final : public Rule {
+ public:
+  [[nodiscard]] const RuleInfo& info() const override;
+  void check(const RuleContext& ctx, DiagnosticSink& sink) const override;
+};
+
+}  // namespace graphmend::rules

@@ -1,0 +1,14 @@
+// GM102: a tensor's truth value taken outside an if statement: ternary, and/or/not, comprehension filter, assert with a dynamic message (GB0170). Doc: rules/GM102.md
+#pragma once
+
+#include "graphmend/rules/rule.h"
+
+namespace graphmend::rules {
+
+class TensorTruthinessRule final : public Rule {
+ public:
+  [[nodiscard]] const RuleInfo& info() const override;
+  void check(const RuleContext& ctx, DiagnosticSink& sink) const override;
+};
+
+}  // namespace graphmend::rules

@@ -1,0 +1,40 @@
+// Edit / Fix value types (ruff-shaped): a fix is a set of byte-range edits applied all-or-nothing.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphmend/source/text.h"
+
+namespace graphmend::source {
+
+// Replaces `range` with `replacement`. Insertion: empty range. Deletion: empty replacement.
+struct Edit {
+  TextRange range;
+  std::string replacement;
+
+  static Edit insertion(uint32_t at, std::string text) { return {{at, at}, std::move(text)}; }
+  static Edit deletion(TextRange range) { return {range, {}}; }
+  static Edit replace(TextRange range, std::string text) { return {range, std::move(text)}; }
+
+  friend auto operator<=>(const Edit&, const Edit&) = default;
+};
+
+// Ordered so that `fix.applicability >= required` means "may be applied".
+enum class Applicability { DisplayOnly, Unsafe, Safe };
+
+std::string_view applicability_name(Applicability a);
+
+struct Fix {
+  std::vector<Edit> edits;  // sorted by range, non-overlapping
+  Applicability applicability = Applicability::Safe;
+  std::string title;
+
+  [[nodiscard]] uint32_t min_start() const;
+  [[nodiscard]] uint32_t max_end() const;
+  [[nodiscard]] bool applies(Applicability required) const { return applicability >= required; }
+  void normalize();  // sorts edits and removes exact duplicates
+};
+
+}  // namespace graphmend::source

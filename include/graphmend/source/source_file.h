@@ -1,0 +1,58 @@
+// Reading a Python file once: bytes, UTF-8 check, BOM, newline style.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "graphmend/source/text.h"
+
+namespace graphmend::source {
+
+struct SourceFile {
+  std::filesystem::path path;   // as given or discovered
+  std::string display_path;     // what reports print
+  std::string text;             // file bytes after the BOM; all TextRanges index this
+  bool has_bom = false;
+  NewlineStyle newline = NewlineStyle::Lf;
+};
+
+enum class ReadErrorKind {
+  NotFound,
+  PermissionDenied,
+  NotRegularFile,
+  SymlinkLoop,
+  Binary,
+  NotUtf8,
+  UnsupportedEncoding,
+  TooLarge,
+  Io,
+};
+
+struct ReadError {
+  ReadErrorKind kind;
+  std::string message;  // one clear sentence, without the path
+};
+
+struct ReadOptions {
+  uint64_t max_bytes = 16ull * 1024 * 1024;
+};
+
+using ReadResult = std::variant<SourceFile, ReadError>;
+
+ReadResult read_source(const std::filesystem::path& path, const std::string& display_path,
+                       const ReadOptions& options = {});
+
+// Decodes already-loaded bytes (used by read_source and by tests).
+ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
+                         const std::string& display_path, const ReadOptions& options = {});
+
+// Returns the byte offset of the first invalid UTF-8 sequence, if any.
+std::optional<size_t> find_invalid_utf8(std::string_view bytes);
+
+// The bytes to write back for `text`: the BOM is restored when the original had one.
+std::string encode_for_write(const SourceFile& file, std::string_view text);
+
+}  // namespace graphmend::source

@@ -1,0 +1,256 @@
+#include "graphmend/analysis/compile_regions.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <set>
+
+namespace graphmend::analysis {
+namespace {
+
+bool is_torch_module_base(const std::string& q) {
+  return q == "torch.nn.Module" || q == "torch.nn.modules.module.Module" ||
+         (q.starts_with("torch.nn.") && q.find("functional") == std::string::npos &&
+          q.rfind('.') != std::string::npos && std::isupper(static_cast<unsigned char>(q[q.rfind('.') + 1])));
+}
+
+}  // namespace
+
+bool is_torch_compile(const ir::Module& module, ir::Node expr) {
+  expr = ir::unparenthesize(expr);
+  if (expr.is("call")) expr = expr.field("function");
+  auto q = module.qualified_name(expr);
+  return q && (*q == "torch.compile" || *q == "torch._dynamo.optimize" ||
+               *q == "torch.compiler.compile");
+}
+
+CompileRegions::CompileRegions(const Project& project) : project_(project) {
+  for (const ir::Module* m : project.modules()) {
+    if (m->mentions_torch()) seed(*m);
+  }
+  close_over_calls();
+}
+
+const RegionEntry* CompileRegions::find(const ir::Module& module, int function) const {
+  auto it = regions_.find({&module, function});
+  return it == regions_.end() ? nullptr : &it->second;
+}
+
+void CompileRegions::add(FunctionRef f, std::string reason, bool entry) {
+  auto key = std::make_pair(f.module, f.function);
+  auto it = regions_.find(key);
+  if (it != regions_.end()) {
+    if (entry && !it->second.entry) it->second = {std::move(reason), true};
+    return;
+  }
+  regions_.emplace(key, RegionEntry{std::move(reason), entry});
+  worklist_.push_back(f);
+}
+
+void CompileRegions::add_class_forward(ClassRef cls, const std::string& reason, bool entry) {
+  if (auto fwd = project_.find_method(cls, "forward")) add(*fwd, reason, entry);
+}
+
+bool CompileRegions::is_nn_module(ClassRef cls) const { return is_nn_module_impl(cls, 0); }
+
+bool CompileRegions::is_nn_module_impl(ClassRef cls, int depth) const {
+  if (depth > 16) return false;
+  auto key = std::make_pair(cls.module, cls.klass);
+  if (auto it = module_class_cache_.find(key); it != module_class_cache_.end()) return it->second;
+  module_class_cache_[key] = false;  // cycle guard
+  const ir::Class& c = cls.module->classes[static_cast<size_t>(cls.klass)];
+  bool result = false;
+  for (ir::Node base : c.bases) {
+    if (auto q = cls.module->qualified_name(base); q && is_torch_module_base(*q)) {
+      result = true;
+      break;
+    }
+    if (auto b = project_.class_of_expr(*cls.module, base)) {
+      if (is_nn_module_impl(*b, depth + 1)) {
+        result = true;
+        break;
+      }
+      continue;
+    }
+    // A base outside the analysed files: a class that defines forward() is taken to be a Module.
+    if (c.methods.contains("forward") && !base.is("keyword_argument")) {
+      auto q = cls.module->qualified_name(base);
+      if (!q || (*q != "object" && !q->starts_with("typing.") && !q->starts_with("abc."))) {
+        result = true;
+        break;
+      }
+    }
+  }
+  module_class_cache_[key] = result;
+  return result;
+}
+
+// The class of an instance expression: `Cls(...)`, or a name bound only to `Cls(...)`.
+std::optional<ClassRef> CompileRegions::instance_class(const ir::Module& module, ir::Node expr) const {
+  expr = ir::unparenthesize(expr);
+  if (expr.is("call")) return project_.class_of_expr(module, expr.field("function"));
+  if (expr.is("identifier")) {
+    std::optional<ClassRef> found;
+    for (int bi : module.reaching_bindings(expr)) {
+      const ir::Binding& b = module.bindings[static_cast<size_t>(bi)];
+      if (!b.value || !ir::unparenthesize(b.value).is("call")) return std::nullopt;
+      ir::Node value = ir::unparenthesize(b.value);
+      // `model = Model().eval()` style chains keep the instance.
+      while (value.is("call") && value.field("function").is("attribute") &&
+             value.field("function").field("object").is("call")) {
+        static const std::set<std::string_view> kSelfReturning = {"eval", "train", "to", "cuda",
+                                                                   "cpu", "half", "float", "bfloat16",
+                                                                   "double", "requires_grad_"};
+        auto attr = module.text(value.field("function").field("attribute"));
+        if (!kSelfReturning.contains(attr)) break;
+        value = value.field("function").field("object");
+      }
+      auto c = project_.class_of_expr(module, value.field("function"));
+      if (!c) return std::nullopt;
+      if (found && !(*found == *c)) return std::nullopt;
+      found = c;
+    }
+    return found;
+  }
+  return std::nullopt;
+}
+
+void CompileRegions::seed(const ir::Module& m) {
+  const source::LineIndex lines(m.text());
+  // forward of every nn.Module subclass, and classes decorated with torch.compile.
+  for (size_t ci = 0; ci < m.classes.size(); ++ci) {
+    ClassRef cls{&m, static_cast<int>(ci)};
+    const ir::Class& c = m.classes[ci];
+    bool decorated = false;
+    for (ir::Node d : c.decorators) decorated |= is_torch_compile(m, d);
+    if (decorated) {
+      for (const auto& [name, fi] : c.methods) {
+        add({&m, fi}, fmt::format("method of @torch.compile class {}", c.qualname), true);
+      }
+    }
+    auto it = c.methods.find("forward");
+    if (it != c.methods.end() && is_nn_module(cls)) {
+      add({&m, it->second}, fmt::format("forward of nn.Module subclass {}", c.qualname), true);
+    }
+  }
+  for (size_t fi = 0; fi < m.functions.size(); ++fi) {
+    for (ir::Node d : m.functions[fi].decorators) {
+      if (is_torch_compile(m, d)) {
+        add({&m, static_cast<int>(fi)}, "decorated with @torch.compile", true);
+      }
+    }
+  }
+  // torch.compile(target, ...) calls and target.compile(...) calls anywhere in the module.
+  syntax::walk(m.root(), [&](ir::Node n) {
+    if (!n.is("call")) return true;
+    ir::Node fn = n.field("function");
+    ir::Node args = n.field("arguments");
+    if (is_torch_compile(m, fn) && args && args.named_child_count() > 0) {
+      ir::Node target = ir::unparenthesize(args.named_child(0));
+      if (target.is("keyword_argument")) return true;
+      const std::string why = fmt::format("passed to torch.compile at line {}",
+                                          lines.line_of(n.start()));
+      if (auto f = project_.function_of_expr(m, target)) {
+        add(*f, why, true);
+      } else if (auto cls = instance_class(m, target)) {
+        add_class_forward(*cls, why, true);
+      } else if (target.is("attribute")) {
+        // torch.compile(obj.method) / torch.compile(self.forward)
+        ir::Node obj = target.field("object");
+        auto name = m.text(target.field("attribute"));
+        if (auto owner = instance_class(m, obj)) {
+          if (auto meth = project_.find_method(*owner, name)) add(*meth, why, true);
+        } else if (obj.is("identifier") && m.text(obj) == "self") {
+          const int enclosing = m.function_of(n);
+          if (enclosing >= 0 && m.functions[static_cast<size_t>(enclosing)].klass >= 0) {
+            ClassRef self_class{&m, m.functions[static_cast<size_t>(enclosing)].klass};
+            if (auto meth = project_.find_method(self_class, name)) add(*meth, why, true);
+          }
+        }
+      }
+    } else if (fn.is("attribute") && m.text(fn.field("attribute")) == "compile") {
+      if (auto cls = instance_class(m, fn.field("object"))) {
+        add_class_forward(*cls, fmt::format("module compiled with .compile() at line {}",
+                                            lines.line_of(n.start())),
+                          true);
+      }
+    }
+    return true;
+  });
+}
+
+void CompileRegions::close_over_calls() {
+  while (!worklist_.empty()) {
+    FunctionRef f = worklist_.back();
+    worklist_.pop_back();
+    const ir::Module& m = *f.module;
+    const ir::Function& fn = m.functions[static_cast<size_t>(f.function)];
+    const std::string why = fmt::format("called from compiled {}", fn.qualname);
+    std::optional<ClassRef> own_class;
+    if (fn.klass >= 0) own_class = ClassRef{&m, fn.klass};
+    // Wrapper closures of decorators defined in the analysed files.
+    for (ir::Node d : fn.decorators) {
+      ir::Node callee = d.is("call") ? d.field("function") : d;
+      if (auto dec = project_.function_of_expr(m, callee)) {
+        const ir::Module& dm = *dec->module;
+        for (size_t i = 0; i < dm.functions.size(); ++i) {
+          if (dm.functions[i].enclosing_function == dec->function) {
+            add({&dm, static_cast<int>(i)}, fmt::format("wrapper of decorator on {}", fn.qualname), false);
+          }
+        }
+      }
+    }
+    syntax::walk(fn.node.field("body"), [&](ir::Node n) {
+      if (n.is("function_definition") || n.is("class_definition")) return false;
+      if (!n.is("call")) return true;
+      ir::Node callee = ir::unparenthesize(n.field("function"));
+      if (auto target = project_.function_of_expr(m, callee)) {
+        add(*target, why, false);
+        return true;
+      }
+      if (auto cls = project_.class_of_expr(m, callee)) {
+        if (auto init = project_.find_method(*cls, "__init__")) add(*init, why, false);
+        return true;
+      }
+      if (!callee.is("attribute")) return true;
+      ir::Node obj = ir::unparenthesize(callee.field("object"));
+      const auto attr = m.text(callee.field("attribute"));
+      if (obj.is("identifier") && m.text(obj) == "self" && own_class) {
+        if (auto meth = project_.find_method(*own_class, attr)) {
+          add(*meth, why, false);
+          return true;
+        }
+        // self.sub(...) where self.sub = SomeModule(...) somewhere in the class.
+        const ir::Class& k = m.classes[static_cast<size_t>(own_class->klass)];
+        for (const auto& [mname, mi] : k.methods) {
+          syntax::walk(m.functions[static_cast<size_t>(mi)].node, [&](ir::Node a) {
+            if (!a.is("assignment")) return true;
+            ir::Node left = a.field("left");
+            if (left.is("attribute") && m.text(left.field("object")) == "self" &&
+                m.text(left.field("attribute")) == attr) {
+              ir::Node right = a.field("right");
+              if (right && right.is("call")) {
+                if (auto sub = project_.class_of_expr(m, right.field("function"))) {
+                  add_class_forward(*sub, why, false);
+                }
+              }
+            }
+            return true;
+          });
+        }
+        return true;
+      }
+      if (obj.is("call") && m.text(obj.field("function")) == "super" && own_class) {
+        for (ClassRef base : project_.bases_of(*own_class)) {
+          if (auto meth = project_.find_method(base, attr)) {
+            add(*meth, why, false);
+            break;
+          }
+        }
+      }
+      return true;
+    });
+  }
+}
+
+}  // namespace graphmend::analysis

@@ -1,0 +1,126 @@
+#include "graphmend/analysis/project.h"
+
+#include <functional>
+#include <set>
+
+namespace graphmend::analysis {
+
+void Project::add(const ir::Module* module) {
+  modules_.push_back(module);
+  if (!module->module_name().empty()) by_name_.emplace(module->module_name(), module);
+}
+
+const ir::Module* Project::find_module(std::string_view dotted) const {
+  auto it = by_name_.find(std::string(dotted));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+std::optional<Project::Def> Project::resolve(std::string_view qualified, int depth) const {
+  if (depth > 8) return std::nullopt;
+  // Longest module prefix, then the remaining attribute path.
+  std::string q(qualified);
+  for (size_t cut = q.size(); cut != std::string::npos && cut > 0; cut = q.rfind('.', cut - 1)) {
+    const ir::Module* m = find_module(q.substr(0, cut));
+    if (!m) {
+      if (cut == 0) break;
+      continue;
+    }
+    if (cut == q.size()) return std::nullopt;  // a module, not a definition
+    std::string rest = q.substr(cut + 1);
+    const std::string head = rest.substr(0, rest.find('.'));
+    const std::string tail = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+    auto sym_it = m->scopes[0].symbols.find(head);
+    if (sym_it == m->scopes[0].symbols.end()) return std::nullopt;
+    for (int bi : m->symbols[static_cast<size_t>(sym_it->second)].bindings) {
+      const ir::Binding& b = m->bindings[static_cast<size_t>(bi)];
+      if (b.kind == ir::BindingKind::FunctionDef && tail.empty()) {
+        return Def{DefKind::Function, m, b.function};
+      }
+      if (b.kind == ir::BindingKind::ClassDef) {
+        if (tail.empty()) return Def{DefKind::Class, m, b.klass};
+        if (tail.find('.') == std::string::npos) {
+          auto meth = find_method(ClassRef{m, b.klass}, tail);
+          if (meth) return Def{DefKind::Function, meth->module, meth->function};
+        }
+        return std::nullopt;
+      }
+      if (b.kind == ir::BindingKind::Import) {
+        // A re-export (`from .x import f` in a package): follow it.
+        std::string target = b.import_path;
+        if (!tail.empty()) target += "." + tail;
+        if (target != q) return resolve(target, depth + 1);
+      }
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<FunctionRef> Project::resolve_function(std::string_view qualified) const {
+  auto d = resolve(qualified, 0);
+  if (!d || d->kind != DefKind::Function) return std::nullopt;
+  return FunctionRef{d->module, d->index};
+}
+
+std::optional<ClassRef> Project::resolve_class(std::string_view qualified) const {
+  auto d = resolve(qualified, 0);
+  if (!d || d->kind != DefKind::Class) return std::nullopt;
+  return ClassRef{d->module, d->index};
+}
+
+std::optional<ClassRef> Project::class_of_expr(const ir::Module& module, ir::Node expr) const {
+  expr = ir::unparenthesize(expr);
+  if (expr.is("identifier")) {
+    const int sym = module.lookup_at(expr);
+    if (sym >= 0) {
+      for (int bi : module.symbols[static_cast<size_t>(sym)].bindings) {
+        const ir::Binding& b = module.bindings[static_cast<size_t>(bi)];
+        if (b.kind == ir::BindingKind::ClassDef) return ClassRef{&module, b.klass};
+      }
+    }
+  }
+  auto q = module.qualified_name(expr);
+  if (!q) return std::nullopt;
+  return resolve_class(*q);
+}
+
+std::optional<FunctionRef> Project::function_of_expr(const ir::Module& module, ir::Node expr) const {
+  expr = ir::unparenthesize(expr);
+  if (expr.is("identifier")) {
+    const int sym = module.lookup_at(expr);
+    if (sym >= 0) {
+      for (int bi : module.symbols[static_cast<size_t>(sym)].bindings) {
+        const ir::Binding& b = module.bindings[static_cast<size_t>(bi)];
+        if (b.kind == ir::BindingKind::FunctionDef) return FunctionRef{&module, b.function};
+      }
+    }
+  }
+  auto q = module.qualified_name(expr);
+  if (!q) return std::nullopt;
+  return resolve_function(*q);
+}
+
+std::vector<ClassRef> Project::bases_of(ClassRef cls) const {
+  std::vector<ClassRef> out;
+  const ir::Class& c = cls.module->classes[static_cast<size_t>(cls.klass)];
+  for (ir::Node base : c.bases) {
+    if (auto b = class_of_expr(*cls.module, base)) out.push_back(*b);
+  }
+  return out;
+}
+
+std::optional<FunctionRef> Project::find_method(ClassRef cls, std::string_view name) const {
+  std::set<std::pair<const ir::Module*, int>> seen;
+  std::vector<ClassRef> queue{cls};
+  for (size_t i = 0; i < queue.size() && i < 64; ++i) {
+    ClassRef c = queue[i];
+    if (!seen.insert({c.module, c.klass}).second) continue;
+    const ir::Class& k = c.module->classes[static_cast<size_t>(c.klass)];
+    auto it = k.methods.find(std::string(name));
+    if (it != k.methods.end()) return FunctionRef{c.module, it->second};
+    for (ClassRef b : bases_of(c)) queue.push_back(b);
+  }
+  return std::nullopt;
+}
+
+}  // namespace graphmend::analysis

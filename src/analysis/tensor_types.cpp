@@ -1,0 +1,565 @@
+#include "graphmend/analysis/tensor_types.h"
+
+#include <set>
+#include <string>
+
+namespace graphmend::analysis {
+namespace {
+
+using std::string_view;
+
+const std::set<string_view> kStaticAttributes = {
+    "shape", "dtype", "device", "ndim", "is_cuda", "is_sparse", "requires_grad", "is_leaf",
+    "layout", "training", "is_quantized", "is_meta", "names", "itemsize", "is_mps", "is_cpu"};
+
+const std::set<string_view> kTensorAttributes = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"};
+
+const std::set<string_view> kStaticMethods = {
+    "size", "dim", "numel", "nelement", "element_size", "is_contiguous", "is_floating_point",
+    "is_complex", "get_device", "stride", "storage_offset", "data_ptr", "ndimension",
+    "has_names", "is_signed", "is_pinned", "is_shared", "__len__"};
+
+const std::set<string_view> kTensorMethods = {
+    "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "any", "all", "abs",
+    "float", "half", "double", "long", "bool", "bfloat16", "view", "reshape", "transpose",
+    "permute", "contiguous", "unsqueeze", "squeeze", "expand", "expand_as", "repeat",
+    "masked_fill", "clamp", "clamp_min", "clamp_max", "exp", "log", "sqrt", "rsqrt", "pow",
+    "softmax", "log_softmax", "matmul", "mm", "bmm", "norm", "std", "var", "cumsum", "cumprod",
+    "prod", "flatten", "detach", "clone", "type_as", "new_zeros", "new_ones", "new_full",
+    "new_empty", "new_tensor", "eq", "ne", "gt", "lt", "ge", "le", "isinf", "isnan", "isfinite",
+    "sigmoid", "tanh", "relu", "masked_select", "nonzero", "count_nonzero", "logical_and",
+    "logical_or", "logical_not", "sign", "neg", "floor", "ceil", "topk", "gather", "scatter",
+    "index_select", "narrow", "unbind", "cuda", "cpu", "to", "item", "tolist", "view_as",
+    "reshape_as", "masked_fill_", "add", "sub", "mul", "div", "addmm", "baddbmm", "tril",
+    "triu", "diagonal", "square", "reciprocal", "trunc", "frac", "unique", "argsort"};
+
+const std::set<string_view> kBoolTensorMethods = {
+    "eq", "ne", "gt", "lt", "ge", "le", "isinf", "isnan", "isfinite", "bool", "logical_and",
+    "logical_or", "logical_not", "logical_xor", "any", "all", "isclose", "isneginf", "isposinf"};
+
+const std::set<string_view> kBoolTorchFunctions = {
+    "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isinf",
+    "torch.isnan", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
+    "torch.logical_xor", "torch.any", "torch.all", "torch.isclose", "torch.isin",
+    "torch.greater", "torch.less", "torch.greater_equal", "torch.less_equal", "torch.not_equal"};
+
+const std::set<string_view> kStaticTorchFunctions = {
+    "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_grad_enabled",
+    "torch.is_autocast_enabled", "torch.finfo", "torch.iinfo", "torch.get_default_dtype",
+    "torch.promote_types", "torch.result_type", "torch.Size", "torch.device", "torch.dtype",
+    "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.compiler.is_compiling",
+    "torch._dynamo.is_compiling", "torch.cuda.is_available", "torch.cuda.device_count",
+    "torch.broadcast_shapes", "torch.is_inference_mode_enabled", "torch.no_grad",
+    "torch.enable_grad", "torch.set_grad_enabled", "torch.autocast", "torch.inference_mode",
+    "torch.get_autocast_gpu_dtype", "torch.cuda.current_device", "torch.is_storage",
+    "torch.compiler.is_dynamo_compiling", "torch.fx._symbolic_trace.is_fx_tracing"};
+
+const std::set<string_view> kDataDependentTorchFunctions = {"torch.equal", "torch.allclose",
+                                                            "torch.is_nonzero"};
+
+const std::set<string_view> kOpaqueTorchPrefixes = {
+    "torch.cuda.", "torch.distributed.", "torch.backends.", "torch.utils.", "torch.jit.",
+    "torch.fx.", "torch.library.", "torch._C.", "torch.testing.", "torch.hub.", "torch.onnx.",
+    "torch.profiler.", "torch.autograd.", "torch.compiler.", "torch._dynamo.", "torch.export.",
+    "torch.multiprocessing.", "torch.optim.", "torch.package."};
+
+const std::set<string_view> kStaticBuiltins = {
+    "len", "isinstance", "issubclass", "hasattr", "type", "range", "str", "repr", "id",
+    "callable", "print", "format", "ord", "chr", "hash", "enumerate", "zip", "sorted",
+    "reversed", "map", "filter", "tuple", "list", "dict", "set", "frozenset", "super", "vars",
+    "divmod", "pow", "bin", "hex", "oct", "all", "any"};
+
+const std::set<string_view> kTupleReturningModules = {
+    "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN", "torch.nn.MultiheadAttention",
+    "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.ParameterList",
+    "torch.nn.ParameterDict"};
+
+bool is_torch_nn_class(const std::string& q) {
+  if (!q.starts_with("torch.nn.") || q.find("functional") != std::string::npos) return false;
+  const auto dot = q.rfind('.');
+  return std::isupper(static_cast<unsigned char>(q[dot + 1])) != 0;
+}
+
+ValueType of(ValueKind k, bool b = false) { return ValueType{k, b}; }
+
+}  // namespace
+
+bool is_static_tensor_method(std::string_view name) { return kStaticMethods.contains(name); }
+bool is_tensor_method(std::string_view name) { return kTensorMethods.contains(name); }
+
+std::string_view kind_name(ValueKind k) {
+  switch (k) {
+    case ValueKind::Tensor: return "Tensor";
+    case ValueKind::LikelyTensor: return "LikelyTensor";
+    case ValueKind::OptionalTensor: return "OptionalTensor";
+    case ValueKind::DataScalar: return "DataScalar";
+    case ValueKind::Static: return "Static";
+    case ValueKind::None: return "None";
+    case ValueKind::Module: return "Module";
+    case ValueKind::Bottom: return "Bottom";
+    case ValueKind::Unknown: break;
+  }
+  return "Unknown";
+}
+
+ValueType join(ValueType a, ValueType b) {
+  if (a.kind == ValueKind::Bottom) return b;
+  if (b.kind == ValueKind::Bottom) return a;
+  if (a.kind == b.kind) return {a.kind, a.bool_tensor && b.bool_tensor};
+  auto tensorish = [](ValueKind k) { return k == ValueKind::Tensor || k == ValueKind::LikelyTensor; };
+  if (tensorish(a.kind) && tensorish(b.kind)) return of(ValueKind::LikelyTensor, a.bool_tensor && b.bool_tensor);
+  auto optional_mix = [&](ValueKind x, ValueKind y) {
+    return (x == ValueKind::Tensor || x == ValueKind::OptionalTensor) &&
+           (y == ValueKind::None || y == ValueKind::OptionalTensor);
+  };
+  if (optional_mix(a.kind, b.kind) || optional_mix(b.kind, a.kind)) return of(ValueKind::OptionalTensor);
+  // None and static scalars are both non-tensors; Dynamo treats both as constants.
+  if ((a.kind == ValueKind::None && b.kind == ValueKind::Static) ||
+      (a.kind == ValueKind::Static && b.kind == ValueKind::None)) {
+    return of(ValueKind::Static);
+  }
+  return of(ValueKind::Unknown);
+}
+
+ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
+  if (!expr) return {};
+  auto it = memo_.find(expr.id());
+  if (it != memo_.end()) return it->second;
+  // A definition that reaches itself (x = x + 1 in a loop) contributes nothing new: the
+  // optimistic fixpoint. Results computed under that assumption are not cached.
+  if (in_progress_.contains(expr.id())) {
+    ++cycles_;
+    return ValueType{ValueKind::Bottom, false};
+  }
+  if (depth_ > 48) return {};
+  in_progress_.insert(expr.id());
+  ++depth_;
+  const int cycles_before = cycles_;
+  ValueType t = compute(module, expr);
+  --depth_;
+  in_progress_.erase(expr.id());
+  if (depth_ == 0) {
+    cycles_ = 0;
+    if (t.kind == ValueKind::Bottom) t = {};
+  }
+  if (cycles_ == cycles_before || depth_ == 0) memo_[expr.id()] = t;
+  return t;
+}
+
+ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
+  const string_view t = e.type();
+  if (t == "parenthesized_expression") return type_of(m, e.named_child(0));
+  if (t == "integer" || t == "float" || t == "string" || t == "concatenated_string" ||
+      t == "true" || t == "false" || t == "ellipsis") {
+    return of(ValueKind::Static);
+  }
+  if (t == "none") return of(ValueKind::None);
+  if (t == "identifier") return identifier(m, e);
+  if (t == "attribute") return attribute(m, e);
+  if (t == "call") return call(m, e);
+  if (t == "subscript") {
+    ValueType v = type_of(m, e.field("value"));
+    if (v.tensor_like()) return of(v.kind, v.bool_tensor);
+    if (v.kind == ValueKind::OptionalTensor) return of(ValueKind::Tensor, v.bool_tensor);
+    if (v.kind == ValueKind::Static || v.kind == ValueKind::DataScalar) return of(v.kind);
+    return {};
+  }
+  if (t == "binary_operator") {
+    ValueType l = type_of(m, e.field("left"));
+    ValueType r = type_of(m, e.field("right"));
+    const string_view op = m.text(e.field("operator"));
+    const bool logical = op == "&" || op == "|" || op == "^";
+    if (l.tensor_like() || r.tensor_like()) {
+      const bool proven = l.kind == ValueKind::Tensor || r.kind == ValueKind::Tensor;
+      const bool b = logical && (l.bool_tensor || !l.tensor_like()) && (r.bool_tensor || !r.tensor_like());
+      return of(proven ? ValueKind::Tensor : ValueKind::LikelyTensor, b);
+    }
+    if (l.kind == ValueKind::Bottom || r.kind == ValueKind::Bottom) return of(ValueKind::Bottom);
+    if (l.kind == ValueKind::DataScalar || r.kind == ValueKind::DataScalar) return of(ValueKind::DataScalar);
+    if (l.kind == ValueKind::Static && r.kind == ValueKind::Static) return of(ValueKind::Static);
+    return {};
+  }
+  if (t == "unary_operator") {
+    ValueType v = type_of(m, e.field("argument"));
+    return v;
+  }
+  if (t == "comparison_operator") {
+    bool identity = false;
+    for (ir::Node c : e.children()) {
+      const string_view op = c.type();
+      if (op == "is" || op == "is not" || op == "in" || op == "not in") identity = true;
+      if (c.is("is") || c.is("in")) identity = true;
+    }
+    for (ir::Node op : e.children_by_field("operators")) {
+      const string_view s = m.text(op);
+      if (s == "is" || s == "in" || s.starts_with("is") || s.starts_with("not")) identity = true;
+    }
+    if (identity) return of(ValueKind::Static);
+    bool any_tensor = false, proven = false, any_data = false, all_static = true;
+    for (ir::Node c : e.named_children()) {
+      ValueType v = type_of(m, c);
+      any_tensor |= v.tensor_like();
+      proven |= v.kind == ValueKind::Tensor;
+      any_data |= v.kind == ValueKind::DataScalar;
+      all_static &= v.kind == ValueKind::Static || v.kind == ValueKind::None;
+    }
+    if (any_tensor) return of(proven ? ValueKind::Tensor : ValueKind::LikelyTensor, true);
+    if (any_data) return of(ValueKind::DataScalar);
+    if (all_static) return of(ValueKind::Static);
+    return {};
+  }
+  if (t == "not_operator" || t == "boolean_operator") {
+    bool any_tensor = false, any_data = false, all_static = true;
+    for (ir::Node c : e.named_children()) {
+      ValueType v = type_of(m, c);
+      any_tensor |= v.tensor_like();
+      any_data |= v.kind == ValueKind::DataScalar;
+      all_static &= v.kind == ValueKind::Static || v.kind == ValueKind::None;
+    }
+    if (any_tensor || any_data) return of(ValueKind::DataScalar);
+    if (all_static) return of(ValueKind::Static);
+    return {};
+  }
+  if (t == "conditional_expression") {
+    auto kids = e.named_children();
+    if (kids.size() == 3) return join(type_of(m, kids[0]), type_of(m, kids[2]));
+    return {};
+  }
+  if (t == "lambda") return of(ValueKind::Static);
+  return {};
+}
+
+ValueType TypeOracle::identifier(const ir::Module& m, ir::Node id) {
+  const auto bindings = m.reaching_bindings(id);
+  if (bindings.empty()) {
+    const string_view name = m.text(id);
+    if (name == "True" || name == "False") return of(ValueKind::Static);
+    if (name == "None") return of(ValueKind::None);
+    return {};
+  }
+  std::optional<ValueType> acc;
+  for (int b : bindings) {
+    ValueType v = binding(m, b);
+    acc = acc ? join(*acc, v) : v;
+    if (acc->kind == ValueKind::Unknown) break;
+  }
+  return acc.value_or(ValueType{});
+}
+
+ValueType TypeOracle::annotation(const ir::Module& m, ir::Node ann) {
+  if (!ann) return {};
+  if (ann.is("type")) ann = ann.named_child(0);
+  ann = ir::unparenthesize(ann);
+  if (ann.is("string")) {
+    // Forward references: judge by the text.
+    const string_view s = m.text(ann);
+    if (s.find("Tensor") != string_view::npos) {
+      return of(s.find("Optional") != string_view::npos || s.find("None") != string_view::npos
+                    ? ValueKind::OptionalTensor
+                    : ValueKind::Tensor);
+    }
+    return {};
+  }
+  if (ann.is("binary_operator") && m.text(ann.field("operator")) == "|") {
+    ValueType l = annotation(m, ann.field("left"));
+    ValueType r = annotation(m, ann.field("right"));
+    return join(l, r);
+  }
+  if (ann.is("none")) return of(ValueKind::None);
+  if (ann.is("generic_type") || ann.is("subscript")) {
+    ir::Node base = ann.is("subscript") ? ann.field("value") : ann.named_child(0);
+    auto q = m.qualified_name(base);
+    std::string name = q ? *q : std::string(m.text(base));
+    if (name == "typing.Optional" || name == "Optional") {
+      ir::Node arg = ann.is("subscript") ? ann.field("subscript") : ann.named_child(1);
+      if (arg && arg.is("type_parameter")) arg = arg.named_child(0);
+      ValueType inner = annotation(m, arg);
+      return join(inner, of(ValueKind::None));
+    }
+    if (name == "typing.Union" || name == "Union") {
+      std::optional<ValueType> acc;
+      ir::Node args = ann.is("subscript") ? ann : ann.named_child(1);
+      for (ir::Node a : args.named_children()) {
+        if (a == base) continue;
+        ValueType v = annotation(m, a.is("type") ? a.named_child(0) : a);
+        acc = acc ? join(*acc, v) : v;
+      }
+      return acc.value_or(ValueType{});
+    }
+    return {};
+  }
+  auto q = m.qualified_name(ann);
+  if (!q) return {};
+  static const std::set<string_view> kStaticTypes = {
+      "int", "float", "bool", "str", "bytes", "torch.dtype", "torch.device", "torch.Size",
+      "torch.memory_format", "torch.layout"};
+  if (kStaticTypes.contains(*q)) return of(ValueKind::Static);
+  if (*q == "torch.Tensor" || *q == "torch.nn.Parameter" ||
+      (q->starts_with("torch.") && q->ends_with("Tensor") && q->find('.', 6) == std::string::npos)) {
+    return of(ValueKind::Tensor, *q == "torch.BoolTensor");
+  }
+  return {};
+}
+
+ValueType TypeOracle::binding(const ir::Module& m, int bi) {
+  const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
+  switch (b.kind) {
+    case ir::BindingKind::Parameter: {
+      if (b.annotation) {
+        ValueType a = annotation(m, b.annotation);
+        if (a.kind != ValueKind::Unknown) return a;
+      }
+      ir::Node def = b.statement.field("value");
+      if (def && !def.is("none")) {
+        ValueType d = type_of(m, def);
+        if (d.kind == ValueKind::Static) return d;
+      }
+      return {};
+    }
+    case ir::BindingKind::Assignment:
+    case ir::BindingKind::AnnotatedAssignment:
+    case ir::BindingKind::Walrus: {
+      if (b.annotation) {
+        ValueType a = annotation(m, b.annotation);
+        if (a.kind != ValueKind::Unknown) return a;
+      }
+      if (b.value) return type_of(m, b.value);
+      // Destructuring: elements of a static (shape) or tensor value.
+      ir::Node stmt = b.statement;
+      ir::Node assign = stmt.is("expression_statement") ? stmt.named_child(0) : stmt;
+      if (assign && assign.is("assignment")) {
+        ir::Node right = assign.field("right");
+        while (right && right.is("assignment")) right = right.field("right");
+        ValueType r = type_of(m, right);
+        if (r.kind == ValueKind::Static) return r;
+        if (r.tensor_like()) return of(r.kind);
+      }
+      return {};
+    }
+    case ir::BindingKind::AugmentedAssignment: {
+      ValueType v = type_of(m, b.value);
+      std::optional<ValueType> prev;
+      for (int p : m.reaching_bindings(b.target)) {
+        if (p == bi) continue;
+        ValueType pv = binding(m, p);
+        prev = prev ? join(*prev, pv) : pv;
+      }
+      ValueType pv = prev.value_or(ValueType{});
+      if (pv.tensor_like() || v.tensor_like()) {
+        return of(pv.kind == ValueKind::Tensor || v.kind == ValueKind::Tensor ? ValueKind::Tensor
+                                                                            : ValueKind::LikelyTensor);
+      }
+      if (pv.kind == ValueKind::Static && v.kind == ValueKind::Static) return of(ValueKind::Static);
+      if (pv.kind == ValueKind::DataScalar || v.kind == ValueKind::DataScalar) return of(ValueKind::DataScalar);
+      return {};
+    }
+    case ir::BindingKind::For: {
+      ir::Node right = b.statement.field("right");
+      if (right && right.is("call")) {
+        auto q = m.qualified_name(right.field("function"));
+        if (q && *q == "range") return of(ValueKind::Static);
+      }
+      ValueType r = type_of(m, right);
+      if (r.tensor_like()) return of(r.kind);
+      return {};
+    }
+    case ir::BindingKind::FunctionDef:
+    case ir::BindingKind::ClassDef:
+    case ir::BindingKind::Import:
+      return of(ValueKind::Static);
+    default:
+      return {};
+  }
+}
+
+ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {
+  const string_view name = m.text(attr.field("attribute"));
+  ir::Node obj = ir::unparenthesize(attr.field("object"));
+  if (kStaticAttributes.contains(name)) return of(ValueKind::Static);
+  if (auto q = m.qualified_name(attr)) {
+    // Module-level constants of torch (dtypes, torch.pi, ...).
+    if (q->starts_with("torch.") && !q->starts_with("torch.nn.") && q->find('.', 6) == std::string::npos) {
+      return of(ValueKind::Static);
+    }
+    if (q->starts_with("math.")) return of(ValueKind::Static);
+  }
+  if (obj.is("identifier") && m.text(obj) == "self") {
+    const int f = m.function_of(attr);
+    if (f >= 0 && m.functions[static_cast<size_t>(f)].klass >= 0) {
+      return self_attribute(m, m.functions[static_cast<size_t>(f)].klass, name);
+    }
+    return {};
+  }
+  ValueType o = type_of(m, obj);
+  if (kTensorAttributes.contains(name) && (o.tensor_like() || o.kind == ValueKind::OptionalTensor)) {
+    return of(o.kind == ValueKind::LikelyTensor ? ValueKind::LikelyTensor : ValueKind::Tensor);
+  }
+  return {};
+}
+
+ValueType TypeOracle::self_attribute(const ir::Module& m, int klass, std::string_view name) {
+  if (name == "training") return of(ValueKind::Static);
+  std::optional<ValueType> acc;
+  std::vector<ClassRef> classes{ClassRef{&m, klass}};
+  for (ClassRef b : project_.bases_of(ClassRef{&m, klass})) classes.push_back(b);
+  for (ClassRef c : classes) {
+    const ir::Module& cm = *c.module;
+    const ir::Class& k = cm.classes[static_cast<size_t>(c.klass)];
+    for (const auto& [mname, fi] : k.methods) {
+      (void)mname;
+      syntax::walk(cm.functions[static_cast<size_t>(fi)].node.field("body"), [&](ir::Node n) {
+        if (n.is("function_definition") || n.is("class_definition")) return false;
+        if (n.is("assignment")) {
+          ir::Node left = n.field("left");
+          if (left.is("attribute") && cm.text(left.field("object")) == "self" &&
+              cm.text(left.field("attribute")) == name && n.field("right")) {
+            ValueType v = type_of(cm, n.field("right"));
+            acc = acc ? join(*acc, v) : v;
+          }
+        } else if (n.is("call")) {
+          ir::Node fn = n.field("function");
+          if (fn.is("attribute") && cm.text(fn.field("attribute")) == "register_buffer") {
+            ir::Node args = n.field("arguments");
+            if (args && args.named_child_count() >= 2 && args.named_child(0).is("string")) {
+              std::string_view lit = cm.text(args.named_child(0));
+              if (lit.size() >= 2 && lit.substr(1, lit.size() - 2) == name) {
+                ValueType v = type_of(cm, args.named_child(1));
+                if (v.kind == ValueKind::None) v = of(ValueKind::None);
+                acc = acc ? join(*acc, v) : v;
+              }
+            }
+          }
+        }
+        return true;
+      });
+    }
+  }
+  return acc.value_or(ValueType{});
+}
+
+ValueType TypeOracle::function_return(FunctionRef f) {
+  const ir::Function& fn = f.module->functions[static_cast<size_t>(f.function)];
+  const void* key = fn.node.id();
+  if (auto it = returns_.find(key); it != returns_.end()) return it->second;
+  returns_[key] = ValueType{ValueKind::Bottom, false};  // recursion guard
+  std::optional<ValueType> acc;
+  bool has_return = false;
+  syntax::walk(fn.node.field("body"), [&](ir::Node n) {
+    if (n.is("function_definition") || n.is("class_definition") || n.is("lambda")) return false;
+    if (n.is("return_statement")) {
+      has_return = true;
+      ValueType v = n.named_child_count() > 0 ? type_of(*f.module, n.named_child(0)) : of(ValueKind::None);
+      acc = acc ? join(*acc, v) : v;
+      return false;
+    }
+    return true;
+  });
+  ValueType result = has_return ? acc.value_or(ValueType{}) : of(ValueKind::None);
+  returns_[key] = result;
+  return result;
+}
+
+ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
+  ir::Node fn = ir::unparenthesize(call.field("function"));
+  ir::Node args = call.field("arguments");
+  auto first_arg = [&]() -> ir::Node {
+    if (!args) return {};
+    for (ir::Node a : args.named_children()) {
+      if (!a.is("keyword_argument") && !a.is("comment")) return a;
+    }
+    return {};
+  };
+  auto q = m.qualified_name(fn);
+  if (q) {
+    const std::string& name = *q;
+    if (name.find('.') == std::string::npos) {
+      if (name == "int" || name == "float" || name == "bool" || name == "complex") {
+        ValueType a = type_of(m, first_arg());
+        if (a.tensor_like() || a.kind == ValueKind::DataScalar) return of(ValueKind::DataScalar);
+        return of(ValueKind::Static);
+      }
+      if (name == "abs" || name == "round") return type_of(m, first_arg());
+      if (kStaticBuiltins.contains(name)) return of(ValueKind::Static);
+    }
+    if (kDataDependentTorchFunctions.contains(name)) return of(ValueKind::DataScalar);
+    if (kStaticTorchFunctions.contains(name)) return of(ValueKind::Static);
+    if (name.starts_with("torch.")) {
+      if (is_torch_nn_class(name)) return of(ValueKind::Module);
+      for (string_view prefix : kOpaqueTorchPrefixes) {
+        if (name.starts_with(prefix)) return {};
+      }
+      bool is_bool = kBoolTorchFunctions.contains(name);
+      if (args) {
+        for (ir::Node a : args.named_children()) {
+          if (a.is("keyword_argument") && m.text(a.field("name")) == "dtype") {
+            auto dq = m.qualified_name(a.field("value"));
+            if (dq && *dq == "torch.bool") is_bool = true;
+          }
+        }
+      }
+      return of(ValueKind::Tensor, is_bool);
+    }
+    if (name.starts_with("math.")) return of(ValueKind::Static);
+  }
+  if (auto f = project_.function_of_expr(m, fn)) return function_return(*f);
+  if (auto c = project_.class_of_expr(m, fn)) {
+    const ir::Class& k = c->module->classes[static_cast<size_t>(c->klass)];
+    if (k.methods.contains("forward")) return of(ValueKind::Module);
+    return {};
+  }
+  if (!fn.is("attribute")) return {};
+  ir::Node obj = ir::unparenthesize(fn.field("object"));
+  const string_view method = m.text(fn.field("attribute"));
+  // self.sub(...): a submodule call returns what its forward returns.
+  if (obj.is("identifier") && m.text(obj) == "self") {
+    const int f = m.function_of(call);
+    if (f >= 0 && m.functions[static_cast<size_t>(f)].klass >= 0) {
+      const int klass = m.functions[static_cast<size_t>(f)].klass;
+      if (auto meth = project_.find_method(ClassRef{&m, klass}, method)) return function_return(*meth);
+      std::optional<ValueType> acc;
+      const ir::Class& k = m.classes[static_cast<size_t>(klass)];
+      for (const auto& [mname, fi] : k.methods) {
+        (void)mname;
+        syntax::walk(m.functions[static_cast<size_t>(fi)].node.field("body"), [&](ir::Node n) {
+          if (!n.is("assignment")) return true;
+          ir::Node left = n.field("left");
+          ir::Node right = n.field("right");
+          if (!(left.is("attribute") && m.text(left.field("object")) == "self" &&
+                m.text(left.field("attribute")) == method && right && right.is("call"))) {
+            return true;
+          }
+          ValueType v;
+          ir::Node ctor = right.field("function");
+          if (auto cq = m.qualified_name(ctor); cq && is_torch_nn_class(*cq)) {
+            v = kTupleReturningModules.contains(*cq) ? ValueType{} : of(ValueKind::Tensor);
+          } else if (auto cls = project_.class_of_expr(m, ctor)) {
+            if (auto fwd = project_.find_method(*cls, "forward")) v = function_return(*fwd);
+          }
+          acc = acc ? join(*acc, v) : v;
+          return true;
+        });
+      }
+      return acc.value_or(ValueType{});
+    }
+  }
+  ValueType r = type_of(m, obj);
+  if (method == "item" || method == "tolist") {
+    return r.kind == ValueKind::Static ? of(ValueKind::Static) : of(ValueKind::DataScalar);
+  }
+  if (kStaticMethods.contains(method) && r.kind != ValueKind::Module) {
+    if (r.tensor_like() || r.kind == ValueKind::OptionalTensor || r.kind == ValueKind::Unknown) {
+      return of(ValueKind::Static);
+    }
+  }
+  if (r.tensor_like() || r.kind == ValueKind::OptionalTensor) {
+    const ValueKind k = r.kind == ValueKind::LikelyTensor ? ValueKind::LikelyTensor : ValueKind::Tensor;
+    if (method == "type" && !first_arg()) return {};
+    return of(k, kBoolTensorMethods.contains(method) || (r.bool_tensor && method == "clone"));
+  }
+  if (r.kind == ValueKind::Unknown && kTensorMethods.contains(method)) {
+    return of(ValueKind::LikelyTensor, kBoolTensorMethods.contains(method));
+  }
+  return {};
+}
+
+}  // namespace graphmend::analysis

@@ -1,0 +1,184 @@
+// graphmend command line: check / fix / rule / version.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <thread>
+
+#include "graphmend/cli/pipeline.h"
+#include "graphmend/report/report.h"
+#include "graphmend/rules/registry.h"
+#include "graphmend/rules/rule_docs.h"
+#include "graphmend/source/source_file.h"
+#include "graphmend/syntax/tree.h"
+
+namespace {
+
+using graphmend::cli::Options;
+
+struct CommonArgs {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  bool exit_zero = false;
+  bool no_summary = false;
+  bool unsafe_fixes = false;
+  bool diff = false;
+  bool trap_async = false;
+  unsigned jobs = 0;
+  uint64_t max_file_size = 16ull * 1024 * 1024;
+};
+
+void add_common(CLI::App* cmd, CommonArgs& a) {
+  cmd->add_option("paths", a.paths, "Files or directories to check (default: .)");
+  cmd->add_option("--output-format", a.format, "text (default), concise or json")
+      ->check(CLI::IsMember({"text", "concise", "json"}));
+  cmd->add_option("--select", a.select, "Only these rule codes or prefixes (e.g. GM1,GM201)")->delimiter(',');
+  cmd->add_option("--ignore", a.ignore, "Skip these rule codes or prefixes")->delimiter(',');
+  cmd->add_flag("--exit-zero", a.exit_zero, "Exit 0 even when findings remain (2 is still reported)");
+  cmd->add_flag("--no-summary", a.no_summary, "Do not print the summary line");
+  cmd->add_flag("--unsafe-fixes", a.unsafe_fixes, "Also apply fixes marked unsafe");
+  cmd->add_flag("--trap-async", a.trap_async,
+                "[Trap] opt-in tier: lower guards to torch._assert_async (changes exception class and timing)");
+  cmd->add_option("-j,--jobs", a.jobs, "Worker threads (default: number of cores)");
+  cmd->add_option("--max-file-size", a.max_file_size, "Skip files larger than this many bytes");
+}
+
+int run_check(CommonArgs& a, bool fix) {
+  Options o;
+  o.fix = fix || a.diff;
+  o.diff = a.diff;
+  o.unsafe_fixes = a.unsafe_fixes;
+  o.select = a.select;
+  o.ignore = a.ignore;
+  o.jobs = a.jobs;
+  o.read.max_bytes = a.max_file_size;
+  o.rule_options.trap_async = a.trap_async;
+  if (a.paths.empty()) a.paths.push_back(".");
+  for (const std::string& s : a.select) {
+    if (!graphmend::rules::find_rule(s) && !s.starts_with("GM") && s != "ALL") {
+      std::cerr << fmt::format("error: unknown rule selector '{}'\n", s);
+      return 2;
+    }
+  }
+  const graphmend::cli::RunReport report = graphmend::cli::run(a.paths, o);
+  graphmend::report::EmitOptions e;
+  e.format = a.format == "json"      ? graphmend::report::Format::Json
+             : a.format == "concise" ? graphmend::report::Format::Concise
+                                     : graphmend::report::Format::Text;
+  e.show_summary = !a.no_summary;
+  e.diff = a.diff;
+  graphmend::report::emit(report, e, std::cout, std::cerr);
+  const int code = graphmend::cli::exit_code(report);
+  if (a.exit_zero && code == 1) return 0;
+  return code;
+}
+
+int run_rule(const std::string& code, bool all) {
+  const auto docs = graphmend::rules::rule_docs();
+  if (all) {
+    for (const auto& d : docs) std::cout << d.markdown << "\n";
+    return 0;
+  }
+  for (const auto& d : docs) {
+    const graphmend::rules::Rule* r = graphmend::rules::find_rule(code);
+    if (d.code == code || (r && r->info().code == d.code)) {
+      std::cout << d.markdown;
+      return 0;
+    }
+  }
+  std::cerr << fmt::format("error: unknown rule '{}'; see `graphmend rule --all`\n", code);
+  return 2;
+}
+
+// Debug aid: prints the syntax tree of a file (named nodes, byte ranges).
+int run_dump(const std::string& path) {
+  auto r = graphmend::source::read_source(path, path);
+  if (auto* err = std::get_if<graphmend::source::ReadError>(&r)) {
+    std::cerr << fmt::format("error: {}: {}\n", path, err->message);
+    return 2;
+  }
+  const auto& file = std::get<graphmend::source::SourceFile>(r);
+  graphmend::syntax::Parser parser;
+  auto tree = parser.parse(file.text);
+  if (!tree) return 2;
+  struct Frame {
+    graphmend::syntax::Node node;
+    int depth;
+  };
+  std::vector<Frame> stack{{tree->root(), 0}};
+  while (!stack.empty()) {
+    Frame f = stack.back();
+    stack.pop_back();
+    const auto n = f.node;
+    std::string_view snippet = n.text(file.text).substr(0, 40);
+    std::string flat(snippet);
+    for (char& c : flat) c = (c == '\n' || c == '\r') ? ' ' : c;
+    std::cout << fmt::format("{}{} [{}, {}) {}\n", std::string(static_cast<size_t>(f.depth) * 2, ' '),
+                             n.type(), n.start(), n.end(), n.named_child_count() ? "" : flat);
+    for (uint32_t i = n.named_child_count(); i > 0; --i) stack.push_back({n.named_child(i - 1), f.depth + 1});
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_level(spdlog::level::warn);
+  CLI::App app{"graphmend: finds and fixes torch.compile graph breaks in Python source"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", GRAPHMEND_VERSION);
+
+  CommonArgs check_args;
+  CLI::App* check = app.add_subcommand("check", "Report graph-break sites in compiled code");
+  add_common(check, check_args);
+  bool check_fix = false;
+  check->add_flag("--fix", check_fix, "Apply fixes in place (atomic writes)");
+  check->add_flag("--diff", check_args.diff, "Print the fixes as a unified diff; write nothing");
+
+  CommonArgs fix_args;
+  CLI::App* fix = app.add_subcommand("fix", "Apply fixes in place (same as `check --fix`)");
+  add_common(fix, fix_args);
+  fix->add_flag("--diff", fix_args.diff, "Print the fixes as a unified diff; write nothing");
+
+  std::string rule_code;
+  bool rule_all = false;
+  CLI::App* rule = app.add_subcommand("rule", "Explain a rule (what, why, example, fix safety)");
+  rule->add_option("code", rule_code, "Rule code or name, e.g. GM101");
+  rule->add_flag("--all", rule_all, "Print every rule's document");
+
+  CLI::App* version = app.add_subcommand("version", "Print the version");
+
+  std::string dump_path;
+  CLI::App* dump = app.add_subcommand("dump-tree", "Print a file's syntax tree (debugging aid)");
+  dump->add_option("file", dump_path)->required();
+  dump->group("");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    if (*check) return run_check(check_args, check_fix);
+    if (*fix) return run_check(fix_args, true);
+    if (*rule) {
+      if (rule_code.empty() && !rule_all) {
+        std::cerr << "error: give a rule code or --all\n";
+        return 2;
+      }
+      return run_rule(rule_code, rule_all);
+    }
+    if (*version) {
+      std::cout << "graphmend " << GRAPHMEND_VERSION << "\n";
+      return 0;
+    }
+    if (*dump) return run_dump(dump_path);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("error: internal error: {}\n", e.what());
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,283 @@
+#include "graphmend/cli/pipeline.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "graphmend/analysis/compile_regions.h"
+#include "graphmend/analysis/project.h"
+#include "graphmend/fix/apply.h"
+#include "graphmend/fix/write.h"
+#include "graphmend/ir/module.h"
+#include "graphmend/rules/registry.h"
+#include "graphmend/syntax/tree.h"
+
+namespace graphmend::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <typename F>
+void parallel_for(size_t count, unsigned jobs, F&& body) {
+  const unsigned workers = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(count)));
+  if (workers <= 1) {
+    for (size_t i = 0; i < count; ++i) body(i, 0u);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) {
+    threads.emplace_back([&, w] {
+      for (size_t i = next++; i < count; i = next++) body(i, w);
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+// One file as the analysis sees it: its text (possibly fixed) and IR.
+struct Unit {
+  DiscoveredFile input;
+  std::shared_ptr<const source::SourceFile> current;  // text being analysed
+  std::unique_ptr<ir::Module> module;                 // null when unread or unparsable
+  std::optional<rules::Diagnostic> syntax_error;
+};
+
+void parse_unit(Unit& u, syntax::Parser& parser) {
+  u.module.reset();
+  u.syntax_error.reset();
+  std::optional<syntax::Tree> tree = parser.parse(u.current->text);
+  if (!tree) {
+    rules::Diagnostic d;
+    d.code = rules::kSyntaxErrorInfo.code;
+    d.message = "tree-sitter could not parse the file";
+    u.syntax_error = std::move(d);
+    return;
+  }
+  if (tree->has_error()) {
+    syntax::Node err = syntax::first_error(tree->root());
+    rules::Diagnostic d;
+    d.code = rules::kSyntaxErrorInfo.code;
+    d.range = err ? err.range() : source::TextRange{0, 0};
+    if (err && err.is_missing()) {
+      d.message = fmt::format("syntax error: expected `{}`; the file is not analysed or modified", err.type());
+    } else {
+      d.message = "syntax error; the file is not analysed or modified";
+    }
+    u.syntax_error = std::move(d);
+    return;
+  }
+  u.module = std::make_unique<ir::Module>(*u.current, std::move(*tree), u.input.module_name);
+}
+
+std::vector<rules::Diagnostic> check_unit(const Unit& u, const analysis::Project& project,
+                                          const analysis::CompileRegions& regions,
+                                          analysis::TypeOracle& types, const Options& options) {
+  std::vector<rules::Diagnostic> out;
+  if (u.syntax_error) {
+    out.push_back(*u.syntax_error);
+    return out;
+  }
+  if (!u.module || !u.module->mentions_torch()) return out;
+  rules::RuleContext ctx{*u.module, project, regions, types, options.rule_options};
+  rules::DiagnosticSink sink;
+  for (const rules::Rule* rule : rules::all_rules()) {
+    if (!code_enabled(rule->info().code, options)) continue;
+    rule->check(ctx, sink);
+  }
+  const source::LineIndex lines(u.current->text);
+  for (rules::Diagnostic& d : sink.diagnostics()) {
+    const uint32_t line = lines.line_of(d.range.start);
+    if (suppressed(lines.line_text(u.current->text, line), d.code)) continue;
+    out.push_back(std::move(d));
+  }
+  // Annotate each diagnostic with its enclosing compiled function.
+  for (rules::Diagnostic& d : out) {
+    int best = -1;
+    for (size_t f = 0; f < u.module->functions.size(); ++f) {
+      const auto& fn = u.module->functions[f];
+      if (fn.node.start() <= d.range.start && d.range.end <= fn.node.end()) {
+        if (best < 0 || fn.node.start() >= u.module->functions[static_cast<size_t>(best)].node.start()) {
+          best = static_cast<int>(f);
+        }
+      }
+    }
+    if (best >= 0) {
+      d.function = u.module->functions[static_cast<size_t>(best)].qualname;
+      if (const auto* r = regions.find(*u.module, best)) d.region_reason = r->reason;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const rules::Diagnostic& a, const rules::Diagnostic& b) {
+    if (a.range.start != b.range.start) return a.range.start < b.range.start;
+    return a.code < b.code;
+  });
+  // One site can match two views (e.g. a call inside a condition): keep one per (range, code).
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const rules::Diagnostic& a, const rules::Diagnostic& b) {
+                          return a.range == b.range && a.code == b.code;
+                        }),
+            out.end());
+  return out;
+}
+
+}  // namespace
+
+bool code_enabled(std::string_view code, const Options& options) {
+  auto matches = [&](const std::vector<std::string>& list) {
+    for (const std::string& s : list) {
+      if (s == "ALL" || code.starts_with(s)) return true;
+      if (const rules::Rule* r = rules::find_rule(s); r && r->info().code == code) return true;
+    }
+    return false;
+  };
+  if (!options.select.empty() && !matches(options.select)) return false;
+  return !matches(options.ignore);
+}
+
+bool suppressed(std::string_view line, std::string_view code) {
+  const auto hash = line.find('#');
+  if (hash == std::string_view::npos) return false;
+  std::string comment(line.substr(hash));
+  std::string lower = comment;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (auto pos = lower.find("graphmend: ignore["); pos != std::string::npos) {
+    const auto end = comment.find(']', pos);
+    const std::string codes = comment.substr(pos + 18, end == std::string::npos ? std::string::npos : end - pos - 18);
+    if (codes.find(code) != std::string::npos) return true;
+  }
+  auto pos = lower.find("noqa");
+  if (pos == std::string::npos) return false;
+  std::string_view rest = std::string_view(comment).substr(pos + 4);
+  if (!rest.starts_with(":")) return true;  // blanket noqa
+  return rest.find(code) != std::string_view::npos;
+}
+
+RunReport run(const std::vector<std::string>& paths, const Options& options) {
+  const auto t0 = Clock::now();
+  RunReport report;
+  Discovery discovery = discover(paths);
+  report.discovery_errors = std::move(discovery.errors);
+  const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+
+  std::vector<Unit> units(discovery.files.size());
+  std::vector<FileReport> files(discovery.files.size());
+  std::vector<syntax::Parser> parsers(jobs);
+  parallel_for(units.size(), jobs, [&](size_t i, unsigned w) {
+    Unit& u = units[i];
+    u.input = discovery.files[i];
+    FileReport& fr = files[i];
+    fr.display = u.input.display;
+    fr.path = u.input.path;
+    source::ReadResult r = source::read_source(u.input.path, u.input.display, options.read);
+    if (auto* err = std::get_if<source::ReadError>(&r)) {
+      fr.error = *err;
+      return;
+    }
+    u.current = std::make_shared<const source::SourceFile>(std::move(std::get<source::SourceFile>(r)));
+    fr.original = u.current;
+    parse_unit(u, parsers[w]);
+  });
+
+  std::vector<std::vector<rules::Diagnostic>> diags(units.size());
+  std::vector<bool> dirty(units.size(), true);
+  for (int iteration = 0;; ++iteration) {
+    analysis::Project project;
+    for (const Unit& u : units) {
+      if (u.module) project.add(u.module.get());
+    }
+    const analysis::CompileRegions regions(project);
+    report.compiled_functions = regions.size();
+    std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
+    for (unsigned w = 0; w < jobs; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project));
+    parallel_for(units.size(), jobs, [&](size_t i, unsigned w) {
+      if (!dirty[i] || !units[i].current) return;
+      diags[i] = check_unit(units[i], project, regions, *oracles[w], options);
+    });
+    if (!options.fix && !options.diff) break;
+
+    // Apply every applicable fix; re-parse; revert a file whose fix breaks its syntax.
+    const source::Applicability required =
+        options.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
+    std::vector<bool> changed(units.size(), false);
+    parallel_for(units.size(), jobs, [&](size_t i, unsigned w) {
+      if (!dirty[i] || !units[i].module) return;
+      std::vector<const source::Fix*> fixes;
+      for (const auto& d : diags[i]) {
+        if (d.fix && d.fix->applies(required)) fixes.push_back(&*d.fix);
+      }
+      if (fixes.empty()) return;
+      fix::ApplyResult applied = fix::apply_fixes(units[i].current->text, fixes);
+      if (!applied.skipped.empty()) {
+        files[i].notes.push_back(fmt::format(
+            "{} fix(es) not applied because they overlap another fix; a later pass retries them",
+            applied.skipped.size()));
+      }
+      if (applied.text == units[i].current->text) return;
+      auto next = std::make_shared<source::SourceFile>(*units[i].current);
+      next->text = std::move(applied.text);
+      Unit candidate;
+      candidate.input = units[i].input;
+      candidate.current = next;
+      parse_unit(candidate, parsers[w]);
+      if (candidate.syntax_error) {
+        files[i].notes.push_back(
+            "a fix introduced a syntax error; all fixes to this file were reverted (this is a "
+            "graphmend bug: please report it)");
+        return;
+      }
+      files[i].fixes_applied += static_cast<int>(applied.applied.size());
+      units[i] = std::move(candidate);
+      changed[i] = true;
+    });
+    const bool any = std::find(changed.begin(), changed.end(), true) != changed.end();
+    if (!any) break;
+    if (iteration + 1 >= options.max_fix_iterations) {
+      for (size_t i = 0; i < units.size(); ++i) {
+        if (changed[i]) {
+          files[i].notes.push_back(fmt::format(
+              "fixes did not converge after {} passes (a graphmend bug: please report it)",
+              options.max_fix_iterations));
+        }
+      }
+      break;
+    }
+    // Re-analyse everything: a fix in one file can change facts another file relies on.
+    std::fill(dirty.begin(), dirty.end(), true);
+  }
+
+  for (size_t i = 0; i < units.size(); ++i) {
+    FileReport& fr = files[i];
+    if (fr.error) continue;
+    fr.text = units[i].current->text;
+    fr.syntax_error = units[i].syntax_error.has_value();
+    fr.diagnostics = std::move(diags[i]);
+    if (options.fix && !options.diff && fr.changed()) {
+      const std::string bytes = source::encode_for_write(*fr.original, fr.text);
+      if (auto err = fix::write_atomically(fr.path, bytes)) {
+        fr.write_error = *err;
+      } else {
+        fr.written = true;
+      }
+    }
+  }
+  report.files = std::move(files);
+  report.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  return report;
+}
+
+int exit_code(const RunReport& report) {
+  bool findings = false;
+  for (const FileReport& f : report.files) {
+    if (f.error || f.write_error) return 2;
+    findings |= !f.diagnostics.empty();
+  }
+  if (!report.discovery_errors.empty()) return 2;
+  return findings ? 1 : 0;
+}
+
+}  // namespace graphmend::cli

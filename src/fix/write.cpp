@@ -1,0 +1,56 @@
+#include "graphmend/fix/write.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace graphmend::fix {
+namespace fs = std::filesystem;
+
+std::optional<std::string> write_atomically(const fs::path& path, std::string_view bytes) {
+  std::error_code ec;
+  const fs::path target = fs::canonical(path, ec);
+  if (ec) return fmt::format("cannot resolve path: {}", ec.message());
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0) return fmt::format("cannot stat: {}", std::strerror(errno));
+  if (::access(target.c_str(), W_OK) != 0) {
+    return fmt::format("file is not writable ({}); not modified", std::strerror(errno));
+  }
+  std::string tmpl = (target.parent_path() / ("." + target.filename().string() + ".graphmend-XXXXXX")).string();
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return fmt::format("cannot create a temporary file next to it: {}", std::strerror(errno));
+  auto fail = [&](const char* what) {
+    const std::string msg = fmt::format("{}: {}; not modified", what, std::strerror(errno));
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    return msg;
+  };
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("write failed");
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fchmod(fd, st.st_mode & 07777) != 0) return fail("cannot keep permissions");
+  if (::fsync(fd) != 0) return fail("fsync failed");
+  if (::close(fd) != 0) {
+    ::unlink(tmpl.c_str());
+    return fmt::format("close failed: {}; not modified", std::strerror(errno));
+  }
+  if (::rename(tmpl.c_str(), target.c_str()) != 0) {
+    const std::string msg = fmt::format("rename failed: {}; not modified", std::strerror(errno));
+    ::unlink(tmpl.c_str());
+    return msg;
+  }
+  return std::nullopt;
+}
+
+}  // namespace graphmend::fix

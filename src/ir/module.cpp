@@ -1,0 +1,922 @@
+#include "graphmend/ir/module.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_set>
+
+namespace graphmend::ir {
+
+Node unparenthesize(Node n) {
+  while (n.is("parenthesized_expression") && n.named_child_count() == 1) n = n.named_child(0);
+  return n;
+}
+
+std::string module_name_for(const std::string& relative_path) {
+  std::string p = relative_path;
+  if (p.ends_with(".py")) p.resize(p.size() - 3);
+  if (p.ends_with("/__init__")) p.resize(p.size() - 9);
+  if (p == "__init__") p.clear();
+  std::string out;
+  for (char c : p) out.push_back(c == '/' || c == '\\' ? '.' : c);
+  while (out.starts_with(".")) out.erase(0, 1);
+  return out;
+}
+
+bool Module::is_package_init() const {
+  return file_->path.filename() == "__init__.py";
+}
+
+// Builds scopes, symbols, bindings, functions and classes, then one CFG per function.
+class Builder {
+ public:
+  explicit Builder(Module& m) : m_(m) {}
+
+  void build() {
+    const int module_scope = new_scope(ScopeKind::Module, m_.root(), -1);
+    collect_declarations(m_.root(), module_scope);
+    visit_block(m_.root(), module_scope);
+    for (size_t f = 0; f < m_.functions.size(); ++f) build_cfg(static_cast<int>(f));
+  }
+
+ private:
+  Module& m_;
+
+  std::string_view text(Node n) const { return m_.text(n); }
+
+  int new_scope(ScopeKind kind, Node node, int parent) {
+    Scope s;
+    s.kind = kind;
+    s.node = node;
+    s.parent = parent;
+    m_.scopes.push_back(std::move(s));
+    const int id = static_cast<int>(m_.scopes.size() - 1);
+    m_.scope_by_node_[node.id()] = id;
+    return id;
+  }
+
+  int module_scope() const { return 0; }
+
+  int symbol_in(int scope, std::string_view name) {
+    auto& syms = m_.scopes[static_cast<size_t>(scope)].symbols;
+    auto it = syms.find(std::string(name));
+    if (it != syms.end()) return it->second;
+    Symbol s;
+    s.name = std::string(name);
+    s.scope = scope;
+    m_.symbols.push_back(std::move(s));
+    const int id = static_cast<int>(m_.symbols.size() - 1);
+    syms.emplace(std::string(name), id);
+    return id;
+  }
+
+  // The symbol a binding of `name` in `scope` writes, honouring global/nonlocal.
+  int target_symbol(int scope, std::string_view name) {
+    int sym = symbol_in(scope, name);
+    const Symbol& s = m_.symbols[static_cast<size_t>(sym)];
+    if (s.declared_global) return symbol_in(module_scope(), name);
+    if (s.declared_nonlocal) {
+      for (int p = m_.scopes[static_cast<size_t>(scope)].parent; p >= 0;
+           p = m_.scopes[static_cast<size_t>(p)].parent) {
+        const auto& sc = m_.scopes[static_cast<size_t>(p)];
+        if (sc.kind == ScopeKind::Function && sc.symbols.contains(std::string(name))) {
+          return sc.symbols.at(std::string(name));
+        }
+      }
+    }
+    return sym;
+  }
+
+  int bind(int scope, BindingKind kind, Node target, Node statement, Node value = {},
+           Node annotation = {}) {
+    Binding b;
+    b.kind = kind;
+    b.target = target;
+    b.statement = statement;
+    b.value = value;
+    b.annotation = annotation;
+    b.symbol = target_symbol(scope, text(target));
+    m_.bindings.push_back(std::move(b));
+    const int id = static_cast<int>(m_.bindings.size() - 1);
+    m_.symbols[static_cast<size_t>(m_.bindings.back().symbol)].bindings.push_back(id);
+    return id;
+  }
+
+  // global / nonlocal statements apply to the whole scope body, wherever they appear.
+  void collect_declarations(Node body, int scope) {
+    syntax::walk(body, [&](Node n) {
+      if (n == body) return true;
+      if (n.is("function_definition") || n.is("class_definition") || n.is("lambda") ||
+          is_comprehension(n)) {
+        return false;
+      }
+      if (n.is("global_statement") || n.is("nonlocal_statement")) {
+        for (Node id : n.named_children()) {
+          if (!id.is("identifier")) continue;
+          int sym = symbol_in(scope, text(id));
+          if (n.is("global_statement")) {
+            m_.symbols[static_cast<size_t>(sym)].declared_global = true;
+          } else {
+            m_.symbols[static_cast<size_t>(sym)].declared_nonlocal = true;
+          }
+        }
+        return false;
+      }
+      return true;
+    });
+  }
+
+  static bool is_comprehension(Node n) {
+    return n.is("list_comprehension") || n.is("set_comprehension") ||
+           n.is("dictionary_comprehension") || n.is("generator_expression");
+  }
+
+  void visit_block(Node block, int scope) {
+    for (Node stmt : block.named_children()) visit_statement(stmt, scope);
+  }
+
+  void visit_statement(Node stmt, int scope) {
+    const std::string_view t = stmt.type();
+    if (t == "decorated_definition") {
+      Node def = stmt.field("definition");
+      std::vector<Node> decorators;
+      for (Node c : stmt.named_children()) {
+        if (c.is("decorator")) {
+          Node expr = c.named_child(0);
+          decorators.push_back(expr);
+          visit_expr(expr, scope);
+        }
+      }
+      if (def.is("function_definition")) {
+        visit_function(def, stmt, scope, std::move(decorators));
+      } else if (def.is("class_definition")) {
+        visit_class(def, stmt, scope, std::move(decorators));
+      }
+      return;
+    }
+    if (t == "function_definition") {
+      visit_function(stmt, stmt, scope, {});
+      return;
+    }
+    if (t == "class_definition") {
+      visit_class(stmt, stmt, scope, {});
+      return;
+    }
+    if (t == "expression_statement") {
+      for (Node c : stmt.named_children()) {
+        if (c.is("assignment")) {
+          visit_assignment(c, stmt, scope);
+        } else if (c.is("augmented_assignment")) {
+          visit_expr(c.field("right"), scope);
+          Node left = c.field("left");
+          if (left.is("identifier")) {
+            bind(scope, BindingKind::AugmentedAssignment, left, stmt, c.field("right"));
+          } else {
+            visit_expr(left, scope);
+          }
+        } else {
+          visit_expr(c, scope);
+        }
+      }
+      return;
+    }
+    if (t == "import_statement" || t == "future_import_statement") {
+      visit_import(stmt, scope);
+      return;
+    }
+    if (t == "import_from_statement") {
+      visit_import_from(stmt, scope);
+      return;
+    }
+    if (t == "for_statement") {
+      visit_expr(stmt.field("right"), scope);
+      bind_targets(stmt.field("left"), scope, BindingKind::For, stmt, {});
+      visit_block(stmt.field("body"), scope);
+      if (Node alt = stmt.field("alternative")) visit_block(alt.field("body"), scope);
+      return;
+    }
+    if (t == "with_statement") {
+      for (Node c : stmt.named_children()) {
+        if (c.is("with_clause")) {
+          for (Node item : c.named_children()) {
+            if (!item.is("with_item")) continue;
+            Node value = item.field("value");
+            if (value.is("as_pattern")) {
+              visit_expr(value.named_child(0), scope);
+              Node alias = value.field("alias");
+              if (alias) {
+                Node target = alias.is("as_pattern_target") ? alias.named_child(0) : alias;
+                bind_targets(target, scope, BindingKind::With, item, {});
+              }
+            } else {
+              visit_expr(value, scope);
+            }
+          }
+        }
+      }
+      visit_block(stmt.field("body"), scope);
+      return;
+    }
+    if (t == "try_statement") {
+      for (Node c : stmt.named_children()) {
+        if (c.is("block")) {
+          visit_block(c, scope);
+        } else if (c.is("except_clause") || c.is("except_group_clause")) {
+          for (Node e : c.named_children()) {
+            if (e.is("block")) {
+              visit_block(e, scope);
+            } else if (e.is("as_pattern")) {
+              visit_expr(e.named_child(0), scope);
+              Node alias = e.field("alias");
+              if (alias) {
+                Node target = alias.is("as_pattern_target") ? alias.named_child(0) : alias;
+                if (target.is("identifier")) bind(scope, BindingKind::Except, target, c);
+              }
+            } else {
+              visit_expr(e, scope);
+            }
+          }
+          if (Node alias = c.field("alias"); alias && alias.is("identifier")) {
+            bind(scope, BindingKind::Except, alias, c);
+          }
+        } else if (c.is("else_clause") || c.is("finally_clause")) {
+          for (Node b : c.named_children()) {
+            if (b.is("block")) visit_block(b, scope);
+          }
+        }
+      }
+      return;
+    }
+    if (t == "match_statement") {
+      for (Node s : stmt.children_by_field("subject")) visit_expr(s, scope);
+      Node body = stmt.field("body");
+      for (Node clause : body.named_children()) {
+        if (!clause.is("case_clause")) continue;
+        for (Node c : clause.named_children()) {
+          if (c.is("block")) {
+            visit_block(c, scope);
+          } else {
+            syntax::walk(c, [&](Node n) {
+              if (n.is("identifier") && n.parent().is("as_pattern")) {
+                bind(scope, BindingKind::MatchCapture, n, clause);
+              } else if (n.is("capture_pattern") || (n.is("identifier") && n.parent().is("case_pattern"))) {
+                Node id = n.is("identifier") ? n : n.named_child(0);
+                if (id.is("identifier") && text(id) != "_") {
+                  bind(scope, BindingKind::MatchCapture, id, clause);
+                }
+                return false;
+              }
+              return true;
+            });
+          }
+        }
+      }
+      return;
+    }
+    if (t == "delete_statement") {
+      for (Node c : stmt.named_children()) {
+        std::vector<Node> targets{c};
+        if (c.is("expression_list")) targets = c.named_children();
+        for (Node target : targets) {
+          if (target.is("identifier")) {
+            bind(scope, BindingKind::Delete, target, stmt);
+          } else {
+            visit_expr(target, scope);
+          }
+        }
+      }
+      return;
+    }
+    if (t == "global_statement" || t == "nonlocal_statement") return;
+    // Compound statements with conditions and blocks; simple statements with expressions.
+    for (Node c : stmt.named_children()) {
+      if (c.is("block")) {
+        visit_block(c, scope);
+      } else if (c.is("elif_clause") || c.is("else_clause") || c.is("finally_clause")) {
+        visit_statement(c, scope);
+      } else {
+        visit_expr(c, scope);
+      }
+    }
+  }
+
+  void visit_assignment(Node assign, Node stmt, int scope) {
+    Node right = assign.field("right");
+    Node type = assign.field("type");
+    if (right) visit_expr(right, scope);
+    // Chained assignment: a = b = value nests assignments in `right`.
+    Node value = right;
+    while (value && value.is("assignment")) value = value.field("right");
+    Node left = assign.field("left");
+    if (type && !right) {
+      if (left.is("identifier")) bind(scope, BindingKind::AnnotatedAssignment, left, stmt, {}, type);
+      return;
+    }
+    if (right && right.is("assignment")) {
+      // a = b = v: bind `a`; the nested assignment binds `b` via its own visit.
+      bind_targets(left, scope, BindingKind::Assignment, stmt, value);
+      visit_assignment(right, stmt, scope);
+      return;
+    }
+    bind_targets(left, scope, type ? BindingKind::AnnotatedAssignment : BindingKind::Assignment,
+                 stmt, value, type);
+  }
+
+  void bind_targets(Node target, int scope, BindingKind kind, Node stmt, Node value,
+                    Node annotation = {}) {
+    target = unparenthesize(target);
+    if (target.is("identifier")) {
+      bind(scope, kind, target, stmt, value, annotation);
+      return;
+    }
+    if (target.is("pattern_list") || target.is("tuple_pattern") || target.is("list_pattern") ||
+        target.is("tuple") || target.is("list") || target.is("expression_list")) {
+      for (Node c : target.named_children()) bind_targets(c, scope, kind, stmt, {});
+      return;
+    }
+    if (target.is("list_splat_pattern") || target.is("list_splat")) {
+      bind_targets(target.named_child(0), scope, kind, stmt, {});
+      return;
+    }
+    // attribute / subscript targets are stores, not bindings; their sub-expressions are uses.
+    visit_expr(target, scope);
+  }
+
+  void visit_import(Node stmt, int scope) {
+    for (Node c : stmt.children_by_field("name")) {
+      if (c.is("dotted_name")) {
+        std::string full(text(c));
+        std::string first = full.substr(0, full.find('.'));
+        int b = bind(scope, BindingKind::Import, c.named_child(0), stmt);
+        m_.bindings[static_cast<size_t>(b)].import_path = first;
+      } else if (c.is("aliased_import")) {
+        Node alias = c.field("alias");
+        int b = bind(scope, BindingKind::Import, alias, stmt);
+        m_.bindings[static_cast<size_t>(b)].import_path = std::string(text(c.field("name")));
+      }
+    }
+  }
+
+  std::string resolve_from_module(Node module_name) {
+    if (!module_name.is("relative_import")) return std::string(text(module_name));
+    size_t dots = 0;
+    std::string rest;
+    for (Node c : module_name.children()) {
+      if (c.is("import_prefix")) dots = text(c).size();
+      if (c.is("dotted_name")) rest = std::string(text(c));
+    }
+    std::string base = m_.module_name();
+    // In a package's __init__, one dot means the package itself.
+    size_t drop = m_.is_package_init() ? dots - 1 : dots;
+    for (size_t i = 0; i < drop; ++i) {
+      auto pos = base.rfind('.');
+      base = pos == std::string::npos ? std::string() : base.substr(0, pos);
+    }
+    if (rest.empty()) return base;
+    return base.empty() ? rest : base + "." + rest;
+  }
+
+  void visit_import_from(Node stmt, int scope) {
+    const std::string from = resolve_from_module(stmt.field("module_name"));
+    for (Node c : stmt.children_by_field("name")) {
+      Node name = c, alias = c;
+      if (c.is("aliased_import")) {
+        name = c.field("name");
+        alias = c.field("alias");
+      }
+      if (alias.is("dotted_name")) alias = alias.named_child(0);
+      int b = bind(scope, BindingKind::Import, alias, stmt);
+      m_.bindings[static_cast<size_t>(b)].import_path =
+          from.empty() ? std::string(text(name)) : from + "." + std::string(text(name));
+    }
+  }
+
+  // Visits an expression for bindings it makes (walrus) and scopes it opens.
+  void visit_expr(Node expr, int scope) {
+    if (!expr) return;
+    syntax::walk(expr, [&](Node n) {
+      if (n.is("lambda")) {
+        const int s = new_scope(ScopeKind::Lambda, n, scope);
+        if (Node params = n.field("parameters")) {
+          for (Node p : params.named_children()) {
+            if (Node id = param_identifier(p)) bind(s, BindingKind::Parameter, id, p);
+            if (Node def = p.field("value")) visit_expr(def, scope);
+          }
+        }
+        visit_expr(n.field("body"), s);
+        return false;
+      }
+      if (is_comprehension(n)) {
+        visit_comprehension(n, scope);
+        return false;
+      }
+      if (n.is("named_expression")) {
+        visit_expr(n.field("value"), scope);
+        // A walrus inside a comprehension binds in the enclosing non-comprehension scope.
+        int s = scope;
+        while (m_.scopes[static_cast<size_t>(s)].kind == ScopeKind::Comprehension) {
+          s = m_.scopes[static_cast<size_t>(s)].parent;
+        }
+        Node stmt = n;
+        while (stmt.parent() && !stmt.parent().is("block") && !stmt.parent().is("module")) {
+          stmt = stmt.parent();
+        }
+        bind(s, BindingKind::Walrus, n.field("name"), stmt, n.field("value"));
+        return false;
+      }
+      return true;
+    });
+  }
+
+  void visit_comprehension(Node comp, int scope) {
+    const int s = new_scope(ScopeKind::Comprehension, comp, scope);
+    bool first = true;
+    for (Node c : comp.named_children()) {
+      if (c.is("for_in_clause")) {
+        // The first iterable is evaluated in the enclosing scope.
+        visit_expr(c.field("right"), first ? scope : s);
+        bind_targets(c.field("left"), s, BindingKind::ComprehensionTarget, c, {});
+        first = false;
+      }
+    }
+    for (Node c : comp.named_children()) {
+      if (c.is("for_in_clause")) continue;
+      visit_expr(c, s);
+    }
+  }
+
+  static Node param_identifier(Node p) {
+    if (p.is("identifier")) return p;
+    if (p.is("default_parameter") || p.is("typed_default_parameter")) {
+      Node name = p.field("name");
+      return name.is("identifier") ? name : Node();
+    }
+    if (p.is("typed_parameter")) {
+      for (Node c : p.named_children()) {
+        if (c.is("identifier")) return c;
+        if (c.is("list_splat_pattern") || c.is("dictionary_splat_pattern")) return c.named_child(0);
+      }
+      return Node();
+    }
+    if (p.is("list_splat_pattern") || p.is("dictionary_splat_pattern")) {
+      Node c = p.named_child(0);
+      return c.is("identifier") ? c : Node();
+    }
+    return Node();
+  }
+
+  int enclosing_function_of_scope(int scope) const {
+    for (int s = scope; s >= 0; s = m_.scopes[static_cast<size_t>(s)].parent) {
+      if (m_.scopes[static_cast<size_t>(s)].kind == ScopeKind::Function) {
+        return m_.scopes[static_cast<size_t>(s)].function;
+      }
+    }
+    return -1;
+  }
+
+  std::string qualname_prefix(int scope) const {
+    const Scope& s = m_.scopes[static_cast<size_t>(scope)];
+    if (s.kind == ScopeKind::Class) return m_.classes[static_cast<size_t>(s.klass)].qualname + ".";
+    if (s.kind == ScopeKind::Function) {
+      return m_.functions[static_cast<size_t>(s.function)].qualname + ".<locals>.";
+    }
+    return "";
+  }
+
+  void visit_function(Node def, Node outer, int scope, std::vector<Node> decorators) {
+    Function f;
+    f.node = def;
+    f.outer = outer;
+    f.name = std::string(text(def.field("name")));
+    f.qualname = qualname_prefix(scope) + f.name;
+    f.enclosing_function = enclosing_function_of_scope(scope);
+    f.decorators = std::move(decorators);
+    const Scope& parent = m_.scopes[static_cast<size_t>(scope)];
+    if (parent.kind == ScopeKind::Class) f.klass = parent.klass;
+    // Defaults and annotations are evaluated in the enclosing scope.
+    Node params = def.field("parameters");
+    for (Node p : params.named_children()) {
+      if (Node v = p.field("value")) visit_expr(v, scope);
+    }
+    m_.functions.push_back(std::move(f));
+    const int fi = static_cast<int>(m_.functions.size() - 1);
+    const int b = bind(scope, BindingKind::FunctionDef, def.field("name"), outer);
+    m_.bindings[static_cast<size_t>(b)].function = fi;
+    if (parent.kind == ScopeKind::Class) {
+      m_.classes[static_cast<size_t>(parent.klass)].methods[m_.functions[static_cast<size_t>(fi)].name] = fi;
+    }
+    const int s = new_scope(ScopeKind::Function, def, scope);
+    m_.scopes[static_cast<size_t>(s)].function = fi;
+    m_.functions[static_cast<size_t>(fi)].scope = s;
+    collect_declarations(def.field("body"), s);
+    bool keyword_only = false;
+    for (Node p : params.named_children()) {
+      Parameter param;
+      param.node = p;
+      if (p.is("keyword_separator")) {
+        keyword_only = true;
+        continue;
+      }
+      if (p.is("positional_separator")) continue;
+      Node id = param_identifier(p);
+      if (!id) continue;
+      param.name = std::string(text(id));
+      param.annotation = p.field("type");
+      param.default_value = p.field("value");
+      const bool var_args = p.is("list_splat_pattern") ||
+                            (p.is("typed_parameter") && p.named_child(0).is("list_splat_pattern"));
+      const bool var_kw = p.is("dictionary_splat_pattern") ||
+                          (p.is("typed_parameter") && p.named_child(0).is("dictionary_splat_pattern"));
+      param.kind = var_args ? Parameter::Kind::VarArgs
+                   : var_kw ? Parameter::Kind::VarKeyword
+                   : keyword_only ? Parameter::Kind::KeywordOnly
+                                  : Parameter::Kind::Regular;
+      if (var_args) keyword_only = true;
+      bind(s, BindingKind::Parameter, id, p, {}, param.annotation);
+      m_.functions[static_cast<size_t>(fi)].params.push_back(std::move(param));
+    }
+    visit_block(def.field("body"), s);
+  }
+
+  void visit_class(Node def, Node outer, int scope, std::vector<Node> decorators) {
+    Class c;
+    c.node = def;
+    c.outer = outer;
+    c.name = std::string(text(def.field("name")));
+    c.qualname = qualname_prefix(scope) + c.name;
+    c.decorators = std::move(decorators);
+    if (Node supers = def.field("superclasses")) {
+      for (Node b : supers.named_children()) {
+        visit_expr(b, scope);
+        if (!b.is("keyword_argument")) c.bases.push_back(b);
+      }
+    }
+    m_.classes.push_back(std::move(c));
+    const int ci = static_cast<int>(m_.classes.size() - 1);
+    const int b = bind(scope, BindingKind::ClassDef, def.field("name"), outer);
+    m_.bindings[static_cast<size_t>(b)].klass = ci;
+    const int s = new_scope(ScopeKind::Class, def, scope);
+    m_.scopes[static_cast<size_t>(s)].klass = ci;
+    m_.classes[static_cast<size_t>(ci)].scope = s;
+    collect_declarations(def.field("body"), s);
+    visit_block(def.field("body"), s);
+  }
+
+  // ---- CFG ----------------------------------------------------------------------------------
+
+  struct LoopTargets {
+    int header;
+    std::vector<int>* breaks;
+  };
+
+  struct CfgBuilder {
+    Cfg& cfg;
+    std::vector<LoopTargets> loops;
+    std::vector<std::vector<int>*> try_bodies;  // nodes created inside each active try body
+
+    int add(CfgKind kind, Node n) {
+      CfgNode node;
+      node.kind = kind;
+      node.node = n;
+      cfg.nodes.push_back(std::move(node));
+      const int id = static_cast<int>(cfg.nodes.size() - 1);
+      if (n) cfg.map(n, id);
+      for (auto* body : try_bodies) body->push_back(id);
+      return id;
+    }
+    void edge(int a, int b) {
+      auto& s = cfg.nodes[static_cast<size_t>(a)].succ;
+      if (std::find(s.begin(), s.end(), b) != s.end()) return;
+      s.push_back(b);
+      cfg.nodes[static_cast<size_t>(b)].pred.push_back(a);
+    }
+    void connect(const std::vector<int>& preds, int to) {
+      for (int p : preds) edge(p, to);
+    }
+
+    std::vector<int> block(Node block, std::vector<int> preds) {
+      if (!block) return preds;
+      for (Node stmt : block.named_children()) {
+        if (stmt.is("comment")) continue;
+        preds = statement(stmt, std::move(preds));
+      }
+      return preds;
+    }
+
+    std::vector<int> statement(Node stmt, std::vector<int> preds) {
+      const std::string_view t = stmt.type();
+      if (t == "if_statement") {
+        int cond = add(CfgKind::Condition, stmt.field("condition"));
+        connect(preds, cond);
+        std::vector<int> out = block(stmt.field("consequence"), {cond});
+        int last = cond;
+        bool has_else = false;
+        for (Node alt : stmt.children_by_field("alternative")) {
+          if (alt.is("elif_clause")) {
+            int c = add(CfgKind::Condition, alt.field("condition"));
+            edge(last, c);
+            auto r = block(alt.field("consequence"), {c});
+            out.insert(out.end(), r.begin(), r.end());
+            last = c;
+          } else if (alt.is("else_clause")) {
+            has_else = true;
+            auto r = block(alt.field("body"), {last});
+            out.insert(out.end(), r.begin(), r.end());
+          }
+        }
+        if (!has_else) out.push_back(last);
+        return out;
+      }
+      if (t == "for_statement" || t == "while_statement") {
+        const bool is_for = t == "for_statement";
+        int header = is_for ? add(CfgKind::LoopHeader, stmt.field("left"))
+                            : add(CfgKind::Condition, stmt.field("condition"));
+        if (is_for) cfg.map(stmt.field("right"), header);
+        connect(preds, header);
+        std::vector<int> breaks;
+        loops.push_back({header, &breaks});
+        auto body_end = block(stmt.field("body"), {header});
+        loops.pop_back();
+        connect(body_end, header);
+        std::vector<int> out;
+        if (Node alt = stmt.field("alternative")) {
+          out = block(alt.field("body"), {header});
+        } else {
+          out.push_back(header);
+        }
+        out.insert(out.end(), breaks.begin(), breaks.end());
+        return out;
+      }
+      if (t == "try_statement") {
+        std::vector<int> body_nodes;
+        try_bodies.push_back(&body_nodes);
+        Node body = stmt.field("body");
+        std::vector<int> entry_preds = preds;
+        auto body_end = block(body, preds);
+        try_bodies.pop_back();
+        std::vector<int> out;
+        std::vector<int> handler_ends;
+        Node else_clause, finally_clause;
+        for (Node c : stmt.named_children()) {
+          if (c.is("except_clause") || c.is("except_group_clause")) {
+            int h = add(CfgKind::Handler, c);
+            connect(entry_preds, h);
+            connect(body_nodes, h);
+            Node hb;
+            for (Node e : c.named_children()) {
+              if (e.is("block")) hb = e;
+            }
+            auto r = block(hb, {h});
+            handler_ends.insert(handler_ends.end(), r.begin(), r.end());
+          } else if (c.is("else_clause")) {
+            else_clause = c;
+          } else if (c.is("finally_clause")) {
+            finally_clause = c;
+          }
+        }
+        if (else_clause) body_end = block(else_clause.field("body"), body_end);
+        out = body_end;
+        out.insert(out.end(), handler_ends.begin(), handler_ends.end());
+        if (finally_clause) {
+          Node fb;
+          for (Node e : finally_clause.named_children()) {
+            if (e.is("block")) fb = e;
+          }
+          // Exceptions escaping the try also run the finally block.
+          std::vector<int> fin_preds = out;
+          fin_preds.insert(fin_preds.end(), body_nodes.begin(), body_nodes.end());
+          auto fin_end = block(fb, fin_preds);
+          for (int n : fin_end) edge(n, cfg.exit);
+          return fin_end;
+        }
+        return out;
+      }
+      if (t == "with_statement") {
+        std::vector<int> cur = preds;
+        for (Node c : stmt.named_children()) {
+          if (!c.is("with_clause")) continue;
+          for (Node item : c.named_children()) {
+            if (!item.is("with_item")) continue;
+            int w = add(CfgKind::WithItem, item);
+            connect(cur, w);
+            cur = {w};
+          }
+        }
+        return block(stmt.field("body"), cur);
+      }
+      if (t == "match_statement") {
+        std::vector<Node> subjects = stmt.children_by_field("subject");
+        int subject = add(CfgKind::Condition, subjects.empty() ? Node() : subjects.front());
+        for (Node s : subjects) cfg.map(s, subject);
+        connect(preds, subject);
+        int last = subject;
+        std::vector<int> out;
+        bool irrefutable = false;
+        for (Node clause : stmt.field("body").named_children()) {
+          if (!clause.is("case_clause")) continue;
+          int c = add(CfgKind::Condition, clause);
+          edge(last, c);
+          Node body;
+          for (Node e : clause.named_children()) {
+            if (e.is("block")) body = e;
+          }
+          auto r = block(body, {c});
+          out.insert(out.end(), r.begin(), r.end());
+          last = c;
+        }
+        if (!irrefutable) out.push_back(last);
+        return out;
+      }
+      if (t == "function_definition" || t == "class_definition" || t == "decorated_definition") {
+        int d = add(CfgKind::Definition, stmt);
+        Node def = t == "decorated_definition" ? stmt.field("definition") : stmt;
+        cfg.map(def, d);
+        connect(preds, d);
+        return {d};
+      }
+      int n = add(CfgKind::Statement, stmt);
+      connect(preds, n);
+      if (t == "return_statement" || t == "raise_statement") {
+        edge(n, cfg.exit);
+        return {};
+      }
+      if (t == "break_statement") {
+        if (!loops.empty()) loops.back().breaks->push_back(n);
+        return {};
+      }
+      if (t == "continue_statement") {
+        if (!loops.empty()) edge(n, loops.back().header);
+        return {};
+      }
+      return {n};
+    }
+  };
+
+  void build_cfg(int fi) {
+    Function& f = m_.functions[static_cast<size_t>(fi)];
+    Cfg& cfg = f.cfg;
+    CfgBuilder b{cfg, {}, {}};
+    cfg.entry = b.add(CfgKind::Entry, Node());
+    cfg.exit = b.add(CfgKind::Exit, Node());
+    cfg.map(f.node.field("parameters"), cfg.entry);
+    auto end = b.block(f.node.field("body"), {cfg.entry});
+    b.connect(end, cfg.exit);
+    // Attach bindings of this function's own locals to the CFG node that makes them.
+    const int scope = f.scope;
+    for (const auto& [name, sym] : m_.scopes[static_cast<size_t>(scope)].symbols) {
+      (void)name;
+      for (int bi : m_.symbols[static_cast<size_t>(sym)].bindings) {
+        const Binding& binding = m_.bindings[static_cast<size_t>(bi)];
+        int at = binding.kind == BindingKind::Parameter ? cfg.entry
+                                                        : cfg.node_containing(binding.target);
+        if (binding.kind == BindingKind::FunctionDef || binding.kind == BindingKind::ClassDef) {
+          at = cfg.node_containing(binding.statement);
+        }
+        if (at < 0) continue;
+        cfg.nodes[static_cast<size_t>(at)].gen.push_back(bi);
+      }
+    }
+    for (auto& node : cfg.nodes) std::sort(node.gen.begin(), node.gen.end());
+    cfg.solve_reaching_definitions(m_);
+  }
+};
+
+Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string module_name)
+    : file_(&file), tree_(std::move(tree)), module_name_(std::move(module_name)) {
+  mentions_torch_ = file.text.find("torch") != std::string::npos;
+  Builder(*this).build();
+}
+
+int Module::scope_of(Node n) const {
+  Node child = n;
+  for (Node p = n.parent(); p; child = p, p = p.parent()) {
+    auto it = scope_by_node_.find(p.id());
+    if (it == scope_by_node_.end()) continue;
+    const Scope& s = scopes[static_cast<size_t>(it->second)];
+    if (s.kind == ScopeKind::Function) {
+      // Decorators, the name and default values belong to the enclosing scope.
+      if (child == p.field("body") || child == p.field("parameters")) {
+        if (child == p.field("parameters")) {
+          // A default value is evaluated outside.
+          for (Node q = n; q && !(q == child); q = q.parent()) {
+            Node pp = q.parent();
+            if (pp && (pp.is("default_parameter") || pp.is("typed_default_parameter")) &&
+                q == pp.field("value")) {
+              goto outer;
+            }
+          }
+        }
+        return it->second;
+      }
+    outer:
+      continue;
+    }
+    if (s.kind == ScopeKind::Class) {
+      if (child == p.field("body")) return it->second;
+      continue;
+    }
+    return it->second;  // lambda / comprehension
+  }
+  return 0;
+}
+
+int Module::function_of(Node n) const {
+  for (int s = scope_of(n); s >= 0; s = scopes[static_cast<size_t>(s)].parent) {
+    if (scopes[static_cast<size_t>(s)].kind == ScopeKind::Function) {
+      return scopes[static_cast<size_t>(s)].function;
+    }
+  }
+  return -1;
+}
+
+int Module::lookup(int scope, std::string_view name) const {
+  bool first = true;
+  const std::string key(name);
+  for (int s = scope; s >= 0; s = scopes[static_cast<size_t>(s)].parent, first = false) {
+    const Scope& sc = scopes[static_cast<size_t>(s)];
+    if (sc.kind == ScopeKind::Class && !first) continue;
+    auto it = sc.symbols.find(key);
+    if (it == sc.symbols.end()) continue;
+    const Symbol& sym = symbols[static_cast<size_t>(it->second)];
+    if (sym.declared_global) {
+      auto g = scopes[0].symbols.find(key);
+      return g == scopes[0].symbols.end() ? -1 : g->second;
+    }
+    if (sym.declared_nonlocal && sym.bindings.empty()) continue;
+    if (sym.bindings.empty() && sc.kind != ScopeKind::Module) continue;
+    return it->second;
+  }
+  return -1;
+}
+
+int Module::lookup_at(Node use) const { return lookup(scope_of(use), text(use)); }
+
+std::vector<int> Module::reaching_bindings(Node use) const {
+  const int sym = lookup_at(use);
+  if (sym < 0) return {};
+  const Symbol& s = symbols[static_cast<size_t>(sym)];
+  const Scope& owner = scopes[static_cast<size_t>(s.scope)];
+  if (owner.kind == ScopeKind::Function && function_of(use) == owner.function) {
+    const Cfg& cfg = functions[static_cast<size_t>(owner.function)].cfg;
+    const int at = cfg.node_containing(use);
+    if (at >= 0) return cfg.reaching(at, sym, *this);
+  }
+  return s.bindings;
+}
+
+std::optional<std::string> Module::qualified_name(Node expr) const {
+  expr = unparenthesize(expr);
+  if (expr.is("attribute")) {
+    auto base = qualified_name(expr.field("object"));
+    if (!base) return std::nullopt;
+    return *base + "." + std::string(text(expr.field("attribute")));
+  }
+  if (!expr.is("identifier")) return std::nullopt;
+  const int sym = lookup_at(expr);
+  if (sym < 0) return std::string(text(expr));  // builtin or undefined: its bare name
+  const Symbol& s = symbols[static_cast<size_t>(sym)];
+  std::optional<std::string> result;
+  for (int bi : s.bindings) {
+    const Binding& b = bindings[static_cast<size_t>(bi)];
+    std::optional<std::string> q;
+    if (b.kind == BindingKind::Import) {
+      q = b.import_path;
+    } else if ((b.kind == BindingKind::FunctionDef || b.kind == BindingKind::ClassDef) &&
+               scopes[static_cast<size_t>(s.scope)].kind == ScopeKind::Module) {
+      q = module_name_.empty() ? s.name : module_name_ + "." + s.name;
+    } else if ((b.kind == BindingKind::Assignment || b.kind == BindingKind::AnnotatedAssignment) &&
+               b.value && (b.value.is("attribute") || b.value.is("identifier")) &&
+               !(b.value == expr)) {
+      // Aliases such as `F = torch.nn.functional`; guard against self-reference.
+      if (b.value.is("identifier") && text(b.value) == s.name) return std::nullopt;
+      q = qualified_name(b.value);
+    }
+    if (!q) return std::nullopt;
+    if (result && *result != *q) return std::nullopt;
+    result = q;
+  }
+  return result;
+}
+
+int Module::module_function(std::string_view name) const {
+  auto it = scopes[0].symbols.find(std::string(name));
+  if (it == scopes[0].symbols.end()) return -1;
+  for (int bi : symbols[static_cast<size_t>(it->second)].bindings) {
+    if (bindings[static_cast<size_t>(bi)].kind == BindingKind::FunctionDef) {
+      return bindings[static_cast<size_t>(bi)].function;
+    }
+  }
+  return -1;
+}
+
+int Module::module_class(std::string_view name) const {
+  auto it = scopes[0].symbols.find(std::string(name));
+  if (it == scopes[0].symbols.end()) return -1;
+  for (int bi : symbols[static_cast<size_t>(it->second)].bindings) {
+    if (bindings[static_cast<size_t>(bi)].kind == BindingKind::ClassDef) {
+      return bindings[static_cast<size_t>(bi)].klass;
+    }
+  }
+  return -1;
+}
+
+}  // namespace graphmend::ir

@@ -1,0 +1,222 @@
+#include "graphmend/report/report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "graphmend/rules/registry.h"
+
+namespace graphmend::report {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string_view rule_name(std::string_view code) {
+  if (code == rules::kSyntaxErrorInfo.code) return rules::kSyntaxErrorInfo.name;
+  const rules::Rule* r = rules::find_rule(code);
+  return r ? r->info().name : std::string_view();
+}
+
+std::string fix_status(const rules::Diagnostic& d) {
+  if (d.fix) {
+    return fmt::format("fix [{}]: {}", source::applicability_name(d.fix->applicability), d.fix->title);
+  }
+  if (d.decline_reason) return fmt::format("no fix: {}", *d.decline_reason);
+  return {};
+}
+
+void code_frame(std::ostream& out, const cli::FileReport& f, const source::LineIndex& lines,
+                const rules::Diagnostic& d) {
+  const std::string_view text = f.text;
+  const uint32_t line = lines.line_of(d.range.start);
+  const std::string_view line_text = lines.line_text(text, line);
+  const uint32_t line_start = lines.line_start(line);
+  const std::string num = std::to_string(line);
+  const std::string pad(num.size(), ' ');
+  out << fmt::format("{} |\n{} | {}\n", pad, num, line_text);
+  // Caret under the range (clipped to the first line), tabs kept so columns line up.
+  std::string marker;
+  const uint32_t from = d.range.start - line_start;
+  const uint32_t to = std::min<uint32_t>(d.range.end, line_start + static_cast<uint32_t>(line_text.size())) - line_start;
+  for (uint32_t i = 0; i < from && i < line_text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line_text[i]);
+    if ((c & 0xC0) == 0x80) continue;
+    marker.push_back(line_text[i] == '\t' ? '\t' : ' ');
+  }
+  uint32_t carets = 0;
+  for (uint32_t i = from; i < to; ++i) {
+    if ((static_cast<unsigned char>(line_text[i]) & 0xC0) != 0x80) ++carets;
+  }
+  marker.append(std::max<uint32_t>(carets, 1), '^');
+  out << fmt::format("{} | {}\n", pad, marker);
+}
+
+void emit_text(const cli::RunReport& run, const EmitOptions& options, std::ostream& out) {
+  for (const cli::FileReport& f : run.files) {
+    if (f.error || f.diagnostics.empty()) continue;
+    const source::LineIndex lines(f.text);
+    for (const rules::Diagnostic& d : f.diagnostics) {
+      const auto loc = lines.location(f.text, d.range.start);
+      out << fmt::format("{}:{}:{}: {} {}\n", f.display, loc.line, loc.column, d.code, d.message);
+      if (options.format == Format::Concise) continue;
+      code_frame(out, f, lines, d);
+      const std::string pad(std::to_string(loc.line).size(), ' ');
+      if (!d.function.empty()) {
+        out << fmt::format("{} = in `{}`{}\n", pad, d.function,
+                           d.region_reason.empty() ? "" : fmt::format(" ({})", d.region_reason));
+      }
+      if (std::string status = fix_status(d); !status.empty()) {
+        out << fmt::format("{} = {}\n", pad, status);
+      } else if (!d.help.empty()) {
+        out << fmt::format("{} = help: {}\n", pad, d.help);
+      }
+      out << "\n";
+    }
+  }
+}
+
+ordered_json location_json(const source::LineIndex& lines, std::string_view text, uint32_t offset) {
+  const auto loc = lines.location(text, offset);
+  return ordered_json{{"row", loc.line}, {"column", loc.column}};
+}
+
+void emit_json(const cli::RunReport& run, std::ostream& out) {
+  ordered_json diagnostics = ordered_json::array();
+  ordered_json errors = ordered_json::array();
+  ordered_json files = ordered_json::array();
+  for (const cli::DiscoveryError& e : run.discovery_errors) {
+    errors.push_back({{"filename", e.display}, {"kind", "discovery"}, {"message", e.message}});
+  }
+  for (const cli::FileReport& f : run.files) {
+    if (f.error) {
+      errors.push_back({{"filename", f.display}, {"kind", "read"}, {"message", f.error->message}});
+      continue;
+    }
+    if (f.write_error) {
+      errors.push_back({{"filename", f.display}, {"kind", "write"}, {"message", *f.write_error}});
+    }
+    files.push_back({{"filename", f.display},
+                     {"fixes_applied", f.fixes_applied},
+                     {"changed", f.changed()},
+                     {"written", f.written},
+                     {"notes", f.notes}});
+    const source::LineIndex lines(f.text);
+    for (const rules::Diagnostic& d : f.diagnostics) {
+      ordered_json j;
+      j["code"] = d.code;
+      j["name"] = rule_name(d.code);
+      j["message"] = d.message;
+      j["graph_break_id"] = d.graph_break_id.empty() ? ordered_json(nullptr) : ordered_json(d.graph_break_id);
+      j["filename"] = f.display;
+      j["location"] = location_json(lines, f.text, d.range.start);
+      j["end_location"] = location_json(lines, f.text, d.range.end);
+      j["range"] = {{"start", d.range.start}, {"end", d.range.end}};
+      j["function"] = d.function.empty() ? ordered_json(nullptr) : ordered_json(d.function);
+      j["compile_region"] = d.region_reason.empty() ? ordered_json(nullptr) : ordered_json(d.region_reason);
+      if (d.fix) {
+        ordered_json edits = ordered_json::array();
+        for (const source::Edit& e : d.fix->edits) {
+          edits.push_back({{"range", {{"start", e.range.start}, {"end", e.range.end}}},
+                           {"location", location_json(lines, f.text, e.range.start)},
+                           {"end_location", location_json(lines, f.text, e.range.end)},
+                           {"content", e.replacement}});
+        }
+        j["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
+                    {"title", d.fix->title},
+                    {"edits", edits}};
+      } else {
+        j["fix"] = nullptr;
+      }
+      j["decline_reason"] = d.decline_reason ? ordered_json(*d.decline_reason) : ordered_json(nullptr);
+      j["help"] = d.help.empty() ? ordered_json(nullptr) : ordered_json(d.help);
+      diagnostics.push_back(std::move(j));
+    }
+  }
+  std::map<std::string, size_t> by_code;
+  size_t checked = 0, skipped = 0, findings = 0, fixes = 0;
+  for (const cli::FileReport& f : run.files) {
+    if (f.error) {
+      ++skipped;
+      continue;
+    }
+    ++checked;
+    fixes += static_cast<size_t>(f.fixes_applied);
+    for (const auto& d : f.diagnostics) {
+      ++by_code[std::string(d.code)];
+      ++findings;
+    }
+  }
+  ordered_json summary = {{"files_checked", checked},
+                          {"files_skipped", skipped},
+                          {"findings", findings},
+                          {"by_code", by_code},
+                          {"fixes_applied", fixes},
+                          {"compiled_functions", run.compiled_functions},
+                          {"elapsed_ms", run.elapsed_ms}};
+  ordered_json root = {{"schema_version", 1},
+                       {"tool", {{"name", "graphmend"}, {"version", GRAPHMEND_VERSION}}},
+                       {"diagnostics", diagnostics},
+                       {"errors", errors},
+                       {"files", files},
+                       {"summary", summary},
+                       {"exit_code", cli::exit_code(run)}};
+  out << root.dump(2) << "\n";
+}
+
+}  // namespace
+
+std::string summary_line(const cli::RunReport& run) {
+  std::map<std::string, size_t> by_code;
+  size_t checked = 0, skipped = 0, findings = 0, fixes = 0;
+  for (const cli::FileReport& f : run.files) {
+    if (f.error) {
+      ++skipped;
+      continue;
+    }
+    ++checked;
+    fixes += static_cast<size_t>(f.fixes_applied);
+    for (const auto& d : f.diagnostics) {
+      ++by_code[std::string(d.code)];
+      ++findings;
+    }
+  }
+  std::string codes;
+  for (const auto& [code, n] : by_code) {
+    codes += fmt::format("{}{}: {}", codes.empty() ? "" : ", ", code, n);
+  }
+  std::string line = fmt::format("Checked {} file{}", checked, checked == 1 ? "" : "s");
+  if (skipped > 0) line += fmt::format(" ({} skipped)", skipped);
+  if (fixes > 0) line += fmt::format(", applied {} fix{}", fixes, fixes == 1 ? "" : "es");
+  if (findings == 0) {
+    line += ": no graph-break sites found";
+  } else {
+    line += fmt::format(": {} finding{} ({})", findings, findings == 1 ? "" : "s", codes);
+  }
+  line += fmt::format(" in {:.1f} ms", run.elapsed_ms);
+  return line;
+}
+
+void emit(const cli::RunReport& run, const EmitOptions& options, std::ostream& out, std::ostream& err) {
+  for (const cli::DiscoveryError& e : run.discovery_errors) {
+    err << fmt::format("error: {}: {}\n", e.display, e.message);
+  }
+  for (const cli::FileReport& f : run.files) {
+    if (f.error) err << fmt::format("error: {}: {}\n", f.display, f.error->message);
+    if (f.write_error) err << fmt::format("error: {}: cannot write: {}\n", f.display, *f.write_error);
+    for (const std::string& note : f.notes) err << fmt::format("note: {}: {}\n", f.display, note);
+  }
+  if (options.diff) {
+    for (const cli::FileReport& f : run.files) {
+      if (f.changed()) out << unified_diff(f.original->text, f.text, f.display);
+    }
+  }
+  if (options.format == Format::Json) {
+    emit_json(run, out);
+    return;
+  }
+  emit_text(run, options, out);
+  if (options.show_summary) out << summary_line(run) << "\n";
+}
+
+}  // namespace graphmend::report

@@ -1,0 +1,75 @@
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+using analysis::ValueKind;
+
+std::vector<int> RuleContext::compiled_functions() const {
+  std::vector<int> out;
+  for (size_t i = 0; i < module.functions.size(); ++i) {
+    if (regions.is_compiled(module, static_cast<int>(i))) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+std::optional<std::string> callee_name(const ir::Module& module, ir::Node call) {
+  return module.qualified_name(call.field("function"));
+}
+
+Truth classify_truth(const RuleContext& ctx, ir::Node condition) {
+  ir::Node e = ir::unparenthesize(condition);
+  if (e.is("not_operator")) return classify_truth(ctx, e.field("argument"));
+  if (e.is("boolean_operator")) {
+    // Operands are tested left to right; the first one needing tensor data is where it breaks.
+    for (ir::Node side : {e.field("left"), e.field("right")}) {
+      Truth t = classify_truth(ctx, side);
+      if (t.kind != TruthKind::Static) return t;
+    }
+    return {};
+  }
+  if (e.is("call")) {
+    auto q = callee_name(ctx.module, e);
+    if (q && (*q == "torch.equal" || *q == "torch.allclose" || *q == "torch.is_nonzero")) {
+      return {TruthKind::DataOperator, e};
+    }
+  }
+  const analysis::ValueType t = ctx.types.type_of(ctx.module, e);
+  if (t.tensor_like()) return {TruthKind::TensorTruth, e};
+  if (t.kind == ValueKind::DataScalar) return {TruthKind::Extraction, e};
+  return {};
+}
+
+bool is_validation_guard(const ir::Module& module, ir::Node if_statement) {
+  (void)module;
+  if (!if_statement.is("if_statement")) return false;
+  if (!if_statement.children_by_field("alternative").empty()) return false;
+  ir::Node body = if_statement.field("consequence");
+  std::vector<ir::Node> stmts;
+  for (ir::Node s : body.named_children()) {
+    if (!s.is("comment")) stmts.push_back(s);
+  }
+  return stmts.size() == 1 && stmts[0].is("raise_statement");
+}
+
+bool inside_branch_condition(ir::Node n) {
+  for (ir::Node child = n, p = n.parent(); p; child = p, p = p.parent()) {
+    if ((p.is("if_statement") || p.is("elif_clause") || p.is("while_statement")) &&
+        child == p.field("condition")) {
+      return true;
+    }
+    if (p.is("block") || p.is("module")) return false;
+  }
+  return false;
+}
+
+Diagnostic make_diagnostic(const RuleInfo& info, ir::Node site, std::string message, std::string help) {
+  Diagnostic d;
+  d.code = info.code;
+  d.range = site.range();
+  d.message = std::move(message);
+  d.graph_break_id = info.graph_break_id;
+  d.help = std::move(help);
+  return d;
+}
+
+}  // namespace graphmend::rules

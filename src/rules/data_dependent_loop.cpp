@@ -1,0 +1,50 @@
+#include "graphmend/rules/data_dependent_loop.h"
+
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+const RuleInfo& DataDependentLoopRule::info() const {
+  static const RuleInfo kInfo{"GM405", "data-dependent-loop", "a loop bounded by tensor data splits the graph",
+                              "GB0170", RuleFamily::Report, FixAvailability::None};
+  return kInfo;
+}
+
+void DataDependentLoopRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
+  const ir::Module& m = ctx.module;
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (n.is("while_statement")) {
+        Truth t = classify_truth(ctx, n.field("condition"));
+        if (t.kind == TruthKind::TensorTruth) {
+          sink.report(make_diagnostic(
+              info(), t.atom,
+              "`while` tests a tensor value on every iteration (GB0170: Data-dependent branching)",
+              "use a static trip count, torch._higher_order_ops.while_loop, or move the loop out"));
+        }
+        return true;
+      }
+      if (n.is("for_statement")) {
+        ir::Node iter = ir::unparenthesize(n.field("right"));
+        if (!iter.is("call")) return true;
+        auto q = callee_name(m, iter);
+        if (!q || *q != "range") return true;
+        for (ir::Node a : iter.field("arguments").named_children()) {
+          if (ctx.types.type_of(m, a).tensor_like()) {
+            Diagnostic d = make_diagnostic(
+                info(), iter,
+                "`range()` of a tensor makes the trip count data-dependent (GB0059: Failed to trace "
+                "builtin operator)",
+                "use a static trip count, or move the loop out of the compiled region");
+            d.graph_break_id = "GB0059";
+            sink.report(std::move(d));
+            break;
+          }
+        }
+      }
+      return true;
+    });
+  }
+}
+
+}  // namespace graphmend::rules

@@ -1,0 +1,82 @@
+#include "graphmend/rules/dynamic_shape.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+namespace {
+
+const std::set<std::string_view> kDynamicFunctions = {
+    "torch.nonzero", "torch.argwhere", "torch.unique", "torch.unique_consecutive",
+    "torch.masked_select", "torch.repeat_interleave", "torch.bincount"};
+const std::set<std::string_view> kDynamicMethods = {"nonzero", "argwhere", "unique",
+                                                    "unique_consecutive", "masked_select"};
+
+}  // namespace
+
+const RuleInfo& DynamicShapeRule::info() const {
+  static const RuleInfo kInfo{"GM404", "data-dependent-shape",
+                              "an operator whose output shape depends on tensor data splits the graph",
+                              "GB0036", RuleFamily::Report, FixAvailability::None};
+  return kInfo;
+}
+
+void DynamicShapeRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
+  const ir::Module& m = ctx.module;
+  const std::string help =
+      "use a static-shape form (torch.where with a fill value, nonzero_static), set "
+      "torch._dynamo.config.capture_dynamic_output_shape_ops = True, or move it out of the compiled region";
+  auto report = [&](ir::Node n, std::string what) {
+    sink.report(make_diagnostic(
+        info(), n,
+        fmt::format("{} has a data-dependent output shape; the graph is split here (GB0036: "
+                    "Dynamic shape operator)",
+                    what),
+        help));
+  };
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (n.is("call")) {
+        ir::Node fn = n.field("function");
+        ir::Node args = n.field("arguments");
+        auto q = callee_name(m, n);
+        if (q && kDynamicFunctions.contains(*q)) {
+          if (*q == "torch.repeat_interleave" &&
+              !(args && args.named_child_count() >= 2 &&
+                ctx.types.type_of(m, args.named_child(1)).tensor_like())) {
+            return true;
+          }
+          report(n, fmt::format("`{}`", *q));
+          return true;
+        }
+        if (q && *q == "torch.where" && args && args.named_child_count() == 1) {
+          report(n, "single-argument `torch.where`");
+          return true;
+        }
+        if (fn.is("attribute") && kDynamicMethods.contains(m.text(fn.field("attribute"))) &&
+            ctx.types.type_of(m, fn.field("object")).tensor_like()) {
+          report(n, fmt::format("`.{}()`", m.text(fn.field("attribute"))));
+        }
+        return true;
+      }
+      if (n.is("subscript")) {
+        // Boolean-mask indexing: x[mask] with a bool tensor index.
+        if (!ctx.types.type_of(m, n.field("value")).tensor_like()) return true;
+        for (ir::Node index : n.children_by_field("subscript")) {
+          const auto t = ctx.types.type_of(m, index);
+          if (t.tensor_like() && t.bool_tensor) {
+            report(n, "boolean-mask indexing");
+            break;
+          }
+        }
+      }
+      return true;
+    });
+  }
+}
+
+}  // namespace graphmend::rules

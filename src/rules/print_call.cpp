@@ -1,0 +1,32 @@
+#include "graphmend/rules/print_call.h"
+
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+const RuleInfo& PrintCallRule::info() const {
+  static const RuleInfo kInfo{"GM201", "print-in-graph", "`print` in compiled code splits the graph",
+                              "GB0059", RuleFamily::Defer, FixAvailability::Sometimes};
+  return kInfo;
+}
+
+void PrintCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
+  const ir::Module& m = ctx.module;
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (!n.is("call")) return true;
+      ir::Node fn = n.field("function");
+      // Only the builtin: a local or imported `print` is someone else's function.
+      if (fn.is("identifier") && m.text(fn) == "print" && m.lookup_at(fn) < 0) {
+        sink.report(make_diagnostic(
+            info(), n,
+            "`print` cannot be traced; the graph is split around it (GB0059: Failed to trace "
+            "builtin operator)",
+            "defer the print until the compiled call returns"));
+      }
+      return true;
+    });
+  }
+}
+
+}  // namespace graphmend::rules

@@ -1,0 +1,50 @@
+#include "graphmend/rules/registry.h"
+
+#include <array>
+
+#include "graphmend/rules/data_dependent_loop.h"
+#include "graphmend/rules/data_dependent_operator.h"
+#include "graphmend/rules/dynamic_shape.h"
+#include "graphmend/rules/logger_call.h"
+#include "graphmend/rules/print_call.h"
+#include "graphmend/rules/scalar_conversion.h"
+#include "graphmend/rules/tensor_branch.h"
+#include "graphmend/rules/tensor_item.h"
+#include "graphmend/rules/tensor_tolist.h"
+#include "graphmend/rules/tensor_truthiness.h"
+#include "graphmend/rules/validation_guard.h"
+#include "graphmend/rules/warnings_warn.h"
+
+namespace graphmend::rules {
+
+const RuleInfo kSyntaxErrorInfo{"GM901", "syntax-error", "the file does not parse; it is reported and never modified",
+                                "", RuleFamily::Meta, FixAvailability::None};
+
+std::span<const Rule* const> all_rules() {
+  static const TensorBranchRule tensor_branch;
+  static const TensorTruthinessRule tensor_truthiness;
+  static const PrintCallRule print_call;
+  static const LoggerCallRule logger_call;
+  static const WarningsWarnRule warnings_warn;
+  static const ValidationGuardRule validation_guard;
+  static const TensorItemRule tensor_item;
+  static const TensorTolistRule tensor_tolist;
+  static const ScalarConversionRule scalar_conversion;
+  static const DynamicShapeRule dynamic_shape;
+  static const DataDependentLoopRule data_dependent_loop;
+  static const DataDependentOperatorRule data_dependent_operator;
+  static const std::array<const Rule*, 12> kRules = {
+      &tensor_branch,  &tensor_truthiness, &print_call,       &logger_call,
+      &warnings_warn,  &validation_guard,  &tensor_item,      &tensor_tolist,
+      &scalar_conversion, &dynamic_shape,  &data_dependent_loop, &data_dependent_operator};
+  return kRules;
+}
+
+const Rule* find_rule(std::string_view code_or_name) {
+  for (const Rule* r : all_rules()) {
+    if (r->info().code == code_or_name || r->info().name == code_or_name) return r;
+  }
+  return nullptr;
+}
+
+}  // namespace graphmend::rules

@@ -1,0 +1,39 @@
+#include "graphmend/rules/scalar_conversion.h"
+
+#include <fmt/format.h>
+
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+const RuleInfo& ScalarConversionRule::info() const {
+  static const RuleInfo kInfo{"GM403", "tensor-to-python-scalar",
+                              "`int()`/`float()`/`bool()` of a tensor splits the graph", "GB0124",
+                              RuleFamily::Report, FixAvailability::None};
+  return kInfo;
+}
+
+void ScalarConversionRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
+  const ir::Module& m = ctx.module;
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (!n.is("call")) return true;
+      ir::Node fn = n.field("function");
+      if (!fn.is("identifier") || m.lookup_at(fn) >= 0) return true;
+      const std::string_view name = m.text(fn);
+      if (name != "int" && name != "float" && name != "bool" && name != "complex") return true;
+      ir::Node args = n.field("arguments");
+      if (!args || args.named_child_count() != 1) return true;
+      if (!ctx.types.type_of(m, args.named_child(0)).tensor_like()) return true;
+      sink.report(make_diagnostic(
+          info(), n,
+          fmt::format("`{}()` of a tensor reads its value into Python; the graph is split here "
+                      "(GB0124: Unsupported Tensor.item() call)",
+                      name),
+          "keep the value as a tensor (e.g. .to(dtype)), or set capture_scalar_outputs = True"));
+      return true;
+    });
+  }
+}
+
+}  // namespace graphmend::rules

@@ -1,0 +1,35 @@
+#include "graphmend/rules/tensor_item.h"
+
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+using analysis::ValueKind;
+
+const RuleInfo& TensorItemRule::info() const {
+  static const RuleInfo kInfo{"GM401", "tensor-item", "`Tensor.item()` in compiled code splits the graph",
+                              "GB0124", RuleFamily::Report, FixAvailability::None};
+  return kInfo;
+}
+
+void TensorItemRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
+  const ir::Module& m = ctx.module;
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (!n.is("call")) return true;
+      ir::Node fn = n.field("function");
+      if (!fn.is("attribute") || m.text(fn.field("attribute")) != "item") return true;
+      if (n.field("arguments").named_child_count() != 0) return true;
+      const auto t = ctx.types.type_of(m, fn.field("object"));
+      if (t.kind == ValueKind::Static || t.kind == ValueKind::None || t.kind == ValueKind::Module) return true;
+      sink.report(make_diagnostic(
+          info(), n,
+          "`.item()` moves a tensor value into Python; the graph is split here (GB0124: "
+          "Unsupported Tensor.item() call with capture_scalar_outputs=False)",
+          "keep the value as a tensor, or set torch._dynamo.config.capture_scalar_outputs = True"));
+      return true;
+    });
+  }
+}
+
+}  // namespace graphmend::rules

@@ -1,0 +1,98 @@
+#include "graphmend/rules/tensor_truthiness.h"
+
+#include <fmt/format.h>
+
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+const RuleInfo& TensorTruthinessRule::info() const {
+  static const RuleInfo kInfo{"GM102", "tensor-truthiness",
+                              "a tensor's truth value is taken outside an `if`", "GB0170",
+                              RuleFamily::Report, FixAvailability::None};
+  return kInfo;
+}
+
+namespace {
+
+// The outermost boolean/not operator of an expression tree.
+bool is_outermost_bool_op(ir::Node n) {
+  ir::Node p = n.parent();
+  while (p && p.is("parenthesized_expression")) p = p.parent();
+  return !(p && (p.is("boolean_operator") || p.is("not_operator")));
+}
+
+bool is_literal_message(ir::Node n) {
+  if (!n) return true;
+  if (n.is("string")) {
+    for (ir::Node c : n.named_children()) {
+      if (c.is("interpolation")) return false;
+    }
+    return true;
+  }
+  if (n.is("concatenated_string")) {
+    for (ir::Node s : n.named_children()) {
+      if (!is_literal_message(s)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void TensorTruthinessRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
+  const ir::Module& m = ctx.module;
+  auto report = [&](ir::Node atom, std::string_view what) {
+    sink.report(make_diagnostic(
+        info(), atom,
+        fmt::format("{} asks a tensor for its truth value (GB0170: Data-dependent branching)", what),
+        "use torch.where / torch.logical_and / torch.logical_or so the value stays a tensor"));
+  };
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (n.is("conditional_expression")) {
+        auto kids = n.named_children();
+        if (kids.size() == 3) {
+          Truth t = classify_truth(ctx, kids[1]);
+          if (t.kind == TruthKind::TensorTruth) report(t.atom, "conditional expression");
+        }
+        return true;
+      }
+      if ((n.is("boolean_operator") || n.is("not_operator")) && is_outermost_bool_op(n) &&
+          !inside_branch_condition(n)) {
+        // Inside a conditional expression's test or an assert, those sites report.
+        ir::Node p = n.parent();
+        while (p && p.is("parenthesized_expression")) p = p.parent();
+        if (p && p.is("conditional_expression") && p.named_child_count() == 3 &&
+            p.named_child(1) == n) {
+          return true;
+        }
+        if (p && (p.is("assert_statement") || p.is("if_clause"))) return true;
+        Truth t = classify_truth(ctx, n);
+        if (t.kind == TruthKind::TensorTruth) {
+          report(t.atom, n.is("not_operator") ? "`not`" : "`and`/`or`");
+        }
+        return true;
+      }
+      if (n.is("if_clause")) {
+        Truth t = classify_truth(ctx, n.named_child(0));
+        if (t.kind == TruthKind::TensorTruth) report(t.atom, "comprehension filter");
+        return true;
+      }
+      if (n.is("assert_statement")) {
+        // Dynamo rewrites `assert <tensor>, "literal"` into torch._assert_async; other forms break.
+        ir::Node cond = n.named_child(0);
+        ir::Node msg = n.named_child_count() > 1 ? n.named_child(1) : ir::Node();
+        Truth t = classify_truth(ctx, cond);
+        if (t.kind == TruthKind::TensorTruth && !is_literal_message(msg)) {
+          report(t.atom, "`assert` with a non-literal message");
+        }
+        return true;
+      }
+      return true;
+    });
+  }
+}
+
+}  // namespace graphmend::rules

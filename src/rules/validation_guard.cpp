@@ -1,0 +1,37 @@
+#include "graphmend/rules/validation_guard.h"
+
+#include <fmt/format.h>
+
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+const RuleInfo& ValidationGuardRule::info() const {
+  static const RuleInfo kInfo{"GM301", "tensor-validation-guard",
+                              "`if <tensor cond>: raise` guard splits the graph", "GB0170",
+                              RuleFamily::Trap, FixAvailability::Sometimes};
+  return kInfo;
+}
+
+void ValidationGuardRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
+  const ir::Module& m = ctx.module;
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (!n.is("if_statement") || !is_validation_guard(m, n)) return true;
+      const Truth truth = classify_truth(ctx, n.field("condition"));
+      if (truth.kind != TruthKind::TensorTruth && truth.kind != TruthKind::DataOperator) return true;
+      Diagnostic d = make_diagnostic(
+          info(), truth.atom,
+          fmt::format("validation guard tests a tensor value before raising; Dynamo cannot trace "
+                      "the data-dependent check ({})",
+                      truth.kind == TruthKind::DataOperator ? "GB0033: Data dependent operator"
+                                                             : "GB0170: Data-dependent branching"),
+          "lower the check into the graph so the original exception is still raised");
+      if (truth.kind == TruthKind::DataOperator) d.graph_break_id = "GB0033";
+      sink.report(std::move(d));
+      return true;
+    });
+  }
+}
+
+}  // namespace graphmend::rules

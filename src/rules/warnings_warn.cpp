@@ -1,0 +1,32 @@
+#include "graphmend/rules/warnings_warn.h"
+
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+const RuleInfo& WarningsWarnRule::info() const {
+  static const RuleInfo kInfo{"GM203", "warnings-warn-in-graph",
+                              "`warnings.warn` in compiled code splits the graph", "GB0007",
+                              RuleFamily::Defer, FixAvailability::Sometimes};
+  return kInfo;
+}
+
+void WarningsWarnRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
+  const ir::Module& m = ctx.module;
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (!n.is("call")) return true;
+      auto q = callee_name(m, n);
+      if (q && (*q == "warnings.warn" || *q == "warnings.warn_explicit")) {
+        sink.report(make_diagnostic(
+            info(), n,
+            "`warnings.warn` is a C builtin Dynamo skips; the graph is split around it (GB0007: "
+            "Attempted to call function marked as skipped)",
+            "defer the warning until the compiled call returns"));
+      }
+      return true;
+    });
+  }
+}
+
+}  // namespace graphmend::rules

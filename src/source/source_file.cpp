@@ -1,0 +1,171 @@
+#include "graphmend/source/source_file.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sys/stat.h>
+
+namespace graphmend::source {
+namespace {
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+// PEP 263: a coding declaration on one of the first two lines.
+std::optional<std::string> declared_encoding(std::string_view text) {
+  static const std::regex kCoding(R"(^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+))");
+  size_t pos = 0;
+  for (int line = 0; line < 2 && pos <= text.size(); ++line) {
+    size_t end = text.find_first_of("\r\n", pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string l(text.substr(pos, end - pos));
+    std::smatch m;
+    if (std::regex_search(l, m, kCoding)) {
+      std::string enc = m[1].str();
+      for (auto& c : enc) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return enc;
+    }
+    // Only a comment or blank first line allows a declaration on the second.
+    if (l.find_first_not_of(" \t\f") != std::string::npos &&
+        l[l.find_first_not_of(" \t\f")] != '#') {
+      break;
+    }
+    pos = end;
+    if (pos < text.size() && text[pos] == '\r') ++pos;
+    if (pos < text.size() && text[pos] == '\n') ++pos;
+  }
+  return std::nullopt;
+}
+
+bool is_utf8_name(const std::string& enc) {
+  return enc == "utf-8" || enc == "utf8" || enc == "utf_8" || enc.starts_with("utf-8-") ||
+         enc.starts_with("utf_8_");
+}
+
+bool is_ascii(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<size_t> find_invalid_utf8(std::string_view bytes) {
+  const auto* s = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t n = bytes.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint32_t cp = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1Fu;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0Fu;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07u;
+    } else {
+      return i;
+    }
+    if (i + len > n) return i;
+    for (size_t k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (s[i + k] & 0x3Fu);
+    }
+    // Reject overlong forms, surrogates and out-of-range code points.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return i;
+    }
+    i += len;
+  }
+  return std::nullopt;
+}
+
+ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
+                         const std::string& display_path, const ReadOptions& options) {
+  if (bytes.size() > options.max_bytes) {
+    return ReadError{ReadErrorKind::TooLarge,
+                     fmt::format("file is {} bytes, over the {}-byte limit (--max-file-size); skipped",
+                                 bytes.size(), options.max_bytes)};
+  }
+  const size_t probe = std::min<size_t>(bytes.size(), 8192);
+  if (std::memchr(bytes.data(), '\0', probe) != nullptr) {
+    return ReadError{ReadErrorKind::Binary, "file looks binary (contains NUL bytes); skipped"};
+  }
+  SourceFile file;
+  file.path = path;
+  file.display_path = display_path;
+  if (std::string_view(bytes).starts_with(kBom)) {
+    file.has_bom = true;
+    bytes.erase(0, kBom.size());
+  }
+  if (auto enc = declared_encoding(bytes); enc && !is_utf8_name(*enc) && !is_ascii(bytes)) {
+    return ReadError{ReadErrorKind::UnsupportedEncoding,
+                     fmt::format("declared encoding '{}' is not supported (only UTF-8); skipped", *enc)};
+  }
+  if (auto bad = find_invalid_utf8(bytes)) {
+    const size_t offset = *bad + (file.has_bom ? kBom.size() : 0);
+    return ReadError{ReadErrorKind::NotUtf8,
+                     fmt::format("not valid UTF-8 (byte 0x{:02x} at offset {}); skipped",
+                                 static_cast<unsigned char>(bytes[*bad]), offset)};
+  }
+  if (bytes.size() > UINT32_MAX / 2) {
+    return ReadError{ReadErrorKind::TooLarge, "file is too large to index; skipped"};
+  }
+  file.newline = detect_newline(bytes);
+  file.text = std::move(bytes);
+  return file;
+}
+
+ReadResult read_source(const std::filesystem::path& path, const std::string& display_path,
+                       const ReadOptions& options) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ELOOP) return ReadError{ReadErrorKind::SymlinkLoop, "symbolic link loop"};
+    if (err == EACCES) return ReadError{ReadErrorKind::PermissionDenied, "permission denied"};
+    if (err == ENOENT || err == ENOTDIR) {
+      return ReadError{ReadErrorKind::NotFound, "no such file or directory"};
+    }
+    return ReadError{ReadErrorKind::Io, std::strerror(err)};
+  }
+  if (!S_ISREG(st.st_mode)) return ReadError{ReadErrorKind::NotRegularFile, "not a regular file"};
+  if (static_cast<uint64_t>(st.st_size) > options.max_bytes) {
+    return ReadError{ReadErrorKind::TooLarge,
+                     fmt::format("file is {} bytes, over the {}-byte limit (--max-file-size); skipped",
+                                 st.st_size, options.max_bytes)};
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    if (err == EACCES) return ReadError{ReadErrorKind::PermissionDenied, "permission denied"};
+    return ReadError{ReadErrorKind::Io, fmt::format("cannot open: {}", std::strerror(err))};
+  }
+  std::string bytes;
+  bytes.resize(static_cast<size_t>(st.st_size));
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (in.bad()) return ReadError{ReadErrorKind::Io, "read failed"};
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  return decode_source(std::move(bytes), path, display_path, options);
+}
+
+std::string encode_for_write(const SourceFile& file, std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 3);
+  if (file.has_bom) out.append(kBom);
+  out.append(text);
+  return out;
+}
+
+}  // namespace graphmend::source

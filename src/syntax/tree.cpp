@@ -1,0 +1,134 @@
+#include "graphmend/syntax/tree.h"
+
+#include <tree_sitter/api.h>
+
+#include <cstring>
+#include <stdexcept>
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace graphmend::syntax {
+namespace {
+
+static_assert(sizeof(RawNode) == sizeof(TSNode));
+
+TSNode ts(const Node& n) {
+  TSNode out;
+  std::memcpy(&out, &n.raw(), sizeof(TSNode));
+  return out;
+}
+
+Node wrap(TSNode n) {
+  if (ts_node_is_null(n)) return Node();
+  RawNode raw;
+  std::memcpy(&raw, &n, sizeof(TSNode));
+  return Node(raw);
+}
+
+}  // namespace
+
+std::string_view Node::type() const { return is_null() ? std::string_view() : ts_node_type(ts(*this)); }
+bool Node::is_named() const { return ts_node_is_named(ts(*this)); }
+bool Node::is_error() const { return !is_null() && ts_node_is_error(ts(*this)); }
+bool Node::is_missing() const { return !is_null() && ts_node_is_missing(ts(*this)); }
+bool Node::has_error() const { return !is_null() && ts_node_has_error(ts(*this)); }
+uint32_t Node::start() const { return ts_node_start_byte(ts(*this)); }
+uint32_t Node::end() const { return ts_node_end_byte(ts(*this)); }
+Node Node::parent() const { return is_null() ? Node() : wrap(ts_node_parent(ts(*this))); }
+
+Node Node::field(std::string_view name) const {
+  if (is_null()) return Node();
+  return wrap(ts_node_child_by_field_name(ts(*this), name.data(), static_cast<uint32_t>(name.size())));
+}
+
+uint32_t Node::child_count() const { return is_null() ? 0 : ts_node_child_count(ts(*this)); }
+uint32_t Node::named_child_count() const { return is_null() ? 0 : ts_node_named_child_count(ts(*this)); }
+Node Node::child(uint32_t i) const { return wrap(ts_node_child(ts(*this), i)); }
+Node Node::named_child(uint32_t i) const { return wrap(ts_node_named_child(ts(*this), i)); }
+Node Node::next_named_sibling() const { return wrap(ts_node_next_named_sibling(ts(*this))); }
+Node Node::prev_named_sibling() const { return wrap(ts_node_prev_named_sibling(ts(*this))); }
+
+std::vector<Node> Node::children() const {
+  std::vector<Node> out;
+  const uint32_t n = child_count();
+  out.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) out.push_back(child(i));
+  return out;
+}
+
+std::vector<Node> Node::named_children() const {
+  std::vector<Node> out;
+  const uint32_t n = named_child_count();
+  out.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) out.push_back(named_child(i));
+  return out;
+}
+
+std::vector<Node> Node::children_by_field(std::string_view name) const {
+  std::vector<Node> out;
+  if (is_null()) return out;
+  const TSFieldId id = ts_language_field_id_for_name(python_language(), name.data(),
+                                                      static_cast<uint32_t>(name.size()));
+  if (id == 0) return out;
+  TSTreeCursor cursor = ts_tree_cursor_new(ts(*this));
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      if (ts_tree_cursor_current_field_id(&cursor) == id) {
+        out.push_back(wrap(ts_tree_cursor_current_node(&cursor)));
+      }
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
+void TreeDeleter::operator()(TSTree* t) const { ts_tree_delete(t); }
+void ParserDeleter::operator()(TSParser* p) const { ts_parser_delete(p); }
+
+Node Tree::root() const { return wrap(ts_tree_root_node(tree_.get())); }
+
+const TSLanguage* python_language() { return tree_sitter_python(); }
+
+Parser::Parser() : parser_(ts_parser_new()) {
+  if (!ts_parser_set_language(parser_.get(), python_language())) {
+    throw std::runtime_error("tree-sitter-python grammar ABI is incompatible with the runtime");
+  }
+}
+
+std::optional<Tree> Parser::parse(std::string_view text) {
+  TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, text.data(),
+                                        static_cast<uint32_t>(text.size()));
+  if (tree == nullptr) return std::nullopt;
+  return Tree(tree);
+}
+
+Node first_error(Node root) {
+  Node found;
+  walk(root, [&](Node n) {
+    if (!found.is_null()) return false;
+    if (n.is_error() || n.is_missing()) {
+      found = n;
+      return false;
+    }
+    return n.has_error();
+  });
+  if (found.is_null() && root.has_error()) {
+    // MISSING nodes are not named; search all children.
+    std::vector<Node> stack{root};
+    while (!stack.empty() && found.is_null()) {
+      Node n = stack.back();
+      stack.pop_back();
+      if (n.is_missing() || n.is_error()) {
+        found = n;
+        break;
+      }
+      for (uint32_t i = n.child_count(); i > 0; --i) {
+        Node c = n.child(i - 1);
+        if (c.has_error() || c.is_missing()) stack.push_back(c);
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace graphmend::syntax
