@@ -18,7 +18,7 @@ void DataDependentLoopRule::check(const RuleContext& ctx, DiagnosticSink& sink) 
         Truth t = classify_truth(ctx, n.field("condition"));
         if (t.kind == TruthKind::TensorTruth) {
           sink.report(make_diagnostic(
-              info(), t.atom,
+              info(), n.field("condition"),
               "`while` tests a tensor value on every iteration (GB0170: Data-dependent branching)",
               "use a static trip count, torch._higher_order_ops.while_loop, or move the loop out"));
         }

@@ -76,11 +76,11 @@ void LoggerCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
       if (q && *q == fmt::format("logging.{}", method)) {
         Diagnostic d = make_diagnostic(
             info(), n,
-            fmt::format("`logging.{}` cannot be traced; the graph is split around it (GB0007: "
-                        "Attempted to call function marked as skipped)",
+            fmt::format("`logging.{}` is traced into the logging module, where Dynamo breaks "
+                        "(GB4841: Unsupported python_type() call)",
                         method),
             "defer the log call until the compiled call returns");
-        d.graph_break_id = "GB0007";
+        d.graph_break_id = "GB4841";
         sink.report(std::move(d));
         return true;
       }

@@ -23,7 +23,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
       const Truth truth = classify_truth(ctx, n.field("condition"));
       if (truth.kind == TruthKind::TensorTruth) {
         Diagnostic d = make_diagnostic(
-            info(), truth.atom,
+            info(), n.field("condition"),
             fmt::format("`{}` branches on a tensor value; Dynamo cannot trace data-dependent "
                         "control flow (GB0170: Data-dependent branching)",
                         n.is("elif_clause") ? "elif" : "if"),
@@ -31,7 +31,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
         sink.report(std::move(d));
       } else if (truth.kind == TruthKind::DataOperator) {
         Diagnostic d = make_diagnostic(
-            info(), truth.atom,
+            info(), n.field("condition"),
             fmt::format("`{}` branches on `{}`, whose Python bool depends on tensor data "
                         "(GB0033: Data dependent operator)",
                         n.is("elif_clause") ? "elif" : "if", m.text(truth.atom.field("function"))),

@@ -21,7 +21,7 @@ void ValidationGuardRule::check(const RuleContext& ctx, DiagnosticSink& sink) co
       const Truth truth = classify_truth(ctx, n.field("condition"));
       if (truth.kind != TruthKind::TensorTruth && truth.kind != TruthKind::DataOperator) return true;
       Diagnostic d = make_diagnostic(
-          info(), truth.atom,
+          info(), n.field("condition"),
           fmt::format("validation guard tests a tensor value before raising; Dynamo cannot trace "
                       "the data-dependent check ({})",
                       truth.kind == TruthKind::DataOperator ? "GB0033: Data dependent operator"

@@ -1,0 +1,82 @@
+"""Where real TorchDynamo breaks: graph-break locations and graph counts for fixture programs.
+
+A break's location is the innermost frame of its user stack that lies in user code (Dynamo reports a break in an inlined
+helper once per frame level; the innermost frame is the site). Each case is compiled from its
+*uncompiled* callable so every program is measured the same way, whatever spelling of
+torch.compile it uses itself.
+"""
+from __future__ import annotations
+
+import importlib
+import pathlib
+import sys
+import warnings
+from dataclasses import dataclass, field
+
+import torch
+import torch._dynamo
+
+
+@dataclass
+class CaseResult:
+    name: str
+    graphs: int  # counting backend
+    explain_graphs: int
+    explain_breaks: int
+    sites: set[tuple[str, int]] = field(default_factory=set)
+
+
+def _uncompiled(obj):
+    orig = getattr(obj, "_torchdynamo_orig_callable", None)
+    if orig is not None:
+        return orig
+    if isinstance(obj, torch._dynamo.eval_frame.OptimizedModule):
+        return obj._orig_mod
+    return obj
+
+
+def load_program(programs_dir: pathlib.Path, path: pathlib.Path):
+    rel = path.relative_to(programs_dir).with_suffix("")
+    name = ".".join(rel.parts)
+    if str(programs_dir) not in sys.path:
+        sys.path.insert(0, str(programs_dir))
+    return importlib.import_module(name)
+
+
+def _site(frames, user_root: pathlib.Path):
+    """The innermost frame in user code: a break inside a library (e.g. logging) is attributed
+    to the user line that called into it."""
+    for frame in reversed(frames):
+        path = pathlib.Path(frame.filename).resolve()
+        if user_root in path.parents:
+            return (str(path), frame.lineno)
+    return None
+
+
+def measure(module, user_root: pathlib.Path) -> list[CaseResult]:
+    results = []
+    for index, (fn, args) in enumerate(module.cases()):
+        fn = _uncompiled(fn)
+        label = f"{module.__name__}[{index}]"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch._dynamo.reset()
+            explained = torch._dynamo.explain(fn)(*args)
+            sites = set()
+            for reason in explained.break_reasons:
+                site = _site(reason.user_stack, user_root)
+                if site:
+                    sites.add(site)
+            torch._dynamo.reset()
+            graphs = []
+
+            def backend(gm, example_inputs):
+                graphs.append(gm)
+                return gm.forward
+
+            torch.compile(fn, backend=backend, dynamic=False)(*args)
+        results.append(
+            CaseResult(label, len(graphs), explained.graph_count, explained.graph_break_count, sites)
+        )
+    torch._dynamo.reset()
+    return results
