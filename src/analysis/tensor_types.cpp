@@ -484,6 +484,10 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
     if (kDataDependentTorchFunctions.contains(name)) return of(ValueKind::DataScalar);
     if (kStaticTorchFunctions.contains(name)) return of(ValueKind::Static);
     if (name.starts_with("torch.")) {
+      if (name == "torch.nn.Parameter" || name == "torch.nn.parameter.Parameter" ||
+          name == "torch.nn.Buffer") {
+        return of(ValueKind::Tensor);
+      }
       if (is_torch_nn_class(name)) return of(ValueKind::Module);
       for (string_view prefix : kOpaqueTorchPrefixes) {
         if (name.starts_with(prefix)) return {};

@@ -18,8 +18,10 @@ std::optional<std::string> write_atomically(const fs::path& path, std::string_vi
   if (ec) return fmt::format("cannot resolve path: {}", ec.message());
   struct stat st {};
   if (::stat(target.c_str(), &st) != 0) return fmt::format("cannot stat: {}", std::strerror(errno));
-  if (::access(target.c_str(), W_OK) != 0) {
-    return fmt::format("file is not writable ({}); not modified", std::strerror(errno));
+  // Judged by the mode bits, not access(2): root may write anything, but a read-only file is
+  // the owner's statement that it must not change.
+  if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0) {
+    return "file is read-only; not modified";
   }
   std::string tmpl = (target.parent_path() / ("." + target.filename().string() + ".graphmend-XXXXXX")).string();
   const int fd = ::mkstemp(tmpl.data());

@@ -255,14 +255,18 @@ class Builder {
           if (c.is("block")) {
             visit_block(c, scope);
           } else {
+            // Capture patterns: a one-name dotted_name directly under a case or keyword pattern
+            // (a class pattern's class name is under class_pattern), `as` aliases, and splats.
             syntax::walk(c, [&](Node n) {
-              if (n.is("identifier") && n.parent().is("as_pattern")) {
-                bind(scope, BindingKind::MatchCapture, n, clause);
-              } else if (n.is("capture_pattern") || (n.is("identifier") && n.parent().is("case_pattern"))) {
-                Node id = n.is("identifier") ? n : n.named_child(0);
-                if (id.is("identifier") && text(id) != "_") {
-                  bind(scope, BindingKind::MatchCapture, id, clause);
-                }
+              Node parent = n.parent();
+              if (n.is("identifier") && (parent.is("as_pattern") || parent.is("splat_pattern"))) {
+                if (text(n) != "_") bind(scope, BindingKind::MatchCapture, n, clause);
+                return false;
+              }
+              if (n.is("dotted_name") && n.named_child_count() == 1 &&
+                  (parent.is("case_pattern") || parent.is("keyword_pattern"))) {
+                Node id = n.named_child(0);
+                if (text(id) != "_") bind(scope, BindingKind::MatchCapture, id, clause);
                 return false;
               }
               return true;

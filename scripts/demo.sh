@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Quick start 1: install, build, and run graphmend on the bundled example model.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GRAPHMEND_NO_VENV=1 scripts/setup.sh
+scripts/build.sh >/dev/null
+echo "== graphmend check examples/tiny_transformer.py"
+./build/graphmend check examples/tiny_transformer.py || true
+echo
+echo "== graphmend fix --diff examples/tiny_transformer.py (prints the fix; writes nothing)"
+./build/graphmend fix --diff examples/tiny_transformer.py || true

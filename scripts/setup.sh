@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what graphmend needs to build and test, idempotently:
+#   - Debian packages (compiler libraries and build tools),
+#   - a virtual environment .venv with torch==2.13.0 (CPU wheel) and pytest.
+# The pinned tree-sitter sources are fetched by the CMake configure step (see third_party/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBS=(cmake ninja-build g++ libcli11-dev libfmt-dev libspdlog-dev libgtest-dev nlohmann-json3-dev libdtl-dev python3-venv)
+missing=()
+for p in "${DEBS[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup: installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
+  if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv"
+    python3 -m venv .venv
+  fi
+  # torch is pinned exactly: any looser requirement would pull a multi-GB CUDA build.
+  if ! .venv/bin/python -c 'import torch, pytest, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' 2>/dev/null; then
+    echo "setup: installing torch==2.13.0 and pytest into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0 pytest
+  fi
+fi

@@ -1,0 +1,198 @@
+#include <gtest/gtest.h>
+
+#include "graphmend/analysis/compile_regions.h"
+#include "graphmend/analysis/effects.h"
+#include "graphmend/analysis/tensor_types.h"
+#include "test_support.h"
+
+namespace graphmend::testing {
+namespace {
+
+using analysis::ValueKind;
+
+struct Analysed {
+  ParsedModule parsed;
+  analysis::Project project;
+  std::unique_ptr<analysis::TypeOracle> types;
+  explicit Analysed(std::string text) : parsed(parse_module(std::move(text))) {
+    project.add(parsed.module.get());
+    types = std::make_unique<analysis::TypeOracle>(project);
+  }
+  const ir::Module& m() const { return *parsed.module; }
+  ValueKind kind_of_assigned(std::string_view name) {
+    // The value of the last assignment to `name`.
+    ir::Node value;
+    syntax::walk(m().root(), [&](ir::Node n) {
+      if (n.is("assignment") && m().text(n.field("left")) == name) value = n.field("right");
+      return true;
+    });
+    return types->type_of(m(), value).kind;
+  }
+};
+
+TEST(TensorTypes, SourcesOfTensorness) {
+  Analysed a(
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "from typing import Optional\n"
+      "def f(x: torch.Tensor, m: Optional[torch.Tensor], n: int, u, k=3):\n"
+      "    t1 = torch.zeros(3)\n"
+      "    t2 = x.sum()\n"
+      "    t3 = F.relu(x) * 2\n"
+      "    s1 = x.shape[0]\n"
+      "    s2 = x.size(1) + n\n"
+      "    s3 = x.dtype == torch.float16\n"
+      "    s4 = len(u)\n"
+      "    s5 = k * 2\n"
+      "    d1 = t2.item()\n"
+      "    d2 = int(t2)\n"
+      "    d3 = torch.equal(x, x)\n"
+      "    l1 = u.mean()\n"
+      "    o1 = m\n"
+      "    b1 = x > 0\n"
+      "    un = u + 1\n"
+      "    return t1\n");
+  EXPECT_EQ(a.kind_of_assigned("t1"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("t2"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("t3"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("s1"), ValueKind::Static);
+  EXPECT_EQ(a.kind_of_assigned("s2"), ValueKind::Static);
+  EXPECT_EQ(a.kind_of_assigned("s3"), ValueKind::Static);
+  EXPECT_EQ(a.kind_of_assigned("s4"), ValueKind::Static);
+  EXPECT_EQ(a.kind_of_assigned("s5"), ValueKind::Static);
+  EXPECT_EQ(a.kind_of_assigned("d1"), ValueKind::DataScalar);
+  EXPECT_EQ(a.kind_of_assigned("d2"), ValueKind::DataScalar);
+  EXPECT_EQ(a.kind_of_assigned("d3"), ValueKind::DataScalar);
+  EXPECT_EQ(a.kind_of_assigned("l1"), ValueKind::LikelyTensor);
+  EXPECT_EQ(a.kind_of_assigned("o1"), ValueKind::OptionalTensor);
+  EXPECT_EQ(a.kind_of_assigned("un"), ValueKind::Unknown);
+}
+
+TEST(TensorTypes, FlowSensitiveThroughReassignmentAndLoops) {
+  Analysed a(
+      "import torch\n"
+      "def f(x: torch.Tensor, n: int):\n"
+      "    v = n\n"
+      "    a1 = v\n"
+      "    v = x.sum()\n"
+      "    a2 = v\n"
+      "    while v < 10:\n"
+      "        v = v + 1\n"
+      "    a3 = v\n");
+  EXPECT_EQ(a.kind_of_assigned("a1"), ValueKind::Static);
+  EXPECT_EQ(a.kind_of_assigned("a2"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("a3"), ValueKind::Tensor);  // loop-carried definition
+}
+
+TEST(TensorTypes, ModuleAttributesAndSubmoduleCalls) {
+  Analysed a(
+      "import torch\n"
+      "from torch import nn\n"
+      "class Inner(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return torch.tanh(x)\n"
+      "class M(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(2, 2)\n"
+      "        self.inner = Inner()\n"
+      "        self.w = nn.Parameter(torch.ones(2))\n"
+      "        self.register_buffer('mask', torch.ones(2, dtype=torch.bool))\n"
+      "        self.scale = 0.5\n"
+      "    def forward(self, x):\n"
+      "        h1 = self.lin(x)\n"
+      "        h2 = self.inner(x)\n"
+      "        h3 = self.w\n"
+      "        h4 = self.mask\n"
+      "        h5 = self.scale\n"
+      "        return h1\n");
+  EXPECT_EQ(a.kind_of_assigned("h1"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("h2"), ValueKind::Tensor);  // Inner.forward returns a tensor
+  EXPECT_EQ(a.kind_of_assigned("h3"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("h4"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("h5"), ValueKind::Static);
+}
+
+TEST(Effects, PureAllowListAndEffects) {
+  Analysed a(
+      "import torch\n"
+      "def f(x: torch.Tensor, obj):\n"
+      "    a = torch.relu(x) + x.sum()\n"
+      "    x.add_(1)\n"
+      "    obj.attr = 3\n"
+      "    obj[0] = 1\n"
+      "    print(x)\n"
+      "    y = obj.mystery()\n"
+      "    z = torch.add(x, 1, out=x)\n"
+      "    return a\n");
+  const ir::Module& m = a.m();
+  const ir::Node body = m.functions[0].node.field("body");
+  auto kinds_of = [&](uint32_t i) {
+    std::vector<analysis::EffectKind> out;
+    for (const auto& e : analysis::effects_of(m, *a.types, body.named_child(i))) out.push_back(e.kind);
+    return out;
+  };
+  using K = analysis::EffectKind;
+  EXPECT_TRUE(kinds_of(0).empty());
+  EXPECT_EQ(kinds_of(1), std::vector<K>{K::InPlaceMutation});
+  EXPECT_EQ(kinds_of(2), std::vector<K>{K::AttributeStore});
+  // A subscript store on an unknown object may also raise (IndexError, KeyError).
+  EXPECT_EQ(kinds_of(3), (std::vector<K>{K::SubscriptStore, K::MayRaise}));
+  EXPECT_EQ(kinds_of(4), std::vector<K>{K::IO});
+  EXPECT_EQ(kinds_of(5), std::vector<K>{K::UnknownCall});
+  EXPECT_EQ(kinds_of(6), std::vector<K>{K::InPlaceMutation});
+  EXPECT_EQ(kinds_of(7), std::vector<K>{K::ControlTransfer});
+}
+
+TEST(CompileRegions, EntryPointsAndReachability) {
+  Analysed a(
+      "import torch\n"
+      "from torch import nn\n"
+      "def helper(t):\n"
+      "    return t * 2\n"
+      "def unused(t):\n"
+      "    return t\n"
+      "@torch.compile\n"
+      "def decorated(x):\n"
+      "    return helper(x)\n"
+      "def plain(x):\n"
+      "    return x\n"
+      "fast = torch.compile(plain)\n"
+      "class Base:\n"
+      "    def forward(self, x):\n"
+      "        return x\n"
+      "class Sub(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.sub = Sub()\n"
+      "    def forward(self, x):\n"
+      "        return self.tail(self.sub(x))\n"
+      "    def tail(self, x):\n"
+      "        return x\n"
+      "    def not_called(self):\n"
+      "        return 1\n");
+  analysis::CompileRegions regions(a.project);
+  auto compiled = [&](std::string_view qualname) {
+    for (size_t i = 0; i < a.m().functions.size(); ++i) {
+      if (a.m().functions[i].qualname == qualname) return regions.is_compiled(a.m(), static_cast<int>(i));
+    }
+    ADD_FAILURE() << "no function " << qualname;
+    return false;
+  };
+  EXPECT_TRUE(compiled("decorated"));
+  EXPECT_TRUE(compiled("helper"));
+  EXPECT_FALSE(compiled("unused"));
+  EXPECT_TRUE(compiled("plain"));
+  EXPECT_FALSE(compiled("Base.forward"));  // no nn.Module base
+  EXPECT_TRUE(compiled("Sub.forward"));
+  EXPECT_TRUE(compiled("Net.forward"));
+  EXPECT_TRUE(compiled("Net.tail"));
+  EXPECT_FALSE(compiled("Net.not_called"));
+  EXPECT_FALSE(compiled("Net.__init__"));
+}
+
+}  // namespace
+}  // namespace graphmend::testing

@@ -1,0 +1,188 @@
+// Bad input never crashes the tool or damages a file: each case checks the message, the exit
+// code, and that the file is byte-identical afterwards.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_support.h"
+
+namespace graphmend::testing {
+namespace {
+
+const std::string kBin = GM_BINARY;
+
+CommandResult gm(const std::string& args) { return run_command(kBin + " " + args); }
+
+const std::string kBreaking =
+    "import torch\n\n@torch.compile\ndef f(x):\n    y = x + 1\n    print('hi')\n    return y\n";
+
+TEST(BadInput, SyntaxErrorIsReportedWithLineColumnAndNeverModified) {
+  TempDir dir;
+  const std::string bytes = "import torch\n\n@torch.compile\ndef f(x:\n    print(x)\n";
+  auto p = dir.write("broken.py", bytes);
+  for (const char* verb : {"check", "fix"}) {
+    auto r = gm(std::string(verb) + " " + quoted(p));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find("GM901"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("broken.py:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("syntax error"), std::string::npos) << r.out;
+    EXPECT_EQ(read_bytes(p), bytes);
+  }
+}
+
+TEST(BadInput, BinaryFileIsSkippedWithAClearMessage) {
+  TempDir dir;
+  const std::string bytes("\x7f" "ELF\0\0\x01\x02torch", 13);
+  auto p = dir.write("blob.py", bytes);
+  auto r = gm("fix " + quoted(p));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("blob.py: file looks binary"), std::string::npos) << r.out;
+  EXPECT_EQ(read_bytes(p), bytes);
+}
+
+TEST(BadInput, NonUtf8FileIsSkippedWithTheOffendingByte) {
+  TempDir dir;
+  const std::string bytes = "import torch\nname = 'caf\xe9'\n";
+  auto p = dir.write("latin.py", bytes);
+  auto r = gm("fix " + quoted(p));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("not valid UTF-8 (byte 0xe9 at offset 24)"), std::string::npos) << r.out;
+  EXPECT_EQ(read_bytes(p), bytes);
+}
+
+TEST(BadInput, DeclaredNonUtf8EncodingIsRefused) {
+  TempDir dir;
+  const std::string bytes = "# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\xe9'\n";
+  auto p = dir.write("declared.py", bytes);
+  auto r = gm("check " + quoted(p));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("declared encoding 'latin-1' is not supported"), std::string::npos) << r.out;
+  EXPECT_EQ(read_bytes(p), bytes);
+}
+
+TEST(BadInput, CrlfBomAndTabsAreAnalysedAndKept) {
+  TempDir dir;
+  const std::string bytes =
+      "\xEF\xBB\xBFimport torch\r\n\r\n@torch.compile\r\ndef f(x):\r\n\ty = x + 1\r\n\tprint('hi')\r\n\treturn y\r\n";
+  auto p = dir.write("windows.py", bytes);
+  auto r = gm("check --output-format concise " + quoted(p));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("windows.py:6:2: GM201"), std::string::npos) << r.out;
+  auto f = gm("fix " + quoted(p));
+  EXPECT_EQ(read_bytes(p), bytes);
+}
+
+TEST(BadInput, HugeFileIsSkipped) {
+  TempDir dir;
+  std::string bytes = kBreaking;
+  while (bytes.size() < 4096) bytes += "# padding line to make the file large\n";
+  auto p = dir.write("huge.py", bytes);
+  auto r = gm("check --max-file-size 1024 " + quoted(p));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("huge.py: file is"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--max-file-size"), std::string::npos) << r.out;
+  EXPECT_EQ(read_bytes(p), bytes);
+}
+
+TEST(BadInput, MissingPathIsAnError) {
+  auto r = gm("check /nonexistent/graphmend/model.py");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("no such file or directory"), std::string::npos) << r.out;
+}
+
+TEST(BadInput, UnreadableFileIsAnErrorAndOtherFilesAreStillChecked) {
+  TempDir dir;
+  auto secret = dir.write("secret.py", kBreaking);
+  auto open = dir.write("open.py", kBreaking);
+  ::chmod(secret.c_str(), 0);
+  ::chmod(dir.path.c_str(), 0755);
+  // Root reads anything: run as an unprivileged user so permissions apply.
+  const std::string prefix = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  auto r = run_command(prefix + kBin + " check --output-format concise " + quoted(secret) + " " + quoted(open));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("secret.py: permission denied"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("open.py:6:5: GM201"), std::string::npos) << r.out;
+  ::chmod(secret.c_str(), 0644);
+  EXPECT_EQ(read_bytes(secret), kBreaking);
+}
+
+TEST(BadInput, SymlinkLoopIsReportedNotFollowed) {
+  TempDir dir;
+  ::symlink((dir.path / "b.py").c_str(), (dir.path / "a.py").c_str());
+  ::symlink((dir.path / "a.py").c_str(), (dir.path / "b.py").c_str());
+  std::filesystem::create_directories(dir.path / "pkg");
+  ::symlink(dir.path.c_str(), (dir.path / "pkg" / "up").c_str());  // a directory cycle
+  dir.write("pkg/model.py", kBreaking);
+  auto explicit_loop = gm("check " + quoted(dir.path / "a.py"));
+  EXPECT_EQ(explicit_loop.exit_code, 2) << explicit_loop.out;
+  EXPECT_NE(explicit_loop.out.find("symbolic link loop"), std::string::npos) << explicit_loop.out;
+  auto walk = gm("check --output-format concise " + quoted(dir.path));
+  EXPECT_EQ(walk.exit_code, 2) << walk.out;  // the looping links are reported...
+  EXPECT_NE(walk.out.find("symbolic link loop"), std::string::npos) << walk.out;
+  EXPECT_NE(walk.out.find("model.py:6:5: GM201"), std::string::npos) << walk.out;  // ...and the walk finishes
+}
+
+TEST(BadInput, WalkSkipsHiddenFoldersVirtualEnvironmentsAndCaches) {
+  TempDir dir;
+  dir.write("src/model.py", kBreaking);
+  dir.write(".hidden/model.py", kBreaking);
+  dir.write("__pycache__/model.py", kBreaking);
+  dir.write("env/pyvenv.cfg", "home = /usr\n");
+  dir.write("env/lib/model.py", kBreaking);
+  auto r = gm("check --output-format concise " + quoted(dir.path));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("src/model.py:6:5: GM201"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(".hidden"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("__pycache__"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("env/lib"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Checked 1 file: 1 finding (GM201: 1)"), std::string::npos) << r.out;
+}
+
+TEST(BadInput, EmptyFileAndCleanFileExitZero) {
+  TempDir dir;
+  dir.write("empty.py", "");
+  dir.write("clean.py", "import torch\n\n@torch.compile\ndef f(x):\n    return x * 2\n");
+  auto r = gm("check " + quoted(dir.path));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("no graph-break sites found"), std::string::npos) << r.out;
+}
+
+TEST(BadInput, UsageErrorsExitTwo) {
+  EXPECT_EQ(gm("check --no-such-flag .").exit_code, 2);
+  EXPECT_EQ(gm("").exit_code, 2);
+  EXPECT_EQ(gm("rule GM999").exit_code, 2);
+}
+
+TEST(Cli, ExitZeroFlagAndJsonSchema) {
+  TempDir dir;
+  auto p = dir.write("m.py", kBreaking);
+  EXPECT_EQ(gm("check --exit-zero " + quoted(p)).exit_code, 0);
+  auto r = run_command(kBin + " check --output-format json " + quoted(p) + " 2>/dev/null");
+  EXPECT_EQ(r.exit_code, 1);
+  for (const char* key : {"\"schema_version\": 1", "\"code\": \"GM201\"", "\"graph_break_id\": \"GB0059\"",
+                          "\"location\"", "\"row\": 6", "\"function\": \"f\"", "\"summary\"", "\"by_code\""}) {
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << "\n" << r.out;
+  }
+}
+
+TEST(Cli, RuleDocumentsAreEmbedded) {
+  auto r = gm("rule GM101");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("GM101"), std::string::npos);
+  EXPECT_NE(r.out.find("## What it does"), std::string::npos) << r.out;
+  auto by_name = gm("rule print-in-graph");
+  EXPECT_NE(by_name.out.find("GM201"), std::string::npos);
+}
+
+TEST(Cli, NoqaSuppressesOneCode) {
+  TempDir dir;
+  auto p = dir.write("m.py",
+                     "import torch\n\n@torch.compile\ndef f(x):\n    y = x + 1\n"
+                     "    print('a')  # noqa: GM201\n    print('b')  # noqa: GM101\n    return y\n");
+  auto r = gm("check --output-format concise " + quoted(p));
+  EXPECT_EQ(r.out.find("m.py:6:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("m.py:7:5: GM201"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace graphmend::testing

@@ -1,0 +1,183 @@
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace graphmend::testing {
+namespace {
+
+using ir::BindingKind;
+using ir::ScopeKind;
+
+TEST(Scopes, FunctionClassLambdaComprehensionScopes) {
+  auto p = parse_module(
+      "x = 1\n"
+      "class C:\n"
+      "    y = 2\n"
+      "    def m(self):\n"
+      "        return y\n"      // class scope is not visible from methods
+      "f = lambda a: a + x\n"
+      "zs = [z * x for z in range(3)]\n");
+  const ir::Module& m = *p.module;
+  int kinds[5] = {};
+  for (const auto& s : m.scopes) kinds[static_cast<int>(s.kind)]++;
+  EXPECT_EQ(kinds[static_cast<int>(ScopeKind::Module)], 1);
+  EXPECT_EQ(kinds[static_cast<int>(ScopeKind::Class)], 1);
+  EXPECT_EQ(kinds[static_cast<int>(ScopeKind::Function)], 1);
+  EXPECT_EQ(kinds[static_cast<int>(ScopeKind::Lambda)], 1);
+  EXPECT_EQ(kinds[static_cast<int>(ScopeKind::Comprehension)], 1);
+  // `y` inside the method does not resolve to the class attribute.
+  ir::Node y_use = nth_identifier(m, "y", 1);
+  EXPECT_EQ(m.lookup_at(y_use), -1);
+  // `z` in the comprehension is local to it; `x` resolves to the module symbol.
+  ir::Node z_use = nth_identifier(m, "z", 0);
+  const int z = m.lookup_at(z_use);
+  ASSERT_GE(z, 0);
+  EXPECT_EQ(m.scopes[static_cast<size_t>(m.symbols[static_cast<size_t>(z)].scope)].kind, ScopeKind::Comprehension);
+  ir::Node x_in_lambda = nth_identifier(m, "x", 1);
+  EXPECT_EQ(m.symbols[static_cast<size_t>(m.lookup_at(x_in_lambda))].scope, 0);
+}
+
+TEST(Scopes, GlobalAndNonlocalRebindOuterSymbols) {
+  auto p = parse_module(
+      "count = 0\n"
+      "def bump():\n"
+      "    global count\n"
+      "    count = count + 1\n"
+      "def outer():\n"
+      "    total = 0\n"
+      "    def inner():\n"
+      "        nonlocal total\n"
+      "        total = 5\n"
+      "    return total\n");
+  const ir::Module& m = *p.module;
+  const int module_count = m.scopes[0].symbols.at("count");
+  EXPECT_EQ(m.symbols[static_cast<size_t>(module_count)].bindings.size(), 2u);  // module + bump()
+  const int outer_scope = m.functions[static_cast<size_t>(m.module_function("outer"))].scope;
+  const int total = m.scopes[static_cast<size_t>(outer_scope)].symbols.at("total");
+  EXPECT_EQ(m.symbols[static_cast<size_t>(total)].bindings.size(), 2u);  // outer + inner
+}
+
+TEST(Imports, AliasesResolveToQualifiedNames) {
+  auto p = parse_module(
+      "import torch as T\n"
+      "import torch.nn.functional as F\n"
+      "from torch import nn, where\n"
+      "import os.path\n"
+      "from . import sibling\n"
+      "from ..base import Base as B\n"
+      "G = F\n"
+      "T.where\nnn.Module\nwhere\nos.path.join\nsibling.f\nB\nG.relu\n",
+      "pkg.sub.mod");
+  const ir::Module& m = *p.module;
+  auto q = [&](std::string_view text) { return m.qualified_name(find_node(m, text.find('.') != std::string_view::npos ? "attribute" : "identifier", text)); };
+  EXPECT_EQ(q("T.where"), "torch.where");
+  EXPECT_EQ(q("nn.Module"), "torch.nn.Module");
+  EXPECT_EQ(m.qualified_name(nth_identifier(m, "where", 2)), "torch.where");
+  EXPECT_EQ(q("os.path.join"), "os.path.join");
+  EXPECT_EQ(q("sibling.f"), "pkg.sub.sibling.f");
+  EXPECT_EQ(m.qualified_name(nth_identifier(m, "B", 1)), "pkg.base.Base");
+  EXPECT_EQ(q("G.relu"), "torch.nn.functional.relu");
+}
+
+TEST(Cfg, ReachingDefinitionsAreFlowSensitive) {
+  auto p = parse_module(
+      "def f(a, flag):\n"
+      "    x = 1\n"          // d1
+      "    if flag:\n"
+      "        x = a\n"      // d2
+      "    use1 = x\n"       // reached by d1, d2
+      "    x = 'z'\n"        // d3
+      "    use2 = x\n"       // reached by d3 only
+      "    for i in range(3):\n"
+      "        x = i\n"      // d4
+      "    use3 = x\n"       // d3 (zero iterations) and d4
+      "    return x\n");
+  const ir::Module& m = *p.module;
+  auto values = [&](int nth) {
+    std::vector<std::string> out;
+    for (int b : m.reaching_bindings(nth_identifier(m, "x", nth))) {
+      out.emplace_back(m.text(m.bindings[static_cast<size_t>(b)].value));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // identifiers named x in order: d1, d2(target), use1, d3, use2, d4, use3, return
+  EXPECT_EQ(values(2), (std::vector<std::string>{"1", "a"}));
+  EXPECT_EQ(values(4), (std::vector<std::string>{"'z'"}));
+  EXPECT_EQ(values(6), (std::vector<std::string>{"'z'", "i"}));
+}
+
+TEST(Cfg, TryExceptWithWhileAndBreak) {
+  auto p = parse_module(
+      "def f(n):\n"
+      "    y = 0\n"
+      "    try:\n"
+      "        y = n.compute()\n"
+      "    except ValueError as err:\n"
+      "        y = -1\n"
+      "    while y:\n"
+      "        if y > 3:\n"
+      "            break\n"
+      "        y = y - 1\n"
+      "    with open('f') as fh:\n"
+      "        z = fh\n"
+      "    return y\n");
+  const ir::Module& m = *p.module;
+  const ir::Function& f = m.functions[0];
+  EXPECT_GE(f.cfg.nodes.size(), 12u);
+  // The handler may be entered before the try body assigned y: both y = 0 and y = n.compute()
+  // reach it; after the try, y = n.compute() and y = -1 reach `while y`.
+  std::vector<std::string> at_while;
+  for (int b : m.reaching_bindings(nth_identifier(m, "y", 3))) {
+    at_while.emplace_back(m.text(m.bindings[static_cast<size_t>(b)].value));
+  }
+  std::sort(at_while.begin(), at_while.end());
+  EXPECT_EQ(at_while, (std::vector<std::string>{"-1", "n.compute()", "y - 1"}));
+  bool has_with = false, has_handler = false;
+  for (const auto& node : f.cfg.nodes) {
+    has_with |= node.kind == ir::CfgKind::WithItem;
+    has_handler |= node.kind == ir::CfgKind::Handler;
+  }
+  EXPECT_TRUE(has_with);
+  EXPECT_TRUE(has_handler);
+}
+
+TEST(Cfg, MatchStatementCapturesBind) {
+  auto p = parse_module(
+      "def f(cmd):\n"
+      "    match cmd:\n"
+      "        case [a, b]:\n"
+      "            r = a\n"
+      "        case other:\n"
+      "            r = other\n"
+      "    return r\n");
+  const ir::Module& m = *p.module;
+  EXPECT_GE(m.lookup_at(nth_identifier(m, "other", 1)), 0);
+  EXPECT_EQ(m.reaching_bindings(nth_identifier(m, "r", 2)).size(), 2u);
+}
+
+TEST(Functions, ParametersDecoratorsAndQualnames) {
+  auto p = parse_module(
+      "import torch\n"
+      "class Net:\n"
+      "    @torch.compile(dynamic=False)\n"
+      "    def forward(self, x: torch.Tensor, *args, scale=1.0, **kw):\n"
+      "        def inner():\n"
+      "            return x\n"
+      "        return inner()\n");
+  const ir::Module& m = *p.module;
+  ASSERT_EQ(m.functions.size(), 2u);
+  const ir::Function& fwd = m.functions[0];
+  EXPECT_EQ(fwd.qualname, "Net.forward");
+  EXPECT_EQ(m.functions[1].qualname, "Net.forward.<locals>.inner");
+  ASSERT_EQ(fwd.params.size(), 5u);
+  EXPECT_EQ(fwd.params[2].kind, ir::Parameter::Kind::VarArgs);
+  EXPECT_EQ(fwd.params[3].kind, ir::Parameter::Kind::KeywordOnly);
+  EXPECT_EQ(fwd.params[4].kind, ir::Parameter::Kind::VarKeyword);
+  ASSERT_EQ(fwd.decorators.size(), 1u);
+  EXPECT_EQ(m.text(fwd.decorators[0]), "torch.compile(dynamic=False)");
+  EXPECT_EQ(m.classes[0].methods.count("forward"), 1u);
+}
+
+}  // namespace
+}  // namespace graphmend::testing
