@@ -1,0 +1,111 @@
+// Golden fixtures: tests/fixtures/<CODE>/<case>.py with <case>.expected (diagnostics) and, where a
+// fix applies, <case>.fixed.py. Each case also checks that the output re-parses, that a second run
+// makes no edits (idempotence), and that a file with nothing to fix is byte-identical.
+// GRAPHMEND_UPDATE_GOLDEN=1 rewrites the snapshots; CI never sets it.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "graphmend/cli/pipeline.h"
+#include "graphmend/source/text.h"
+#include "graphmend/syntax/tree.h"
+#include "test_support.h"
+
+namespace graphmend::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> fixture_cases() {
+  std::vector<fs::path> out;
+  for (const auto& entry : fs::recursive_directory_iterator(GM_FIXTURES_DIR)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".py" && !name.ends_with(".fixed.py")) out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string render(const cli::FileReport& f) {
+  const source::LineIndex lines(f.text);
+  std::string out;
+  for (const rules::Diagnostic& d : f.diagnostics) {
+    const auto loc = lines.location(f.text, d.range.start);
+    out += fmt::format("{}:{} {} {}\n", loc.line, loc.column, d.code, d.message);
+    if (d.fix) {
+      out += fmt::format("  fix[{}]: {}\n", source::applicability_name(d.fix->applicability), d.fix->title);
+    } else if (d.decline_reason) {
+      out += fmt::format("  declined: {}\n", *d.decline_reason);
+    }
+  }
+  for (const std::string& note : f.notes) out += fmt::format("note: {}\n", note);
+  return out;
+}
+
+cli::FileReport run_one(const fs::path& path) {
+  cli::Options options;
+  options.fix = true;
+  options.diff = true;  // fix in memory, write nothing
+  options.jobs = 1;
+  cli::RunReport report = cli::run({path.string()}, options);
+  EXPECT_EQ(report.files.size(), 1u);
+  return std::move(report.files.front());
+}
+
+class Golden : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
+  const fs::path input = GetParam();
+  const fs::path expected_path = fs::path(input).replace_extension(".expected");
+  const fs::path fixed_path = fs::path(input).replace_extension(".fixed.py");
+  const std::string original = read_bytes(input);
+  cli::FileReport first = run_one(input);
+  ASSERT_FALSE(first.error.has_value());
+  const std::string diagnostics = render(first);
+
+  if (std::getenv("GRAPHMEND_UPDATE_GOLDEN")) {
+    std::ofstream(expected_path, std::ios::binary) << diagnostics;
+    if (first.changed()) {
+      std::ofstream(fixed_path, std::ios::binary) << first.text;
+    } else {
+      fs::remove(fixed_path);
+    }
+    GTEST_SKIP() << "snapshot updated";
+  }
+  ASSERT_TRUE(fs::exists(expected_path)) << "missing snapshot " << expected_path;
+  EXPECT_EQ(diagnostics, read_bytes(expected_path));
+  EXPECT_EQ(read_bytes(input), original) << "a fixture must never be modified on disk";
+  if (fs::exists(fixed_path)) {
+    EXPECT_EQ(first.text, read_bytes(fixed_path));
+  } else {
+    EXPECT_EQ(first.text, original) << "no fix expected: the output must be byte-identical";
+  }
+  if (!first.syntax_error) {
+    // The output parses, and running again on it makes no further edits.
+    syntax::Parser parser;
+    auto tree = parser.parse(first.text);
+    ASSERT_TRUE(tree.has_value());
+    EXPECT_FALSE(tree->has_error());
+    TempDir dir;
+    const fs::path again = dir.write(input.filename().string(), first.text);
+    cli::FileReport second = run_one(again);
+    EXPECT_EQ(second.text, first.text) << "fixes are not idempotent";
+    EXPECT_EQ(second.fixes_applied, 0);
+  } else {
+    EXPECT_EQ(first.text, original);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Golden, ::testing::ValuesIn(fixture_cases()),
+                         [](const ::testing::TestParamInfo<fs::path>& info) {
+                           std::string name = info.param.parent_path().filename().string() + "_" +
+                                              info.param.stem().string();
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace graphmend::testing
