@@ -7,5 +7,6 @@ scripts/build.sh >/dev/null
 echo "== graphmend check examples/tiny_transformer.py"
 ./build/graphmend check examples/tiny_transformer.py || true
 echo
-echo "== graphmend fix --diff examples/tiny_transformer.py (prints the fix; writes nothing)"
+echo "== graphmend fix --diff examples/tiny_transformer.py (prints fixes as a diff; writes nothing)"
+echo "   (the rewrite rules are not implemented yet, so no diff is printed: detection only)"
 ./build/graphmend fix --diff examples/tiny_transformer.py || true

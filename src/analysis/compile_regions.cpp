@@ -222,21 +222,14 @@ void CompileRegions::close_over_calls() {
         }
         // self.sub(...) where self.sub = SomeModule(...) somewhere in the class.
         const ir::Class& k = m.classes[static_cast<size_t>(own_class->klass)];
-        for (const auto& [mname, mi] : k.methods) {
-          syntax::walk(m.functions[static_cast<size_t>(mi)].node, [&](ir::Node a) {
-            if (!a.is("assignment")) return true;
-            ir::Node left = a.field("left");
-            if (left.is("attribute") && m.text(left.field("object")) == "self" &&
-                m.text(left.field("attribute")) == attr) {
-              ir::Node right = a.field("right");
-              if (right && right.is("call")) {
-                if (auto sub = project_.class_of_expr(m, right.field("function"))) {
-                  add_class_forward(*sub, why, false);
-                }
-              }
-            }
-            return true;
-          });
+        auto cached = self_stores_.find(k.node.id());
+        if (cached == self_stores_.end()) cached = self_stores_.emplace(k.node.id(), index_self_stores(m, k)).first;
+        if (auto st = cached->second.find(std::string(attr)); st != cached->second.end()) {
+          for (const SelfStore& store : st->second) {
+            ir::Node right = ir::unparenthesize(store.value);
+            if (store.buffer || !right.is("call")) continue;
+            if (auto sub = project_.class_of_expr(m, right.field("function"))) add_class_forward(*sub, why, false);
+          }
         }
         return true;
       }

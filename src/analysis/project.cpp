@@ -5,6 +5,34 @@
 
 namespace graphmend::analysis {
 
+SelfStores index_self_stores(const ir::Module& m, const ir::Class& cls) {
+  SelfStores out;
+  for (const auto& [method, fi] : cls.methods) {
+    (void)method;
+    syntax::walk(m.functions[static_cast<size_t>(fi)].node.field("body"), [&](ir::Node n) {
+      if (n.is("function_definition") || n.is("class_definition")) return false;
+      if (n.is("assignment")) {
+        ir::Node left = n.field("left");
+        if (left.is("attribute") && m.text(left.field("object")) == "self" && n.field("right")) {
+          out[std::string(m.text(left.field("attribute")))].push_back({n.field("right"), false});
+        }
+      } else if (n.is("call")) {
+        ir::Node fn = n.field("function");
+        ir::Node args = n.field("arguments");
+        if (fn.is("attribute") && m.text(fn.field("attribute")) == "register_buffer" && args &&
+            args.named_child_count() >= 2 && args.named_child(0).is("string")) {
+          std::string_view lit = m.text(args.named_child(0));
+          if (lit.size() >= 2) {
+            out[std::string(lit.substr(1, lit.size() - 2))].push_back({args.named_child(1), true});
+          }
+        }
+      }
+      return true;
+    });
+  }
+  return out;
+}
+
 void Project::add(const ir::Module* module) {
   modules_.push_back(module);
   if (!module->module_name().empty()) by_name_.emplace(module->module_name(), module);

@@ -302,6 +302,21 @@ ValueType TypeOracle::annotation(const ir::Module& m, ir::Node ann) {
 }
 
 ValueType TypeOracle::binding(const ir::Module& m, int bi) {
+  // Definitions can reach each other in loops (a += 1; a += 2): a re-entered binding adds
+  // nothing new, like a re-entered expression.
+  const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
+  const void* key = b.target.id();
+  if (in_progress_bindings_.contains(key)) {
+    ++cycles_;
+    return ValueType{ValueKind::Bottom, false};
+  }
+  in_progress_bindings_.insert(key);
+  ValueType result = binding_uncached(m, bi);
+  in_progress_bindings_.erase(key);
+  return result;
+}
+
+ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
   const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
   switch (b.kind) {
     case ir::BindingKind::Parameter: {
@@ -397,41 +412,25 @@ ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {
   return {};
 }
 
+const SelfStores& TypeOracle::self_stores(ClassRef cls) {
+  const ir::Class& k = cls.module->classes[static_cast<size_t>(cls.klass)];
+  auto it = self_stores_.find(k.node.id());
+  if (it == self_stores_.end()) it = self_stores_.emplace(k.node.id(), index_self_stores(*cls.module, k)).first;
+  return it->second;
+}
+
 ValueType TypeOracle::self_attribute(const ir::Module& m, int klass, std::string_view name) {
   if (name == "training") return of(ValueKind::Static);
   std::optional<ValueType> acc;
   std::vector<ClassRef> classes{ClassRef{&m, klass}};
   for (ClassRef b : project_.bases_of(ClassRef{&m, klass})) classes.push_back(b);
   for (ClassRef c : classes) {
-    const ir::Module& cm = *c.module;
-    const ir::Class& k = cm.classes[static_cast<size_t>(c.klass)];
-    for (const auto& [mname, fi] : k.methods) {
-      (void)mname;
-      syntax::walk(cm.functions[static_cast<size_t>(fi)].node.field("body"), [&](ir::Node n) {
-        if (n.is("function_definition") || n.is("class_definition")) return false;
-        if (n.is("assignment")) {
-          ir::Node left = n.field("left");
-          if (left.is("attribute") && cm.text(left.field("object")) == "self" &&
-              cm.text(left.field("attribute")) == name && n.field("right")) {
-            ValueType v = type_of(cm, n.field("right"));
-            acc = acc ? join(*acc, v) : v;
-          }
-        } else if (n.is("call")) {
-          ir::Node fn = n.field("function");
-          if (fn.is("attribute") && cm.text(fn.field("attribute")) == "register_buffer") {
-            ir::Node args = n.field("arguments");
-            if (args && args.named_child_count() >= 2 && args.named_child(0).is("string")) {
-              std::string_view lit = cm.text(args.named_child(0));
-              if (lit.size() >= 2 && lit.substr(1, lit.size() - 2) == name) {
-                ValueType v = type_of(cm, args.named_child(1));
-                if (v.kind == ValueKind::None) v = of(ValueKind::None);
-                acc = acc ? join(*acc, v) : v;
-              }
-            }
-          }
-        }
-        return true;
-      });
+    const SelfStores& stores = self_stores(c);
+    auto it = stores.find(std::string(name));
+    if (it == stores.end()) continue;
+    for (const SelfStore& store : it->second) {
+      ValueType v = type_of(*c.module, store.value);
+      acc = acc ? join(*acc, v) : v;
     }
   }
   return acc.value_or(ValueType{});
@@ -521,17 +520,11 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
       const int klass = m.functions[static_cast<size_t>(f)].klass;
       if (auto meth = project_.find_method(ClassRef{&m, klass}, method)) return function_return(*meth);
       std::optional<ValueType> acc;
-      const ir::Class& k = m.classes[static_cast<size_t>(klass)];
-      for (const auto& [mname, fi] : k.methods) {
-        (void)mname;
-        syntax::walk(m.functions[static_cast<size_t>(fi)].node.field("body"), [&](ir::Node n) {
-          if (!n.is("assignment")) return true;
-          ir::Node left = n.field("left");
-          ir::Node right = n.field("right");
-          if (!(left.is("attribute") && m.text(left.field("object")) == "self" &&
-                m.text(left.field("attribute")) == method && right && right.is("call"))) {
-            return true;
-          }
+      const SelfStores& stores = self_stores(ClassRef{&m, klass});
+      if (auto st = stores.find(std::string(method)); st != stores.end()) {
+        for (const SelfStore& store : st->second) {
+          ir::Node right = ir::unparenthesize(store.value);
+          if (store.buffer || !right.is("call")) continue;
           ValueType v;
           ir::Node ctor = right.field("function");
           if (auto cq = m.qualified_name(ctor); cq && is_torch_nn_class(*cq)) {
@@ -540,8 +533,7 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
             if (auto fwd = project_.find_method(*cls, "forward")) v = function_return(*fwd);
           }
           acc = acc ? join(*acc, v) : v;
-          return true;
-        });
+        }
       }
       return acc.value_or(ValueType{});
     }

@@ -6,11 +6,20 @@
 
 namespace graphmend::ir {
 
+void Cfg::index() {
+  std::sort(ranges_.begin(), ranges_.end(), [](const MappedRange& a, const MappedRange& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+}
+
 int Cfg::node_containing(syntax::Node n) const {
-  for (syntax::Node p = n; p; p = p.parent()) {
-    auto it = node_index_.find(p.id());
-    if (it != node_index_.end()) return it->second;
-    if (p.is("function_definition") && !(p == n)) break;
+  // The innermost mapped range containing n: the last one (by start) that still covers it.
+  const uint32_t start = n.start(), end = n.end();
+  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), start,
+                             [](uint32_t pos, const MappedRange& r) { return pos < r.start; });
+  while (it != ranges_.begin()) {
+    --it;
+    if (it->end >= end) return it->cfg_node;
   }
   return -1;
 }

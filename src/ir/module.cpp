@@ -764,6 +764,7 @@ class Builder {
     cfg.map(f.node.field("parameters"), cfg.entry);
     auto end = b.block(f.node.field("body"), {cfg.entry});
     b.connect(end, cfg.exit);
+    cfg.index();
     // Attach bindings of this function's own locals to the CFG node that makes them.
     const int scope = f.scope;
     for (const auto& [name, sym] : m_.scopes[static_cast<size_t>(scope)].symbols) {
@@ -788,39 +789,67 @@ Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string mo
     : file_(&file), tree_(std::move(tree)), module_name_(std::move(module_name)) {
   mentions_torch_ = file.text.find("torch") != std::string::npos;
   Builder(*this).build();
+  index_scopes();
+}
+
+void Module::index_scopes() {
+  for (size_t i = 0; i < scopes.size(); ++i) {
+    Scope& sc = scopes[i];
+    const Node n = sc.node;
+    switch (sc.kind) {
+      case ScopeKind::Module:
+        sc.inner = n.range();
+        break;
+      case ScopeKind::Function: {
+        // Parameters and body; the name and decorators belong to the enclosing scope.
+        sc.inner = {n.field("parameters").start(), n.end()};
+        for (Node p : n.field("parameters").named_children()) {
+          if (Node v = p.field("value")) sc.holes.push_back(v.range());
+        }
+        break;
+      }
+      case ScopeKind::Class:
+        sc.inner = n.field("body").range();
+        break;
+      case ScopeKind::Lambda:
+        sc.inner = n.range();
+        break;
+      case ScopeKind::Comprehension:
+        sc.inner = n.range();
+        for (Node c : n.named_children()) {
+          if (c.is("for_in_clause")) {
+            sc.holes.push_back(c.field("right").range());
+            break;
+          }
+        }
+        break;
+    }
+    if (sc.parent >= 0) scopes[static_cast<size_t>(sc.parent)].children.push_back(static_cast<int>(i));
+  }
+  for (Scope& sc : scopes) {
+    std::sort(sc.children.begin(), sc.children.end(), [&](int a, int b) {
+      return scopes[static_cast<size_t>(a)].inner.start < scopes[static_cast<size_t>(b)].inner.start;
+    });
+  }
 }
 
 int Module::scope_of(Node n) const {
-  Node child = n;
-  for (Node p = n.parent(); p; child = p, p = p.parent()) {
-    auto it = scope_by_node_.find(p.id());
-    if (it == scope_by_node_.end()) continue;
-    const Scope& s = scopes[static_cast<size_t>(it->second)];
-    if (s.kind == ScopeKind::Function) {
-      // Decorators, the name and default values belong to the enclosing scope.
-      if (child == p.field("body") || child == p.field("parameters")) {
-        if (child == p.field("parameters")) {
-          // A default value is evaluated outside.
-          for (Node q = n; q && !(q == child); q = q.parent()) {
-            Node pp = q.parent();
-            if (pp && (pp.is("default_parameter") || pp.is("typed_default_parameter")) &&
-                q == pp.field("value")) {
-              goto outer;
-            }
-          }
-        }
-        return it->second;
-      }
-    outer:
-      continue;
-    }
-    if (s.kind == ScopeKind::Class) {
-      if (child == p.field("body")) return it->second;
-      continue;
-    }
-    return it->second;  // lambda / comprehension
+  // Descend the scope tree by byte range: no parent walks (ts_node_parent is O(depth)).
+  const source::TextRange r = n.range();
+  int current = 0;
+  for (;;) {
+    const auto& kids = scopes[static_cast<size_t>(current)].children;
+    auto it = std::upper_bound(kids.begin(), kids.end(), r.start, [&](uint32_t pos, int child) {
+      return pos < scopes[static_cast<size_t>(child)].inner.start;
+    });
+    if (it == kids.begin()) return current;
+    const Scope& candidate = scopes[static_cast<size_t>(*std::prev(it))];
+    if (!candidate.inner.contains(r) || candidate.node == n) return current;
+    bool in_hole = false;
+    for (const auto& hole : candidate.holes) in_hole |= hole.contains(r);
+    if (in_hole) return current;
+    current = *std::prev(it);
   }
-  return 0;
 }
 
 int Module::function_of(Node n) const {

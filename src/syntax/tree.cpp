@@ -3,6 +3,7 @@
 #include <tree_sitter/api.h>
 
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -48,20 +49,57 @@ Node Node::named_child(uint32_t i) const { return wrap(ts_node_named_child(ts(*t
 Node Node::next_named_sibling() const { return wrap(ts_node_next_named_sibling(ts(*this))); }
 Node Node::prev_named_sibling() const { return wrap(ts_node_prev_named_sibling(ts(*this))); }
 
+// Children are read with a cursor: ts_node_child(i) walks from the first sibling each time.
 std::vector<Node> Node::children() const {
   std::vector<Node> out;
-  const uint32_t n = child_count();
-  out.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) out.push_back(child(i));
+  if (is_null()) return out;
+  TSTreeCursor cursor = ts_tree_cursor_new(ts(*this));
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      out.push_back(wrap(ts_tree_cursor_current_node(&cursor)));
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
   return out;
 }
 
 std::vector<Node> Node::named_children() const {
   std::vector<Node> out;
-  const uint32_t n = named_child_count();
-  out.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) out.push_back(named_child(i));
+  if (is_null()) return out;
+  TSTreeCursor cursor = ts_tree_cursor_new(ts(*this));
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      TSNode n = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_is_named(n)) out.push_back(wrap(n));
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
   return out;
+}
+
+void walk_named(Node root, const std::function<bool(Node)>& visit) {
+  if (root.is_null()) return;
+  TSTreeCursor cursor = ts_tree_cursor_new(ts(root));
+  // Pre-order over named nodes; an unnamed node's named descendants are still visited.
+  bool descend = visit(root);
+  for (;;) {
+    if (descend && ts_tree_cursor_goto_first_child(&cursor)) {
+      TSNode n = ts_tree_cursor_current_node(&cursor);
+      descend = ts_node_is_named(n) ? visit(wrap(n)) : true;
+      continue;
+    }
+    bool moved = false;
+    while (!moved) {
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        moved = true;
+      } else if (!ts_tree_cursor_goto_parent(&cursor)) {
+        ts_tree_cursor_delete(&cursor);
+        return;
+      }
+    }
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    descend = ts_node_is_named(n) ? visit(wrap(n)) : true;
+  }
 }
 
 std::vector<Node> Node::children_by_field(std::string_view name) const {

@@ -196,3 +196,22 @@ TEST(CompileRegions, EntryPointsAndReachability) {
 
 }  // namespace
 }  // namespace graphmend::testing
+
+namespace graphmend::testing {
+namespace {
+
+TEST(TensorTypes, MutuallyReachingAugmentedAssignmentsTerminate) {
+  Analysed a(
+      "import torch\n"
+      "def f(x: torch.Tensor, n: int):\n"
+      "    acc = x\n"
+      "    for i in range(n):\n"
+      "        acc += 1\n"
+      "        acc += i\n"
+      "        acc *= 2\n"
+      "    out = acc\n");
+  EXPECT_EQ(a.kind_of_assigned("out"), ValueKind::Tensor);
+}
+
+}  // namespace
+}  // namespace graphmend::testing

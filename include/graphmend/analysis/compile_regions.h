@@ -40,6 +40,7 @@ class CompileRegions {
   std::map<std::pair<const ir::Module*, int>, RegionEntry> regions_;
   std::vector<FunctionRef> worklist_;
   mutable std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;
+  std::map<const void*, SelfStores> self_stores_;  // by class node
 };
 
 // True if `expr` (a decorator or callee) names torch.compile (any import spelling).

@@ -23,6 +23,17 @@ struct ClassRef {
   friend bool operator==(const ClassRef&, const ClassRef&) = default;
 };
 
+// A store to `self.<name>` in one of a class's methods: an assignment's value, or the tensor passed
+// to `self.register_buffer("<name>", value)`.
+struct SelfStore {
+  ir::Node value;
+  bool buffer = false;
+};
+using SelfStores = std::unordered_map<std::string, std::vector<SelfStore>>;
+
+// Every self-attribute store in a class's own methods (not its bases), in one walk.
+SelfStores index_self_stores(const ir::Module& module, const ir::Class& cls);
+
 class Project {
  public:
   void add(const ir::Module* module);

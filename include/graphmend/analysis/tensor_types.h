@@ -47,15 +47,20 @@ class TypeOracle {
   ValueType compute(const ir::Module& module, ir::Node expr);
   ValueType identifier(const ir::Module& module, ir::Node id);
   ValueType binding(const ir::Module& module, int binding);
+  ValueType binding_uncached(const ir::Module& module, int binding);
   ValueType call(const ir::Module& module, ir::Node call);
   ValueType attribute(const ir::Module& module, ir::Node attr);
   ValueType annotation(const ir::Module& module, ir::Node annotation);
   ValueType function_return(FunctionRef f);
   ValueType self_attribute(const ir::Module& module, int klass, std::string_view name);
 
+  const SelfStores& self_stores(ClassRef cls);
+
   const Project& project_;
+  std::unordered_map<const void*, SelfStores> self_stores_;  // by class node
   std::unordered_map<const void*, ValueType> memo_;
   std::unordered_set<const void*> in_progress_;
+  std::unordered_set<const void*> in_progress_bindings_;
   std::unordered_map<const void*, ValueType> returns_;  // keyed by function node id
   int depth_ = 0;
   int cycles_ = 0;  // cycle hits since the outermost query began

@@ -43,11 +43,16 @@ class Cfg {
   // True if some path from `from` reaches `to`.
   [[nodiscard]] bool reachable(int from, int to) const;
 
-  void map(syntax::Node n, int cfg_node) { node_index_[n.id()] = cfg_node; }
+  void map(syntax::Node n, int cfg_node) { ranges_.push_back({n.start(), n.end(), cfg_node}); }
+  void index();  // sorts the mapped ranges; call once after construction
   void solve_reaching_definitions(const Module& module);
 
  private:
-  std::unordered_map<const void*, int> node_index_;
+  struct MappedRange {
+    uint32_t start, end;
+    int cfg_node;
+  };
+  std::vector<MappedRange> ranges_;  // sorted by start, then wider first
   std::vector<int> def_bindings_;                 // bit i <-> binding def_bindings_[i]
   std::unordered_map<int, size_t> def_bit_;       // binding -> bit
   std::vector<std::vector<uint64_t>> reach_in_;   // per node

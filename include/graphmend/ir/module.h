@@ -61,6 +61,11 @@ struct Scope {
   ScopeKind kind = ScopeKind::Module;
   Node node;
   int parent = -1;
+  // Bytes evaluated in this scope, and holes inside them evaluated in the parent (default values
+  // of a function, the first iterable of a comprehension). Children are sorted by start.
+  source::TextRange inner;
+  std::vector<source::TextRange> holes;
+  std::vector<int> children;
   std::unordered_map<std::string, int> symbols;  // name -> Module::symbols index
   int function = -1;  // Function scopes: index into Module::functions
   int klass = -1;     // Class scopes: index into Module::classes
@@ -150,6 +155,7 @@ class Module {
   std::string module_name_;
   bool mentions_torch_ = false;
   std::unordered_map<const void*, int> scope_by_node_;     // scope-introducing node -> scope
+  void index_scopes();
 };
 
 // Dotted module name for a file path relative to a root ("a/b/c.py" -> "a.b.c", "a/__init__.py" -> "a").

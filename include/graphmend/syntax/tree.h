@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -103,17 +104,12 @@ const TSLanguage* python_language();
 // The first ERROR or MISSING node in document order, if any.
 Node first_error(Node root);
 
-// Pre-order walk; `visit` returns false to skip a node's children.
+// Pre-order walk over named nodes; `visit` returns false to skip a node's children.
+void walk_named(Node root, const std::function<bool(Node)>& visit);
+
 template <typename F>
 void walk(Node node, F&& visit) {
-  std::vector<Node> stack{node};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (!visit(n)) continue;
-    const uint32_t count = n.named_child_count();
-    for (uint32_t i = count; i > 0; --i) stack.push_back(n.named_child(i - 1));
-  }
+  walk_named(node, std::function<bool(Node)>(std::forward<F>(visit)));
 }
 
 }  // namespace graphmend::syntax
