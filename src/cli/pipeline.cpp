@@ -11,6 +11,7 @@
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/project.h"
 #include "graphmend/fix/apply.h"
+#include "graphmend/fix/verify.h"
 #include "graphmend/fix/write.h"
 #include "graphmend/ir/module.h"
 #include "graphmend/rules/registry.h"
@@ -94,6 +95,15 @@ std::vector<rules::Diagnostic> check_unit(const Unit& u, const analysis::Project
     const uint32_t line = lines.line_of(d.range.start);
     if (suppressed(lines.line_text(u.current->text, line), d.code)) continue;
     out.push_back(std::move(d));
+  }
+  // Say plainly why a site in a rewritable category carries no fix.
+  for (rules::Diagnostic& d : out) {
+    const rules::Rule* rule = rules::find_rule(d.code);
+    if (!rule || d.fix || d.decline_reason || rule->info().fix == rules::FixAvailability::None) continue;
+    const std::string_view family = rule->info().family == rules::RuleFamily::Where   ? "[Where]"
+                                    : rule->info().family == rules::RuleFamily::Defer ? "[Defer]"
+                                                                                      : "[Trap]";
+    d.decline_reason = fmt::format("the {} rewrite is not implemented in this version (detection only)", family);
   }
   // Annotate each diagnostic with its enclosing compiled function.
   for (rules::Diagnostic& d : out) {
@@ -211,7 +221,14 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
         if (d.fix && d.fix->applies(required)) fixes.push_back(&*d.fix);
       }
       if (fixes.empty()) return;
-      fix::ApplyResult applied = fix::apply_fixes(units[i].current->text, fixes);
+      fix::VerifiedResult verified = fix::apply_and_verify(units[i].current->text, fixes, parsers[w]);
+      if (verified.reverted) {
+        files[i].notes.push_back(
+            "a fix introduced a syntax error; all fixes to this file were reverted (this is a "
+            "graphmend bug: please report it)");
+        return;
+      }
+      fix::ApplyResult& applied = verified.applied;
       if (!applied.skipped.empty()) {
         files[i].notes.push_back(fmt::format(
             "{} fix(es) not applied because they overlap another fix; a later pass retries them",
@@ -224,12 +241,6 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       candidate.input = units[i].input;
       candidate.current = next;
       parse_unit(candidate, parsers[w]);
-      if (candidate.syntax_error) {
-        files[i].notes.push_back(
-            "a fix introduced a syntax error; all fixes to this file were reverted (this is a "
-            "graphmend bug: please report it)");
-        return;
-      }
       files[i].fixes_applied += static_cast<int>(applied.applied.size());
       units[i] = std::move(candidate);
       changed[i] = true;

@@ -23,7 +23,7 @@ std::string fix_status(const rules::Diagnostic& d) {
     return fmt::format("fix [{}]: {}", source::applicability_name(d.fix->applicability), d.fix->title);
   }
   if (d.decline_reason) return fmt::format("no fix: {}", *d.decline_reason);
-  return {};
+  return {};  // report-only rules: the help line gives PyTorch's remedy
 }
 
 void code_frame(std::ostream& out, const cli::FileReport& f, const source::LineIndex& lines,
@@ -107,6 +107,7 @@ void emit_json(const cli::RunReport& run, std::ostream& out) {
       j["code"] = d.code;
       j["name"] = rule_name(d.code);
       j["message"] = d.message;
+      j["fixable"] = d.fix.has_value();
       j["graph_break_id"] = d.graph_break_id.empty() ? ordered_json(nullptr) : ordered_json(d.graph_break_id);
       j["filename"] = f.display;
       j["location"] = location_json(lines, f.text, d.range.start);

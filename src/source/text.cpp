@@ -74,6 +74,30 @@ std::string_view newline_text(NewlineStyle style) {
   return "\n";
 }
 
+std::string indent_block(std::string_view code, std::string_view indent, std::string_view unit,
+                         NewlineStyle newline) {
+  std::string out;
+  size_t pos = 0;
+  bool first = true;
+  while (pos <= code.size()) {
+    size_t end = code.find('\n', pos);
+    if (end == std::string_view::npos) end = code.size();
+    std::string_view line = code.substr(pos, end - pos);
+    if (!first) out.append(newline_text(newline));
+    if (!line.empty()) {
+      if (!first) out.append(indent);
+      size_t spaces = 0;
+      while (spaces < line.size() && line[spaces] == ' ') ++spaces;
+      for (size_t step = 0; step < spaces / 4; ++step) out.append(unit);
+      out.append(line.substr(spaces - spaces % 4));
+    }
+    first = false;
+    if (end == code.size()) break;
+    pos = end + 1;
+  }
+  return out;
+}
+
 std::string_view indentation_at(std::string_view text, uint32_t offset) {
   size_t start = offset;
   while (start > 0 && text[start - 1] != '\n' && text[start - 1] != '\r') --start;

@@ -54,6 +54,12 @@ enum class NewlineStyle { Lf, CrLf, Cr };
 NewlineStyle detect_newline(std::string_view text);
 std::string_view newline_text(NewlineStyle style);
 
+// Renders generated code (written with '\n' and 4-space indentation steps) for insertion at a line
+// indented with `indent`: every line after the first gets `indent`, each 4-space step becomes the
+// file's own step (`unit`, e.g. "\t" or "  "), and newlines use the file's style.
+std::string indent_block(std::string_view code, std::string_view indent, std::string_view unit,
+                         NewlineStyle newline);
+
 // The leading whitespace of the line containing `offset`.
 std::string_view indentation_at(std::string_view text, uint32_t offset);
 
