@@ -81,6 +81,28 @@ ordered_json location_json(const source::LineIndex& lines, std::string_view text
   return ordered_json{{"row", loc.line}, {"column", loc.column}};
 }
 
+struct Totals {
+  std::map<std::string, size_t> by_code;
+  size_t checked = 0, skipped = 0, findings = 0, fixes = 0;
+};
+
+Totals totals_of(const cli::RunReport& run) {
+  Totals t;
+  for (const cli::FileReport& f : run.files) {
+    if (f.error) {
+      ++t.skipped;
+      continue;
+    }
+    ++t.checked;
+    t.fixes += static_cast<size_t>(f.fixes_applied);
+    for (const auto& d : f.diagnostics) {
+      ++t.by_code[std::string(d.code)];
+      ++t.findings;
+    }
+  }
+  return t;
+}
+
 void emit_json(const cli::RunReport& run, std::ostream& out) {
   ordered_json diagnostics = ordered_json::array();
   ordered_json errors = ordered_json::array();
@@ -134,25 +156,12 @@ void emit_json(const cli::RunReport& run, std::ostream& out) {
       diagnostics.push_back(std::move(j));
     }
   }
-  std::map<std::string, size_t> by_code;
-  size_t checked = 0, skipped = 0, findings = 0, fixes = 0;
-  for (const cli::FileReport& f : run.files) {
-    if (f.error) {
-      ++skipped;
-      continue;
-    }
-    ++checked;
-    fixes += static_cast<size_t>(f.fixes_applied);
-    for (const auto& d : f.diagnostics) {
-      ++by_code[std::string(d.code)];
-      ++findings;
-    }
-  }
-  ordered_json summary = {{"files_checked", checked},
-                          {"files_skipped", skipped},
-                          {"findings", findings},
-                          {"by_code", by_code},
-                          {"fixes_applied", fixes},
+  const Totals t = totals_of(run);
+  ordered_json summary = {{"files_checked", t.checked},
+                          {"files_skipped", t.skipped},
+                          {"findings", t.findings},
+                          {"by_code", t.by_code},
+                          {"fixes_applied", t.fixes},
                           {"compiled_functions", run.compiled_functions},
                           {"elapsed_ms", run.elapsed_ms}};
   ordered_json root = {{"schema_version", 1},
@@ -168,31 +177,18 @@ void emit_json(const cli::RunReport& run, std::ostream& out) {
 }  // namespace
 
 std::string summary_line(const cli::RunReport& run) {
-  std::map<std::string, size_t> by_code;
-  size_t checked = 0, skipped = 0, findings = 0, fixes = 0;
-  for (const cli::FileReport& f : run.files) {
-    if (f.error) {
-      ++skipped;
-      continue;
-    }
-    ++checked;
-    fixes += static_cast<size_t>(f.fixes_applied);
-    for (const auto& d : f.diagnostics) {
-      ++by_code[std::string(d.code)];
-      ++findings;
-    }
-  }
+  const Totals t = totals_of(run);
   std::string codes;
-  for (const auto& [code, n] : by_code) {
+  for (const auto& [code, n] : t.by_code) {
     codes += fmt::format("{}{}: {}", codes.empty() ? "" : ", ", code, n);
   }
-  std::string line = fmt::format("Checked {} file{}", checked, checked == 1 ? "" : "s");
-  if (skipped > 0) line += fmt::format(" ({} skipped)", skipped);
-  if (fixes > 0) line += fmt::format(", applied {} fix{}", fixes, fixes == 1 ? "" : "es");
-  if (findings == 0) {
+  std::string line = fmt::format("Checked {} file{}", t.checked, t.checked == 1 ? "" : "s");
+  if (t.skipped > 0) line += fmt::format(" ({} skipped)", t.skipped);
+  if (t.fixes > 0) line += fmt::format(", applied {} fix{}", t.fixes, t.fixes == 1 ? "" : "es");
+  if (t.findings == 0) {
     line += ": no graph-break sites found";
   } else {
-    line += fmt::format(": {} finding{} ({})", findings, findings == 1 ? "" : "s", codes);
+    line += fmt::format(": {} finding{} ({})", t.findings, t.findings == 1 ? "" : "s", codes);
   }
   line += fmt::format(" in {:.1f} ms", run.elapsed_ms);
   return line;
