@@ -141,32 +141,18 @@ std::optional<Tree> Parser::parse(std::string_view text) {
 }
 
 Node first_error(Node root) {
-  Node found;
-  walk(root, [&](Node n) {
-    if (!found.is_null()) return false;
-    if (n.is_error() || n.is_missing()) {
-      found = n;
-      return false;
-    }
-    return n.has_error();
-  });
-  if (found.is_null() && root.has_error()) {
-    // MISSING nodes are not named; search all children.
-    std::vector<Node> stack{root};
-    while (!stack.empty() && found.is_null()) {
-      Node n = stack.back();
-      stack.pop_back();
-      if (n.is_missing() || n.is_error()) {
-        found = n;
-        break;
-      }
-      for (uint32_t i = n.child_count(); i > 0; --i) {
-        Node c = n.child(i - 1);
-        if (c.has_error() || c.is_missing()) stack.push_back(c);
-      }
+  // Document-order search over all children: MISSING nodes are unnamed, so a named walk misses them.
+  std::vector<Node> stack{root};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (n.is_missing() || n.is_error()) return n;
+    std::vector<Node> kids = n.children();
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+      if (it->has_error() || it->is_missing()) stack.push_back(*it);
     }
   }
-  return found;
+  return Node();
 }
 
 }  // namespace graphmend::syntax
