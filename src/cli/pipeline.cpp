@@ -14,6 +14,7 @@
 #include "graphmend/fix/verify.h"
 #include "graphmend/fix/write.h"
 #include "graphmend/ir/module.h"
+#include "graphmend/rules/conditions.h"
 #include "graphmend/rules/registry.h"
 #include "graphmend/syntax/tree.h"
 
@@ -91,7 +92,11 @@ std::vector<rules::Diagnostic> check_unit(const Unit& u, const analysis::Project
     rule->check(ctx, sink);
   }
   const source::LineIndex lines(u.current->text);
+  const std::vector<source::TextRange> dead = rules::compile_dead_ranges(ctx);
   for (rules::Diagnostic& d : sink.diagnostics()) {
+    if (std::any_of(dead.begin(), dead.end(), [&](const source::TextRange& r) { return r.contains(d.range); })) {
+      continue;  // never traced: Dynamo folds the is_compiling() test
+    }
     const uint32_t line = lines.line_of(d.range.start);
     if (suppressed(lines.line_text(u.current->text, line), d.code)) continue;
     out.push_back(std::move(d));

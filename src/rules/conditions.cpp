@@ -1,13 +1,50 @@
 #include "graphmend/rules/conditions.h"
 
+#include "graphmend/fix/helpers.h"
+
 namespace graphmend::rules {
 
 using analysis::ValueKind;
 
 std::vector<int> RuleContext::compiled_functions() const {
+  // graphmend's own generated helpers are verified once, by graphmend's tests, not per module.
+  const auto generated = fix::find_helper_block(module.text());
   std::vector<int> out;
   for (size_t i = 0; i < module.functions.size(); ++i) {
+    if (generated && generated->contains(module.functions[i].node.range())) continue;
     if (regions.is_compiled(module, static_cast<int>(i))) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+bool is_compiling_check(const ir::Module& module, ir::Node expr) {
+  expr = ir::unparenthesize(expr);
+  if (!expr.is("call") || expr.field("arguments").named_child_count() != 0) return false;
+  ir::Node fn = expr.field("function");
+  if (fn.is("identifier") && module.text(fn) == "_graphmend_compiling") return true;
+  auto q = module.qualified_name(fn);
+  if (!q) return false;
+  return *q == "torch.compiler.is_compiling" || *q == "torch.compiler.is_dynamo_compiling" ||
+         *q == "torch._dynamo.is_compiling" || *q == "torch._dynamo.external_utils.is_compiling" ||
+         *q == "torch._utils.is_compiling" || q->ends_with("is_torchdynamo_compiling");
+}
+
+std::vector<source::TextRange> compile_dead_ranges(const RuleContext& ctx) {
+  std::vector<source::TextRange> out;
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (!n.is("if_statement")) return true;
+      ir::Node cond = ir::unparenthesize(n.field("condition"));
+      const bool negated = cond.is("not_operator");
+      if (negated) cond = cond.field("argument");
+      if (!is_compiling_check(ctx.module, cond)) return true;
+      if (negated) {
+        out.push_back(n.field("consequence").range());
+      } else {
+        for (ir::Node alt : n.children_by_field("alternative")) out.push_back(alt.range());
+      }
+      return true;
+    });
   }
   return out;
 }

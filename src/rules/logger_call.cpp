@@ -5,6 +5,7 @@
 #include <set>
 
 #include "graphmend/rules/conditions.h"
+#include "graphmend/rules/defer_rewrite.h"
 
 namespace graphmend::rules {
 
@@ -64,6 +65,7 @@ const RuleInfo& LoggerCallRule::info() const {
 
 void LoggerCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   const ir::Module& m = ctx.module;
+  SiteNamer names(m);
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is("call")) return true;
@@ -79,18 +81,21 @@ void LoggerCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
             fmt::format("`logging.{}` is traced into the logging module, where Dynamo breaks "
                         "(GB4841: Unsupported python_type() call)",
                         method),
-            "defer the log call until the compiled call returns");
+            "run the log call inside the graph, or move it out of the compiled code");
         d.graph_break_id = "GB4841";
+        attach_defer_fix(ctx, n, DeferredCall::LoggingFunction, names, d);
         sink.report(std::move(d));
         return true;
       }
       if (is_logger_expr(ctx, m, receiver, 0)) {
-        sink.report(make_diagnostic(
+        Diagnostic d = make_diagnostic(
             info(), n,
             fmt::format("`{}.{}` cannot be traced; the graph is split around it (GB0291: "
                         "logging.Logger method not supported)",
                         m.text(receiver), method),
-            "defer the log call until the compiled call returns"));
+            "run the log call inside the graph, or move it out of the compiled code");
+        attach_defer_fix(ctx, n, DeferredCall::LoggerMethod, names, d);
+        sink.report(std::move(d));
       }
       return true;
     });

@@ -1,6 +1,7 @@
 #include "graphmend/rules/print_call.h"
 
 #include "graphmend/rules/conditions.h"
+#include "graphmend/rules/defer_rewrite.h"
 
 namespace graphmend::rules {
 
@@ -12,17 +13,20 @@ const RuleInfo& PrintCallRule::info() const {
 
 void PrintCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   const ir::Module& m = ctx.module;
+  SiteNamer names(m);
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is("call")) return true;
       ir::Node fn = n.field("function");
       // Only the builtin: a local or imported `print` is someone else's function.
       if (fn.is("identifier") && m.text(fn) == "print" && m.lookup_at(fn) < 0) {
-        sink.report(make_diagnostic(
+        Diagnostic d = make_diagnostic(
             info(), n,
             "`print` cannot be traced; the graph is split around it (GB0059: Failed to trace "
             "builtin operator)",
-            "defer the print until the compiled call returns"));
+            "run the print inside the graph, or move it out of the compiled code");
+        attach_defer_fix(ctx, n, DeferredCall::Print, names, d);
+        sink.report(std::move(d));
       }
       return true;
     });

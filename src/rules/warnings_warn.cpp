@@ -1,6 +1,7 @@
 #include "graphmend/rules/warnings_warn.h"
 
 #include "graphmend/rules/conditions.h"
+#include "graphmend/rules/defer_rewrite.h"
 
 namespace graphmend::rules {
 
@@ -13,16 +14,19 @@ const RuleInfo& WarningsWarnRule::info() const {
 
 void WarningsWarnRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   const ir::Module& m = ctx.module;
+  SiteNamer names(m);
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is("call")) return true;
       auto q = callee_name(m, n);
       if (q && (*q == "warnings.warn" || *q == "warnings.warn_explicit")) {
-        sink.report(make_diagnostic(
+        Diagnostic d = make_diagnostic(
             info(), n,
             "`warnings.warn` is a C builtin Dynamo skips; the graph is split around it (GB0007: "
             "Attempted to call function marked as skipped)",
-            "defer the warning until the compiled call returns"));
+            "run the warning inside the graph, or move it out of the compiled code");
+        attach_defer_fix(ctx, n, DeferredCall::WarningsWarn, names, d);
+        sink.report(std::move(d));
       }
       return true;
     });

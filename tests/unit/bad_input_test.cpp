@@ -68,8 +68,19 @@ TEST(BadInput, CrlfBomAndTabsAreAnalysedAndKept) {
   auto r = gm("check --output-format concise " + quoted(p));
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("windows.py:6:2: GM201"), std::string::npos) << r.out;
+  // The fix keeps the BOM, CRLF line endings and tab indentation, and touches nothing else.
   auto f = gm("fix " + quoted(p));
-  EXPECT_EQ(read_bytes(p), bytes);
+  EXPECT_EQ(f.exit_code, 0) << f.out;
+  const std::string fixed = read_bytes(p);
+  EXPECT_TRUE(fixed.starts_with("\xEF\xBB\xBFimport torch\r\n")) << fixed;
+  EXPECT_EQ(fixed.find('\n', 0), fixed.find("\r\n") + 1);
+  for (size_t i = fixed.find('\n'); i != std::string::npos; i = fixed.find('\n', i + 1)) {
+    EXPECT_EQ(fixed[i - 1], '\r') << "a bare LF at byte " << i;
+  }
+  EXPECT_TRUE(fixed.ends_with(
+      "\r\n@torch.compile\r\ndef f(x):\r\n\ty = x + 1\r\n\tif not _graphmend_compiling():\r\n\t\tprint('hi')\r\n"
+      "\telse:\r\n\t\t_graphmend_defer(_graphmend_print_f_0)\r\n\treturn y\r\n"))
+      << fixed;
 }
 
 TEST(BadInput, HugeFileIsSkipped) {

@@ -25,6 +25,14 @@ bool is_validation_guard(const ir::Module& module, ir::Node if_statement);
 // True if `n` lies inside the condition of an if/elif/while (not its body).
 bool inside_branch_condition(ir::Node n);
 
+// True for a call TorchDynamo folds to True while tracing: torch.compiler.is_compiling() and its
+// spellings (transformers' is_torchdynamo_compiling, graphmend's own _graphmend_compiling).
+bool is_compiling_check(const ir::Module& module, ir::Node expr);
+
+// Code of the module's compiled functions that never runs under torch.compile: the body of
+// `if not is_compiling():` and the else-branches of `if is_compiling():`. Nothing there breaks a graph.
+std::vector<source::TextRange> compile_dead_ranges(const RuleContext& ctx);
+
 // The qualified name of a call's callee, if it resolves.
 std::optional<std::string> callee_name(const ir::Module& module, ir::Node call);
 

@@ -26,8 +26,18 @@ enum class Applicability { DisplayOnly, Unsafe, Safe };
 
 std::string_view applicability_name(Applicability a);
 
+// A top-level definition a fix needs (a runtime helper, a deferred call site). Helpers live in one
+// generated block per module; the fix stage renders that block from the fixes it applies.
+struct Helper {
+  std::string name;  // the Python name the code binds; a block already binding it is left alone
+  std::string code;  // top-level Python, '\n' newlines, 4-space indentation
+
+  friend auto operator<=>(const Helper&, const Helper&) = default;
+};
+
 struct Fix {
   std::vector<Edit> edits;  // sorted by range, non-overlapping
+  std::vector<Helper> helpers;  // in the order they must appear in the helper block
   Applicability applicability = Applicability::Safe;
   std::string title;
 

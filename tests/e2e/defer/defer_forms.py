@@ -1,0 +1,105 @@
+"""[Defer] forms: print, logger methods, logging functions and warnings.warn in compiled code.
+
+Each case names how it is compiled; test_defer.py runs the original and the graphmend-patched
+copy side by side and compares every emitted byte, record and warning.
+"""
+import functools
+import logging
+import sys
+import warnings
+
+import torch
+from torch import nn
+
+logger = logging.getLogger("defer_forms")
+
+
+def _warning_once(self, *args, **kwargs):
+    """transformers' Logger.warning_once: the same message is logged once per process."""
+    self.warning(*args, **kwargs)
+
+
+logging.Logger.warning_once = functools.lru_cache(None)(_warning_once)
+
+
+class Printer(nn.Module):
+    def forward(self, x, n: int):
+        y = x * 2
+        print("y:", y, n)
+        print("sep/end", y.sum(), sep=" | ", end="!\n")
+        print(f"mean={y.mean():.4f} shape={y.shape} dtype={y.dtype} {n!r:>4}", file=sys.stderr)
+        print("consts", 1.5, None, True, -3, "a{b}c", flush=True)
+        z = y + 1
+        print("before mutation", y)
+        y.add_(10)
+        print("after mutation", y)
+        print()
+        print(y.shape, y.dtype, y[0], y.int(), y > 11, file=sys.stdout)
+        return z + y
+
+
+class Logs(nn.Module):
+    def forward(self, x):
+        y = torch.relu(x)
+        logger.debug("debug %s", y)
+        logger.info("info %d", 3)
+        logger.warning("warn %s %s", y.sum(), "txt")
+        logger.error("err")
+        logger.critical("crit %.2f", 1.25)
+        logger.log(logging.WARNING, "log %s", y.shape)
+        logger.warning_once("once only")
+        logger.info("stacklevel", stacklevel=2)
+        logging.warning("module-level %s", 7)
+        logging.info("module info")
+        return y * 3
+
+
+class Warns(nn.Module):
+    def forward(self, x):
+        y = x.sin()
+        warnings.warn("plain")
+        warnings.warn(f"shape {y.shape} first {y[0]}", FutureWarning)
+        warnings.warn("keywords", category=DeprecationWarning, stacklevel=2)
+        warnings.warn("positional stacklevel", RuntimeWarning, 2)
+        return y + 1
+
+
+class InLoop(nn.Module):
+    def forward(self, x):
+        total = x
+        for step in range(3):
+            total = total + step
+            print("step", step, total)
+            logger.warning("step %d", step)
+        return total
+
+
+def plain_function(x):
+    y = x.cos()
+    print("fn", y)
+    logger.warning("fn %s", y.sum())
+    return y * y
+
+
+compiled_function = torch.compile(plain_function, fullgraph=True)  # torch.compile(fn) marks it compiled
+
+
+@torch.compile(backend="aot_eager", fullgraph=True)
+def decorated(x):
+    y = x.exp()
+    print("decorated", y)
+    return y - 1
+
+
+def cases():
+    """(name, how it is compiled, the uncompiled callable or module, inputs)."""
+    x = torch.arange(4, dtype=torch.float32) - 1.5
+    return [
+        ("print/torch.compile(module)", "compile(module)", Printer(), (x, 3)),
+        ("print/module.compile()", "module.compile()", Printer(), (x, 5)),
+        ("logging", "compile(module)", Logs(), (x,)),
+        ("warnings", "compile(module)", Warns(), (x,)),
+        ("loop", "compile(module)", InLoop(), (x,)),
+        ("function", "compile(fn)", plain_function, (x,)),
+        ("decorated", "decorator", decorated, (x,)),
+    ]
