@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what graphmend needs to build and test, idempotently:
 #   - Debian packages (compiler libraries and build tools),
-#   - a virtual environment .venv with torch==2.13.0 (CPU wheel) and pytest.
+#   - a virtual environment .venv with torch==2.13.0 (CPU wheel), pytest, and transformers==4.52.4
+#     (the paper's version; the real-model tests fix a copy of it).
 # The pinned tree-sitter sources are fetched by the CMake configure step (see third_party/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,8 +26,8 @@ if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
     python3 -m venv .venv
   fi
   # torch is pinned exactly: any looser requirement would pull a multi-GB CUDA build.
-  if ! .venv/bin/python -c 'import torch, pytest, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' 2>/dev/null; then
-    echo "setup: installing torch==2.13.0 and pytest into .venv"
-    .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0 pytest
+  if ! .venv/bin/python -c 'import torch, pytest, transformers, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0" or transformers.__version__ != "4.52.4")' 2>/dev/null; then
+    echo "setup: installing torch==2.13.0, pytest and transformers==4.52.4 into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0 pytest transformers==4.52.4
   fi
 fi

@@ -439,6 +439,26 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
                          : std::string("    ");
   const std::string inner = std::string(indent) + unit;
   fix.edits.push_back(Edit::insertion(stmt.start(), "if not _graphmend_compiling():" + newline + inner));
+  // Continuation lines move in with the statement, except lines that lie inside a multi-line
+  // string, whose bytes are the string's value.
+  std::vector<source::TextRange> multiline_strings;
+  syntax::walk(stmt, [&](ir::Node n) {
+    if (n.is("string")) {
+      if (text.substr(n.start(), n.end() - n.start()).find_first_of("\r\n") != std::string_view::npos) {
+        multiline_strings.push_back(n.range());
+      }
+      return false;
+    }
+    return true;
+  });
+  for (uint32_t i = stmt.start(); i < stmt.end(); ++i) {
+    if (text[i] != '\n' && !(text[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) continue;
+    const uint32_t next = i + 1;
+    if (next >= stmt.end() || text[next] == '\n' || text[next] == '\r') continue;  // blank line
+    const bool in_string = std::any_of(multiline_strings.begin(), multiline_strings.end(),
+                                       [&](const source::TextRange& r) { return r.start < next && next < r.end; });
+    if (!in_string) fix.edits.push_back(Edit::insertion(next, unit));
+  }
   uint32_t eol = after;
   fix.edits.push_back(Edit::insertion(
       eol, fmt::format("{nl}{ind}else:{nl}{inner}_graphmend_defer({site}{holes})", fmt::arg("nl", newline),

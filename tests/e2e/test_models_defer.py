@@ -1,0 +1,79 @@
+"""[Defer] on real models: `graphmend fix` over a copy of the installed transformers==4.52.4
+takes T5 and BioGPT (small configs, random weights pinned across arms) to zero graph breaks,
+with bit-identical fp32 outputs, fullgraph=True succeeding, no recompile, and the same log
+records emitted by the first compiled call as by the original's first eager call.
+
+Each arm runs in a fresh process (tests/models/run_model.py), so once-only messages are live.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RUN_MODEL = ROOT / "tests" / "models" / "run_model.py"
+ROWS = ["t5-small", "biogpt"]
+
+
+@pytest.fixture(scope="module")
+def patched_site(graphmend_bin, tmp_path_factory):
+    """A directory holding a graphmend-fixed copy of the installed transformers package."""
+    import transformers
+
+    assert transformers.__version__ == "4.52.4"
+    site = tmp_path_factory.mktemp("patched-site")
+    shutil.copytree(pathlib.Path(transformers.__file__).parent, site / "transformers")
+    out = subprocess.run([graphmend_bin, "fix", "--output-format", "json", str(site / "transformers")],
+                         capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    report = json.loads(out.stdout)
+    assert report["errors"] == []
+    remaining = {d["code"] for d in report["diagnostics"]}
+    print(f"\ngraphmend fix over transformers: {report['summary']}")
+    return site, remaining
+
+
+def _run(row: str, first: str, weights: pathlib.Path, site: pathlib.Path | None) -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    out = subprocess.run([sys.executable, str(RUN_MODEL), row, "--weights", str(weights), "--first", first],
+                         capture_output=True, text=True, env=env, cwd=weights.parent)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_defer_takes_model_to_zero_breaks(row, patched_site, tmp_path):
+    site, _remaining = patched_site
+    weights = tmp_path / f"{row}.pt"
+    original = _run(row, "eager", weights, None)  # saves the weights the patched arm loads
+    patched = _run(row, "compiled", weights, site)
+    assert pathlib.Path(patched["transformers"]).resolve() == (site / "transformers").resolve()
+    assert pathlib.Path(original["transformers"]).resolve() != (site / "transformers").resolve()
+
+    print(f"\n{row}: graphs {original['graphs']} -> {patched['graphs']}, "
+          f"breaks {original['breaks']} -> {patched['breaks']}, "
+          f"fullgraph {original['fullgraph_eager']} -> {patched['fullgraph_eager']}")
+    assert original["breaks"] > 0 and not original["fullgraph_eager"], "the row must break before the fix"
+    assert any("logging.Logger" in r for r in original["break_reasons"])
+
+    assert patched["breaks"] == 0, patched["break_reasons"]
+    assert patched["break_reasons"] == []
+    assert not patched["recompiled"]
+    assert patched["fullgraph_eager"] and patched["fullgraph_aot_eager"]
+
+    reference = original["eager_sha256"]
+    for key in ("first_call_sha256", "eager_sha256", "counting_sha256", "fullgraph_eager_sha256",
+                "fullgraph_aot_eager_sha256"):
+        assert patched[key] == reference, key
+    assert patched["first_call_records"] == original["first_call_records"]
+    if row == "t5-small":  # its break site is a warning_once: it must still be logged, once
+        assert len(original["first_call_records"]) == 1
