@@ -1,4 +1,10 @@
-"""[Defer] when the compiled call fails: what was emitted before the failure is still emitted."""
+"""[Defer] when the compiled call fails: what was emitted before the failure is still emitted.
+
+The `from __future__ import annotations` line checks that the generated block (which must come
+after it) does not depend on evaluated annotations.
+"""
+from __future__ import annotations
+
 import torch
 from torch import nn
 

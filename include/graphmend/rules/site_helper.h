@@ -1,0 +1,97 @@
+// What [Defer] and [Trap] share: a statement keeps running as written in eager mode, while under
+// torch.compile its effect (a call, a raise) runs from a generated "site helper" that an ordered
+// effectful custom op calls back from inside the graph, with the values carried from the call
+// point. This header builds the pieces: helper names, the helper's copy of an expression, the
+// if/else wrapper, and the runtime helpers of the module's generated block.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "graphmend/rules/rule.h"
+
+namespace graphmend::rules {
+
+struct Declined {
+  std::string reason;
+};
+
+// Names site helpers `_graphmend_<kind>_<function>_<n>`, never reusing a name the module binds
+// or an earlier site took.
+class SiteNamer {
+ public:
+  explicit SiteNamer(const ir::Module& module) : module_(module) {}
+  std::string next(std::string_view kind, std::string_view function);
+
+ private:
+  const ir::Module& module_;
+  std::set<std::string> taken_;
+};
+
+// Renders expressions for a site helper: literals, f-string text and names the helper can
+// evaluate itself stay verbatim; every other value becomes a parameter ("hole") whose value the
+// graph carries from the call point.
+class SiteRenderer {
+ public:
+  explicit SiteRenderer(const RuleContext& ctx) : ctx_(ctx), m_(ctx.module) {}
+
+  // The helper's text for `value`, holes marked by placeholders; nullopt when it cannot be
+  // carried (see declined()).
+  std::optional<std::string> render(ir::Node value);
+
+  // A name the helper evaluates with the same result: a builtin warning or exception class, a
+  // module-level class or import, sys.stdout / sys.stderr, a logging level.
+  [[nodiscard]] bool is_stable_reference(ir::Node n) const;
+
+  [[nodiscard]] const std::vector<ir::Node>& holes() const { return holes_; }
+  [[nodiscard]] const std::optional<std::string>& declined() const { return declined_; }
+
+  // Picks parameter names that no identifier in `source_text` uses.
+  void choose_names(std::string_view source_text);
+  // Replaces the placeholders in rendered text with parameter names.
+  [[nodiscard]] std::string finish(std::string_view rendered) const;
+  [[nodiscard]] std::string params() const;     // "a0, a1"
+  [[nodiscard]] std::string hole_args() const;  // ", <hole 0's source>, <hole 1's source>"
+
+ private:
+  std::optional<std::string> decline(std::string reason);
+  std::optional<std::string> hole(ir::Node value);
+  std::optional<std::string> render_fstring(ir::Node value);
+  [[nodiscard]] std::string param(size_t i) const;
+
+  const RuleContext& ctx_;
+  const ir::Module& m_;
+  std::vector<ir::Node> holes_;
+  std::optional<std::string> declined_;
+  std::string prefix_ = "a";
+};
+
+bool is_literal(ir::Node n);
+// The module-level symbol a name refers to at `use`, or null.
+const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use);
+bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_list<ir::BindingKind> kinds);
+// The root identifier of a dotted name (`a` of `a.b.c`), or null.
+ir::Node dotted_root(ir::Node n);
+// Source text for a diagnostic: one line, at most 40 characters.
+std::string snippet(const ir::Module& m, ir::Node n);
+
+// Makes `stmt` run only outside Dynamo and `compiled_code` run in its place under torch.compile:
+//     if not _graphmend_compiling():
+//         <stmt, its lines moved in one level>
+//     else:
+//         <compiled_code>
+// Adds the edits to `fix`; declines a statement that shares its lines with other code.
+std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
+                                         source::Fix& fix);
+
+// The generated block's runtime helpers (see src/rules/runtime_python.cpp).
+source::Helper runtime_prelude(const ir::Module& m);  // registry, carrying, op registration
+source::Helper defer_runtime();                       // _graphmend_defer and its `emit` op
+source::Helper check_runtime();                       // _graphmend_check and its `check` op
+source::Helper equal_runtime();                       // _graphmend_equal: torch.equal as a tensor
+// A site helper: `@_graphmend_site def name(params): body`.
+source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body);
+
+}  // namespace graphmend::rules

@@ -1,0 +1,188 @@
+// The Python that [Defer] and [Trap] emit into a module's generated block. This is the product's
+// runtime: tests/e2e/test_defer.py and test_trap.py run it on torch 2.13.0 with the eager,
+// aot_eager and inductor backends. Explicit op schemas keep it independent of
+// `from __future__ import annotations` in the host module.
+#include <fmt/format.h>
+
+#include "graphmend/rules/site_helper.h"
+
+namespace graphmend::rules {
+
+namespace {
+
+constexpr std::string_view kPrelude = R"PY(import torch as _graphmend_torch
+
+_graphmend_compiling = _graphmend_torch.compiler.is_compiling
+_graphmend_sites = {}
+_graphmend_layouts = {}
+
+
+def _graphmend_site(fn):
+    """Registers a call site's helper, which the graph calls back by name."""
+    _graphmend_sites[fn.__name__] = fn
+    return fn
+
+
+def _graphmend_register(name, impl, schema):
+    """Registers impl as an ordered effectful custom op of this module, once per process.
+
+    Ordered effects keep the op in program order and out of dead-code elimination in every backend.
+    """
+    from torch._higher_order_ops.effects import EffectType
+
+    for namespace in ("@NS@", "@NS@_%x" % id(globals())):
+        try:
+            op = _graphmend_torch.library.custom_op(namespace + "::" + name, impl, mutates_args=(), schema=schema)
+        except RuntimeError:  # this module's text is imported twice in one process
+            continue
+        op.register_fake(lambda *args: None)
+        op.register_effect(EffectType.ORDERED)
+        return getattr(getattr(_graphmend_torch.ops, namespace), name).default
+    raise RuntimeError("graphmend: cannot register the custom op " + name)
+
+
+def _graphmend_carry(args):
+    """Splits values into an op's schema types while Dynamo traces; None if one cannot be carried.
+
+    Carried: plain tensors that do not require grad, ints, floats, bools, strings, None,
+    torch.Size and dtypes.
+    """
+    tensors, ints, floats, layout = [], [], [], []
+    for a in args:
+        if type(a) is _graphmend_torch.Tensor and not a.requires_grad:
+            tensors.append(a)
+            layout.append("('t',0)")
+        elif type(a) is bool or type(a) is str or a is None:
+            layout.append("('c'," + repr(a) + ")")
+        elif type(a) is int:
+            ints.append(a)
+            layout.append("('i',0)")
+        elif type(a) is float:
+            floats.append(a)
+            layout.append("('f',0)")
+        elif type(a) is _graphmend_torch.Size:
+            ints.extend(a)
+            layout.append("('s'," + str(len(a)) + ")")
+        elif type(a) is _graphmend_torch.dtype:
+            layout.append("('d','" + str(a)[len("torch."):] + "')")
+        else:
+            return None
+    return tensors, ints, floats, "[" + ",".join(layout) + "]"
+
+
+def _graphmend_uncarry(tensors, ints, floats, layout):
+    """The values _graphmend_carry split, in their original order."""
+    parsed = _graphmend_layouts.get(layout)
+    if parsed is None:
+        import ast
+
+        parsed = _graphmend_layouts[layout] = ast.literal_eval(layout)
+    tensors, ints, floats = iter(tensors), iter(ints), iter(floats)
+    args = []
+    for kind, value in parsed:
+        if kind == "t":
+            args.append(next(tensors))
+        elif kind == "i":
+            args.append(next(ints))
+        elif kind == "f":
+            args.append(next(floats))
+        elif kind == "s":
+            args.append(_graphmend_torch.Size([next(ints) for _ in range(value)]))
+        elif kind == "d":
+            args.append(getattr(_graphmend_torch, value))
+        else:
+            args.append(value)
+    return args
+)PY";
+
+constexpr std::string_view kDefer = R"PY(def _graphmend_emit_impl(site, tensors, ints, floats, layout):
+    _graphmend_sites[site](*_graphmend_uncarry(tensors, ints, floats, layout))
+
+
+if "_graphmend_emit" not in globals():  # a reload keeps the op it registered
+    _graphmend_emit = _graphmend_register(
+        "emit", _graphmend_emit_impl,
+        "(str site, Tensor[] tensors, SymInt[] ints, float[] floats, str layout) -> ()")
+
+
+def _graphmend_defer(site, *args):
+    """Under torch.compile: calls site(*args) from inside the graph, at this point, with these values.
+
+    A value that cannot be carried makes it call site(*args) right here: the original call, and
+    its graph break.
+    """
+    carried = _graphmend_carry(args)
+    if carried is None:
+        return site(*args)
+    _graphmend_emit(site.__name__, *carried)
+)PY";
+
+constexpr std::string_view kCheck = R"PY(def _graphmend_check_impl(site, cond, negate, tensors, ints, floats, layout):
+    if bool(cond) != negate:  # `if cond:` / `if not cond:`, with the same truth rules and errors
+        _graphmend_sites[site](*_graphmend_uncarry(tensors, ints, floats, layout))
+
+
+if "_graphmend_check_op" not in globals():  # a reload keeps the op it registered
+    _graphmend_check_op = _graphmend_register(
+        "check", _graphmend_check_impl,
+        "(str site, Tensor cond, bool negate, Tensor[] tensors, SymInt[] ints, float[] floats, str layout) -> ()")
+
+
+def _graphmend_check(site, cond, negate, *args):
+    """Under torch.compile: when `cond` (or `not cond`) is true, raises what site(*args) raises.
+
+    The test runs inside the graph, in program order, so no break and no recompile between
+    passing and failing inputs. A condition that is not a plain tensor, or a message value that
+    cannot be carried, is tested right here, as the original `if` did.
+    """
+    carried = _graphmend_carry(args)
+    if type(cond) is not _graphmend_torch.Tensor or carried is None:
+        if bool(cond) != negate:
+            site(*args)
+        return
+    _graphmend_check_op(site.__name__, cond.detach(), negate, *carried)
+)PY";
+
+constexpr std::string_view kEqual = R"PY(def _graphmend_equal(a, b):
+    """torch.equal(a, b) as a 0-d bool tensor, traceable by Dynamo.
+
+    Shapes differing (a static test under Dynamo) give False, as torch.equal does, so broadcasting
+    never passes a guard; otherwise elementwise ==, with torch.equal's type promotion and NaN != NaN.
+    """
+    if a.shape != b.shape:
+        return _graphmend_torch.zeros((), dtype=_graphmend_torch.bool, device=a.device)
+    return (a == b).all()
+)PY";
+
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : s) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+source::Helper runtime_prelude(const ir::Module& m) {
+  // The runtime's version is part of the op namespace: Inductor's on-disk cache keys compiled
+  // code by op name and must never serve code compiled against another runtime.
+  const std::string key = m.module_name().empty() ? std::string(m.file().display_path) : m.module_name();
+  const std::string ns = fmt::format("graphmend_v1_{:016x}", fnv1a(key));
+  std::string code(kPrelude);
+  for (size_t pos = code.find("@NS@"); pos != std::string::npos; pos = code.find("@NS@", pos)) {
+    code.replace(pos, 4, ns);
+  }
+  return {"_graphmend_site", std::move(code)};
+}
+
+source::Helper defer_runtime() { return {"_graphmend_defer", std::string(kDefer)}; }
+source::Helper check_runtime() { return {"_graphmend_check", std::string(kCheck)}; }
+source::Helper equal_runtime() { return {"_graphmend_equal", std::string(kEqual)}; }
+
+source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
+  return {name, fmt::format("@_graphmend_site\ndef {}({}):\n    {}\n", name, params, body)};
+}
+
+}  // namespace graphmend::rules

@@ -1,0 +1,299 @@
+#include "graphmend/rules/site_helper.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "graphmend/source/text.h"
+
+namespace graphmend::rules {
+
+namespace {
+
+// Builtin classes a helper may name directly: warning categories and exception classes.
+const std::set<std::string_view> kBuiltinClasses = {
+    "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning",
+    "RuntimeWarning", "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning",
+    "ResourceWarning", "EncodingWarning", "Exception", "ArithmeticError", "AssertionError",
+    "AttributeError", "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
+    "RuntimeError", "TypeError", "ValueError", "ZeroDivisionError"};
+
+const std::set<std::string_view> kLoggingLevels = {"logging.DEBUG", "logging.INFO",    "logging.WARNING",
+                                                   "logging.WARN",  "logging.ERROR",   "logging.CRITICAL",
+                                                   "logging.FATAL", "logging.NOTSET"};
+
+// Displays and functions: values that can be neither carried nor named.
+const std::set<std::string_view> kUncarriable = {
+    "list", "dictionary", "set", "tuple", "list_comprehension", "dictionary_comprehension",
+    "set_comprehension", "generator_expression", "lambda", "await", "yield"};
+
+bool is_plain_string(ir::Node n) {
+  if (n.is("concatenated_string")) {
+    for (ir::Node part : n.named_children()) {
+      if (!is_plain_string(part)) return false;
+    }
+    return true;
+  }
+  if (!n.is("string")) return false;
+  for (ir::Node c : n.named_children()) {
+    if (c.is("interpolation")) return false;
+  }
+  return true;
+}
+
+// '\r\n' and '\r' become '\n': helper code is rendered into the file's own newline style later.
+std::string normalized(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\r') {
+      if (i + 1 < s.size() && s[i + 1] == '\n') continue;
+      out += '\n';
+      continue;
+    }
+    out += s[i];
+  }
+  return out;
+}
+
+std::string readable_type(ir::Node n) {
+  std::string t(n.type());
+  std::replace(t.begin(), t.end(), '_', ' ');
+  if (t == "dictionary") t = "dict";
+  return t;
+}
+
+bool is_newline_at(std::string_view text, uint32_t i) {
+  return text[i] == '\n' || (text[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'));
+}
+
+}  // namespace
+
+bool is_literal(ir::Node n) {
+  n = ir::unparenthesize(n);
+  if (n.is("integer") || n.is("float") || n.is("true") || n.is("false") || n.is("none")) return true;
+  if (n.is("unary_operator")) return is_literal(n.field("argument"));
+  return is_plain_string(n);
+}
+
+const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use) {
+  const int s = m.lookup_at(use);
+  if (s < 0) return nullptr;
+  const ir::Symbol& sym = m.symbols[static_cast<size_t>(s)];
+  return sym.scope == 0 ? &sym : nullptr;
+}
+
+bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_list<ir::BindingKind> kinds) {
+  if (sym.bindings.empty()) return false;
+  return std::all_of(sym.bindings.begin(), sym.bindings.end(), [&](int b) {
+    const ir::BindingKind k = m.bindings[static_cast<size_t>(b)].kind;
+    return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+  });
+}
+
+ir::Node dotted_root(ir::Node n) {
+  while (n.is("attribute")) n = n.field("object");
+  return n.is("identifier") ? n : ir::Node{};
+}
+
+std::string snippet(const ir::Module& m, ir::Node n) {
+  std::string s(m.text(n));
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::erase(s, '\r');
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+std::string SiteNamer::next(std::string_view kind, std::string_view function) {
+  for (int n = 0;; ++n) {
+    std::string name = fmt::format("_graphmend_{}_{}_{}", kind, function, n);
+    if (taken_.contains(name) || module_.scopes[0].symbols.contains(name)) continue;
+    taken_.insert(name);
+    return name;
+  }
+}
+
+std::optional<std::string> SiteRenderer::render(ir::Node value) {
+  value = ir::unparenthesize(value);
+  if (is_literal(value)) return normalized(m_.text(value));
+  if (value.is("string") || value.is("concatenated_string")) return render_fstring(value);
+  if (kUncarriable.contains(value.type())) {
+    return decline(fmt::format("the argument `{}` is a {}, which cannot be carried into the graph; only "
+                               "tensors, numbers, strings, booleans, None, torch.Size and dtypes can",
+                               snippet(m_, value), readable_type(value)));
+  }
+  if (is_stable_reference(value)) return normalized(m_.text(value));
+  if (value.is("call")) {
+    ir::Node fn = value.field("function");
+    if (fn.is("identifier") && m_.lookup_at(fn) < 0 && kBuiltinClasses.contains(m_.text(fn))) {
+      return decline(fmt::format("the argument `{}` is an object, which cannot be carried into the graph",
+                                 snippet(m_, value)));
+    }
+  }
+  return hole(value);
+}
+
+bool SiteRenderer::is_stable_reference(ir::Node n) const {
+  if (n.is("identifier")) {
+    if (m_.lookup_at(n) < 0) return kBuiltinClasses.contains(m_.text(n));
+    const ir::Symbol* sym = module_symbol(m_, n);
+    return sym && bound_only_by(m_, *sym, {ir::BindingKind::ClassDef, ir::BindingKind::Import});
+  }
+  if (n.is("attribute")) {
+    ir::Node root = dotted_root(n);
+    if (!root) return false;
+    const ir::Symbol* sym = module_symbol(m_, root);
+    if (!sym || !bound_only_by(m_, *sym, {ir::BindingKind::Import})) return false;
+    auto q = m_.qualified_name(n);
+    return q && (*q == "sys.stdout" || *q == "sys.stderr" || kLoggingLevels.contains(*q));
+  }
+  return false;
+}
+
+std::optional<std::string> SiteRenderer::decline(std::string reason) {
+  if (!declined_) declined_ = std::move(reason);
+  return std::nullopt;
+}
+
+std::optional<std::string> SiteRenderer::hole(ir::Node value) {
+  bool bad = false;
+  syntax::walk(value, [&](ir::Node c) {
+    if (c.is("yield") || c.is("await") || c.is("lambda")) bad = true;
+    return !bad;
+  });
+  if (bad) return decline(fmt::format("the argument `{}` contains yield, await or lambda", snippet(m_, value)));
+  holes_.push_back(value);
+  return fmt::format("\x01{}\x02", holes_.size() - 1);
+}
+
+// An f-string stays in the helper; each replacement field's expression becomes a hole.
+std::optional<std::string> SiteRenderer::render_fstring(ir::Node value) {
+  std::string out;
+  uint32_t cursor = value.start();
+  bool ok = true;
+  syntax::walk(value, [&](ir::Node n) {
+    if (!ok) return false;
+    ir::Node expr;
+    if (n.is("interpolation")) {
+      for (ir::Node c : n.children()) {
+        if (!c.is_named() && m_.text(c) == "=") {
+          ok = false;
+          decline(fmt::format("the f-string `{}` uses a self-documenting `=` field, whose text would name the "
+                              "helper's parameter",
+                              snippet(m_, value)));
+          return false;
+        }
+      }
+      expr = n.named_child(0);
+    } else if (n.is("format_expression")) {
+      expr = n.named_child(0);
+    } else {
+      return true;
+    }
+    if (!expr || expr.is("type_conversion") || expr.is("format_specifier")) return true;
+    out += normalized(m_.text().substr(cursor, expr.start() - cursor));
+    auto h = hole(expr);
+    if (!h) {
+      ok = false;
+      return false;
+    }
+    out += *h;
+    cursor = expr.end();
+    return true;  // a format specifier's nested fields come after the expression
+  });
+  if (!ok) return std::nullopt;
+  out += normalized(m_.text().substr(cursor, value.end() - cursor));
+  return out;
+}
+
+void SiteRenderer::choose_names(std::string_view source_text) {
+  for (std::string prefix : {"a", "_gm_a", "_graphmend_a"}) {
+    prefix_ = prefix;
+    bool clash = false;
+    for (size_t i = 0; i < holes_.size() && !clash; ++i) {
+      clash = source_text.find(param(i)) != std::string_view::npos;
+    }
+    if (!clash) return;
+  }
+}
+
+std::string SiteRenderer::param(size_t i) const { return fmt::format("{}{}", prefix_, i); }
+
+std::string SiteRenderer::finish(std::string_view rendered) const {
+  std::string out;
+  for (size_t i = 0; i < rendered.size(); ++i) {
+    if (rendered[i] != '\x01') {
+      out += rendered[i];
+      continue;
+    }
+    const size_t close = rendered.find('\x02', i);
+    out += param(static_cast<size_t>(std::stoul(std::string(rendered.substr(i + 1, close - i - 1)))));
+    i = close;
+  }
+  return out;
+}
+
+std::string SiteRenderer::params() const {
+  std::string out;
+  for (size_t i = 0; i < holes_.size(); ++i) out += (i ? ", " : "") + param(i);
+  return out;
+}
+
+std::string SiteRenderer::hole_args() const {
+  std::string out;
+  for (ir::Node h : holes_) {
+    out += ", ";
+    out += m_.text(h);
+  }
+  return out;
+}
+
+std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
+                                         source::Fix& fix) {
+  const std::string_view text = m.text();
+  ir::Node block = stmt.parent();
+  const std::string_view indent = source::indentation_at(text, stmt.start());
+  const uint32_t line_start = stmt.start() - static_cast<uint32_t>(indent.size());
+  const bool starts_line = line_start == 0 || text[line_start - 1] == '\n' || text[line_start - 1] == '\r';
+  uint32_t after = stmt.end();
+  while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
+  if (after < text.size() && text[after] == '#') {
+    while (after < text.size() && text[after] != '\n' && text[after] != '\r') ++after;
+  }
+  const bool ends_line = after == text.size() || text[after] == '\n' || text[after] == '\r';
+  if (!block.is("block") || !starts_line || !ends_line) {
+    return Declined{"the statement shares its line with other code; put it on a line of its own"};
+  }
+
+  const std::string newline(source::newline_text(source::detect_newline(text)));
+  const std::string_view header_indent = source::indentation_at(text, block.parent().start());
+  const std::string unit = indent.starts_with(header_indent) && indent.size() > header_indent.size()
+                               ? std::string(indent.substr(header_indent.size()))
+                               : std::string("    ");
+  const std::string inner = std::string(indent) + unit;
+  fix.edits.push_back(source::Edit::insertion(stmt.start(), "if not _graphmend_compiling():" + newline + inner));
+  // The statement's other lines move in with it, except lines inside a multi-line string, whose
+  // bytes are the string's value.
+  std::vector<source::TextRange> multiline_strings;
+  syntax::walk(stmt, [&](ir::Node n) {
+    if (!n.is("string")) return true;
+    if (text.substr(n.start(), n.end() - n.start()).find_first_of("\r\n") != std::string_view::npos) {
+      multiline_strings.push_back(n.range());
+    }
+    return false;
+  });
+  for (uint32_t i = stmt.start(); i < stmt.end(); ++i) {
+    if (!is_newline_at(text, i)) continue;
+    const uint32_t next = i + 1;
+    if (next >= stmt.end() || text[next] == '\n' || text[next] == '\r') continue;  // a blank line
+    const bool in_string = std::any_of(multiline_strings.begin(), multiline_strings.end(),
+                                       [&](const source::TextRange& r) { return r.start < next && next < r.end; });
+    if (!in_string) fix.edits.push_back(source::Edit::insertion(next, unit));
+  }
+  fix.edits.push_back(source::Edit::insertion(
+      after, fmt::format("{nl}{ind}else:{nl}{inner}{code}", fmt::arg("nl", newline), fmt::arg("ind", indent),
+                         fmt::arg("inner", inner), fmt::arg("code", compiled_code))));
+  return std::nullopt;
+}
+
+}  // namespace graphmend::rules
