@@ -35,8 +35,8 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
   cmd->add_option("paths", a.paths, "Files or directories to check (default: .)");
   cmd->add_option("--output-format", a.format, "text (default), concise or json")
       ->check(CLI::IsMember({"text", "concise", "json"}));
-  cmd->add_option("--select", a.select, "Only these rule codes or prefixes (e.g. GM1,GM201)")->delimiter(',');
-  cmd->add_option("--ignore", a.ignore, "Skip these rule codes or prefixes")->delimiter(',');
+  cmd->add_option("--select", a.select, "Only these rule codes or prefixes (e.g. GM1,GM201)")->delimiter(',')->allow_extra_args(false);
+  cmd->add_option("--ignore", a.ignore, "Skip these rule codes or prefixes")->delimiter(',')->allow_extra_args(false);
   cmd->add_flag("--exit-zero", a.exit_zero, "Exit 0 even when findings remain (2 is still reported)");
   cmd->add_flag("--no-summary", a.no_summary, "Do not print the summary line");
   cmd->add_flag("--unsafe-fixes", a.unsafe_fixes, "Also apply fixes marked unsafe");

@@ -45,29 +45,42 @@ def _graphmend_carry(args):
     """Splits values into an op's schema types while Dynamo traces; None if one cannot be carried.
 
     Carried: plain tensors that do not require grad, ints, floats, bools, strings, None,
-    torch.Size and dtypes.
+    torch.Size, dtypes, and tuples and lists of these.
     """
-    tensors, ints, floats, layout = [], [], [], []
-    for a in args:
+    tensors, ints, floats = [], [], []
+    layout = _graphmend_layout(args, tensors, ints, floats)
+    if layout is None:
+        return None
+    return tensors, ints, floats, layout
+
+
+def _graphmend_layout(values, tensors, ints, floats):
+    parts = []
+    for a in values:
         if type(a) is _graphmend_torch.Tensor and not a.requires_grad:
             tensors.append(a)
-            layout.append("('t',0)")
+            parts.append("('t',0)")
         elif type(a) is bool or type(a) is str or a is None:
-            layout.append("('c'," + repr(a) + ")")
+            parts.append("('c'," + repr(a) + ")")
         elif type(a) is int:
             ints.append(a)
-            layout.append("('i',0)")
+            parts.append("('i',0)")
         elif type(a) is float:
             floats.append(a)
-            layout.append("('f',0)")
+            parts.append("('f',0)")
         elif type(a) is _graphmend_torch.Size:
             ints.extend(a)
-            layout.append("('s'," + str(len(a)) + ")")
+            parts.append("('s'," + str(len(a)) + ")")
         elif type(a) is _graphmend_torch.dtype:
-            layout.append("('d','" + str(a)[len("torch."):] + "')")
+            parts.append("('d','" + str(a)[len("torch."):] + "')")
+        elif type(a) is tuple or type(a) is list:
+            inner = _graphmend_layout(a, tensors, ints, floats)
+            if inner is None:
+                return None
+            parts.append("('" + ("u" if type(a) is tuple else "l") + "'," + inner + ")")
         else:
             return None
-    return tensors, ints, floats, "[" + ",".join(layout) + "]"
+    return "[" + ",".join(parts) + "]"
 
 
 def _graphmend_uncarry(tensors, ints, floats, layout):
@@ -77,22 +90,29 @@ def _graphmend_uncarry(tensors, ints, floats, layout):
         import ast
 
         parsed = _graphmend_layouts[layout] = ast.literal_eval(layout)
-    tensors, ints, floats = iter(tensors), iter(ints), iter(floats)
-    args = []
+    return _graphmend_rebuild(parsed, iter(tensors), iter(ints), iter(floats))
+
+
+def _graphmend_rebuild(parsed, tensors, ints, floats):
+    values = []
     for kind, value in parsed:
         if kind == "t":
-            args.append(next(tensors))
+            values.append(next(tensors))
         elif kind == "i":
-            args.append(next(ints))
+            values.append(next(ints))
         elif kind == "f":
-            args.append(next(floats))
+            values.append(next(floats))
         elif kind == "s":
-            args.append(_graphmend_torch.Size([next(ints) for _ in range(value)]))
+            values.append(_graphmend_torch.Size([next(ints) for _ in range(value)]))
         elif kind == "d":
-            args.append(getattr(_graphmend_torch, value))
+            values.append(getattr(_graphmend_torch, value))
+        elif kind == "u":
+            values.append(tuple(_graphmend_rebuild(value, tensors, ints, floats)))
+        elif kind == "l":
+            values.append(_graphmend_rebuild(value, tensors, ints, floats))
         else:
-            args.append(value)
-    return args
+            values.append(value)
+    return values
 )PY";
 
 constexpr std::string_view kDefer = R"PY(def _graphmend_emit_impl(site, tensors, ints, floats, layout):
@@ -154,6 +174,18 @@ constexpr std::string_view kEqual = R"PY(def _graphmend_equal(a, b):
     return (a == b).all()
 )PY";
 
+constexpr std::string_view kAssertAsync = R"PY(def _graphmend_assert_async(cond, negate, message):
+    """The opt-in asynchronous [Trap] tier: torch._assert_async instead of the original raise.
+
+    Divergences: a failing input raises RuntimeError(message), not the original class; on CUDA the
+    check is a device-side assert, reported at a later synchronisation, which poisons the context.
+    """
+    passed = cond.reshape(()).bool()
+    if not negate:
+        passed = _graphmend_torch.logical_not(passed)
+    _graphmend_torch._assert_async(passed, message)
+)PY";
+
 uint64_t fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ULL;
   for (char c : s) {
@@ -180,6 +212,7 @@ source::Helper runtime_prelude(const ir::Module& m) {
 source::Helper defer_runtime() { return {"_graphmend_defer", std::string(kDefer)}; }
 source::Helper check_runtime() { return {"_graphmend_check", std::string(kCheck)}; }
 source::Helper equal_runtime() { return {"_graphmend_equal", std::string(kEqual)}; }
+source::Helper assert_async_runtime() { return {"_graphmend_assert_async", std::string(kAssertAsync)}; }
 
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
   return {name, fmt::format("@_graphmend_site\ndef {}({}):\n    {}\n", name, params, body)};

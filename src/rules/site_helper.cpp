@@ -24,7 +24,7 @@ const std::set<std::string_view> kLoggingLevels = {"logging.DEBUG", "logging.INF
 
 // Displays and functions: values that can be neither carried nor named.
 const std::set<std::string_view> kUncarriable = {
-    "list", "dictionary", "set", "tuple", "list_comprehension", "dictionary_comprehension",
+    "dictionary", "set", "list_comprehension", "dictionary_comprehension",
     "set_comprehension", "generator_expression", "lambda", "await", "yield"};
 
 bool is_plain_string(ir::Node n) {
@@ -119,7 +119,8 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
   if (value.is("string") || value.is("concatenated_string")) return render_fstring(value);
   if (kUncarriable.contains(value.type())) {
     return decline(fmt::format("the argument `{}` is a {}, which cannot be carried into the graph; only "
-                               "tensors, numbers, strings, booleans, None, torch.Size and dtypes can",
+                               "tensors, numbers, strings, booleans, None, torch.Size, dtypes and "
+                               "tuples and lists of them can",
                                snippet(m_, value), readable_type(value)));
   }
   if (is_stable_reference(value)) return normalized(m_.text(value));

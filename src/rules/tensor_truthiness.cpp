@@ -69,7 +69,8 @@ void TensorTruthinessRule::check(const RuleContext& ctx, DiagnosticSink& sink) c
           return true;
         }
         if (p && (p.is("assert_statement") || p.is("if_clause"))) return true;
-        Truth t = classify_truth(ctx, n);
+        // As a value, `a and b` / `a or b` tests only `a`'s truth and returns `b` as it is.
+        Truth t = classify_truth(ctx, n.is("not_operator") ? n : n.field("left"));
         if (t.kind == TruthKind::TensorTruth) {
           report(t.atom, n.is("not_operator") ? "`not`" : "`and`/`or`");
         }

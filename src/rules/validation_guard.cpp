@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "graphmend/rules/conditions.h"
+#include "graphmend/rules/trap_rewrite.h"
 
 namespace graphmend::rules {
 
@@ -15,6 +16,7 @@ const RuleInfo& ValidationGuardRule::info() const {
 
 void ValidationGuardRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   const ir::Module& m = ctx.module;
+  SiteNamer names(m);
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is("if_statement") || !is_validation_guard(m, n)) return true;
@@ -28,6 +30,12 @@ void ValidationGuardRule::check(const RuleContext& ctx, DiagnosticSink& sink) co
                                                              : "GB0170: Data-dependent branching"),
           "lower the check into the graph so the original exception is still raised");
       if (truth.kind == TruthKind::DataOperator) d.graph_break_id = "GB0033";
+      auto plan = plan_trap(ctx, n, names);
+      if (auto* fix = std::get_if<source::Fix>(&plan)) {
+        d.fix = std::move(*fix);
+      } else {
+        d.decline_reason = std::get<Declined>(plan).reason;
+      }
       sink.report(std::move(d));
       return true;
     });

@@ -195,5 +195,23 @@ TEST(Cli, NoqaSuppressesOneCode) {
   EXPECT_NE(r.out.find("m.py:7:5: GM201"), std::string::npos) << r.out;
 }
 
+// `--select CODE PATH`: the option takes one value per occurrence (comma-separated codes), so
+// the path after it is a path, not a second selector.
+TEST(Cli, SelectTakesOneValueBeforeThePaths) {
+  TempDir dir;
+  auto p = dir.write("model.py",
+                     "import torch\n\n@torch.compile\ndef f(x):\n    print(x)\n    if x.sum() > 0:\n"
+                     "        raise ValueError('positive')\n    return x\n");
+  auto one = gm("check --output-format concise --select GM301 " + quoted(p));
+  EXPECT_EQ(one.exit_code, 1) << one.out;
+  EXPECT_NE(one.out.find("GM301"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("GM201"), std::string::npos) << one.out;
+  auto both = gm("check --output-format concise --select GM301,GM201 " + quoted(p));
+  EXPECT_NE(both.out.find("GM201"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("GM301"), std::string::npos) << both.out;
+  auto ignored = gm("check --output-format concise --ignore GM2 " + quoted(p));
+  EXPECT_EQ(ignored.out.find("GM201"), std::string::npos) << ignored.out;
+}
+
 }  // namespace
 }  // namespace graphmend::testing

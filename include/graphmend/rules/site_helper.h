@@ -91,6 +91,7 @@ source::Helper runtime_prelude(const ir::Module& m);  // registry, carrying, op 
 source::Helper defer_runtime();                       // _graphmend_defer and its `emit` op
 source::Helper check_runtime();                       // _graphmend_check and its `check` op
 source::Helper equal_runtime();                       // _graphmend_equal: torch.equal as a tensor
+source::Helper assert_async_runtime();                // _graphmend_assert_async: the opt-in [Trap] tier
 // A site helper: `@_graphmend_site def name(params): body`.
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body);
 

@@ -1,0 +1,213 @@
+#include "graphmend/rules/trap_rewrite.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "graphmend/analysis/effects.h"
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+namespace {
+
+using source::Fix;
+
+// Builtin exceptions whose construction from a message has no side effects.
+const std::set<std::string_view> kBuiltinExceptions = {
+    "Exception", "ArithmeticError", "AssertionError", "AttributeError", "IndexError", "KeyError",
+    "LookupError", "NotImplementedError", "OverflowError", "RuntimeError", "TypeError", "ValueError",
+    "ZeroDivisionError"};
+
+// The condition as the helper call passes it: `torch.equal(a, b)` becomes `_graphmend_equal(a, b)`
+// (a tensor, so the test can run in the graph); everything else stays as written. Declines a
+// condition whose evaluation itself tests a tensor's truth (`t1 and t2`, `not t` inside).
+struct LoweredCondition {
+  std::string text;
+  bool uses_equal = false;
+};
+
+std::variant<LoweredCondition, Declined> lower_condition(const RuleContext& ctx, ir::Node cond) {
+  const ir::Module& m = ctx.module;
+  std::vector<std::pair<source::TextRange, std::string>> replacements;
+  std::optional<Declined> declined;
+  auto validate = [&](auto&& self, ir::Node e) -> void {
+    if (declined) return;
+    e = ir::unparenthesize(e);
+    if (e.is("boolean_operator")) {
+      if (classify_truth(ctx, e.field("left")).kind != TruthKind::Static) {
+        declined = Declined{"`and`/`or` tests a tensor's truth before the last operand; only a static Python "
+                            "test may come first (`x.dtype == torch.float16 and t.any()`)"};
+        return;
+      }
+      self(self, e.field("right"));
+      return;
+    }
+    if (e.is("not_operator")) {
+      if (classify_truth(ctx, e.field("argument")).kind != TruthKind::Static) {
+        declined = Declined{"a `not` inside the condition tests a tensor's truth"};
+      }
+      return;
+    }
+    if (e.is("call")) {
+      auto q = callee_name(m, e);
+      if (q && (*q == "torch.allclose" || *q == "torch.is_nonzero")) {
+        declined = Declined{fmt::format("`{}` returns a Python bool from tensor data; it has no graph form here", *q)};
+        return;
+      }
+      if (q && *q == "torch.equal") {
+        ir::Node args = e.field("arguments");
+        std::vector<ir::Node> pos;
+        for (ir::Node a : args.named_children()) {
+          if (!a.is("comment")) pos.push_back(a);
+        }
+        if (pos.size() != 2 || pos[0].is("keyword_argument") || pos[1].is("keyword_argument") ||
+            pos[0].is("list_splat") || pos[1].is("list_splat")) {
+          declined = Declined{"`torch.equal` is called with other than two positional arguments"};
+          return;
+        }
+        replacements.push_back({e.field("function").range(), "_graphmend_equal"});
+      }
+    }
+  };
+  validate(validate, cond);
+  if (declined) return *declined;
+  LoweredCondition out;
+  out.uses_equal = !replacements.empty();
+  uint32_t cursor = cond.start();
+  std::sort(replacements.begin(), replacements.end());
+  for (const auto& [range, text] : replacements) {
+    out.text += m.text().substr(cursor, range.start - cursor);
+    out.text += text;
+    cursor = range.end;
+  }
+  out.text += m.text().substr(cursor, cond.end() - cursor);
+  return out;
+}
+
+bool inside_try(ir::Node n) {
+  for (ir::Node p = n.parent(); p; p = p.parent()) {
+    if (p.is("try_statement") || p.is("with_statement")) return p.is("try_statement");
+    if (p.is("function_definition") || p.is("module")) return false;
+  }
+  return false;
+}
+
+// An in-place update of a tensor earlier in the function: under AOT autograd it is applied when
+// the graph returns, so a guard that raises inside the same graph would leave it undone.
+std::optional<std::string> earlier_in_place_update(const RuleContext& ctx, ir::Node guard) {
+  const int fi = ctx.module.function_of(guard);
+  if (fi < 0) return std::nullopt;
+  std::optional<std::string> found;
+  walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+    if (found || n.start() >= guard.start()) return false;
+    if (!n.is("expression_statement") && !n.is("assignment") && !n.is("augmented_assignment")) return true;
+    if (n.end() > guard.start()) return true;
+    for (const analysis::Effect& e : analysis::effects_of(ctx.module, ctx.types, n)) {
+      if (e.kind == analysis::EffectKind::InPlaceMutation) {
+        found = e.what.empty() ? snippet(ctx.module, e.node) : e.what;
+        return false;
+      }
+    }
+    return false;
+  });
+  return found;
+}
+
+}  // namespace
+
+std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names) {
+  const ir::Module& m = ctx.module;
+  if (inside_try(if_statement)) {
+    return Declined{"the guard is inside a `try`; its handler would see the exception raised from inside the graph"};
+  }
+  ir::Node raise;
+  for (ir::Node s : if_statement.field("consequence").named_children()) {
+    if (s.is("raise_statement")) raise = s;
+  }
+  if (!raise || raise.named_child_count() == 0) return Declined{"a bare `raise` re-raises an exception the graph does not have"};
+  if (raise.field("cause")) return Declined{"`raise ... from ...` chains an exception object graphmend does not carry"};
+
+  // The exception: a builtin class, called with a message graphmend can carry (or not called).
+  ir::Node exc = ir::unparenthesize(raise.named_child(0));
+  ir::Node cls = exc.is("call") ? exc.field("function") : exc;
+  if (!cls.is("identifier") || m.lookup_at(cls) >= 0 || !kBuiltinExceptions.contains(m.text(cls))) {
+    return Declined{fmt::format("`{}` is not a builtin exception class; constructing it may have side effects "
+                                "graphmend cannot rule out",
+                                snippet(m, cls))};
+  }
+  SiteRenderer renderer(ctx);
+  std::string raised(m.text(cls));
+  if (exc.is("call")) {
+    ir::Node args = exc.field("arguments");
+    if (!args.is("argument_list")) return Declined{"the exception's argument is a generator"};
+    std::vector<std::string> rendered;
+    for (ir::Node a : args.named_children()) {
+      if (a.is("comment")) continue;
+      if (a.is("keyword_argument") || a.is("list_splat") || a.is("dictionary_splat")) {
+        return Declined{"the exception is constructed with keyword or unpacked arguments"};
+      }
+      auto r = renderer.render(a);
+      if (!r) return Declined{*renderer.declined()};
+      rendered.push_back(*r);
+    }
+    for (ir::Node h : renderer.holes()) {
+      if (ctx.types.type_of(m, h).tensor_like()) {
+        return Declined{fmt::format("the message is formatted from the tensor value `{}`, which is not static "
+                                    "at trace time",
+                                    snippet(m, h))};
+      }
+    }
+    renderer.choose_names(m.text(raise));
+    raised += "(";
+    for (size_t i = 0; i < rendered.size(); ++i) raised += (i ? ", " : "") + renderer.finish(rendered[i]);
+    raised += ")";
+  }
+
+  // The condition.
+  ir::Node cond = ir::unparenthesize(if_statement.field("condition"));
+  bool negate = false;
+  if (cond.is("not_operator")) {
+    negate = true;
+    cond = ir::unparenthesize(cond.field("argument"));
+  }
+  auto lowered = lower_condition(ctx, cond);
+  if (auto* d = std::get_if<Declined>(&lowered)) return *d;
+  const LoweredCondition& lc = std::get<LoweredCondition>(lowered);
+
+  if (auto update = earlier_in_place_update(ctx, if_statement)) {
+    return Declined{fmt::format("the in-place update `{}` comes earlier in this function; compiled, it is applied "
+                                "when the graph returns, so a failing guard inside the graph would leave it undone",
+                                *update)};
+  }
+
+  const int fi = m.function_of(if_statement);
+  const std::string function = fi >= 0 ? m.functions[static_cast<size_t>(fi)].name : "module";
+  Fix fix;
+  fix.applicability = source::Applicability::Safe;
+  std::string compiled;
+  if (ctx.options.trap_async) {
+    if (!renderer.holes().empty() || !exc.is("call") || exc.field("arguments").named_child_count() != 1 ||
+        !is_literal(exc.field("arguments").named_child(0))) {
+      return Declined{"the asynchronous tier needs a literal message (torch._assert_async takes a constant string)"};
+    }
+    fix.title = "assert the guard asynchronously with torch._assert_async (opt-in tier: raises RuntimeError, not " +
+                std::string(m.text(cls)) + "; on CUDA a device-side assert, reported later)";
+    compiled = fmt::format("_graphmend_assert_async({}, {}, {})", lc.text, negate ? "True" : "False",
+                           m.text(exc.field("arguments").named_child(0)));
+    fix.helpers = {runtime_prelude(m), assert_async_runtime()};
+  } else {
+    const std::string site = names.next("raise", function);
+    fix.title = fmt::format("check the guard inside the compiled graph; a failing input still raises {} (eager "
+                            "path unchanged)",
+                            m.text(cls));
+    compiled = fmt::format("_graphmend_check({}, {}, {}{})", site, lc.text, negate ? "True" : "False",
+                           renderer.hole_args());
+    fix.helpers = {runtime_prelude(m), check_runtime(), site_helper(site, renderer.params(), "raise " + raised)};
+  }
+  if (lc.uses_equal) fix.helpers.insert(fix.helpers.begin() + 1, equal_runtime());
+  if (auto declined = wrap_for_compile(m, if_statement, compiled, fix)) return *declined;
+  return fix;
+}
+
+}  // namespace graphmend::rules

@@ -1,0 +1,135 @@
+"""[Trap] behaviour on real PyTorch: a patched validation guard raises the original exception
+class and message from the compiled call, in program order, without graph breaks.
+
+For every case of trap/trap_forms.py, graphmend fixes a copy; then a sequence of calls
+(passing, failing, passing, failing ...) runs through:
+
+- the original, eagerly: the reference results (outputs, or exception class and message) and
+  everything emitted;
+- the patched copy, eagerly: identical;
+- the patched copy compiled with fullgraph=True on backend eager / aot_eager / inductor: the same
+  exceptions and emitted text, the same outputs (bit for bit; Inductor within float32 rounding),
+  and one graph for the whole sequence: no break, no recompile between passing and failing inputs;
+- the original compiled with fullgraph=True: fails, proving the guard really broke the graph.
+"""
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+import torch
+import torch._dynamo
+from torch._dynamo.utils import counters
+
+import behaviour
+from behaviour import capture, same_result
+
+TRAP = pathlib.Path(__file__).resolve().parent / "trap" / "trap_forms.py"
+behaviour.PROGRAM_NAMES.add(TRAP.name)
+BACKENDS = ["eager", "aot_eager", "inductor"]
+
+
+@pytest.fixture(scope="module")
+def pair(graphmend_bin, tmp_path_factory):
+    return behaviour.fixed_pair(graphmend_bin, TRAP, tmp_path_factory.mktemp("trap"))
+
+
+def _names():
+    spec = __import__("importlib.util").util.spec_from_file_location("_trap_ids", TRAP)
+    module = __import__("importlib.util").util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return [name for name, *_ in module.cases()]
+
+
+NAMES = _names()
+
+
+def _sequence(module, name):
+    """The calls of one case: every passing input, then every failing one, then both again."""
+    _, target, passing, failing = next(c for c in module.cases() if c[0] == name)
+    calls = (passing + failing) * 2
+    return target, calls
+
+
+def _run_all(fn, calls):
+    results = []
+    for args in calls:
+        try:
+            results.append(fn(*args))
+        except Exception as exc:  # compared by class and message
+            results.append(exc)
+    return results
+
+
+def _check_failures_happen(results, calls_count):
+    assert any(isinstance(r, BaseException) for r in results), "each case must exercise the failure path"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_patched_eager_is_identical(pair, name):
+    original, patched, _ = pair
+    target, calls = _sequence(original, name)
+    ref_events, ref = capture(lambda: _run_all(target, calls))
+    _check_failures_happen(ref, len(calls))
+    target, calls = _sequence(patched, name)
+    events, out = capture(lambda: _run_all(target, calls))
+    assert events == ref_events
+    assert same_result(out, ref)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", NAMES)
+def test_patched_compiled_raises_the_original_exception(pair, name, backend):
+    original, patched, _ = pair
+    target, calls = _sequence(original, name)
+    ref_events, ref = capture(lambda: _run_all(target, calls))
+
+    target, calls = _sequence(patched, name)
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(target, backend=backend, fullgraph=True)
+    events, out = capture(lambda: _run_all(compiled, calls))
+    for got, want in zip(out, ref):
+        if isinstance(want, BaseException):
+            assert type(got) is type(want) and str(got) == str(want), (got, want)
+    assert same_result(out, ref, exact=backend != "inductor")
+    assert events == ref_events
+    # Distinct input shapes are distinct graphs; flipping between passing and failing is not.
+    shapes = {tuple(tuple(a.shape) if isinstance(a, torch.Tensor) else a for a in args) for args in calls}
+    assert counters["stats"]["unique_graphs"] == len(shapes), "no break, no recompile on pass/fail flips"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_original_breaks_the_graph(pair, name):
+    original, _, _ = pair
+    target, calls = _sequence(original, name)
+    torch._dynamo.reset()
+    _events, out = capture(lambda: torch.compile(target, backend="eager", fullgraph=True)(*calls[0]))
+    assert isinstance(out, torch._dynamo.exc.Unsupported), f"expected a graph break, got {out!r}"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_async_tier(graphmend_bin, tmp_path, backend):
+    """`fix --trap-async` emits torch._assert_async: no break, passing inputs unchanged, and a
+    failing input raises RuntimeError with the guard's message (its documented divergence: the
+    class is RuntimeError, not the original ValueError)."""
+    import shutil
+    import subprocess
+
+    copy = tmp_path / "trap_async_forms.py"
+    shutil.copy(TRAP, copy)
+    out = subprocess.run([graphmend_bin, "fix", "--trap-async", "--select", "GM301", str(copy)],
+                         capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    assert "_graphmend_assert_async(" in copy.read_text()
+    patched = behaviour.import_path(copy, f"trap_async_forms_{backend}")
+    target = patched.NegativeGuard()
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(target, backend=backend, fullgraph=True)
+    good = torch.tensor([0.0, 1.0])
+    assert torch.equal(compiled(good), target(good))
+    with pytest.raises(RuntimeError, match="inputs must be non-negative"):
+        compiled(torch.tensor([0.0, -1.0]))
+    assert torch.equal(compiled(good), target(good))
+    assert counters["stats"]["unique_graphs"] == 1

@@ -1,0 +1,102 @@
+"""[Trap] forms: validation guards on tensor values in compiled code.
+
+Each case gives inputs that pass and inputs that fail the guard; test_trap.py compares the
+original (eager) with the graphmend-patched copy (eager and compiled): outputs bit for bit,
+exception class and message exactly, and one graph for all calls (no recompile).
+"""
+import logging
+
+import torch
+from torch import nn
+
+logger = logging.getLogger("trap_forms")
+
+
+class NegativeGuard(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        if (y < 0).any():
+            raise ValueError("inputs must be non-negative")
+        return y + 1
+
+
+class RangeGuard(nn.Module):
+    def forward(self, x):
+        y = x.abs()
+        if not (y < 100).all():
+            raise RuntimeError(f"values out of range for a tensor of shape {tuple(x.shape)} ({x.dim()}-d)")
+        return y.sqrt()
+
+
+class EqualGuard(nn.Module):
+    def forward(self, mask, expected):
+        z = mask.float() * 3
+        if not torch.equal(mask, expected):
+            raise ValueError("unsupported attention mask")
+        return z
+
+
+class ReductionGuard(nn.Module):
+    def forward(self, x):
+        total = x.sum()
+        if total > 10:
+            raise AssertionError("sum too large")
+        return x - total
+
+
+class StaticConjunct(nn.Module):
+    def forward(self, x):
+        y = x + 1
+        if y.dtype == torch.float32 and torch.isnan(y).any():
+            raise ValueError("NaN in activations")
+        return y
+
+
+class BareClass(nn.Module):
+    def forward(self, idx, size: int):
+        out = idx + 0
+        if (idx >= size).any():
+            raise IndexError
+        return out
+
+
+class PrintThenGuard(nn.Module):
+    """[Defer] and [Trap] together: the print before a failing guard is still emitted first."""
+
+    def forward(self, x):
+        y = x.cumsum(0)
+        print("checking", y)
+        if (y > 5).any():
+            raise ValueError("cumulative sum above 5")
+        logger.warning("passed with %s", y[-1])
+        return y
+
+
+class Ambiguous(nn.Module):
+    """A multi-element condition: eager raises RuntimeError("Boolean value ... ambiguous")."""
+
+    def forward(self, x: torch.Tensor):
+        y = x - 1
+        if y > 0:
+            raise ValueError("positive")
+        return y
+
+
+def cases():
+    """(name, module, [inputs that pass], [inputs that fail])."""
+    f = torch.float32
+    return [
+        ("any", NegativeGuard(), [(torch.tensor([0.0, 1.0]),)], [(torch.tensor([0.0, -1.0]),)]),
+        ("not-all f-string", RangeGuard(), [(torch.tensor([3.0, -4.0]),)], [(torch.tensor([3.0, 400.0]),)]),
+        ("torch.equal", EqualGuard(),
+         [(torch.tensor([1, 0, 1]), torch.tensor([1, 0, 1]))],
+         [(torch.tensor([1, 0, 1]), torch.tensor([1, 1, 1])),
+          # broadcastable but not equal in shape: torch.equal is False, so the guard must fail
+          (torch.ones(2, 3, dtype=torch.long), torch.ones(3, dtype=torch.long))]),
+        ("reduction", ReductionGuard(), [(torch.tensor([1.0, 2.0]),)], [(torch.tensor([9.0, 2.0]),)]),
+        ("static conjunct", StaticConjunct(), [(torch.tensor([1.0, 2.0], dtype=f),)],
+         [(torch.tensor([1.0, float("nan")], dtype=f),)]),
+        ("bare class", BareClass(), [(torch.tensor([0, 3]), 4)], [(torch.tensor([0, 4]), 4)]),
+        ("print then guard", PrintThenGuard(), [(torch.tensor([1.0, 2.0]),)], [(torch.tensor([1.0, 5.0]),)]),
+        ("ambiguous", Ambiguous(), [], [(torch.tensor([0.0, 0.5]),), (torch.tensor([2.0, 0.5]),)]),
+    ]
