@@ -176,8 +176,8 @@ std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statem
   const LoweredCondition& lc = std::get<LoweredCondition>(lowered);
 
   if (auto update = earlier_in_place_update(ctx, if_statement)) {
-    return Declined{fmt::format("the in-place update `{}` comes earlier in this function; compiled, it is applied "
-                                "when the graph returns, so a failing guard inside the graph would leave it undone",
+    return Declined{fmt::format("an in-place update comes earlier in this function ({}); compiled, it is applied "
+                                "when the graph returns, so a guard failing inside the graph would leave it undone",
                                 *update)};
   }
 
