@@ -39,6 +39,18 @@ def build(row: str):
                               intermediate_size=128, max_position_embeddings=64)
         model = tf.BioGptForCausalLM(cfg)
         inputs = {"input_ids": _ids((1, 8), 0, 128, 1)}
+    elif row == "grounding-dino":
+        backbone = tf.SwinConfig(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[1, 1],
+                                 window_size=2, out_features=["stage1", "stage2"])
+        text = tf.BertConfig(vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                             intermediate_size=128, max_position_embeddings=64)
+        cfg = tf.GroundingDinoConfig(backbone_config=backbone, text_config=text, d_model=64, encoder_layers=1,
+                                     decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2,
+                                     encoder_ffn_dim=128, decoder_ffn_dim=128, num_queries=4,
+                                     num_feature_levels=2, use_timm_backbone=False)
+        model = tf.GroundingDinoModel(cfg)
+        g = torch.Generator().manual_seed(3)
+        inputs = {"pixel_values": torch.randn(1, 3, 32, 32, generator=g), "input_ids": _ids((1, 8), 0, 128, 1)}
     else:
         raise SystemExit(f"unknown row {row}")
     return model.eval(), inputs
@@ -52,6 +64,17 @@ def _tensors(out):
     if isinstance(out, (tuple, list)):
         return [t for o in out for t in _tensors(o)]
     return []
+
+
+def _break_site(reason) -> str:
+    """`reason — file:line` with the innermost frame inside transformers."""
+    where = "?"
+    for frame in reversed(reason.user_stack or []):
+        if "transformers" in frame.filename:
+            parts = frame.filename.split("transformers/", 1)
+            where = f"{parts[-1]}:{frame.lineno}"
+            break
+    return f"{str(reason.reason).splitlines()[0]} — {where}"
 
 
 def digest(out) -> str:
@@ -107,8 +130,7 @@ def main():
     facts = {"row": args.row, "transformers": os.path.dirname(transformers.__file__)}
     with torch.no_grad():
         # The first call of the process: once-only messages (warning_once) are emitted here.
-        first = model if args.first == "eager" else torch.compile(model, backend="aot_eager", fullgraph=True,
-                                                                    dynamic=False)
+        first = model if args.first == "eager" else torch.compile(model, backend="aot_eager", dynamic=False)
         facts["first_call"] = args.first
         facts["first_call_records"], out = record_emissions(lambda: first(**inputs))
         facts["first_call_sha256"] = digest(out)
@@ -129,7 +151,9 @@ def main():
         facts["graphs"] = first
         facts["breaks"] = first - 1
         facts["recompiled"] = len(counted) != first
-        facts["break_reasons"] = sorted({str(r.reason).splitlines()[0] for r in torch._dynamo.explain(model)(**inputs).break_reasons})
+        explained = torch._dynamo.explain(model)(**inputs)
+        facts["break_reasons"] = sorted({str(r.reason).splitlines()[0] for r in explained.break_reasons})
+        facts["breaks_detail"] = [_break_site(r) for r in explained.break_reasons]
         facts["counting_sha256"] = digest(out)
 
         for backend in ("eager", "aot_eager"):
