@@ -13,7 +13,7 @@ const std::set<string_view> kPureTorch = {
     "abs", "acos", "add", "addcmul", "addcdiv", "all", "amax", "amin", "any", "arange",
     "argmax", "argmin", "as_tensor", "asin", "atan", "atan2", "bmm", "cat", "ceil", "clamp",
     "clamp_max", "clamp_min", "clip", "clone", "concat", "cos", "cosh", "cumsum", "cumprod",
-    "div", "einsum", "empty", "empty_like", "eq", "erf", "exp", "expm1", "eye", "finfo", "flatten",
+    "div", "einsum", "empty", "empty_like", "eq", "equal", "erf", "exp", "expm1", "eye", "finfo", "flatten",
     "floor", "full", "full_like", "ge", "gt", "iinfo", "isfinite", "isinf", "isnan", "le",
     "lerp", "linspace", "log", "log10", "log1p", "log2", "logical_and", "logical_not",
     "logical_or", "logical_xor", "lt", "masked_fill", "matmul", "max", "maximum", "mean", "min",

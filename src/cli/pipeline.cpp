@@ -200,6 +200,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
 
   std::vector<std::vector<rules::Diagnostic>> diags(units.size());
   std::vector<bool> dirty(units.size(), true);
+  bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
   for (int iteration = 0;; ++iteration) {
     analysis::Project project;
     for (const Unit& u : units) {
@@ -213,7 +214,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       if (!dirty[i] || !units[i].current) return;
       diags[i] = check_unit(units[i], project, regions, *oracles[w], options);
     });
-    if (!options.fix && !options.diff) break;
+    if ((!options.fix && !options.diff) || analysis_only) break;
 
     // Apply every applicable fix; re-parse; revert a file whose fix breaks its syntax.
     const source::Applicability required =
@@ -260,7 +261,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
               options.max_fix_iterations));
         }
       }
-      break;
+      analysis_only = true;  // one more analysis, so the diagnostics describe the final text
     }
     // Re-analyse everything: a fix in one file can change facts another file relies on.
     std::fill(dirty.begin(), dirty.end(), true);

@@ -35,6 +35,16 @@ std::vector<source::TextRange> compile_dead_ranges(const RuleContext& ctx) {
     walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is("if_statement")) return true;
       ir::Node cond = ir::unparenthesize(n.field("condition"));
+      // graphmend's [Where] gate, `not _graphmend_compiling() or <grad enabled>`: the original
+      // statement it keeps is already handled (its selection is in the else-branch).
+      if (cond.is("boolean_operator") && ctx.module.text(cond.field("operator")) == "or") {
+        ir::Node left = ir::unparenthesize(cond.field("left"));
+        if (left.is("not_operator") && is_compiling_check(ctx.module, left.field("argument")) &&
+            ctx.module.text(ir::unparenthesize(left.field("argument")).field("function")) == "_graphmend_compiling") {
+          out.push_back(n.field("consequence").range());
+          return true;
+        }
+      }
       const bool negated = cond.is("not_operator");
       if (negated) cond = cond.field("argument");
       if (!is_compiling_check(ctx.module, cond)) return true;

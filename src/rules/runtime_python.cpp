@@ -186,6 +186,31 @@ constexpr std::string_view kAssertAsync = R"PY(def _graphmend_assert_async(cond,
     _graphmend_torch._assert_async(passed, message)
 )PY";
 
+constexpr std::string_view kWhere = R"PY(def _graphmend_selectable(conds, *groups):
+    """True when torch.where gives exactly what the `if` would (static under Dynamo).
+
+    Each condition (one, or a tuple for an elif chain) is a one-element tensor, else the `if`
+    raises "ambiguous" and the original runs; each group of candidate values are plain contiguous
+    tensors of one shape, dtype and device, so the selection neither broadcasts nor promotes.
+    """
+    for cond in conds if type(conds) is tuple else (conds,):
+        if type(cond) is not _graphmend_torch.Tensor or cond.numel() != 1:
+            return False
+    for group in groups:
+        first = group[0]
+        for v in group:
+            if type(v) is not _graphmend_torch.Tensor or not v.is_contiguous():
+                return False
+            if v.shape != first.shape or v.dtype != first.dtype or v.device != first.device:
+                return False
+    return True
+
+
+def _graphmend_where(cond, a, b):
+    """The value the `if` selects: `a` when the condition's truth value is true, else `b`."""
+    return _graphmend_torch.where(cond.reshape(()).bool(), a, b)
+)PY";
+
 uint64_t fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ULL;
   for (char c : s) {
@@ -212,6 +237,7 @@ source::Helper runtime_prelude(const ir::Module& m) {
 source::Helper defer_runtime() { return {"_graphmend_defer", std::string(kDefer)}; }
 source::Helper check_runtime() { return {"_graphmend_check", std::string(kCheck)}; }
 source::Helper equal_runtime() { return {"_graphmend_equal", std::string(kEqual)}; }
+source::Helper where_runtime() { return {"_graphmend_selectable", std::string(kWhere)}; }
 source::Helper assert_async_runtime() { return {"_graphmend_assert_async", std::string(kAssertAsync)}; }
 
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {

@@ -244,13 +244,90 @@ std::string SiteRenderer::hole_args() const {
   std::string out;
   for (ir::Node h : holes_) {
     out += ", ";
-    out += m_.text(h);
+    out += copied(m_, h);
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<source::TextRange> multiline_strings_in(const ir::Module& m, ir::Node node) {
+  std::vector<source::TextRange> out;
+  const std::string_view text = m.text();
+  syntax::walk(node, [&](ir::Node n) {
+    if (!n.is("string")) return true;
+    if (text.substr(n.start(), n.end() - n.start()).find_first_of("\r\n") != std::string_view::npos) {
+      out.push_back(n.range());
+    }
+    return false;
+  });
+  return out;
+}
+
+bool inside_any(const std::vector<source::TextRange>& ranges, uint32_t offset) {
+  return std::any_of(ranges.begin(), ranges.end(),
+                     [&](const source::TextRange& r) { return r.start < offset && offset < r.end; });
+}
+
+}  // namespace
+
+// Generated code into file text: '\n' starts a line at the else-branch's indentation, each
+// kIndentStep is one more level, kRawNewline is a line break copied from inside the original
+// statement (indentation kept as it was).
+std::string render_code(std::string_view code, std::string_view newline, std::string_view inner,
+                        std::string_view unit) {
+  std::string out;
+  for (char c : code) {
+    if (c == '\n') {
+      out += newline;
+      out += inner;
+    } else if (c == kIndentStep) {
+      out += unit;
+    } else if (c == kRawNewline) {
+      out += newline;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string copied(const ir::Module& m, ir::Node node) {
+  std::string out;
+  const std::string_view text = m.text(node);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
+    out += (text[i] == '\n' || text[i] == '\r') ? kRawNewline : text[i];
+  }
+  return out;
+}
+
+std::string reindented(const ir::Module& m, ir::Node node, int levels) {
+  const std::string_view text = m.text();
+  const auto strings = multiline_strings_in(m, node);
+  const std::string_view base = source::indentation_at(text, node.start());
+  std::string out;
+  for (uint32_t i = node.start(); i < node.end(); ++i) {
+    if (text[i] == '\r' && i + 1 < node.end() && text[i + 1] == '\n') continue;
+    if (text[i] != '\n' && text[i] != '\r') {
+      out += text[i];
+      continue;
+    }
+    const uint32_t next = i + 1;
+    if (inside_any(strings, next) || next >= node.end() || text[next] == '\n' || text[next] == '\r') {
+      out += kRawNewline;
+      continue;
+    }
+    out += '\n';
+    out.append(static_cast<size_t>(levels), kIndentStep);
+    // Keep the line's indentation relative to the node's first line.
+    if (text.substr(next).starts_with(base)) i += static_cast<uint32_t>(base.size());
   }
   return out;
 }
 
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
-                                         source::Fix& fix) {
+                                         source::Fix& fix, std::string_view guard) {
   const std::string_view text = m.text();
   ir::Node block = stmt.parent();
   const std::string_view indent = source::indentation_at(text, stmt.start());
@@ -272,28 +349,19 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
                                ? std::string(indent.substr(header_indent.size()))
                                : std::string("    ");
   const std::string inner = std::string(indent) + unit;
-  fix.edits.push_back(source::Edit::insertion(stmt.start(), "if not _graphmend_compiling():" + newline + inner));
+  fix.edits.push_back(source::Edit::insertion(stmt.start(), fmt::format("if {}:", guard) + newline + inner));
   // The statement's other lines move in with it, except lines inside a multi-line string, whose
   // bytes are the string's value.
-  std::vector<source::TextRange> multiline_strings;
-  syntax::walk(stmt, [&](ir::Node n) {
-    if (!n.is("string")) return true;
-    if (text.substr(n.start(), n.end() - n.start()).find_first_of("\r\n") != std::string_view::npos) {
-      multiline_strings.push_back(n.range());
-    }
-    return false;
-  });
+  const auto strings = multiline_strings_in(m, stmt);
   for (uint32_t i = stmt.start(); i < stmt.end(); ++i) {
     if (!is_newline_at(text, i)) continue;
     const uint32_t next = i + 1;
     if (next >= stmt.end() || text[next] == '\n' || text[next] == '\r') continue;  // a blank line
-    const bool in_string = std::any_of(multiline_strings.begin(), multiline_strings.end(),
-                                       [&](const source::TextRange& r) { return r.start < next && next < r.end; });
-    if (!in_string) fix.edits.push_back(source::Edit::insertion(next, unit));
+    if (!inside_any(strings, next)) fix.edits.push_back(source::Edit::insertion(next, unit));
   }
   fix.edits.push_back(source::Edit::insertion(
       after, fmt::format("{nl}{ind}else:{nl}{inner}{code}", fmt::arg("nl", newline), fmt::arg("ind", indent),
-                         fmt::arg("inner", inner), fmt::arg("code", compiled_code))));
+                         fmt::arg("inner", inner), fmt::arg("code", render_code(compiled_code, newline, inner, unit)))));
   return std::nullopt;
 }
 

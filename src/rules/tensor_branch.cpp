@@ -3,8 +3,24 @@
 #include <fmt/format.h>
 
 #include "graphmend/rules/conditions.h"
+#include "graphmend/rules/where_rewrite.h"
 
 namespace graphmend::rules {
+
+namespace {
+
+// The original `if` a [Where] rewrite keeps as its fallback, in the else-branch of
+// `if _graphmend_selectable(...)`: it runs only when the selection's static checks fail.
+bool is_where_fallback(const ir::Module& m, ir::Node if_statement) {
+  ir::Node block = if_statement.parent();
+  ir::Node clause = block ? block.parent() : ir::Node{};
+  ir::Node owner = clause && clause.is("else_clause") ? clause.parent() : ir::Node{};
+  if (!owner || !owner.is("if_statement")) return false;
+  ir::Node cond = owner.field("condition");
+  return cond.is("call") && m.text(cond.field("function")) == "_graphmend_selectable";
+}
+
+}  // namespace
 
 const RuleInfo& TensorBranchRule::info() const {
   static const RuleInfo kInfo{"GM101", "tensor-branch",
@@ -15,9 +31,18 @@ const RuleInfo& TensorBranchRule::info() const {
 
 void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   const ir::Module& m = ctx.module;
+  auto attach = [&](Diagnostic& d, ir::Node n) {
+    auto plan = plan_where(ctx, n);
+    if (auto* fix = std::get_if<source::Fix>(&plan)) {
+      d.fix = std::move(*fix);
+    } else {
+      d.decline_reason = std::get<Declined>(plan).reason;
+    }
+  };
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is("if_statement") && !n.is("elif_clause")) return true;
+      if (is_where_fallback(m, n)) return false;
       // A single-raise guard is the [Trap] rule's (GM301).
       if (n.is("if_statement") && is_validation_guard(m, n)) return true;
       const Truth truth = classify_truth(ctx, n.field("condition"));
@@ -28,6 +53,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
                         "control flow (GB0170: Data-dependent branching)",
                         n.is("elif_clause") ? "elif" : "if"),
             "predicate both branches with torch.where, or use torch.cond");
+        attach(d, n);
         sink.report(std::move(d));
       } else if (truth.kind == TruthKind::DataOperator) {
         Diagnostic d = make_diagnostic(
@@ -37,6 +63,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
                         n.is("elif_clause") ? "elif" : "if", m.text(truth.atom.field("function"))),
             "compare with (a == b).all() after a static shape/dtype check, then predicate with torch.where");
         d.graph_break_id = "GB0033";
+        attach(d, n);
         sink.report(std::move(d));
       }
       return true;

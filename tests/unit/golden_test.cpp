@@ -43,9 +43,11 @@ std::string render(const cli::FileReport& f) {
   return out;
 }
 
+// A fixture named *_unsafe.py is fixed with --unsafe-fixes.
 cli::FileReport run_one(const fs::path& path) {
   cli::Options options;
   options.fix = true;
+  options.unsafe_fixes = path.stem().string().ends_with("_unsafe");
   options.diff = true;  // fix in memory, write nothing
   options.jobs = 1;
   cli::RunReport report = cli::run({path.string()}, options);

@@ -83,8 +83,21 @@ std::string snippet(const ir::Module& m, ir::Node n);
 //     else:
 //         <compiled_code>
 // Adds the edits to `fix`; declines a statement that shares its lines with other code.
+// `guard` replaces `not _graphmend_compiling()` when the original must also run in other cases.
+// `compiled_code` uses '\n' for a new line at the else-branch's indentation, kIndentStep for one
+// more level and kRawNewline for a line break copied from the source (see copied/reindented).
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
-                                         source::Fix& fix);
+                                         source::Fix& fix, std::string_view guard = "not _graphmend_compiling()");
+
+inline constexpr char kIndentStep = '\x03';
+inline constexpr char kRawNewline = '\x04';
+
+// `node`'s source for generated code, every line break kept as it is (kRawNewline).
+std::string copied(const ir::Module& m, ir::Node node);
+// `node`'s source for a block `levels` deeper than the else-branch: each line after the first
+// gets the else-branch's indentation plus `levels` steps on top of its own, except lines inside a
+// multi-line string, which stay byte for byte.
+std::string reindented(const ir::Module& m, ir::Node node, int levels);
 
 // The generated block's runtime helpers (see src/rules/runtime_python.cpp).
 source::Helper runtime_prelude(const ir::Module& m);  // registry, carrying, op registration
@@ -92,6 +105,7 @@ source::Helper defer_runtime();                       // _graphmend_defer and it
 source::Helper check_runtime();                       // _graphmend_check and its `check` op
 source::Helper equal_runtime();                       // _graphmend_equal: torch.equal as a tensor
 source::Helper assert_async_runtime();                // _graphmend_assert_async: the opt-in [Trap] tier
+source::Helper where_runtime();                       // _graphmend_selectable / _graphmend_where
 // A site helper: `@_graphmend_site def name(params): body`.
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body);
 

@@ -1,0 +1,14 @@
+// [Where] rewrite for GM101: an `if` on a one-element tensor whose branches only compute tensor
+// values becomes a torch.where selection under torch.compile; eager mode, and compiled code with
+// grad enabled, keep running the original statement. Doc: rules/GM101.md.
+#pragma once
+
+#include <variant>
+
+#include "graphmend/rules/site_helper.h"
+
+namespace graphmend::rules {
+
+std::variant<source::Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement);
+
+}  // namespace graphmend::rules

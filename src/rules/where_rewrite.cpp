@@ -1,0 +1,416 @@
+#include "graphmend/rules/where_rewrite.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "graphmend/analysis/effects.h"
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+namespace {
+
+using source::Fix;
+
+// Methods whose result may share storage with their receiver.
+const std::set<std::string_view> kMayAlias = {
+    "view", "view_as", "reshape", "reshape_as", "t", "transpose", "permute", "expand", "expand_as",
+    "squeeze", "unsqueeze", "narrow", "select", "detach", "to", "type", "type_as", "float", "half",
+    "double", "int", "long", "bool", "bfloat16", "contiguous", "flatten", "unflatten", "as_strided",
+    "diagonal", "movedim", "real", "imag", "view_as_real", "unbind", "split", "chunk"};
+
+bool may_alias(const ir::Module& m, ir::Node value) {
+  value = ir::unparenthesize(value);
+  if (value.is("identifier") || value.is("attribute") || value.is("subscript")) return true;
+  if (value.is("call")) {
+    ir::Node fn = value.field("function");
+    if (fn.is("attribute") && kMayAlias.contains(m.text(fn.field("attribute")))) return true;
+    auto q = m.qualified_name(fn);
+    if (q && q->starts_with("torch.") && kMayAlias.contains(std::string_view(*q).substr(6))) return true;
+  }
+  return false;
+}
+
+// A statement's effects that stop the rewrite (what may run unconditionally and be reordered is
+// pure, non-raising tensor code), with the reason.
+std::optional<std::string> impure(const RuleContext& ctx, ir::Node node) {
+  for (const analysis::Effect& e : analysis::effects_of(ctx.module, ctx.types, node)) {
+    switch (e.kind) {
+      case analysis::EffectKind::AttributeStore:
+        return fmt::format("a branch {}: the stored object's identity and aliasing cannot be kept by a "
+                           "selection",
+                           e.what);
+      case analysis::EffectKind::UnknownCall:
+        return fmt::format("a branch {}, which graphmend cannot prove pure and unable to raise", e.what);
+      case analysis::EffectKind::ControlTransfer:
+        return fmt::format("a branch transfers control ({})", e.what);
+      default:
+        return fmt::format("a branch {} ({})", e.what, analysis::effect_kind_name(e.kind));
+    }
+  }
+  return std::nullopt;
+}
+
+struct Lowered {
+  std::string text;
+  bool uses_equal = false;
+};
+
+// The tensor part of a condition as one boolean tensor: and/or/not of tensor atoms become
+// logical ops (every atom is pure and cannot raise, so losing the short-circuit is invisible).
+std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::Node e, Lowered& out,
+                                                  std::string& why) {
+  const ir::Module& m = ctx.module;
+  e = ir::unparenthesize(e);
+  if (e.is("not_operator")) {
+    auto inner = lower_tensor_condition(ctx, e.field("argument"), out, why);
+    if (!inner) return std::nullopt;
+    return fmt::format("_graphmend_torch.logical_not({})", *inner);
+  }
+  if (e.is("boolean_operator")) {
+    auto l = lower_tensor_condition(ctx, e.field("left"), out, why);
+    if (!l) return std::nullopt;
+    auto r = lower_tensor_condition(ctx, e.field("right"), out, why);
+    if (!r) return std::nullopt;
+    const bool is_and = m.text(e.field("operator")) == "and";
+    return fmt::format("_graphmend_torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
+  }
+  const Truth t = classify_truth(ctx, e);
+  if (t.kind == TruthKind::Static) {
+    why = fmt::format("the condition mixes the Python value `{}` into its tensor part", snippet(m, e));
+    return std::nullopt;
+  }
+  if (auto bad = impure(ctx, e)) {
+    why = "the condition " + bad->substr(9);  // "a branch " -> "the condition "
+    return std::nullopt;
+  }
+  if (t.kind == TruthKind::DataOperator) {
+    auto q = callee_name(m, e);
+    if (!q || *q != "torch.equal") {
+      why = fmt::format("`{}` has no tensor form here", snippet(m, e));
+      return std::nullopt;
+    }
+    out.uses_equal = true;
+    std::string text = copied(m, e);
+    const std::string_view fn = m.text(e.field("function"));
+    return "_graphmend_equal" + text.substr(fn.size());
+  }
+  if (t.kind != TruthKind::TensorTruth) {
+    why = fmt::format("`{}` is not a tensor graphmend can select on", snippet(m, e));
+    return std::nullopt;
+  }
+  return "(" + copied(m, e) + ")";
+}
+
+struct Assignment {
+  ir::Node statement;  // expression_statement
+  ir::Node target;     // identifier
+  ir::Node value;
+};
+
+// A branch body as plain `name = value` assignments, or why not.
+std::optional<std::vector<Assignment>> assignments_of(const RuleContext& ctx, ir::Node block, std::string& why) {
+  std::vector<Assignment> out;
+  for (ir::Node s : block.named_children()) {
+    if (s.is("comment")) continue;
+    ir::Node a = s.is("expression_statement") && s.named_child_count() == 1 ? s.named_child(0) : ir::Node{};
+    if (a && a.is("assignment") && ir::unparenthesize(a.field("left")).is("attribute")) {
+      why = fmt::format("a branch assigns the attribute `{}`; a selection would not keep the stored object's "
+                        "identity and aliasing",
+                        snippet(ctx.module, a.field("left")));
+      return std::nullopt;
+    }
+    if (!a || !a.is("assignment") || !a.field("left").is("identifier") || !a.field("right") || a.field("type")) {
+      why = fmt::format("a branch has the statement `{}`; only `name = value` assignments (or one `return` in "
+                        "each branch) are selected",
+                        snippet(ctx.module, s));
+      return std::nullopt;
+    }
+    if (auto bad = impure(ctx, a.field("right"))) {
+      why = *bad;
+      return std::nullopt;
+    }
+    out.push_back({s, a.field("left"), a.field("right")});
+  }
+  return out;
+}
+
+std::set<std::string> names_read(const ir::Module& m, ir::Node n) {
+  std::set<std::string> out;
+  syntax::walk(n, [&](ir::Node c) {
+    if (c.is("identifier")) out.insert(std::string(m.text(c)));
+    return true;
+  });
+  return out;
+}
+
+bool inside_loop_or_try(ir::Node n) {
+  for (ir::Node p = n.parent(); p; p = p.parent()) {
+    if (p.is("for_statement") || p.is("while_statement") || p.is("try_statement") || p.is("with_statement")) {
+      return true;
+    }
+    if (p.is("function_definition")) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement) {
+  const ir::Module& m = ctx.module;
+  if (if_statement.is("elif_clause")) if_statement = if_statement.parent();  // planned with its `if`
+  if (!if_statement.is("if_statement")) return Declined{"not an `if` statement"};
+  if (inside_loop_or_try(if_statement)) {
+    return Declined{"the `if` is inside a loop, `try` or `with`; its values' lifetimes are not analysed there"};
+  }
+  const int fi = m.function_of(if_statement);
+  if (fi < 0) return Declined{"the `if` is not inside a function"};
+  const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
+
+  // 1. The chain: (condition, block) for the `if` and each `elif`, then the `else` block if any.
+  std::vector<std::pair<ir::Node, ir::Node>> arms = {{if_statement.field("condition"), if_statement.field("consequence")}};
+  ir::Node else_block;
+  for (ir::Node alt : if_statement.children_by_field("alternative")) {
+    if (alt.is("elif_clause")) {
+      arms.push_back({alt.field("condition"), alt.field("consequence")});
+    } else {
+      else_block = alt.field("body");
+    }
+  }
+
+  // 2. Conditions: an optional static conjunct (single `if` only) kept as a Python `if`; the
+  // tensor part of each arm lowered to one boolean tensor.
+  ir::Node static_part;
+  Lowered lowered;
+  std::string why;
+  std::vector<std::string> conds;
+  for (size_t i = 0; i < arms.size(); ++i) {
+    ir::Node cond = ir::unparenthesize(arms[i].first);
+    if (i == 0 && arms.size() == 1 && cond.is("boolean_operator") && m.text(cond.field("operator")) == "and" &&
+        classify_truth(ctx, cond.field("left")).kind == TruthKind::Static) {
+      static_part = cond.field("left");
+      if (auto bad = impure(ctx, static_part)) return Declined{"the static conjunct " + bad->substr(9)};
+      cond = cond.field("right");
+    }
+    auto lowered_cond = lower_tensor_condition(ctx, cond, lowered, why);
+    if (!lowered_cond) return Declined{why};
+    conds.push_back(*lowered_cond);
+  }
+  std::vector<ir::Node> blocks;
+  for (const auto& arm : arms) blocks.push_back(arm.second);
+  if (else_block) blocks.push_back(else_block);
+
+  std::string code;  // the compiled form, at the else-branch's indentation
+  int level = 0;
+  auto line = [&](const std::string& text) {
+    if (!code.empty()) code += '\n';
+    code.append(static_cast<size_t>(level), kIndentStep);
+    code += text;
+  };
+  auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
+  std::string cond_tuple;
+  for (size_t i = 0; i < conds.size(); ++i) cond_tuple += (i ? ", " : "") + cond_name(i);
+  if (conds.size() > 1) cond_tuple = "(" + cond_tuple + ")";
+  // where(c0, v0, where(c1, v1, ... v_last)), one value per block.
+  auto selection = [&](const std::vector<std::string>& values) {
+    std::string out = values.back();
+    for (size_t i = conds.size(); i-- > 0;) {
+      out = fmt::format("_graphmend_where({}, {}, {})", cond_name(i), values[i], out);
+    }
+    return out;
+  };
+  bool aliasing = false;
+
+  auto single_return = [&](ir::Node block) -> ir::Node {
+    ir::Node only;
+    int count = 0;
+    for (ir::Node st : block.named_children()) {
+      if (st.is("comment")) continue;
+      ++count;
+      only = st;
+    }
+    return count == 1 && only.is("return_statement") && only.named_child_count() == 1 ? only.named_child(0)
+                                                                                        : ir::Node{};
+  };
+  std::vector<ir::Node> returns;
+  for (ir::Node b : blocks) returns.push_back(single_return(b));
+  const bool return_form =
+      else_block && std::all_of(returns.begin(), returns.end(), [](ir::Node r) { return bool(r); });
+
+  if (return_form) {
+    if (static_part) return Declined{"a static conjunct with `return` branches is not rewritten in this version"};
+    std::vector<std::string> values;
+    for (size_t b = 0; b < returns.size(); ++b) {
+      if (auto bad = impure(ctx, returns[b])) return Declined{*bad};
+      aliasing |= may_alias(m, returns[b]);
+      values.push_back(fmt::format("_graphmend_v{}_0", b));
+    }
+    for (size_t i = 0; i < conds.size(); ++i) line(cond_name(i) + " = " + conds[i]);
+    for (size_t b = 0; b < returns.size(); ++b) line(values[b] + " = " + copied(m, returns[b]));
+    std::string group = "(";
+    for (size_t b = 0; b < values.size(); ++b) group += (b ? ", " : "") + values[b];
+    line("if _graphmend_selectable(" + cond_tuple + ", " + group + ")):");
+    ++level;
+    line("return " + selection(values));
+  } else {
+    // Branches of `name = value` assignments.
+    std::vector<std::vector<Assignment>> branches;
+    for (ir::Node block : blocks) {
+      auto a = assignments_of(ctx, block, why);
+      if (!a) return Declined{why};
+      branches.push_back(std::move(*a));
+    }
+    // Which assigned names are used after the `if` (selected) and which are branch temporaries.
+    std::set<std::string> later;
+    walk_body(fn, [&](ir::Node n) {
+      if (n.start() >= if_statement.end() && n.is("identifier")) later.insert(std::string(m.text(n)));
+      return true;
+    });
+    std::vector<std::string> selected;       // in order of first assignment
+    std::map<std::string, int> assigned_in;  // name -> number of branches assigning it
+    for (const auto& branch : branches) {
+      std::map<std::string, int> here;
+      for (const Assignment& a : branch) {
+        const std::string name(m.text(a.target));
+        if (++here[name] == 1) ++assigned_in[name];
+        if (here[name] > 1 && later.contains(name)) {
+          return Declined{fmt::format("`{}` is assigned twice in one branch", name)};
+        }
+        if (later.contains(name) && std::find(selected.begin(), selected.end(), name) == selected.end()) {
+          selected.push_back(name);
+        }
+      }
+    }
+    if (selected.empty()) return Declined{"no value the branches compute is used after the `if`"};
+    for (const auto& [name, count] : assigned_in) {
+      if (!later.contains(name) && count > 1) {
+        return Declined{fmt::format("the temporary `{}` is assigned in more than one branch", name)};
+      }
+    }
+    // A branch reads only values from before the `if` and its own temporaries.
+    for (size_t b = 0; b < branches.size(); ++b) {
+      for (const Assignment& a : branches[b]) {
+        for (const std::string& r : names_read(m, a.value)) {
+          for (size_t o = 0; o < branches.size(); ++o) {
+            for (const Assignment& x : branches[o]) {
+              if (m.text(x.target) != r) continue;
+              // Selected names are assigned under new names, so other branches read the prior value.
+              if (o != b && !later.contains(r)) {
+                return Declined{fmt::format("the temporary `{}` is assigned in one branch and read in another", r)};
+              }
+              if (o == b && later.contains(r) && x.statement.start() < a.statement.start()) {
+                return Declined{fmt::format("`{}` is read after its branch assigned it", r)};
+              }
+            }
+          }
+        }
+      }
+    }
+    // A name some block does not assign keeps its value from before the `if`.
+    const bool all_blocks = bool(else_block);
+    for (const std::string& name : selected) {
+      bool everywhere = all_blocks;
+      for (const auto& branch : branches) {
+        everywhere &= std::any_of(branch.begin(), branch.end(),
+                                  [&](const Assignment& a) { return m.text(a.target) == name; });
+      }
+      if (everywhere) continue;
+      aliasing = true;  // the kept value is the prior object itself
+      bool bound_before = false;
+      for (const ir::Parameter& p : fn.params) bound_before |= p.name == name;
+      walk_body(fn, [&](ir::Node n) {
+        if (bound_before || n.start() >= if_statement.start()) return false;
+        if (n.is("assignment") && n.field("left").is("identifier") && m.text(n.field("left")) == name) {
+          bound_before = true;
+        }
+        return !bound_before;
+      });
+      if (!bound_before) {
+        return Declined{fmt::format("`{}` is not bound before the `if`, so a branch that skips it has no value "
+                                    "to select",
+                                    name)};
+      }
+    }
+    // Nothing after the `if` may update a value in place: the selection is a new tensor.
+    std::optional<std::string> later_update;
+    walk_body(fn, [&](ir::Node n) {
+      if (later_update) return false;
+      if (n.end() <= if_statement.end()) return n.start() < if_statement.start() && n.end() > if_statement.end();
+      if (n.start() < if_statement.end()) return true;
+      if (!n.is("expression_statement") && !n.is("assignment") && !n.is("augmented_assignment")) return true;
+      for (const analysis::Effect& e : analysis::effects_of(m, ctx.types, n)) {
+        if (e.kind == analysis::EffectKind::InPlaceMutation || e.kind == analysis::EffectKind::SubscriptStore) {
+          later_update = e.what;
+        }
+      }
+      return false;
+    });
+    if (later_update) {
+      return Declined{fmt::format("a tensor is updated in place after the `if` ({}); the selected value would not "
+                                  "alias what the original bound",
+                                  *later_update)};
+    }
+
+    if (static_part) {
+      line("if " + copied(m, static_part) + ":");
+      ++level;
+    }
+    for (size_t i = 0; i < conds.size(); ++i) line(cond_name(i) + " = " + conds[i]);
+    // Each branch runs its temporaries in order and computes its candidates under new names.
+    std::vector<std::map<std::string, std::string>> candidate(branches.size());
+    for (size_t b = 0; b < branches.size(); ++b) {
+      int k = 0;
+      for (const Assignment& a : branches[b]) {
+        const std::string name(m.text(a.target));
+        std::string target = name;
+        if (later.contains(name)) {
+          target = fmt::format("_graphmend_v{}_{}", b, k++);
+          candidate[b][name] = target;
+          aliasing |= may_alias(m, a.value);
+        }
+        line(target + " = " + reindented(m, a.value, level));
+      }
+    }
+    std::string groups;
+    std::vector<std::string> selections;
+    for (const std::string& name : selected) {
+      std::vector<std::string> values;
+      for (size_t b = 0; b < conds.size() + 1; ++b) {
+        if (b >= branches.size()) {
+          values.push_back(name);  // no else: the value from before the `if`
+          continue;
+        }
+        auto it = candidate[b].find(name);
+        values.push_back(it == candidate[b].end() ? name : it->second);
+      }
+      std::string group = "(";
+      for (size_t b = 0; b < values.size(); ++b) group += (b ? ", " : "") + values[b];
+      groups += ", " + group + ")";
+      selections.push_back(name + " = " + selection(values));
+    }
+    line("if _graphmend_selectable(" + cond_tuple + groups + "):");
+    ++level;
+    for (const std::string& sel : selections) line(sel);
+  }
+  --level;
+  line("else:");
+  ++level;
+  line(reindented(m, if_statement, level));
+
+  Fix fix;
+  fix.applicability = aliasing ? source::Applicability::Unsafe : source::Applicability::Safe;
+  fix.title = aliasing ? "select with torch.where under torch.compile (unsafe: the selected tensor is a new object, "
+                         "where the original kept or bound an existing one)"
+                       : "select with torch.where under torch.compile (eager, and grad-enabled code, unchanged)";
+  fix.helpers = {runtime_prelude(m), where_runtime()};
+  if (lowered.uses_equal) fix.helpers.push_back(equal_runtime());
+  if (auto declined = wrap_for_compile(m, if_statement, code, fix,
+                                       "not _graphmend_compiling() or _graphmend_torch.is_grad_enabled()")) {
+    return *declined;
+  }
+  return fix;
+}
+
+}  // namespace graphmend::rules

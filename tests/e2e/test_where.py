@@ -1,0 +1,144 @@
+"""[Where] behaviour on real PyTorch: a patched tensor branch selects with torch.where under
+torch.compile and gives bit-identical results for inputs that take every branch.
+
+graphmend fixes a copy of where/where_forms.py (with --unsafe-fixes, so the forms whose selected
+tensor is a new object are applied too); then, for every case:
+
+- the patched copy, eagerly: identical to the original (the eager path is the original code);
+- compiled with fullgraph=True under torch.no_grad() on backend eager / aot_eager / inductor:
+  the same results, bit for bit (Inductor within float32 rounding), and one graph per distinct
+  input shape: no break, and no recompile when the branch taken flips between calls;
+- with grad enabled, the original statement runs, so gradients are the original's;
+- a condition with more than one element still raises the original's RuntimeError;
+- the original compiled with fullgraph=True fails, proving the branch broke the graph.
+"""
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+import torch
+import torch._dynamo
+from torch._dynamo.utils import counters
+
+import behaviour
+from behaviour import same_result
+
+WHERE = pathlib.Path(__file__).resolve().parent / "where" / "where_forms.py"
+BACKENDS = ["eager", "aot_eager", "inductor"]
+
+
+@pytest.fixture(scope="module")
+def pair(graphmend_bin, tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("where")
+    copy = workdir / WHERE.name
+    shutil.copy(WHERE, copy)
+    out = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", str(copy)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr  # every site in the program is rewritten
+    again = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", "--diff", str(copy)], capture_output=True, text=True)
+    assert again.stdout.startswith("Checked"), "a second fix must change nothing:\n" + again.stdout
+    return behaviour.import_path(WHERE, "where_forms__original"), behaviour.import_path(copy, "where_forms__patched")
+
+
+def _names():
+    spec = importlib.util.spec_from_file_location("_where_ids", WHERE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return [name for name, *_ in module.cases()]
+
+
+NAMES = _names()
+
+
+def _case(module, name):
+    _, target, inputs = next(c for c in module.cases() if c[0] == name)
+    return target, inputs
+
+
+def _shapes(inputs):
+    return {tuple((tuple(a.shape), a.dtype) for a in args) for args in inputs}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_patched_eager_is_identical(pair, name):
+    original, patched = pair
+    target, inputs = _case(original, name)
+    reference = [target(*args) for args in inputs]
+    target, inputs = _case(patched, name)
+    assert same_result([target(*args) for args in inputs], reference)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", NAMES)
+def test_compiled_selection_is_identical_without_breaks(pair, name, backend):
+    original, patched = pair
+    target, inputs = _case(original, name)
+    with torch.no_grad():
+        reference = [target(*args) for args in inputs]
+    target, inputs = _case(patched, name)
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(target, backend=backend, fullgraph=True)
+    with torch.no_grad():
+        results = [compiled(*args) for args in inputs * 2]  # every branch, twice
+    assert same_result(results, reference * 2, exact=backend != "inductor")
+    assert counters["stats"]["unique_graphs"] == len(_shapes(inputs)), "no break, no recompile on flips"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_grad_enabled_runs_the_original(pair, name):
+    """With grad enabled the gate runs the original statement: gradients are the original's."""
+    original, patched = pair
+    for module, out in ((original, []), (patched, [])):
+        target, inputs = _case(module, name)
+        torch._dynamo.reset()
+        compiled = torch.compile(target, backend="aot_eager") if module is patched else target
+        for args in inputs:
+            leaves = [a.detach().clone().requires_grad_(a.is_floating_point()) for a in args]
+            y = compiled(*leaves)
+            if y.requires_grad:
+                y.sum().backward()
+            out.append([y.detach()] + [a.grad for a in leaves])
+        if module is original:
+            reference = out
+        else:
+            assert same_result(out, reference)
+
+
+def test_multi_element_condition_still_raises(pair):
+    original, patched = pair
+    for (target, args), (ptarget, pargs) in zip(original.multi_element_cases(), patched.multi_element_cases()):
+        with pytest.raises(RuntimeError) as expected:
+            target(*args)
+        for backend in BACKENDS:
+            torch._dynamo.reset()
+            with torch.no_grad(), pytest.raises(RuntimeError) as got:
+                torch.compile(ptarget, backend=backend)(*pargs)
+            assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_original_breaks_the_graph(pair, name):
+    original, _ = pair
+    target, inputs = _case(original, name)
+    torch._dynamo.reset()
+    with torch.no_grad(), pytest.raises(torch._dynamo.exc.Unsupported):
+        torch.compile(target, backend="eager", fullgraph=True)(*inputs[0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_metadata_mismatch_falls_back_to_the_original(pair, backend):
+    """Candidates of different dtypes fail the static check, so the original `if` runs (and
+    breaks the graph): no promotion ever changes a result's dtype or value."""
+    original, patched = pair
+    for (target, inputs), (ptarget, _) in zip(original.mismatch_cases(), patched.mismatch_cases()):
+        with torch.no_grad():
+            reference = [target(*args) for args in inputs]
+            torch._dynamo.reset()
+            compiled = torch.compile(ptarget, backend=backend)
+            results = [compiled(*args) for args in inputs]
+        assert [r.dtype for r in results] == [torch.float32, torch.float64]
+        assert same_result(results, reference, exact=backend != "inductor")

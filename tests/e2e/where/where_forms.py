@@ -1,0 +1,135 @@
+"""[Where] forms: `if` statements on one-element tensors that select tensor values.
+
+Each case lists inputs that take every branch (including NaN, +-inf, 0-d and one-element
+conditions); test_where.py compares the original (eager) with the graphmend-patched copy, eager
+and compiled, bit for bit, and counts graphs (no break, no recompile when the branch flips).
+"""
+import torch
+from torch import nn
+
+
+class IfElse(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if h.sum() > 0:
+            scale = 3.0
+            y = h * scale
+        else:
+            y = h - 1
+        return y + 1
+
+
+class ReturnBoth(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x + 1
+        if (h > 0).all():
+            return h.exp()
+        else:
+            return h * 0.5
+
+
+class ElseLess(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x + 1
+        if h.max() > 3:
+            h = h.clamp(max=3)
+        return h * 2
+
+
+class ElifChain(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if h.sum() > 0:
+            h = h + 1
+        elif h.mean() < -1:
+            h = h - 1
+        else:
+            h = -h
+        return h
+
+
+class Fp16Guard(nn.Module):
+    """The overflow guard of BART, Marian, Blenderbot: a static conjunct, then `or` of tensors."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 1
+        if h.dtype == torch.float16 and (torch.isinf(h).any() or torch.isnan(h).any()):
+            clamp_value = torch.finfo(h.dtype).max - 1000
+            h = torch.clamp(h, min=-clamp_value, max=clamp_value)
+        return h
+
+
+class NotOr(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x - 1
+        if not (h > 0).any() or h.sum() < -5:
+            out = h * 0
+        else:
+            out = h * h
+        return out
+
+
+class EqualCondition(nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor):
+        s = a * 1
+        if torch.equal(s, b):
+            out = s + b
+        else:
+            out = s - b
+        return out
+
+
+class GivenCondition(nn.Module):
+    """The condition is an input: 0-d, one-element, NaN, inf; multi-element ones must still fail."""
+
+    def forward(self, c: torch.Tensor, x: torch.Tensor):
+        h = x * 3
+        if c:
+            y = h + 1
+        else:
+            y = h - 1
+        return y
+
+
+def cases():
+    """(name, module, [inputs covering every branch])."""
+    t = torch.tensor
+    h16 = torch.float16
+    return [
+        ("if/else with a temporary", IfElse(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
+        ("return in both branches", ReturnBoth(), [(t([1.0, 2.0]),), (t([-3.0, 2.0]),)]),
+        ("else-less update", ElseLess(), [(t([1.0, 5.0]),), (t([0.0, 1.0]),)]),
+        ("elif chain", ElifChain(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),), (t([-0.1, 0.05]),)]),
+        ("fp16 overflow guard", Fp16Guard(),
+         [(t([1.0, float("inf")], dtype=h16),), (t([1.0, 2.0], dtype=h16),), (t([float("nan"), 2.0], dtype=h16),),
+          (t([float("-inf"), 2.0], dtype=h16),), (t([1.0, float("inf")]),)]),
+        ("not / or lowered", NotOr(), [(t([0.0, 0.5]),), (t([3.0, 2.0]),), (t([-9.0, 2.0]),)]),
+        ("torch.equal", EqualCondition(),
+         [(t([1.0, 2.0]), t([1.0, 2.0])), (t([1.0, 2.0]), t([1.0, 3.0])), (t([float("nan")]), t([float("nan")]))]),
+        ("0-d, one-element, NaN and inf conditions", GivenCondition(),
+         [(t(True), t([1.0])), (t(False), t([1.0])), (t([1]), t([1.0])), (t([0.0]), t([1.0])),
+          (t(float("nan")), t([1.0])), (t(float("inf")), t([1.0])), (t(-0.0), t([1.0]))]),
+    ]
+
+
+def multi_element_cases():
+    """Conditions with more than one element: the original raises; so must the patched code."""
+    t = torch.tensor
+    return [(GivenCondition(), (t([1.0, 0.0]), t([1.0])))]
+
+
+class DtypeMismatch(nn.Module):
+    """Branches of different dtypes: torch.where would promote, so the original must run."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if h.sum() > 0:
+            y = h * 3
+        else:
+            y = h.double() * 3
+        return y
+
+
+def mismatch_cases():
+    t = torch.tensor
+    return [(DtypeMismatch(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)])]
