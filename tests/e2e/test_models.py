@@ -25,22 +25,31 @@ OUT_OF_SCOPE = {"Data dependent operator", "Dynamic shape operator",
                 "Unsupported Tensor.item() call with capture_scalar_outputs=False"}
 
 
-@pytest.fixture(scope="module")
-def patched_site(graphmend_bin, tmp_path_factory):
-    """A directory holding a graphmend-fixed copy of the installed transformers package."""
+def _patch(graphmend_bin, site, *flags):
     import transformers
 
     assert transformers.__version__ == "4.52.4"
-    site = tmp_path_factory.mktemp("patched-site")
     shutil.copytree(pathlib.Path(transformers.__file__).parent, site / "transformers")
-    out = subprocess.run([graphmend_bin, "fix", "--output-format", "json", str(site / "transformers")],
+    out = subprocess.run([graphmend_bin, "fix", *flags, "--output-format", "json", str(site / "transformers")],
                          capture_output=True, text=True)
     assert out.returncode in (0, 1), out.stderr
     report = json.loads(out.stdout)
     assert report["errors"] == []
-    remaining = {d["code"] for d in report["diagnostics"]}
-    print(f"\ngraphmend fix over transformers: {report['summary']}")
-    return site, remaining
+    print(f"\ngraphmend fix {' '.join(flags)} over transformers: {report['summary']}")
+    return site, report
+
+
+@pytest.fixture(scope="module")
+def patched_site(graphmend_bin, tmp_path_factory):
+    """A directory holding a graphmend-fixed copy of the installed transformers package."""
+    return _patch(graphmend_bin, tmp_path_factory.mktemp("patched-site"))
+
+
+@pytest.fixture(scope="module")
+def unsafe_patched_site(graphmend_bin, tmp_path_factory):
+    """The same with --unsafe-fixes, which the fp16 overflow guards' [Where] selection needs (the
+    selected tensor is a new object where the original kept the existing one)."""
+    return _patch(graphmend_bin, tmp_path_factory.mktemp("unsafe-patched-site"), "--unsafe-fixes")
 
 
 def _run(row: str, first: str, weights: pathlib.Path, site: pathlib.Path | None) -> dict:
@@ -86,6 +95,30 @@ def test_trap_removes_grounding_dino_guard_breaks(patched_site, tmp_path):
     assert set(patched["break_reasons"]) <= OUT_OF_SCOPE, patched["breaks_detail"]
     assert not patched["recompiled"]
     _assert_identical_outputs(original, patched, fullgraph=False)
+
+
+@pytest.mark.parametrize("row", ["bart-fp16", "marian-fp16"])
+def test_where_removes_fp16_overflow_guard_breaks(row, unsafe_patched_site, tmp_path):
+    site, _report_json = unsafe_patched_site
+    weights = tmp_path / f"{row}.pt"
+    original = _run(row, "eager", weights, None)
+    patched = _run(row, "compiled", weights, site)
+    _report(row, original, patched)
+    assert any("generic_jump" in r or "Data-dependent branching" in r for r in original["break_reasons"])
+    assert patched["breaks"] == 0, patched["breaks_detail"]
+    assert not patched["recompiled"]
+    assert patched["fullgraph_eager"] and patched["fullgraph_aot_eager"]
+    _assert_identical_outputs(original, patched, fullgraph=True)
+
+
+def test_phi3_longrope_site_is_declined_with_its_reason(unsafe_patched_site):
+    """The LongRoPE update rebinds a buffer to one of two existing tensors; a selection cannot keep
+    that identity, so graphmend declines it and says why (see rules/GM101.md)."""
+    _site, report = unsafe_patched_site
+    sites = [d for d in report["diagnostics"]
+             if d["code"] == "GM101" and d["filename"].endswith("transformers/modeling_rope_utils.py")
+             and d["function"].endswith("longrope_frequency_update")]
+    assert len(sites) == 1 and "hasattr" in sites[0]["decline_reason"]
 
 
 def _report(row, original, patched):

@@ -39,6 +39,23 @@ def build(row: str):
                               intermediate_size=128, max_position_embeddings=64)
         model = tf.BioGptForCausalLM(cfg)
         inputs = {"input_ids": _ids((1, 8), 0, 128, 1)}
+    elif row in ("bart-fp16", "marian-fp16"):
+        common = dict(vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+                      decoder_attention_heads=2, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=64)
+        if row == "bart-fp16":
+            model = tf.BartForConditionalGeneration(tf.BartConfig(**common))
+        else:
+            model = tf.MarianMTModel(tf.MarianConfig(**common, decoder_start_token_id=2, pad_token_id=1))
+        model = model.half()  # fp16: the encoder layer's overflow guard is data-dependent
+        inputs = {"input_ids": _ids((1, 8), 3, 128, 1), "decoder_input_ids": _ids((1, 8), 3, 128, 2)}
+    elif row.startswith("phi3-longrope"):
+        cfg = tf.Phi3Config(vocab_size=128, hidden_size=64, intermediate_size=128, pad_token_id=0, num_hidden_layers=2,
+                            num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64,
+                            original_max_position_embeddings=16,
+                            rope_scaling={"type": "longrope", "short_factor": [1.0] * 16, "long_factor": [2.0] * 16})
+        model = tf.Phi3ForCausalLM(cfg)
+        length = 24 if row.endswith("-long") else 8  # above / below original_max_position_embeddings
+        inputs = {"input_ids": _ids((1, length), 0, 128, 1)}
     elif row == "grounding-dino":
         backbone = tf.SwinConfig(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[1, 1],
                                  window_size=2, out_features=["stage1", "stage2"])
