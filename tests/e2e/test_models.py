@@ -1,6 +1,6 @@
 """Real models: `graphmend fix` over a copy of the installed transformers==4.52.4, then each row
 (small config, random weights pinned across arms by a strict state_dict) runs original and
-patched in fresh processes (tests/models/run_model.py), so once-only messages are live.
+patched in fresh processes (bench/models/run_row.py), so once-only messages are live.
 
 - [Defer] T5 and BioGPT: zero graph breaks, fullgraph=True, no recompile, bit-identical fp32
   outputs, and the first compiled call logs what the original's first eager call logged.
@@ -19,7 +19,7 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-RUN_MODEL = ROOT / "tests" / "models" / "run_model.py"
+RUN_MODEL = ROOT / "bench" / "models" / "run_row.py"
 # Break reasons that are outside the three rules' scope (the paper's DS / DO / TI categories).
 OUT_OF_SCOPE = {"Data dependent operator", "Dynamic shape operator",
                 "Unsupported Tensor.item() call with capture_scalar_outputs=False"}

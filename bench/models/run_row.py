@@ -1,10 +1,12 @@
 """Runs one transformers model row in this process and prints a JSON line of facts about it.
 
-    python run_model.py ROW [--weights FILE]
+    python run_row.py ROW [--weights FILE] [--first eager|compiled] [--timing]
 
-Graph counts come from a counting backend (dynamic=False); outputs are hashed bit for bit; the
-compiled outputs (backend "eager" and "aot_eager") are compared with eager ones; fullgraph=True
-is tried on its own. Which transformers is imported is decided by PYTHONPATH (original or patched).
+Graph counts come from a counting backend (dynamic=False) and torch._dynamo.explain; outputs are
+hashed bit for bit; fullgraph=True is tried with the eager and aot_eager backends; --timing adds
+Inductor CPU latency: cold (the first call, compilation included; give each process its own
+TORCHINDUCTOR_CACHE_DIR) and warm (median of repeated calls). Which transformers is imported is
+decided by PYTHONPATH (original or patched). Rows: registry.py.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import json
 import logging
 import os
 import sys
+import time
 import warnings
 
 import torch
@@ -21,56 +24,8 @@ import torch._dynamo
 from torch._dynamo.utils import counters
 
 
-def _ids(shape, low, high, seed):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randint(low, high, shape, generator=g)
-
-
-def build(row: str):
-    """The model and its inputs, from the small configs of the paper's harness."""
-    import transformers as tf
-
-    if row == "t5-small":
-        cfg = tf.T5Config(vocab_size=128, d_model=64, d_ff=128, num_layers=2, num_heads=2, d_kv=32)
-        model = tf.T5ForConditionalGeneration(cfg)
-        inputs = {"input_ids": _ids((1, 8), 0, 128, 1), "decoder_input_ids": _ids((1, 8), 0, 128, 2)}
-    elif row == "biogpt":
-        cfg = tf.BioGptConfig(vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-                              intermediate_size=128, max_position_embeddings=64)
-        model = tf.BioGptForCausalLM(cfg)
-        inputs = {"input_ids": _ids((1, 8), 0, 128, 1)}
-    elif row in ("bart-fp16", "marian-fp16"):
-        common = dict(vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
-                      decoder_attention_heads=2, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=64)
-        if row == "bart-fp16":
-            model = tf.BartForConditionalGeneration(tf.BartConfig(**common))
-        else:
-            model = tf.MarianMTModel(tf.MarianConfig(**common, decoder_start_token_id=2, pad_token_id=1))
-        model = model.half()  # fp16: the encoder layer's overflow guard is data-dependent
-        inputs = {"input_ids": _ids((1, 8), 3, 128, 1), "decoder_input_ids": _ids((1, 8), 3, 128, 2)}
-    elif row.startswith("phi3-longrope"):
-        cfg = tf.Phi3Config(vocab_size=128, hidden_size=64, intermediate_size=128, pad_token_id=0, num_hidden_layers=2,
-                            num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64,
-                            original_max_position_embeddings=16,
-                            rope_scaling={"type": "longrope", "short_factor": [1.0] * 16, "long_factor": [2.0] * 16})
-        model = tf.Phi3ForCausalLM(cfg)
-        length = 24 if row.endswith("-long") else 8  # above / below original_max_position_embeddings
-        inputs = {"input_ids": _ids((1, length), 0, 128, 1)}
-    elif row == "grounding-dino":
-        backbone = tf.SwinConfig(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[1, 1],
-                                 window_size=2, out_features=["stage1", "stage2"])
-        text = tf.BertConfig(vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-                             intermediate_size=128, max_position_embeddings=64)
-        cfg = tf.GroundingDinoConfig(backbone_config=backbone, text_config=text, d_model=64, encoder_layers=1,
-                                     decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2,
-                                     encoder_ffn_dim=128, decoder_ffn_dim=128, num_queries=4,
-                                     num_feature_levels=2, use_timm_backbone=False)
-        model = tf.GroundingDinoModel(cfg)
-        g = torch.Generator().manual_seed(3)
-        inputs = {"pixel_values": torch.randn(1, 3, 32, 32, generator=g), "input_ids": _ids((1, 8), 0, 128, 1)}
-    else:
-        raise SystemExit(f"unknown row {row}")
-    return model.eval(), inputs
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from registry import build  # noqa: E402
 
 
 def _tensors(out):
@@ -100,6 +55,24 @@ def digest(out) -> str:
         h.update(str((tuple(t.shape), str(t.dtype))).encode())
         h.update(t.detach().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
     return h.hexdigest()
+
+
+def inductor_timing(model, inputs, repeats):
+    """Cold: the first compiled call, compilation included. Warm: median of `repeats` calls."""
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="inductor", dynamic=False)
+    start = time.perf_counter()
+    out = compiled(**inputs)
+    cold = time.perf_counter() - start
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        compiled(**inputs)
+        samples.append(time.perf_counter() - start)
+    samples.sort()
+    torch._dynamo.reset()
+    return {"inductor_cold_s": cold, "inductor_warm_s": samples[len(samples) // 2],
+            "inductor_sha256": digest(out)}
 
 
 class _Records(logging.Handler):
@@ -135,9 +108,12 @@ def main():
     parser.add_argument("--weights", help="state_dict to load (strict), or to save when absent")
     parser.add_argument("--first", choices=["eager", "compiled"], default="eager",
                         help="how the process's first call runs; its log records and warnings are reported")
+    parser.add_argument("--timing", action="store_true", help="measure Inductor cold and warm latency first")
+    parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
     torch.manual_seed(0)
     model, inputs = build(args.row)
+    model = model.eval()
     if args.weights and os.path.exists(args.weights):
         model.load_state_dict(torch.load(args.weights), strict=True)
     elif args.weights:
@@ -146,6 +122,8 @@ def main():
     import transformers
     facts = {"row": args.row, "transformers": os.path.dirname(transformers.__file__)}
     with torch.no_grad():
+        if args.timing:  # first, so that compilation is cold in this process
+            facts.update(inductor_timing(model, inputs, args.repeats))
         # The first call of the process: once-only messages (warning_once) are emitted here.
         first = model if args.first == "eager" else torch.compile(model, backend="aot_eager", dynamic=False)
         facts["first_call"] = args.first
