@@ -31,8 +31,9 @@ const RuleInfo& TensorBranchRule::info() const {
 
 void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   const ir::Module& m = ctx.module;
+  SiteNamer names(m);
   auto attach = [&](Diagnostic& d, ir::Node n) {
-    auto plan = plan_where(ctx, n);
+    auto plan = plan_where(ctx, n, names);
     if (auto* fix = std::get_if<source::Fix>(&plan)) {
       d.fix = std::move(*fix);
     } else {

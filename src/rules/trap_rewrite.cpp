@@ -123,11 +123,8 @@ std::optional<std::string> earlier_in_place_update(const RuleContext& ctx, ir::N
 
 }  // namespace
 
-std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names) {
+std::variant<GuardPlan, Declined> plan_guard(const RuleContext& ctx, ir::Node if_statement) {
   const ir::Module& m = ctx.module;
-  if (inside_try(if_statement)) {
-    return Declined{"the guard is inside a `try`; its handler would see the exception raised from inside the graph"};
-  }
   ir::Node raise;
   for (ir::Node s : if_statement.field("consequence").named_children()) {
     if (s.is("raise_statement")) raise = s;
@@ -143,6 +140,8 @@ std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statem
                                 "graphmend cannot rule out",
                                 snippet(m, cls))};
   }
+  GuardPlan plan;
+  plan.exception = std::string(m.text(cls));
   SiteRenderer renderer(ctx);
   std::string raised(m.text(cls));
   if (exc.is("call")) {
@@ -169,19 +168,36 @@ std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statem
     raised += "(";
     for (size_t i = 0; i < rendered.size(); ++i) raised += (i ? ", " : "") + renderer.finish(rendered[i]);
     raised += ")";
+    if (rendered.size() == 1 && renderer.holes().empty() && is_literal(args.named_child(0))) {
+      plan.literal_message = std::string(m.text(args.named_child(0)));
+    }
   }
+  plan.raise_body = "raise " + raised;
+  plan.params = renderer.params();
+  plan.hole_args = renderer.hole_args();
+  plan.holes = renderer.holes();
 
-  // The condition.
   ir::Node cond = ir::unparenthesize(if_statement.field("condition"));
-  bool negate = false;
   if (cond.is("not_operator")) {
-    negate = true;
+    plan.negate = true;
     cond = ir::unparenthesize(cond.field("argument"));
   }
+  plan.condition = cond;
   auto lowered = lower_condition(ctx, cond);
   if (auto* d = std::get_if<Declined>(&lowered)) return *d;
-  const LoweredCondition& lc = std::get<LoweredCondition>(lowered);
+  plan.condition_text = std::get<LoweredCondition>(lowered).text;
+  plan.uses_equal = std::get<LoweredCondition>(lowered).uses_equal;
+  return plan;
+}
 
+std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names) {
+  const ir::Module& m = ctx.module;
+  if (inside_try(if_statement)) {
+    return Declined{"the guard is inside a `try`; its handler would see the exception raised from inside the graph"};
+  }
+  auto planned = plan_guard(ctx, if_statement);
+  if (auto* d = std::get_if<Declined>(&planned)) return *d;
+  const GuardPlan& g = std::get<GuardPlan>(planned);
   if (auto update = earlier_in_place_update(ctx, if_statement)) {
     return Declined{fmt::format("an in-place update comes earlier in this function ({}); compiled, it is applied "
                                 "when the graph returns, so a guard failing inside the graph would leave it undone",
@@ -194,25 +210,24 @@ std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statem
   fix.applicability = source::Applicability::Safe;
   std::string compiled;
   if (ctx.options.trap_async) {
-    if (!renderer.holes().empty() || !exc.is("call") || exc.field("arguments").named_child_count() != 1 ||
-        !is_literal(exc.field("arguments").named_child(0))) {
+    if (!g.literal_message) {
       return Declined{"the asynchronous tier needs a literal message (torch._assert_async takes a constant string)"};
     }
     fix.title = "assert the guard asynchronously with torch._assert_async (opt-in tier: raises RuntimeError, not " +
-                std::string(m.text(cls)) + "; on CUDA a device-side assert, reported later)";
-    compiled = fmt::format("_graphmend_assert_async({}, {}, {})", lc.text, negate ? "True" : "False",
-                           m.text(exc.field("arguments").named_child(0)));
+                g.exception + "; on CUDA a device-side assert, reported later)";
+    compiled = fmt::format("_graphmend_assert_async({}, {}, {})", g.condition_text, g.negate ? "True" : "False",
+                           *g.literal_message);
     fix.helpers = {runtime_prelude(m), assert_async_runtime()};
   } else {
     const std::string site = names.next("raise", function);
     fix.title = fmt::format("check the guard inside the compiled graph; a failing input still raises {} (eager "
                             "path unchanged)",
-                            m.text(cls));
-    compiled = fmt::format("_graphmend_check({}, {}, {}{})", site, lc.text, negate ? "True" : "False",
-                           renderer.hole_args());
-    fix.helpers = {runtime_prelude(m), check_runtime(), site_helper(site, renderer.params(), "raise " + raised)};
+                            g.exception);
+    compiled = fmt::format("_graphmend_check({}, {}, {}{})", site, g.condition_text, g.negate ? "True" : "False",
+                           g.hole_args);
+    fix.helpers = {runtime_prelude(m), check_runtime(), site_helper(site, g.params, g.raise_body)};
   }
-  if (lc.uses_equal) fix.helpers.insert(fix.helpers.begin() + 1, equal_runtime());
+  if (g.uses_equal) fix.helpers.insert(fix.helpers.begin() + 1, equal_runtime());
   if (auto declined = wrap_for_compile(m, if_statement, compiled, fix)) return *declined;
   return fix;
 }

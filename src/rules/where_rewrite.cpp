@@ -7,6 +7,7 @@
 
 #include "graphmend/analysis/effects.h"
 #include "graphmend/rules/conditions.h"
+#include "graphmend/rules/trap_rewrite.h"
 
 namespace graphmend::rules {
 
@@ -105,9 +106,10 @@ std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::No
 }
 
 struct Assignment {
-  ir::Node statement;  // expression_statement
-  ir::Node target;     // identifier
+  ir::Node statement;  // expression_statement, or a guard's if_statement
+  ir::Node target;     // identifier (null for a guard)
   ir::Node value;
+  std::optional<GuardPlan> guard;  // `if <tensor cond>: raise E(msg)` inside the branch
 };
 
 // A branch body as plain `name = value` assignments, or why not.
@@ -115,6 +117,22 @@ std::optional<std::vector<Assignment>> assignments_of(const RuleContext& ctx, ir
   std::vector<Assignment> out;
   for (ir::Node s : block.named_children()) {
     if (s.is("comment")) continue;
+    if (s.is("if_statement") && is_validation_guard(ctx.module, s)) {
+      const TruthKind kind = classify_truth(ctx, s.field("condition")).kind;
+      if (kind == TruthKind::TensorTruth || kind == TruthKind::DataOperator) {
+        auto g = plan_guard(ctx, s);
+        if (auto* d = std::get_if<Declined>(&g)) {
+          why = "a guard in a branch cannot run in the graph: " + d->reason;
+          return std::nullopt;
+        }
+        if (auto bad = impure(ctx, s.field("condition"))) {
+          why = "a guard's condition " + bad->substr(9);
+          return std::nullopt;
+        }
+        out.push_back({s, {}, {}, std::get<GuardPlan>(g)});
+        continue;
+      }
+    }
     ir::Node a = s.is("expression_statement") && s.named_child_count() == 1 ? s.named_child(0) : ir::Node{};
     if (a && a.is("assignment") && ir::unparenthesize(a.field("left")).is("attribute")) {
       why = fmt::format("a branch assigns the attribute `{}`; a selection would not keep the stored object's "
@@ -132,7 +150,7 @@ std::optional<std::vector<Assignment>> assignments_of(const RuleContext& ctx, ir
       why = *bad;
       return std::nullopt;
     }
-    out.push_back({s, a.field("left"), a.field("right")});
+    out.push_back({s, a.field("left"), a.field("right"), std::nullopt});
   }
   return out;
 }
@@ -158,7 +176,7 @@ bool inside_loop_or_try(ir::Node n) {
 
 }  // namespace
 
-std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement) {
+std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names) {
   const ir::Module& m = ctx.module;
   if (if_statement.is("elif_clause")) if_statement = if_statement.parent();  // planned with its `if`
   if (!if_statement.is("if_statement")) return Declined{"not an `if` statement"};
@@ -222,6 +240,9 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     return out;
   };
   bool aliasing = false;
+  std::vector<std::string> guard_names;
+  std::vector<source::Helper> guard_helpers;
+  bool uses_guard_equal = false;
 
   auto single_return = [&](ir::Node block) -> ir::Node {
     ir::Node only;
@@ -270,10 +291,17 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     });
     std::vector<std::string> selected;       // in order of first assignment
     std::map<std::string, int> assigned_in;  // name -> number of branches assigning it
+    std::set<std::string> assigned_anywhere;
+    size_t guard_count = 0;
     for (const auto& branch : branches) {
       std::map<std::string, int> here;
       for (const Assignment& a : branch) {
+        if (a.guard) {
+          ++guard_count;
+          continue;
+        }
         const std::string name(m.text(a.target));
+        assigned_anywhere.insert(name);
         if (++here[name] == 1) ++assigned_in[name];
         if (here[name] > 1 && later.contains(name)) {
           return Declined{fmt::format("`{}` is assigned twice in one branch", name)};
@@ -283,7 +311,9 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
         }
       }
     }
-    if (selected.empty()) return Declined{"no value the branches compute is used after the `if`"};
+    if (selected.empty() && guard_count == 0) {
+      return Declined{"no value the branches compute is used after the `if`"};
+    }
     for (const auto& [name, count] : assigned_in) {
       if (!later.contains(name) && count > 1) {
         return Declined{fmt::format("the temporary `{}` is assigned in more than one branch", name)};
@@ -292,10 +322,27 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     // A branch reads only values from before the `if` and its own temporaries.
     for (size_t b = 0; b < branches.size(); ++b) {
       for (const Assignment& a : branches[b]) {
+        if (a.guard) {
+          // A guard is checked once every branch value is computed: it may read only values from
+          // before the `if` (its message may also read temporaries).
+          for (const std::string& r : names_read(m, a.guard->condition)) {
+            if (assigned_anywhere.contains(r)) {
+              return Declined{fmt::format("the guard in a branch tests `{}`, which a branch assigns", r)};
+            }
+          }
+          for (ir::Node h : a.guard->holes) {
+            for (const std::string& r : names_read(m, h)) {
+              if (later.contains(r) && assigned_anywhere.contains(r)) {
+                return Declined{fmt::format("the guard's message reads `{}`, which a branch selects", r)};
+              }
+            }
+          }
+          continue;
+        }
         for (const std::string& r : names_read(m, a.value)) {
           for (size_t o = 0; o < branches.size(); ++o) {
             for (const Assignment& x : branches[o]) {
-              if (m.text(x.target) != r) continue;
+              if (x.guard || m.text(x.target) != r) continue;
               // Selected names are assigned under new names, so other branches read the prior value.
               if (o != b && !later.contains(r)) {
                 return Declined{fmt::format("the temporary `{}` is assigned in one branch and read in another", r)};
@@ -314,7 +361,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
       bool everywhere = all_blocks;
       for (const auto& branch : branches) {
         everywhere &= std::any_of(branch.begin(), branch.end(),
-                                  [&](const Assignment& a) { return m.text(a.target) == name; });
+                                  [&](const Assignment& a) { return !a.guard && m.text(a.target) == name; });
       }
       if (everywhere) continue;
       aliasing = true;  // the kept value is the prior object itself
@@ -358,11 +405,36 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
       ++level;
     }
     for (size_t i = 0; i < conds.size(); ++i) line(cond_name(i) + " = " + conds[i]);
+    // Guards in branches: their conditions are computed up front (they read values from before
+    // the `if`), checked for one element with the others, and raise only when their branch runs.
+    std::vector<std::string> checks;
+    for (size_t b = 0; b < branches.size(); ++b) {
+      // The branch runs when its condition holds and no earlier one does (else: none holds).
+      std::string active;
+      for (size_t i = 0; i < std::min(b + 1, conds.size()); ++i) {
+        std::string term = i == b ? cond_name(i) : fmt::format("_graphmend_torch.logical_not({})", cond_name(i));
+        active = active.empty() ? term : fmt::format("_graphmend_torch.logical_and({}, {})", active, term);
+      }
+      for (const Assignment& a : branches[b]) {
+        if (!a.guard) continue;
+        const GuardPlan& g = *a.guard;
+        const std::string gname = fmt::format("_graphmend_g{}", guard_names.size());
+        guard_names.push_back(gname);
+        line(gname + " = " + g.condition_text);
+        const std::string fires = g.negate ? fmt::format("_graphmend_torch.logical_not({})", gname) : gname;
+        const std::string site = names.next("raise", fn.name);
+        checks.push_back(fmt::format("_graphmend_check({}, _graphmend_torch.logical_and({}, {}), False{})", site,
+                                     active, fires, g.hole_args));
+        guard_helpers.push_back(site_helper(site, g.params, g.raise_body));
+        uses_guard_equal |= g.uses_equal;
+      }
+    }
     // Each branch runs its temporaries in order and computes its candidates under new names.
     std::vector<std::map<std::string, std::string>> candidate(branches.size());
     for (size_t b = 0; b < branches.size(); ++b) {
       int k = 0;
       for (const Assignment& a : branches[b]) {
+        if (a.guard) continue;
         const std::string name(m.text(a.target));
         std::string target = name;
         if (later.contains(name)) {
@@ -390,8 +462,16 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
       groups += ", " + group + ")";
       selections.push_back(name + " = " + selection(values));
     }
-    line("if _graphmend_selectable(" + cond_tuple + groups + "):");
+    std::string all_conds = cond_tuple;
+    if (!guard_names.empty()) {
+      all_conds = "(";
+      for (size_t i = 0; i < conds.size(); ++i) all_conds += cond_name(i) + ", ";
+      for (const std::string& g : guard_names) all_conds += g + ", ";
+      all_conds += ")";
+    }
+    line("if _graphmend_selectable(" + all_conds + groups + "):");
     ++level;
+    for (const std::string& c : checks) line(c);
     for (const std::string& sel : selections) line(sel);
   }
   --level;
@@ -405,7 +485,11 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
                          "where the original kept or bound an existing one)"
                        : "select with torch.where under torch.compile (eager, and grad-enabled code, unchanged)";
   fix.helpers = {runtime_prelude(m), where_runtime()};
-  if (lowered.uses_equal) fix.helpers.push_back(equal_runtime());
+  if (lowered.uses_equal || uses_guard_equal) fix.helpers.push_back(equal_runtime());
+  if (!guard_helpers.empty()) {
+    fix.helpers.push_back(check_runtime());
+    fix.helpers.insert(fix.helpers.end(), guard_helpers.begin(), guard_helpers.end());
+  }
   if (auto declined = wrap_for_compile(m, if_statement, code, fix,
                                        "not _graphmend_compiling() or _graphmend_torch.is_grad_enabled()")) {
     return *declined;

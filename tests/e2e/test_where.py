@@ -142,3 +142,35 @@ def test_metadata_mismatch_falls_back_to_the_original(pair, backend):
             results = [compiled(*args) for args in inputs]
         assert [r.dtype for r in results] == [torch.float32, torch.float64]
         assert same_result(results, reference, exact=backend != "inductor")
+
+
+def _run_all(fn, inputs):
+    results = []
+    for args in inputs:
+        try:
+            results.append(fn(*args))
+        except Exception as exc:  # compared by class and message
+            results.append(exc)
+    return results
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_guards_in_branches_raise_only_on_their_branch(pair, backend):
+    """[Where] over [Trap]: a validation guard inside a branch becomes a check predicated on its
+    branch; it raises the original exception exactly when the original would."""
+    original, patched = pair
+    for (target, inputs), (ptarget, _) in zip(original.guard_cases(), patched.guard_cases()):
+        with torch.no_grad():
+            reference = _run_all(target, inputs)
+        assert any(isinstance(r, ValueError) for r in reference)
+        assert any(isinstance(r, RuntimeError) for r in reference)
+        torch._dynamo.reset()
+        counters.clear()
+        compiled = torch.compile(ptarget, backend=backend, fullgraph=True)
+        with torch.no_grad():
+            results = _run_all(compiled, inputs)
+        for got, want in zip(results, reference):
+            if isinstance(want, BaseException):
+                assert type(got) is type(want) and str(got) == str(want), (got, want)
+        assert same_result(results, reference, exact=backend != "inductor")
+        assert counters["stats"]["unique_graphs"] == 1

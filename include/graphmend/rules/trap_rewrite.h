@@ -3,13 +3,34 @@
 // effectful op) and raises the same exception class and message. Doc: rules/GM301.md.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <variant>
+#include <vector>
 
 #include "graphmend/rules/site_helper.h"
 
 namespace graphmend::rules {
 
-// The rewrite of one guard, or why it is declined. `async_tier` selects torch._assert_async.
+// The parts of a guard `if [not] <cond>: raise E(msg)` a rewrite needs.
+struct GuardPlan {
+  std::string exception;                      // the builtin exception class
+  std::string raise_body;                     // `raise E(...)` for the site helper, holes named
+  std::string params;                         // the site helper's parameters
+  std::string hole_args;                      // ", <hole sources>" for the call
+  std::vector<ir::Node> holes;                // message values carried from the call point
+  std::optional<std::string> literal_message; // the message, when it is one literal
+  ir::Node condition;                         // without a leading `not`
+  std::string condition_text;                 // as passed to the check (torch.equal lowered)
+  bool negate = false;                        // `if not <cond>:`
+  bool uses_equal = false;
+};
+
+// A guard's exception and condition, or why it cannot run in the graph.
+std::variant<GuardPlan, Declined> plan_guard(const RuleContext& ctx, ir::Node if_statement);
+
+// The rewrite of one guard, or why it is declined. ctx.options.trap_async selects the
+// torch._assert_async tier.
 std::variant<source::Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names);
 
 }  // namespace graphmend::rules

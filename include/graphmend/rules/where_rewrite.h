@@ -9,6 +9,8 @@
 
 namespace graphmend::rules {
 
-std::variant<source::Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement);
+// `names` names the site helpers of validation guards inside the branches, which become
+// graph-native checks predicated on their branch (see GM301).
+std::variant<source::Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names);
 
 }  // namespace graphmend::rules

@@ -133,3 +133,28 @@ class DtypeMismatch(nn.Module):
 def mismatch_cases():
     t = torch.tensor
     return [(DtypeMismatch(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)])]
+
+
+class GuardInBranch(nn.Module):
+    """A validation guard inside a branch: it must raise only when its branch is taken."""
+
+    def forward(self, x: torch.Tensor, limit: torch.Tensor):
+        h = x * 2
+        if h.sum() > 0:
+            if (h > limit).any():
+                raise ValueError(f"values above the limit for {h.dim()}-d input")
+            y = h + 1
+        else:
+            if not (h > -limit).all():
+                raise RuntimeError("values below the negative limit")
+            y = h - 1
+        return y
+
+
+def guard_cases():
+    """(module, [inputs]) taking each branch, passing and failing each guard, and guards that
+    would fail if they ran in the branch not taken."""
+    t = torch.tensor
+    lim = t(5.0)
+    return [(GuardInBranch(), [(t([1.0, 2.0]), lim), (t([1.0, 3.0]), lim), (t([-1.0, -2.0]), lim),
+                               (t([-1.0, -3.0]), lim), (t([4.0, -30.0]), t(50.0)), (t([-40.0, 1.0]), t(10.0))])]
