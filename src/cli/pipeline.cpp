@@ -201,6 +201,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   std::vector<std::vector<rules::Diagnostic>> diags(units.size());
   std::vector<bool> dirty(units.size(), true);
   bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
+  std::vector<size_t> overlapped(units.size(), 0);  // fixes the latest pass had to leave out
   for (int iteration = 0;; ++iteration) {
     analysis::Project project;
     for (const Unit& u : units) {
@@ -221,6 +222,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
         options.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
     std::vector<bool> changed(units.size(), false);
     parallel_for(units.size(), jobs, [&](size_t i, unsigned w) {
+      overlapped[i] = 0;
       if (!dirty[i] || !units[i].module) return;
       std::vector<const source::Fix*> fixes;
       for (const auto& d : diags[i]) {
@@ -235,11 +237,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
         return;
       }
       fix::ApplyResult& applied = verified.applied;
-      if (!applied.skipped.empty()) {
-        files[i].notes.push_back(fmt::format(
-            "{} fix(es) not applied because they overlap another fix; a later pass retries them",
-            applied.skipped.size()));
-      }
+      overlapped[i] = applied.skipped.size();  // a later pass retries them
       if (applied.text == units[i].current->text) return;
       auto next = std::make_shared<source::SourceFile>(*units[i].current);
       next->text = std::move(applied.text);
@@ -270,6 +268,9 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   for (size_t i = 0; i < units.size(); ++i) {
     FileReport& fr = files[i];
     if (fr.error) continue;
+    if (overlapped[i]) {
+      fr.notes.push_back(fmt::format("{} fix(es) not applied because they overlap another fix", overlapped[i]));
+    }
     fr.text = units[i].current->text;
     fr.syntax_error = units[i].syntax_error.has_value();
     fr.diagnostics = std::move(diags[i]);
