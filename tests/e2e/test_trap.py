@@ -133,3 +133,22 @@ def test_async_tier(graphmend_bin, tmp_path, backend):
         compiled(torch.tensor([0.0, -1.0]))
     assert torch.equal(compiled(good), target(good))
     assert counters["stats"]["unique_graphs"] == 1
+
+
+def test_every_way_of_requesting_compilation(pair):
+    """The caller's code is never edited: the patched guard raises the original exception however
+    compilation is requested, with no graph break (fullgraph=True) and no recompile."""
+    original, patched, _ = pair
+    good, bad = torch.tensor([0.0, 1.0]), torch.tensor([0.0, -3.0])
+    for (style, _c, reference), (pstyle, compiled, _r) in zip(original.compile_styles(), patched.compile_styles()):
+        assert style == pstyle
+        torch._dynamo.reset()
+        counters.clear()
+        for x in (good, bad, good, bad):
+            want = _run_all(reference, [(x,)])[0]
+            got = _run_all(compiled, [(x,)])[0]
+            if isinstance(want, BaseException):
+                assert type(got) is type(want) and str(got) == str(want), (style, got, want)
+            else:
+                assert same_result(got, want), style
+        assert counters["stats"]["unique_graphs"] == 1, style

@@ -100,3 +100,36 @@ def cases():
         ("print then guard", PrintThenGuard(), [(torch.tensor([1.0, 2.0]),)], [(torch.tensor([1.0, 5.0]),)]),
         ("ambiguous", Ambiguous(), [], [(torch.tensor([0.0, 0.5]),), (torch.tensor([2.0, 0.5]),)]),
     ]
+
+
+def guard_function(x):
+    y = x + 1
+    if (y < 0).any():
+        raise ValueError("function guard")
+    return y * 2
+
+
+compiled_guard_function = torch.compile(guard_function, backend="aot_eager", fullgraph=True)
+
+
+@torch.compile(backend="aot_eager", fullgraph=True)
+def decorated_guard(x):
+    y = x + 1
+    if (y < 0).any():
+        raise ValueError("decorated guard")
+    return y * 2
+
+
+def compile_styles():
+    """(style, the compiled callable, the eager reference callable) for torch.compile(fn),
+    @torch.compile, torch.compile(module) and module.compile()."""
+    module, compiled_module = NegativeGuard(), None
+    method = NegativeGuard()
+    method.compile(backend="aot_eager", fullgraph=True)
+    compiled_module = torch.compile(module, backend="aot_eager", fullgraph=True)
+    return [
+        ("torch.compile(fn)", compiled_guard_function, guard_function),
+        ("@torch.compile", decorated_guard, decorated_guard._torchdynamo_orig_callable),
+        ("torch.compile(module)", compiled_module, NegativeGuard()),
+        ("module.compile()", method, NegativeGuard()),
+    ]
