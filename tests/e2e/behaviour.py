@@ -124,6 +124,17 @@ def uncompiled(obj):
     return getattr(obj, "_torchdynamo_orig_callable", obj)
 
 
+def run_all(fn, calls):
+    """fn(*args) for each args in `calls`: the result, or the exception raised."""
+    results = []
+    for args in calls:
+        try:
+            results.append(fn(*args))
+        except Exception as exc:  # compared by class and message
+            results.append(exc)
+    return results
+
+
 def fixed_pair(graphmend_bin: str, path: pathlib.Path, workdir: pathlib.Path):
     """(original module, graphmend-fixed copy's module, the copy's text)."""
     copy = workdir / path.name

@@ -22,7 +22,7 @@ import torch._dynamo
 from torch._dynamo.utils import counters
 
 import behaviour
-from behaviour import capture, same_result
+from behaviour import capture, run_all, same_result
 
 TRAP = pathlib.Path(__file__).resolve().parent / "trap" / "trap_forms.py"
 behaviour.PROGRAM_NAMES.add(TRAP.name)
@@ -51,16 +51,6 @@ def _sequence(module, name):
     return target, calls
 
 
-def _run_all(fn, calls):
-    results = []
-    for args in calls:
-        try:
-            results.append(fn(*args))
-        except Exception as exc:  # compared by class and message
-            results.append(exc)
-    return results
-
-
 def _check_failures_happen(results, calls_count):
     assert any(isinstance(r, BaseException) for r in results), "each case must exercise the failure path"
 
@@ -69,10 +59,10 @@ def _check_failures_happen(results, calls_count):
 def test_patched_eager_is_identical(pair, name):
     original, patched, _ = pair
     target, calls = _sequence(original, name)
-    ref_events, ref = capture(lambda: _run_all(target, calls))
+    ref_events, ref = capture(lambda: run_all(target, calls))
     _check_failures_happen(ref, len(calls))
     target, calls = _sequence(patched, name)
-    events, out = capture(lambda: _run_all(target, calls))
+    events, out = capture(lambda: run_all(target, calls))
     assert events == ref_events
     assert same_result(out, ref)
 
@@ -82,13 +72,13 @@ def test_patched_eager_is_identical(pair, name):
 def test_patched_compiled_raises_the_original_exception(pair, name, backend):
     original, patched, _ = pair
     target, calls = _sequence(original, name)
-    ref_events, ref = capture(lambda: _run_all(target, calls))
+    ref_events, ref = capture(lambda: run_all(target, calls))
 
     target, calls = _sequence(patched, name)
     torch._dynamo.reset()
     counters.clear()
     compiled = torch.compile(target, backend=backend, fullgraph=True)
-    events, out = capture(lambda: _run_all(compiled, calls))
+    events, out = capture(lambda: run_all(compiled, calls))
     for got, want in zip(out, ref):
         if isinstance(want, BaseException):
             assert type(got) is type(want) and str(got) == str(want), (got, want)
@@ -145,8 +135,8 @@ def test_every_way_of_requesting_compilation(pair):
         torch._dynamo.reset()
         counters.clear()
         for x in (good, bad, good, bad):
-            want = _run_all(reference, [(x,)])[0]
-            got = _run_all(compiled, [(x,)])[0]
+            want = run_all(reference, [(x,)])[0]
+            got = run_all(compiled, [(x,)])[0]
             if isinstance(want, BaseException):
                 assert type(got) is type(want) and str(got) == str(want), (style, got, want)
             else:

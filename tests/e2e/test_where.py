@@ -25,7 +25,7 @@ import torch._dynamo
 from torch._dynamo.utils import counters
 
 import behaviour
-from behaviour import same_result
+from behaviour import run_all, same_result
 
 WHERE = pathlib.Path(__file__).resolve().parent / "where" / "where_forms.py"
 BACKENDS = ["eager", "aot_eager", "inductor"]
@@ -144,16 +144,6 @@ def test_metadata_mismatch_falls_back_to_the_original(pair, backend):
         assert same_result(results, reference, exact=backend != "inductor")
 
 
-def _run_all(fn, inputs):
-    results = []
-    for args in inputs:
-        try:
-            results.append(fn(*args))
-        except Exception as exc:  # compared by class and message
-            results.append(exc)
-    return results
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_guards_in_branches_raise_only_on_their_branch(pair, backend):
     """[Where] over [Trap]: a validation guard inside a branch becomes a check predicated on its
@@ -161,14 +151,14 @@ def test_guards_in_branches_raise_only_on_their_branch(pair, backend):
     original, patched = pair
     for (target, inputs), (ptarget, _) in zip(original.guard_cases(), patched.guard_cases()):
         with torch.no_grad():
-            reference = _run_all(target, inputs)
+            reference = run_all(target, inputs)
         assert any(isinstance(r, ValueError) for r in reference)
         assert any(isinstance(r, RuntimeError) for r in reference)
         torch._dynamo.reset()
         counters.clear()
         compiled = torch.compile(ptarget, backend=backend, fullgraph=True)
         with torch.no_grad():
-            results = _run_all(compiled, inputs)
+            results = run_all(compiled, inputs)
         for got, want in zip(results, reference):
             if isinstance(want, BaseException):
                 assert type(got) is type(want) and str(got) == str(want), (got, want)
