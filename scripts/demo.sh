@@ -8,5 +8,5 @@ echo "== graphmend check examples/tiny_transformer.py"
 ./build/graphmend check examples/tiny_transformer.py || true
 echo
 echo "== graphmend fix --diff examples/tiny_transformer.py (prints fixes as a diff; writes nothing)"
-echo "   (the rewrite rules are not implemented yet, so no diff is printed: detection only)"
+echo "   (sites declined or out of scope are listed after the diff, each with its reason)"
 ./build/graphmend fix --diff examples/tiny_transformer.py || true
