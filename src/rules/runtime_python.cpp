@@ -15,6 +15,8 @@ constexpr std::string_view kPrelude = R"PY(import torch as _graphmend_torch
 _graphmend_compiling = _graphmend_torch.compiler.is_compiling
 _graphmend_sites = {}
 _graphmend_layouts = {}
+with _graphmend_torch.inference_mode(False):
+    _graphmend_sink = _graphmend_torch.zeros(1)  # every op call updates it: see _graphmend_register
 
 
 def _graphmend_site(fn):
@@ -24,19 +26,19 @@ def _graphmend_site(fn):
 
 
 def _graphmend_register(name, impl, schema):
-    """Registers impl as an ordered effectful custom op of this module, once per process.
+    """Registers impl as a custom op of this module, once per process.
 
-    Ordered effects keep the op in program order and out of dead-code elimination in every backend.
+    Each op updates `_graphmend_sink` in place. That chains every call in program order. Because
+    the update reaches a graph input, no backend can drop the call as dead code. An ordered effect
+    (register_effect) would do the same, but Inductor 2.13 miscompiles some graphs that fuse
+    kernels across an effectful op (Whisper: a buffer freed before its use).
     """
-    from torch._higher_order_ops.effects import EffectType
-
     for namespace in ("@NS@", "@NS@_%x" % id(globals())):
         try:
-            op = _graphmend_torch.library.custom_op(namespace + "::" + name, impl, mutates_args=(), schema=schema)
+            op = _graphmend_torch.library.custom_op(namespace + "::" + name, impl, mutates_args=("sink",), schema=schema)
         except RuntimeError:  # this module's text is imported twice in one process
             continue
         op.register_fake(lambda *args: None)
-        op.register_effect(EffectType.ORDERED)
         return getattr(getattr(_graphmend_torch.ops, namespace), name).default
     raise RuntimeError("graphmend: cannot register the custom op " + name)
 
@@ -115,14 +117,14 @@ def _graphmend_rebuild(parsed, tensors, ints, floats):
     return values
 )PY";
 
-constexpr std::string_view kDefer = R"PY(def _graphmend_emit_impl(site, tensors, ints, floats, layout):
+constexpr std::string_view kDefer = R"PY(def _graphmend_emit_impl(sink, site, tensors, ints, floats, layout):
     _graphmend_sites[site](*_graphmend_uncarry(tensors, ints, floats, layout))
 
 
 if "_graphmend_emit" not in globals():  # a reload keeps the op it registered
     _graphmend_emit = _graphmend_register(
         "emit", _graphmend_emit_impl,
-        "(str site, Tensor[] tensors, SymInt[] ints, float[] floats, str layout) -> ()")
+        "(Tensor(a!) sink, str site, Tensor[] tensors, SymInt[] ints, float[] floats, str layout) -> ()")
 
 
 def _graphmend_defer(site, *args):
@@ -134,10 +136,10 @@ def _graphmend_defer(site, *args):
     carried = _graphmend_carry(args)
     if carried is None:
         return site(*args)
-    _graphmend_emit(site.__name__, *carried)
+    _graphmend_emit(_graphmend_sink, site.__name__, *carried)
 )PY";
 
-constexpr std::string_view kCheck = R"PY(def _graphmend_check_impl(site, cond, negate, tensors, ints, floats, layout):
+constexpr std::string_view kCheck = R"PY(def _graphmend_check_impl(sink, site, cond, negate, tensors, ints, floats, layout):
     if bool(cond) != negate:  # `if cond:` / `if not cond:`, with the same truth rules and errors
         _graphmend_sites[site](*_graphmend_uncarry(tensors, ints, floats, layout))
 
@@ -145,7 +147,7 @@ constexpr std::string_view kCheck = R"PY(def _graphmend_check_impl(site, cond, n
 if "_graphmend_check_op" not in globals():  # a reload keeps the op it registered
     _graphmend_check_op = _graphmend_register(
         "check", _graphmend_check_impl,
-        "(str site, Tensor cond, bool negate, Tensor[] tensors, SymInt[] ints, float[] floats, str layout) -> ()")
+        "(Tensor(a!) sink, str site, Tensor cond, bool negate, Tensor[] tensors, SymInt[] ints, float[] floats, str layout) -> ()")
 
 
 def _graphmend_check(site, cond, negate, *args):
@@ -160,7 +162,7 @@ def _graphmend_check(site, cond, negate, *args):
         if bool(cond) != negate:
             site(*args)
         return
-    _graphmend_check_op(site.__name__, cond.detach(), negate, *carried)
+    _graphmend_check_op(_graphmend_sink, site.__name__, cond.detach(), negate, *carried)
 )PY";
 
 constexpr std::string_view kEqual = R"PY(def _graphmend_equal(a, b):
@@ -226,7 +228,7 @@ source::Helper runtime_prelude(const ir::Module& m) {
   // The runtime's version is part of the op namespace: Inductor's on-disk cache keys compiled
   // code by op name and must never serve code compiled against another runtime.
   const std::string key = m.module_name().empty() ? std::string(m.file().display_path) : m.module_name();
-  const std::string ns = fmt::format("graphmend_v1_{:016x}", fnv1a(key));
+  const std::string ns = fmt::format("graphmend_v2_{:016x}", fnv1a(key));
   std::string code(kPrelude);
   for (size_t pos = code.find("@NS@"); pos != std::string::npos; pos = code.find("@NS@", pos)) {
     code.replace(pos, 4, ns);
