@@ -1,6 +1,6 @@
 // What [Defer] and [Trap] share: a statement keeps running as written in eager mode, while under
 // torch.compile its effect (a call, a raise) runs from a generated "site helper" that an ordered
-// effectful custom op calls back from inside the graph, with the values carried from the call
+// custom op (chained through a sink tensor) calls back from inside the graph, with the values carried from the call
 // point. This header builds the pieces: helper names, the helper's copy of an expression, the
 // if/else wrapper, and the runtime helpers of the module's generated block.
 #pragma once

@@ -1,6 +1,6 @@
 // [Trap] rewrite for GM301: a validation guard `if <tensor cond>: raise E(msg)` keeps running as
 // written in eager mode; under torch.compile the test runs inside the graph (an ordered
-// effectful op) and raises the same exception class and message. Doc: rules/GM301.md.
+// custom op) and raises the same exception class and message. Doc: rules/GM301.md.
 #pragma once
 
 #include <optional>
