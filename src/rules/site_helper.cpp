@@ -27,20 +27,6 @@ const std::set<std::string_view> kUncarriable = {
     "dictionary", "set", "list_comprehension", "dictionary_comprehension",
     "set_comprehension", "generator_expression", "lambda", "await", "yield"};
 
-bool is_plain_string(ir::Node n) {
-  if (n.is("concatenated_string")) {
-    for (ir::Node part : n.named_children()) {
-      if (!is_plain_string(part)) return false;
-    }
-    return true;
-  }
-  if (!n.is("string")) return false;
-  for (ir::Node c : n.named_children()) {
-    if (c.is("interpolation")) return false;
-  }
-  return true;
-}
-
 // '\r\n' and '\r' become '\n': helper code is rendered into the file's own newline style later.
 std::string normalized(std::string_view s) {
   std::string out;
@@ -68,6 +54,20 @@ bool is_newline_at(std::string_view text, uint32_t i) {
 }
 
 }  // namespace
+
+bool is_plain_string(ir::Node n) {
+  if (n.is("concatenated_string")) {
+    for (ir::Node part : n.named_children()) {
+      if (!is_plain_string(part)) return false;
+    }
+    return true;
+  }
+  if (!n.is("string")) return false;
+  for (ir::Node c : n.named_children()) {
+    if (c.is("interpolation")) return false;
+  }
+  return true;
+}
 
 bool is_literal(ir::Node n) {
   n = ir::unparenthesize(n);
@@ -292,9 +292,10 @@ std::string render_code(std::string_view code, std::string_view newline, std::st
   return out;
 }
 
-std::string copied(const ir::Module& m, ir::Node node) {
+std::string copied(const ir::Module& m, ir::Node node) { return with_raw_newlines(m.text(node)); }
+
+std::string with_raw_newlines(std::string_view text) {
   std::string out;
-  const std::string_view text = m.text(node);
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
     out += (text[i] == '\n' || text[i] == '\r') ? kRawNewline : text[i];

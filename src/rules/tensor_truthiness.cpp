@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "graphmend/rules/conditions.h"
+#include "graphmend/rules/site_helper.h"
 
 namespace graphmend::rules {
 
@@ -20,23 +21,6 @@ bool is_outermost_bool_op(ir::Node n) {
   ir::Node p = n.parent();
   while (p && p.is("parenthesized_expression")) p = p.parent();
   return !(p && (p.is("boolean_operator") || p.is("not_operator")));
-}
-
-bool is_literal_message(ir::Node n) {
-  if (!n) return true;
-  if (n.is("string")) {
-    for (ir::Node c : n.named_children()) {
-      if (c.is("interpolation")) return false;
-    }
-    return true;
-  }
-  if (n.is("concatenated_string")) {
-    for (ir::Node s : n.named_children()) {
-      if (!is_literal_message(s)) return false;
-    }
-    return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -86,7 +70,7 @@ void TensorTruthinessRule::check(const RuleContext& ctx, DiagnosticSink& sink) c
         ir::Node cond = n.named_child(0);
         ir::Node msg = n.named_child_count() > 1 ? n.named_child(1) : ir::Node();
         Truth t = classify_truth(ctx, cond);
-        if (t.kind == TruthKind::TensorTruth && !is_literal_message(msg)) {
+        if (t.kind == TruthKind::TensorTruth && msg && !is_plain_string(msg)) {
           report(t.atom, "`assert` with a non-literal message");
         }
         return true;

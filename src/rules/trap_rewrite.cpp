@@ -83,12 +83,7 @@ std::variant<LoweredCondition, Declined> lower_condition(const RuleContext& ctx,
   }
   out.text += m.text().substr(cursor, cond.end() - cursor);
   // Line breaks inside a parenthesised condition are copied as they are.
-  std::string raw;
-  for (size_t i = 0; i < out.text.size(); ++i) {
-    if (out.text[i] == '\r' && i + 1 < out.text.size() && out.text[i + 1] == '\n') continue;
-    raw += (out.text[i] == '\n' || out.text[i] == '\r') ? kRawNewline : out.text[i];
-  }
-  out.text = std::move(raw);
+  out.text = with_raw_newlines(out.text);
   return out;
 }
 

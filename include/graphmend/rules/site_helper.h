@@ -68,6 +68,8 @@ class SiteRenderer {
   std::string prefix_ = "a";
 };
 
+// A string literal (or implicit concatenation) with no f-string replacement fields.
+bool is_plain_string(ir::Node n);
 bool is_literal(ir::Node n);
 // The module-level symbol a name refers to at `use`, or null.
 const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use);
@@ -94,6 +96,8 @@ inline constexpr char kRawNewline = '\x04';
 
 // `node`'s source for generated code, every line break kept as it is (kRawNewline).
 std::string copied(const ir::Module& m, ir::Node node);
+// `text` with every line break ("\r\n", "\r", "\n") as kRawNewline.
+std::string with_raw_newlines(std::string_view text);
 // `node`'s source for a block `levels` deeper than the else-branch: each line after the first
 // gets the else-branch's indentation plus `levels` steps on top of its own, except lines inside a
 // multi-line string, which stay byte for byte.
