@@ -185,3 +185,21 @@ ALIASES = {"biogpt": "biogpt", "bart-fp16": "bart fp16", "marian-fp16": "opus-mt
 def build(row: str):
     row = ALIASES.get(row, row)
     return ALL_ROWS[row][0]()
+
+
+def phi3_sequence():
+    """Phi-3 calls whose LongRoPE condition flips at one shape (positions below, then above
+    original_max_position_embeddings=16), goes back from long to short, and a longer input."""
+    ids = _ids((1, 8), 0, 128, 1)
+    short = torch.arange(8).reshape(1, 8)
+    return [{"input_ids": ids, "position_ids": short}, {"input_ids": ids, "position_ids": short + 16},
+            {"input_ids": ids, "position_ids": short}, {"input_ids": _ids((1, 24), 0, 128, 1)},
+            {"input_ids": ids, "position_ids": short}, {"input_ids": ids, "position_ids": short + 16}]
+
+
+# Rows with a sequence of calls whose state carries over (run_row.py --sequence).
+SEQUENCES = {"Phi-4-mini-instruct": phi3_sequence}
+
+
+def sequence(row: str):
+    return SEQUENCES[ALIASES.get(row, row)]()

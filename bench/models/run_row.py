@@ -25,7 +25,7 @@ from torch._dynamo.utils import counters
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from registry import build  # noqa: E402
+from registry import build, sequence  # noqa: E402
 
 
 def _tensors(out):
@@ -102,6 +102,48 @@ def record_emissions(run):
     return items, out
 
 
+def fresh(row, weights):
+    """The row's model (random weights pinned by `weights`: loaded strictly, or saved when absent)."""
+    torch.manual_seed(0)
+    model, inputs = build(row)
+    model = model.eval()
+    if weights and os.path.exists(weights):
+        model.load_state_dict(torch.load(weights), strict=True)
+    elif weights:
+        torch.save(model.state_dict(), weights)
+    return model, inputs
+
+
+def run_sequence(row, weights):
+    """The row's calls in order, on a fresh model per mode (state such as caches carries over
+    between calls): per-call output digests eagerly, under a counting backend (graphs compiled over
+    the whole sequence) and with fullgraph=True (aot_eager)."""
+    calls = sequence(row)
+    facts = {"row": row, "shapes": len({tuple(tuple(v.shape) for v in c.values()) for c in calls})}
+    with torch.no_grad():
+        model, _ = fresh(row, weights)
+        facts["eager"] = [digest(model(**c)) for c in calls]
+        counted = []
+
+        def counting(gm, example_inputs):
+            counted.append(gm)
+            return gm.forward
+
+        torch._dynamo.reset()
+        model, _ = fresh(row, weights)
+        compiled = torch.compile(model, backend=counting, dynamic=False)
+        facts["counted"] = [digest(compiled(**c)) for c in calls]
+        facts["graphs"] = len(counted)
+        torch._dynamo.reset()
+        model, _ = fresh(row, weights)
+        compiled = torch.compile(model, backend="aot_eager", fullgraph=True, dynamic=False)
+        try:
+            facts["fullgraph_aot_eager"] = [digest(compiled(**c)) for c in calls]
+        except Exception as exc:  # a graph break under fullgraph=True
+            facts["fullgraph_aot_eager"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    return facts
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("row")
@@ -110,14 +152,13 @@ def main():
                         help="how the process's first call runs; its log records and warnings are reported")
     parser.add_argument("--timing", action="store_true", help="measure Inductor cold and warm latency first")
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--sequence", action="store_true",
+                        help="only run the row's call sequence (registry.SEQUENCES): eager, counted and fullgraph")
     args = parser.parse_args()
-    torch.manual_seed(0)
-    model, inputs = build(args.row)
-    model = model.eval()
-    if args.weights and os.path.exists(args.weights):
-        model.load_state_dict(torch.load(args.weights), strict=True)
-    elif args.weights:
-        torch.save(model.state_dict(), args.weights)
+    model, inputs = fresh(args.row, args.weights)
+    if args.sequence:
+        print(json.dumps(run_sequence(args.row, args.weights)))
+        return
 
     import transformers
     facts = {"row": args.row, "transformers": os.path.dirname(transformers.__file__)}

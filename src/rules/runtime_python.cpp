@@ -213,6 +213,28 @@ def _graphmend_where(cond, a, b):
     return _graphmend_torch.where(cond.reshape(()).bool(), a, b)
 )PY";
 
+constexpr std::string_view kBuffer = R"PY(def _graphmend_buffer_slot(module, name):
+    """True when `module.register_buffer(name, t, persistent=False)` does exactly
+    `module._buffers[name] = t` (static under Dynamo): `name` is already a non-persistent buffer
+    (nn.Module's own methods keep every such name in `_buffers`), register_buffer is nn.Module's,
+    and no global buffer-registration hook is installed.
+
+    Storing into `_buffers` directly keeps Dynamo from reading the old buffer, whose aliasing with
+    another attribute would otherwise be guarded and force a recompile on the next call.
+    """
+    return (
+        isinstance(module, _graphmend_torch.nn.Module)
+        and type(module).register_buffer is _graphmend_torch.nn.Module.register_buffer
+        and name in module._non_persistent_buffers_set
+        and not _graphmend_torch.nn.modules.module._global_buffer_registration_hooks
+    )
+
+
+def _graphmend_unmoved(tensor, device):
+    """True when `tensor.to(device)` returns `tensor` itself (static under Dynamo)."""
+    return type(tensor) is _graphmend_torch.Tensor and isinstance(device, _graphmend_torch.device) and tensor.device == device
+)PY";
+
 uint64_t fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ULL;
   for (char c : s) {
@@ -240,6 +262,7 @@ source::Helper defer_runtime() { return {"_graphmend_defer", std::string(kDefer)
 source::Helper check_runtime() { return {"_graphmend_check", std::string(kCheck)}; }
 source::Helper equal_runtime() { return {"_graphmend_equal", std::string(kEqual)}; }
 source::Helper where_runtime() { return {"_graphmend_selectable", std::string(kWhere)}; }
+source::Helper buffer_runtime() { return {"_graphmend_buffer_slot", std::string(kBuffer)}; }
 source::Helper assert_async_runtime() { return {"_graphmend_assert_async", std::string(kAssertAsync)}; }
 
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {

@@ -16,7 +16,9 @@ bool is_where_fallback(const ir::Module& m, ir::Node if_statement) {
   ir::Node clause = block ? block.parent() : ir::Node{};
   ir::Node owner = clause && clause.is("else_clause") ? clause.parent() : ir::Node{};
   if (!owner || !owner.is("if_statement")) return false;
+  // `_graphmend_selectable(...)`, possibly the first of an `and` chain of static preconditions.
   ir::Node cond = owner.field("condition");
+  while (cond.is("boolean_operator") && m.text(cond.field("operator")) == "and") cond = cond.field("left");
   return cond.is("call") && m.text(cond.field("function")) == "_graphmend_selectable";
 }
 

@@ -8,6 +8,7 @@
 #include "graphmend/analysis/effects.h"
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rules/trap_rewrite.h"
+#include "graphmend/rules/where_buffer.h"
 
 namespace graphmend::rules {
 
@@ -34,77 +35,6 @@ bool may_alias(const ir::Module& m, ir::Node value) {
   return false;
 }
 
-// A statement's effects that stop the rewrite (what may run unconditionally and be reordered is
-// pure, non-raising tensor code), with the reason.
-std::optional<std::string> impure(const RuleContext& ctx, ir::Node node) {
-  for (const analysis::Effect& e : analysis::effects_of(ctx.module, ctx.types, node)) {
-    switch (e.kind) {
-      case analysis::EffectKind::AttributeStore:
-        return fmt::format("a branch {}: the stored object's identity and aliasing cannot be kept by a "
-                           "selection",
-                           e.what);
-      case analysis::EffectKind::UnknownCall:
-        return fmt::format("a branch {}, which graphmend cannot prove pure and unable to raise", e.what);
-      case analysis::EffectKind::ControlTransfer:
-        return fmt::format("a branch transfers control ({})", e.what);
-      default:
-        return fmt::format("a branch {} ({})", e.what, analysis::effect_kind_name(e.kind));
-    }
-  }
-  return std::nullopt;
-}
-
-struct Lowered {
-  std::string text;
-  bool uses_equal = false;
-};
-
-// The tensor part of a condition as one boolean tensor: and/or/not of tensor atoms become
-// logical ops (every atom is pure and cannot raise, so losing the short-circuit is invisible).
-std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::Node e, Lowered& out,
-                                                  std::string& why) {
-  const ir::Module& m = ctx.module;
-  e = ir::unparenthesize(e);
-  if (e.is("not_operator")) {
-    auto inner = lower_tensor_condition(ctx, e.field("argument"), out, why);
-    if (!inner) return std::nullopt;
-    return fmt::format("_graphmend_torch.logical_not({})", *inner);
-  }
-  if (e.is("boolean_operator")) {
-    auto l = lower_tensor_condition(ctx, e.field("left"), out, why);
-    if (!l) return std::nullopt;
-    auto r = lower_tensor_condition(ctx, e.field("right"), out, why);
-    if (!r) return std::nullopt;
-    const bool is_and = m.text(e.field("operator")) == "and";
-    return fmt::format("_graphmend_torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
-  }
-  const Truth t = classify_truth(ctx, e);
-  if (t.kind == TruthKind::Static) {
-    why = fmt::format("the condition mixes the Python value `{}` into its tensor part", snippet(m, e));
-    return std::nullopt;
-  }
-  if (auto bad = impure(ctx, e)) {
-    why = "the condition " + bad->substr(9);  // "a branch " -> "the condition "
-    return std::nullopt;
-  }
-  if (t.kind == TruthKind::DataOperator) {
-    auto q = callee_name(m, e);
-    if (!q || *q != "torch.equal") {
-      why = fmt::format("`{}` has no tensor form here", snippet(m, e));
-      return std::nullopt;
-    }
-    out.uses_equal = true;
-    std::string text = copied(m, e);
-    const std::string_view fn = m.text(e.field("function"));
-    return "_graphmend_equal" + text.substr(fn.size());
-  }
-  if (t.kind != TruthKind::TensorTruth) {
-    why = fmt::format("`{}` is not a tensor graphmend can select on", snippet(m, e));
-    return std::nullopt;
-  }
-  return "(" + copied(m, e) + ")";
-}
-
 struct Assignment {
   ir::Node statement;  // expression_statement, or a guard's if_statement
   ir::Node target;     // identifier (null for a guard)
@@ -125,7 +55,7 @@ std::optional<std::vector<Assignment>> assignments_of(const RuleContext& ctx, ir
           why = "a guard in a branch cannot run in the graph: " + d->reason;
           return std::nullopt;
         }
-        if (auto bad = impure(ctx, s.field("condition"))) {
+        if (auto bad = branch_effect(ctx, s.field("condition"))) {
           why = "a guard's condition " + bad->substr(9);
           return std::nullopt;
         }
@@ -146,7 +76,7 @@ std::optional<std::vector<Assignment>> assignments_of(const RuleContext& ctx, ir
                         snippet(ctx.module, s));
       return std::nullopt;
     }
-    if (auto bad = impure(ctx, a.field("right"))) {
+    if (auto bad = branch_effect(ctx, a.field("right"))) {
       why = *bad;
       return std::nullopt;
     }
@@ -176,6 +106,72 @@ bool inside_loop_or_try(ir::Node n) {
 
 }  // namespace
 
+// A statement's effects that stop the rewrite (what may run unconditionally and be reordered is
+// pure, non-raising tensor code), with the reason.
+std::optional<std::string> branch_effect(const RuleContext& ctx, ir::Node node) {
+  for (const analysis::Effect& e : analysis::effects_of(ctx.module, ctx.types, node)) {
+    switch (e.kind) {
+      case analysis::EffectKind::AttributeStore:
+        return fmt::format("a branch {}: the stored object's identity and aliasing cannot be kept by a "
+                           "selection",
+                           e.what);
+      case analysis::EffectKind::UnknownCall:
+        return fmt::format("a branch {}, which graphmend cannot prove pure and unable to raise", e.what);
+      case analysis::EffectKind::ControlTransfer:
+        return fmt::format("a branch transfers control ({})", e.what);
+      default:
+        return fmt::format("a branch {} ({})", e.what, analysis::effect_kind_name(e.kind));
+    }
+  }
+  return std::nullopt;
+}
+
+// The tensor part of a condition as one boolean tensor: and/or/not of tensor atoms become
+// logical ops (every atom is pure and cannot raise, so losing the short-circuit is invisible).
+std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::Node e, bool& uses_equal,
+                                                  std::string& why) {
+  const ir::Module& m = ctx.module;
+  e = ir::unparenthesize(e);
+  if (e.is("not_operator")) {
+    auto inner = lower_tensor_condition(ctx, e.field("argument"), uses_equal, why);
+    if (!inner) return std::nullopt;
+    return fmt::format("_graphmend_torch.logical_not({})", *inner);
+  }
+  if (e.is("boolean_operator")) {
+    auto l = lower_tensor_condition(ctx, e.field("left"), uses_equal, why);
+    if (!l) return std::nullopt;
+    auto r = lower_tensor_condition(ctx, e.field("right"), uses_equal, why);
+    if (!r) return std::nullopt;
+    const bool is_and = m.text(e.field("operator")) == "and";
+    return fmt::format("_graphmend_torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
+  }
+  const Truth t = classify_truth(ctx, e);
+  if (t.kind == TruthKind::Static) {
+    why = fmt::format("the condition mixes the Python value `{}` into its tensor part", snippet(m, e));
+    return std::nullopt;
+  }
+  if (auto bad = branch_effect(ctx, e)) {
+    why = "the condition " + bad->substr(9);  // "a branch " -> "the condition "
+    return std::nullopt;
+  }
+  if (t.kind == TruthKind::DataOperator) {
+    auto q = callee_name(m, e);
+    if (!q || *q != "torch.equal") {
+      why = fmt::format("`{}` has no tensor form here", snippet(m, e));
+      return std::nullopt;
+    }
+    uses_equal = true;
+    std::string text = copied(m, e);
+    const std::string_view fn = m.text(e.field("function"));
+    return "_graphmend_equal" + text.substr(fn.size());
+  }
+  if (t.kind != TruthKind::TensorTruth) {
+    why = fmt::format("`{}` is not a tensor graphmend can select on", snippet(m, e));
+    return std::nullopt;
+  }
+  return "(" + copied(m, e) + ")";
+}
+
 std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names) {
   const ir::Module& m = ctx.module;
   if (if_statement.is("elif_clause")) if_statement = if_statement.parent();  // planned with its `if`
@@ -186,6 +182,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
   const int fi = m.function_of(if_statement);
   if (fi < 0) return Declined{"the `if` is not inside a function"};
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
+  if (auto buffer = plan_buffer_selection(ctx, if_statement)) return std::move(*buffer);
 
   // 1. The chain: (condition, block) for the `if` and each `elif`, then the `else` block if any.
   std::vector<std::pair<ir::Node, ir::Node>> arms = {{if_statement.field("condition"), if_statement.field("consequence")}};
@@ -201,7 +198,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
   // 2. Conditions: an optional static conjunct (single `if` only) kept as a Python `if`; the
   // tensor part of each arm lowered to one boolean tensor.
   ir::Node static_part;
-  Lowered lowered;
+  bool uses_equal = false;
   std::string why;
   std::vector<std::string> conds;
   for (size_t i = 0; i < arms.size(); ++i) {
@@ -209,10 +206,10 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     if (i == 0 && arms.size() == 1 && cond.is("boolean_operator") && m.text(cond.field("operator")) == "and" &&
         classify_truth(ctx, cond.field("left")).kind == TruthKind::Static) {
       static_part = cond.field("left");
-      if (auto bad = impure(ctx, static_part)) return Declined{"the static conjunct " + bad->substr(9)};
+      if (auto bad = branch_effect(ctx, static_part)) return Declined{"the static conjunct " + bad->substr(9)};
       cond = cond.field("right");
     }
-    auto lowered_cond = lower_tensor_condition(ctx, cond, lowered, why);
+    auto lowered_cond = lower_tensor_condition(ctx, cond, uses_equal, why);
     if (!lowered_cond) return Declined{why};
     conds.push_back(*lowered_cond);
   }
@@ -264,7 +261,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     if (static_part) return Declined{"a static conjunct with `return` branches is not rewritten in this version"};
     std::vector<std::string> values;
     for (size_t b = 0; b < returns.size(); ++b) {
-      if (auto bad = impure(ctx, returns[b])) return Declined{*bad};
+      if (auto bad = branch_effect(ctx, returns[b])) return Declined{*bad};
       aliasing |= may_alias(m, returns[b]);
       values.push_back(fmt::format("_graphmend_v{}_0", b));
     }
@@ -485,7 +482,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
                          "where the original kept or bound an existing one)"
                        : "select with torch.where under torch.compile (eager, and grad-enabled code, unchanged)";
   fix.helpers = {runtime_prelude(m), where_runtime()};
-  if (lowered.uses_equal || uses_guard_equal) fix.helpers.push_back(equal_runtime());
+  if (uses_equal || uses_guard_equal) fix.helpers.push_back(equal_runtime());
   if (!guard_helpers.empty()) {
     fix.helpers.push_back(check_runtime());
     fix.helpers.insert(fix.helpers.end(), guard_helpers.begin(), guard_helpers.end());

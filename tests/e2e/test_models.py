@@ -6,6 +6,9 @@ patched in fresh processes (bench/models/run_row.py), so once-only messages are 
   outputs, and the first compiled call logs what the original's first eager call logged.
 - [Trap] GroundingDINO: its validation-guard breaks are gone, outputs bit-identical; the breaks
   that remain are the out-of-scope categories (data-dependent operators and shapes, .item()).
+- [Where] BART and Marian in fp16 (the overflow guard) and Phi-3 with LongRoPE (the buffer
+  selection, with --unsafe-fixes): zero breaks, fullgraph=True, bit-identical outputs; Phi-3 also
+  over a call sequence that flips the condition and goes from long to short.
 """
 from __future__ import annotations
 
@@ -111,14 +114,53 @@ def test_where_removes_fp16_overflow_guard_breaks(row, unsafe_patched_site, tmp_
     _assert_identical_outputs(original, patched, fullgraph=True)
 
 
-def test_phi3_longrope_site_is_declined_with_its_reason(unsafe_patched_site):
-    """The LongRoPE update rebinds a buffer to one of two existing tensors; a selection cannot keep
-    that identity, so graphmend declines it and says why (see rules/GM101.md)."""
-    _site, report = unsafe_patched_site
+@pytest.mark.parametrize("row", ["phi3-longrope", "phi3-longrope-long"])
+def test_where_takes_phi3_longrope_to_zero_breaks(row, unsafe_patched_site, tmp_path):
+    """The LongRoPE buffer update (modeling_rope_utils.py) becomes a buffer selection: below and
+    above original_max_position_embeddings, zero breaks, fullgraph=True, bit-identical outputs."""
+    site, report = unsafe_patched_site
     sites = [d for d in report["diagnostics"]
              if d["code"] == "GM101" and d["filename"].endswith("transformers/modeling_rope_utils.py")
              and d["function"].endswith("longrope_frequency_update")]
-    assert len(sites) == 1 and "hasattr" in sites[0]["decline_reason"]
+    assert sites == [], "the LongRoPE site must be fixed, not reported"
+    weights = tmp_path / "phi3.pt"
+    original = _run(row, "eager", weights, None)
+    patched = _run(row, "compiled", weights, site)
+    _report(row, original, patched)
+    assert "Data-dependent branching" in original["break_reasons"]
+    assert patched["breaks"] == 0, patched["breaks_detail"]
+    assert not patched["recompiled"]
+    assert patched["fullgraph_eager"] and patched["fullgraph_aot_eager"]
+    _assert_identical_outputs(original, patched, fullgraph=True)
+
+
+def test_phi3_longrope_sequence_flips_without_recompiling(unsafe_patched_site, tmp_path):
+    """Calls whose condition flips at one shape, a long -> short transition (the paper
+    implementation's in-place copy left long frequencies in the original table there), and a
+    longer input: every call's output equals the original's eager output, and the compiled model
+    builds one graph per input shape, none for a flip."""
+    site, _report_json = unsafe_patched_site
+    weights = tmp_path / "phi3.pt"
+    original = _sequence("phi3-longrope", weights, None)
+    patched = _sequence("phi3-longrope", weights, site)
+    print(f"\nphi3 sequence: graphs {original['graphs']} -> {patched['graphs']} for {patched['shapes']} shapes")
+    assert len(set(original["eager"])) == 3, "the sequence must take both tables and two lengths"
+    assert patched["eager"] == original["eager"]
+    assert patched["counted"] == original["eager"]
+    assert patched["fullgraph_aot_eager"] == original["eager"]
+    assert patched["graphs"] == patched["shapes"] == 2
+    assert original["graphs"] > original["shapes"]
+
+
+def _sequence(row, weights, site):
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    out = subprocess.run([sys.executable, str(RUN_MODEL), row, "--weights", str(weights), "--sequence"],
+                         capture_output=True, text=True, env=env, cwd=weights.parent)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _report(row, original, patched):

@@ -164,3 +164,47 @@ def test_guards_in_branches_raise_only_on_their_branch(pair, backend):
                 assert type(got) is type(want) and str(got) == str(want), (got, want)
         assert same_result(results, reference, exact=backend != "inductor")
         assert counters["stats"]["unique_graphs"] == 1
+
+
+def _rope_state(module):
+    return [module.inv_freq.clone(), module.original_inv_freq.clone(), hasattr(module, "long_inv_freq")]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_buffer_selection_keeps_the_original_state(pair, backend):
+    """The LongRoPE buffer selection, compiled calls mixed with eager ones: after every call the
+    buffer holds the original's values and the original table is never written (an in-place copy
+    into the buffer, which aliases it, would leave long frequencies there after a long -> short
+    transition). The cache is read when present and never stored under compile."""
+    original, patched = pair
+    reference_module, mine = original.LongShortRope(), patched.LongShortRope()
+    compiled = torch.compile(mine, backend=backend, fullgraph=True)
+    inputs = original.rope_positions()
+    schedule = ["compiled", "compiled", "eager", "compiled", "eager", "compiled", "compiled", "eager"]
+    table, reference_table = mine.original_inv_freq, reference_module.original_inv_freq
+    with torch.no_grad():
+        for step, how in enumerate(schedule):
+            args = inputs[step % len(inputs)]
+            want = reference_module(*args)
+            got = (compiled if how == "compiled" else mine)(*args)
+            assert same_result([got], [want], exact=backend != "inductor"), (step, how)
+            state, reference_state = _rope_state(mine), _rope_state(reference_module)
+            assert torch.equal(state[0], reference_state[0]), (step, how)
+            assert torch.equal(state[1], reference_state[1]), (step, how)
+            assert mine.original_inv_freq is table and reference_module.original_inv_freq is reference_table
+    assert torch.equal(mine.original_inv_freq, original.LongShortRope().original_inv_freq)
+
+
+def test_buffer_selection_does_not_recompile_from_call_two(pair):
+    """Storing into `_buffers` keeps Dynamo from guarding the old buffer's aliasing with the
+    original table: the first call's graph serves every later call of the same shape."""
+    _, patched = pair
+    module = patched.LongShortRope()
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(module, backend="eager", fullgraph=True)
+    with torch.no_grad(), torch._dynamo.config.patch(error_on_recompile=True):
+        for args in patched.rope_positions() * 2:
+            compiled(*args)
+    assert counters["stats"]["unique_graphs"] == 1
+    assert not hasattr(module, "long_inv_freq"), "the cache is never stored under compile"

@@ -110,6 +110,7 @@ source::Helper check_runtime();                       // _graphmend_check and it
 source::Helper equal_runtime();                       // _graphmend_equal: torch.equal as a tensor
 source::Helper assert_async_runtime();                // _graphmend_assert_async: the opt-in [Trap] tier
 source::Helper where_runtime();                       // _graphmend_selectable / _graphmend_where
+source::Helper buffer_runtime();                      // _graphmend_buffer_slot / _graphmend_unmoved
 // A site helper: `@_graphmend_site def name(params): body`.
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body);
 

@@ -3,6 +3,8 @@
 // grad enabled, keep running the original statement. Doc: rules/GM101.md.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <variant>
 
 #include "graphmend/rules/site_helper.h"
@@ -12,5 +14,17 @@ namespace graphmend::rules {
 // `names` names the site helpers of validation guards inside the branches, which become
 // graph-native checks predicated on their branch (see GM301).
 std::variant<source::Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names);
+
+// Shared by the [Where] forms.
+
+// Why a branch statement (or expression) cannot run unconditionally, or nullopt when it is pure
+// and cannot raise. Reasons start with "a branch ".
+std::optional<std::string> branch_effect(const RuleContext& ctx, ir::Node node);
+
+// The tensor part of a condition as one boolean tensor expression: and/or/not of tensor atoms
+// become logical ops. Sets `uses_equal` when torch.equal was lowered; nullopt with `why` when the
+// condition has no tensor form.
+std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::Node condition, bool& uses_equal,
+                                                  std::string& why);
 
 }  // namespace graphmend::rules

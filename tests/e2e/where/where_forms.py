@@ -91,6 +91,66 @@ class GivenCondition(nn.Module):
         return y
 
 
+def _frequencies(limit, device, seq_len=None):
+    factor = 2.0 if seq_len and seq_len > limit else 1.0
+    return 1.0 / (factor * 10000 ** (torch.arange(0, 8, 2, device=device).float() / 8)), 1.0
+
+
+class LongShortRope(nn.Module):
+    """The Phi-3 LongRoPE update (transformers' modeling_rope_utils): the buffer is rebound to a
+    lazily built long table or to the original one, which the buffer aliases at first."""
+
+    def __init__(self, limit: int = 4):
+        super().__init__()
+        self.limit = limit
+        self.init_fn = _frequencies
+        inv_freq, _ = self.init_fn(limit, None)
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+        self.original_inv_freq = self.inv_freq
+
+    def update(self, position_ids, device):
+        seq_len = torch.max(position_ids) + 1
+        if seq_len > self.limit:
+            if not hasattr(self, "long_inv_freq"):
+                self.long_inv_freq, _ = self.init_fn(
+                    self.limit, device, seq_len=self.limit + 1
+                )
+            self.register_buffer("inv_freq", self.long_inv_freq, persistent=False)
+        else:
+            self.original_inv_freq = self.original_inv_freq.to(device)
+            self.register_buffer("inv_freq", self.original_inv_freq, persistent=False)
+
+    def forward(self, x: torch.Tensor, position_ids: torch.Tensor):
+        self.update(position_ids, x.device)
+        return x * self.inv_freq
+
+
+class TwoTables(nn.Module):
+    """The buffer is rebound to one of two existing tables."""
+
+    def __init__(self):
+        super().__init__()
+        self.low = torch.ones(4)
+        self.high = torch.full((4,), 2.0)
+        self.register_buffer("table", self.low, persistent=False)
+
+    def forward(self, x: torch.Tensor):
+        if (x > 0).all():
+            self.register_buffer("table", self.high, persistent=False)
+        else:
+            self.register_buffer("table", self.low, persistent=False)
+        return x * self.table
+
+
+def rope_positions():
+    """Inputs of one shape whose positions are short, long, short (the long -> short transition),
+    long again: the condition flips while the shape stays."""
+    x = torch.tensor([1.0, -2.0, 3.0, 0.5])
+    short = torch.arange(4).reshape(1, 4) - 1  # seq_len 3 <= 4
+    long = torch.arange(4).reshape(1, 4) + 3   # seq_len 7 > 4
+    return [(x, short), (x, long), (x, short), (x, long), (x, long), (x, short)]
+
+
 def cases():
     """(name, module, [inputs covering every branch])."""
     t = torch.tensor
@@ -109,6 +169,9 @@ def cases():
         ("0-d, one-element, NaN and inf conditions", GivenCondition(),
          [(t(True), t([1.0])), (t(False), t([1.0])), (t([1]), t([1.0])), (t([0.0]), t([1.0])),
           (t(float("nan")), t([1.0])), (t(float("inf")), t([1.0])), (t(-0.0), t([1.0]))]),
+        ("buffer selection (LongRoPE)", LongShortRope(), rope_positions()),
+        ("buffer selection (two tables)", TwoTables(),
+         [(t([1.0, 2.0, 3.0, 4.0]),), (t([1.0, -2.0, 3.0, 4.0]),), (t([1.0, 2.0, 3.0, 4.0]),)]),
     ]
 
 
