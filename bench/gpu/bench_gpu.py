@@ -125,7 +125,8 @@ def main():
             patched = run_arm(row, args.device, weights, args.patched_site, args.runs)
             results.append((row, original, patched))
             print(json.dumps({"row": row, "original": original, "patched": patched}), flush=True)
-    lines = [f"\n## GPU ({args.device}; mode=reduce-overhead, private caches per arm, eager warm-up)\n",
+    mode = "reduce-overhead" if args.device == "cuda" else "default (a dry run: no CUDA graphs)"
+    lines = [f"\n## GPU ({args.device}; mode={mode}, private caches per arm, eager warm-up)\n",
              "| row | breaks before → after | cold ms before → after (×) | warm ms before → after (×) | "
              "CUDA-graph launches / forward |", "|---|---|---|---|---|"]
     for row, o, p in results:
