@@ -155,10 +155,10 @@ def main():
     parser.add_argument("--sequence", action="store_true",
                         help="only run the row's call sequence (registry.SEQUENCES): eager, counted and fullgraph")
     args = parser.parse_args()
-    model, inputs = fresh(args.row, args.weights)
-    if args.sequence:
+    if args.sequence:  # builds its own models, one per mode
         print(json.dumps(run_sequence(args.row, args.weights)))
         return
+    model, inputs = fresh(args.row, args.weights)
 
     import transformers
     facts = {"row": args.row, "transformers": os.path.dirname(transformers.__file__)}
