@@ -162,13 +162,4 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
   return fix;
 }
 
-void attach_defer_fix(const RuleContext& ctx, ir::Node call, DeferredCall kind, SiteNamer& names, Diagnostic& d) {
-  auto plan = plan_defer(ctx, call, kind, names);
-  if (auto* fix = std::get_if<Fix>(&plan)) {
-    d.fix = std::move(*fix);
-  } else {
-    d.decline_reason = std::get<Declined>(plan).reason;
-  }
-}
-
 }  // namespace graphmend::rules

@@ -83,7 +83,7 @@ void LoggerCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
                         method),
             "run the log call inside the graph, or move it out of the compiled code");
         d.graph_break_id = "GB4841";
-        attach_defer_fix(ctx, n, DeferredCall::LoggingFunction, names, d);
+        attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggingFunction, names));
         sink.report(std::move(d));
         return true;
       }
@@ -94,7 +94,7 @@ void LoggerCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
                         "logging.Logger method not supported)",
                         m.text(receiver), method),
             "run the log call inside the graph, or move it out of the compiled code");
-        attach_defer_fix(ctx, n, DeferredCall::LoggerMethod, names, d);
+        attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggerMethod, names));
         sink.report(std::move(d));
       }
       return true;

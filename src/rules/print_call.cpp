@@ -25,7 +25,7 @@ void PrintCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
             "`print` cannot be traced; the graph is split around it (GB0059: Failed to trace "
             "builtin operator)",
             "run the print inside the graph, or move it out of the compiled code");
-        attach_defer_fix(ctx, n, DeferredCall::Print, names, d);
+        attach_plan(d, plan_defer(ctx, n, DeferredCall::Print, names));
         sink.report(std::move(d));
       }
       return true;

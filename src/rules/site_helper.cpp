@@ -327,6 +327,20 @@ std::string reindented(const ir::Module& m, ir::Node node, int levels) {
   return out;
 }
 
+void CompiledCode::line(std::string_view code) {
+  if (!text.empty()) text += '\n';
+  text.append(static_cast<size_t>(level), kIndentStep);
+  text += code;
+}
+
+void attach_plan(Diagnostic& d, std::variant<source::Fix, Declined> plan) {
+  if (auto* fix = std::get_if<source::Fix>(&plan)) {
+    d.fix = std::move(*fix);
+  } else {
+    d.decline_reason = std::move(std::get<Declined>(plan).reason);
+  }
+}
+
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
                                          source::Fix& fix, std::string_view guard) {
   const std::string_view text = m.text();

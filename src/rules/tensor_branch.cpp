@@ -34,14 +34,6 @@ const RuleInfo& TensorBranchRule::info() const {
 void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   const ir::Module& m = ctx.module;
   SiteNamer names(m);
-  auto attach = [&](Diagnostic& d, ir::Node n) {
-    auto plan = plan_where(ctx, n, names);
-    if (auto* fix = std::get_if<source::Fix>(&plan)) {
-      d.fix = std::move(*fix);
-    } else {
-      d.decline_reason = std::get<Declined>(plan).reason;
-    }
-  };
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is("if_statement") && !n.is("elif_clause")) return true;
@@ -56,7 +48,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
                         "control flow (GB0170: Data-dependent branching)",
                         n.is("elif_clause") ? "elif" : "if"),
             "predicate both branches with torch.where, or use torch.cond");
-        attach(d, n);
+        attach_plan(d, plan_where(ctx, n, names));
         sink.report(std::move(d));
       } else if (truth.kind == TruthKind::DataOperator) {
         Diagnostic d = make_diagnostic(
@@ -66,7 +58,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
                         n.is("elif_clause") ? "elif" : "if", m.text(truth.atom.field("function"))),
             "compare with (a == b).all() after a static shape/dtype check, then predicate with torch.where");
         d.graph_break_id = "GB0033";
-        attach(d, n);
+        attach_plan(d, plan_where(ctx, n, names));
         sink.report(std::move(d));
       }
       return true;

@@ -30,12 +30,7 @@ void ValidationGuardRule::check(const RuleContext& ctx, DiagnosticSink& sink) co
                                                              : "GB0170: Data-dependent branching"),
           "lower the check into the graph so the original exception is still raised");
       if (truth.kind == TruthKind::DataOperator) d.graph_break_id = "GB0033";
-      auto plan = plan_trap(ctx, n, names);
-      if (auto* fix = std::get_if<source::Fix>(&plan)) {
-        d.fix = std::move(*fix);
-      } else {
-        d.decline_reason = std::get<Declined>(plan).reason;
-      }
+      attach_plan(d, plan_trap(ctx, n, names));
       sink.report(std::move(d));
       return true;
     });

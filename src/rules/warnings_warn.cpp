@@ -25,7 +25,7 @@ void WarningsWarnRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
             "`warnings.warn` is a C builtin Dynamo skips; the graph is split around it (GB0007: "
             "Attempted to call function marked as skipped)",
             "run the warning inside the graph, or move it out of the compiled code");
-        attach_defer_fix(ctx, n, DeferredCall::WarningsWarn, names, d);
+        attach_plan(d, plan_defer(ctx, n, DeferredCall::WarningsWarn, names));
         sink.report(std::move(d));
       }
       return true;

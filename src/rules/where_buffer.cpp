@@ -38,10 +38,11 @@ std::optional<std::string> attribute_name_literal(const ir::Module& m, ir::Node 
   return std::string(inner);
 }
 
-std::vector<ir::Node> statements(ir::Node block) {
+// A block's statements or a call's arguments, without comments.
+std::vector<ir::Node> children_without_comments(ir::Node n) {
   std::vector<ir::Node> out;
-  for (ir::Node s : block.named_children()) {
-    if (!s.is("comment")) out.push_back(s);
+  for (ir::Node c : n.named_children()) {
+    if (!c.is("comment")) out.push_back(c);
   }
   return out;
 }
@@ -72,7 +73,8 @@ struct Move {
 struct Branch {
   std::vector<Memo> memos;
   std::vector<Move> moves;
-  ir::Node value;  // X of register_buffer("N", X, persistent=False)
+  ir::Node value;       // X of register_buffer("N", X, persistent=False)
+  int value_memo = -1;  // the index of the cache X is, or -1 when X is an expression
 };
 
 struct Matcher {
@@ -103,8 +105,7 @@ struct Matcher {
     if (m.text(object) != receiver) return fail("the branches register buffers on different objects");
     std::vector<ir::Node> positional;
     bool non_persistent = false;
-    for (ir::Node a : call.field("arguments").named_children()) {
-      if (a.is("comment")) continue;
+    for (ir::Node a : children_without_comments(call.field("arguments"))) {
       if (a.is("keyword_argument")) {
         if (m.text(a.field("name")) != "persistent" || m.text(a.field("value")) != "False") {
           return fail(fmt::format("register_buffer's argument `{}` is not `persistent=False`", snippet(m, a)));
@@ -135,14 +136,11 @@ struct Matcher {
         m.lookup_at(test.field("function")) >= 0 || !statement.children_by_field("alternative").empty()) {
       return false;
     }
-    std::vector<ir::Node> args;
-    for (ir::Node a : test.field("arguments").named_children()) {
-      if (!a.is("comment")) args.push_back(a);
-    }
+    const std::vector<ir::Node> args = children_without_comments(test.field("arguments"));
     if (args.size() != 2 || !args[0].is("identifier") || m.text(args[0]) != receiver) return false;
     auto attribute = attribute_name_literal(m, args[1]);
     if (!attribute) return false;
-    auto body = statements(statement.field("consequence"));
+    auto body = children_without_comments(statement.field("consequence"));
     ir::Node assignment = body.size() == 1 && body[0].is("expression_statement") && body[0].named_child_count() == 1
                               ? body[0].named_child(0)
                               : ir::Node{};
@@ -167,9 +165,10 @@ struct Matcher {
     }
     if (caches != 1) return fail(fmt::format("the assignment under `hasattr` does not fill `{}`", *attribute));
     ir::Node callee = memo.call.field("function");
-    if (has_call(callee)) return fail(fmt::format("the cache's initialiser `{}` is not a plain name", snippet(m, callee)));
-    for (ir::Node a : memo.call.field("arguments").named_children()) {
-      if (a.is("comment")) continue;
+    if (has_call(callee)) {
+      return fail(fmt::format("the cache's initialiser `{}` is not a plain name", snippet(m, callee)));
+    }
+    for (ir::Node a : children_without_comments(memo.call.field("arguments"))) {
       if (a.is("list_splat") || a.is("dictionary_splat")) {
         return fail("the cache's initialiser is called with unpacked arguments");
       }
@@ -187,23 +186,21 @@ struct Matcher {
     if (!call.is("call") || !call.field("function").is("attribute")) return false;
     ir::Node fn = call.field("function");
     if (m.text(fn.field("attribute")) != "to" || m.text(fn.field("object")) != m.text(a.field("left"))) return false;
-    std::vector<ir::Node> args;
-    for (ir::Node x : call.field("arguments").named_children()) {
-      if (!x.is("comment")) args.push_back(x);
-    }
+    const std::vector<ir::Node> args = children_without_comments(call.field("arguments"));
     if (args.size() != 1 || !(args[0].is("identifier") || args[0].is("attribute")) || has_call(args[0])) return false;
     branch.moves.push_back({a.field("left"), args[0]});
     return true;
   }
 
   std::optional<Branch> branch(ir::Node block) {
-    auto body = statements(block);
+    auto body = children_without_comments(block);
     Branch out;
-    if (body.empty() || !register_buffer_call(m, body.back())) {
+    ir::Node registration = body.empty() ? ir::Node{} : register_buffer_call(m, body.back());
+    if (!registration) {
       fail("a branch does not end by registering the buffer");
       return std::nullopt;
     }
-    if (!register_call(register_buffer_call(m, body.back()), out)) return std::nullopt;
+    if (!register_call(registration, out)) return std::nullopt;
     for (size_t i = 0; i + 1 < body.size(); ++i) {
       ir::Node s = body[i];
       if (s.is("if_statement") && memo(s, out)) continue;
@@ -215,8 +212,11 @@ struct Matcher {
       return std::nullopt;
     }
     // The value: a cache this branch fills, or a pure expression that reads no cache.
-    for (const Memo& memo : out.memos) {
-      if (is_receiver_attribute(out.value, memo.attribute)) return out;
+    for (size_t i = 0; i < out.memos.size(); ++i) {
+      if (is_receiver_attribute(out.value, out.memos[i].attribute)) {
+        out.value_memo = static_cast<int>(i);
+        return out;
+      }
     }
     if (auto bad = branch_effect(ctx, out.value)) {
       fail("the registered value: " + *bad);
@@ -226,20 +226,20 @@ struct Matcher {
   }
 };
 
-std::string target_text(const ir::Module& m, const Memo& memo, const std::string& receiver) {
+// The cache assignment's targets under compile: the cache's local, and a throwaway for the rest.
+std::string target_text(const Matcher& match, const Memo& memo) {
   std::string out;
   for (ir::Node t : memo.targets) {
     if (!out.empty()) out += ", ";
-    const bool cache = t.is("attribute") && m.text(t.field("object")) == receiver &&
-                       m.text(t.field("attribute")) == memo.attribute;
-    out += cache ? memo.local : "_graphmend_unused";
+    out += match.is_receiver_attribute(t, memo.attribute) ? memo.local : "_graphmend_unused";
   }
   return out;
 }
 
 }  // namespace
 
-std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleContext& ctx, ir::Node if_statement) {
+std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleContext& ctx, const ir::Function& fn,
+                                                                 ir::Node if_statement) {
   const ir::Module& m = ctx.module;
   ir::Node else_block;
   bool elif = false;
@@ -249,7 +249,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
   }
   ir::Node consequence = if_statement.field("consequence");
   auto ends_in_register = [&](ir::Node block) {
-    auto body = block ? statements(block) : std::vector<ir::Node>{};
+    auto body = block ? children_without_comments(block) : std::vector<ir::Node>{};
     return !body.empty() && bool(register_buffer_call(m, body.back()));
   };
   if (!ends_in_register(consequence) && !ends_in_register(else_block)) return std::nullopt;
@@ -278,8 +278,9 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
   // fills (it may not exist yet).
   for (size_t i = 0; i < branches.size(); ++i) {
     for (size_t j = 0; j < branches.size(); ++j) {
-      for (const Memo& memo : branches[j].memos) {
-        const bool own = i == j && match.is_receiver_attribute(branches[i].value, memo.attribute);
+      for (size_t k = 0; k < branches[j].memos.size(); ++k) {
+        const Memo& memo = branches[j].memos[k];
+        const bool own = i == j && branches[i].value_memo == static_cast<int>(k);
         bool reads = false;
         syntax::walk(branches[i].value, [&](ir::Node n) {
           reads |= match.is_receiver_attribute(n, memo.attribute);
@@ -294,13 +295,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
   }
   // Names a cache assignment binds besides the cache are not bound under compile: nothing may
   // read them after the `if`.
-  const int fi = m.function_of(if_statement);
-  if (fi < 0) return Declined{"the `if` is not inside a function"};
-  std::set<std::string> later;
-  walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-    if (n.start() >= if_statement.end() && n.is("identifier")) later.insert(std::string(m.text(n)));
-    return true;
-  });
+  const std::set<std::string> later = names_after(m, fn, if_statement);
   int memo_count = 0;
   for (Branch& b : branches) {
     for (Memo& memo : b.memos) {
@@ -314,54 +309,47 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
     }
   }
 
-  std::string code;
-  int level = 0;
-  auto line = [&](const std::string& text) {
-    if (!code.empty()) code += '\n';
-    code.append(static_cast<size_t>(level), kIndentStep);
-    code += text;
-  };
+  CompiledCode compiled;
   const std::string& r = match.receiver;
-  line("_graphmend_c = " + *lowered);
+  compiled.line("_graphmend_c = " + *lowered);
   // A cache the original fills only on its branch is read when present, else computed without
   // being stored: the selection needs its value on every call (the speculation the fix title states).
   for (const Branch& b : branches) {
     for (const Memo& memo : b.memos) {
-      line(fmt::format("if hasattr({}, \"{}\"):", r, memo.attribute));
-      ++level;
-      line(fmt::format("{} = {}.{}", memo.local, r, memo.attribute));
-      --level;
-      line("else:");
-      ++level;
-      line(target_text(m, memo, r) + " = " + reindented(m, memo.call, level));
-      --level;
+      compiled.line(fmt::format("if hasattr({}, \"{}\"):", r, memo.attribute));
+      ++compiled.level;
+      compiled.line(fmt::format("{} = {}.{}", memo.local, r, memo.attribute));
+      --compiled.level;
+      compiled.line("else:");
+      ++compiled.level;
+      compiled.line(target_text(match, memo) + " = " + reindented(m, memo.call, compiled.level));
+      --compiled.level;
     }
   }
   std::vector<std::string> values;
   for (size_t i = 0; i < branches.size(); ++i) {
-    std::string value;
-    for (const Memo& memo : branches[i].memos) {
-      if (match.is_receiver_attribute(branches[i].value, memo.attribute)) value = memo.local;
-    }
-    if (value.empty()) value = reindented(m, branches[i].value, level);
+    const Branch& b = branches[i];
+    const std::string value = b.value_memo >= 0 ? b.memos[static_cast<size_t>(b.value_memo)].local
+                                                 : reindented(m, b.value, compiled.level);
     values.push_back(fmt::format("_graphmend_v{}", i));
-    line(values.back() + " = " + value);
+    compiled.line(values.back() + " = " + value);
   }
-  std::string preconditions = fmt::format("_graphmend_selectable(_graphmend_c, ({}, {})) and _graphmend_buffer_slot({}, \"{}\")",
-                                          values[0], values[1], r, match.buffer_name);
+  std::string preconditions =
+      fmt::format("_graphmend_selectable(_graphmend_c, ({}, {})) and _graphmend_buffer_slot({}, \"{}\")", values[0],
+                  values[1], r, match.buffer_name);
   for (const Branch& b : branches) {
     for (const Move& mv : b.moves) {
       preconditions += fmt::format(" and _graphmend_unmoved({}, {})", copied(m, mv.attribute), copied(m, mv.device));
     }
   }
-  line("if " + preconditions + ":");
-  ++level;
-  line(fmt::format("{}._buffers[\"{}\"] = _graphmend_where(_graphmend_c, {}, {})", r, match.buffer_name, values[0],
-                   values[1]));
-  --level;
-  line("else:");
-  ++level;
-  line(reindented(m, if_statement, level));
+  compiled.line("if " + preconditions + ":");
+  ++compiled.level;
+  compiled.line(fmt::format("{}._buffers[\"{}\"] = _graphmend_where(_graphmend_c, {}, {})", r, match.buffer_name,
+                            values[0], values[1]));
+  --compiled.level;
+  compiled.line("else:");
+  ++compiled.level;
+  compiled.line(reindented(m, if_statement, compiled.level));
 
   Fix fix;
   fix.applicability = source::Applicability::Unsafe;
@@ -379,8 +367,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
   fix.title = title + ")";
   fix.helpers = {runtime_prelude(m), where_runtime(), buffer_runtime()};
   if (uses_equal) fix.helpers.push_back(equal_runtime());
-  if (auto declined = wrap_for_compile(m, if_statement, code, fix,
-                                       "not _graphmend_compiling() or _graphmend_torch.is_grad_enabled()")) {
+  if (auto declined = wrap_for_compile(m, if_statement, compiled.text, fix, kWhereGate)) {
     return *declined;
   }
   return fix;

@@ -172,6 +172,15 @@ std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::No
   return "(" + copied(m, e) + ")";
 }
 
+std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, ir::Node node) {
+  std::set<std::string> out;
+  walk_body(fn, [&](ir::Node n) {
+    if (n.start() >= node.end() && n.is("identifier")) out.insert(std::string(m.text(n)));
+    return true;
+  });
+  return out;
+}
+
 std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names) {
   const ir::Module& m = ctx.module;
   if (if_statement.is("elif_clause")) if_statement = if_statement.parent();  // planned with its `if`
@@ -182,7 +191,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
   const int fi = m.function_of(if_statement);
   if (fi < 0) return Declined{"the `if` is not inside a function"};
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
-  if (auto buffer = plan_buffer_selection(ctx, if_statement)) return std::move(*buffer);
+  if (auto buffer = plan_buffer_selection(ctx, fn, if_statement)) return std::move(*buffer);
 
   // 1. The chain: (condition, block) for the `if` and each `elif`, then the `else` block if any.
   std::vector<std::pair<ir::Node, ir::Node>> arms = {{if_statement.field("condition"), if_statement.field("consequence")}};
@@ -217,13 +226,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
   for (const auto& arm : arms) blocks.push_back(arm.second);
   if (else_block) blocks.push_back(else_block);
 
-  std::string code;  // the compiled form, at the else-branch's indentation
-  int level = 0;
-  auto line = [&](const std::string& text) {
-    if (!code.empty()) code += '\n';
-    code.append(static_cast<size_t>(level), kIndentStep);
-    code += text;
-  };
+  CompiledCode compiled;  // the compiled form, at the else-branch's indentation
   auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
   std::string cond_tuple;
   for (size_t i = 0; i < conds.size(); ++i) cond_tuple += (i ? ", " : "") + cond_name(i);
@@ -265,13 +268,13 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
       aliasing |= may_alias(m, returns[b]);
       values.push_back(fmt::format("_graphmend_v{}_0", b));
     }
-    for (size_t i = 0; i < conds.size(); ++i) line(cond_name(i) + " = " + conds[i]);
-    for (size_t b = 0; b < returns.size(); ++b) line(values[b] + " = " + copied(m, returns[b]));
+    for (size_t i = 0; i < conds.size(); ++i) compiled.line(cond_name(i) + " = " + conds[i]);
+    for (size_t b = 0; b < returns.size(); ++b) compiled.line(values[b] + " = " + copied(m, returns[b]));
     std::string group = "(";
     for (size_t b = 0; b < values.size(); ++b) group += (b ? ", " : "") + values[b];
-    line("if _graphmend_selectable(" + cond_tuple + ", " + group + ")):");
-    ++level;
-    line("return " + selection(values));
+    compiled.line("if _graphmend_selectable(" + cond_tuple + ", " + group + ")):");
+    ++compiled.level;
+    compiled.line("return " + selection(values));
   } else {
     // Branches of `name = value` assignments.
     std::vector<std::vector<Assignment>> branches;
@@ -281,11 +284,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
       branches.push_back(std::move(*a));
     }
     // Which assigned names are used after the `if` (selected) and which are branch temporaries.
-    std::set<std::string> later;
-    walk_body(fn, [&](ir::Node n) {
-      if (n.start() >= if_statement.end() && n.is("identifier")) later.insert(std::string(m.text(n)));
-      return true;
-    });
+    const std::set<std::string> later = names_after(m, fn, if_statement);
     std::vector<std::string> selected;       // in order of first assignment
     std::map<std::string, int> assigned_in;  // name -> number of branches assigning it
     std::set<std::string> assigned_anywhere;
@@ -398,10 +397,10 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     }
 
     if (static_part) {
-      line("if " + copied(m, static_part) + ":");
-      ++level;
+      compiled.line("if " + copied(m, static_part) + ":");
+      ++compiled.level;
     }
-    for (size_t i = 0; i < conds.size(); ++i) line(cond_name(i) + " = " + conds[i]);
+    for (size_t i = 0; i < conds.size(); ++i) compiled.line(cond_name(i) + " = " + conds[i]);
     // Guards in branches: their conditions are computed up front (they read values from before
     // the `if`), checked for one element with the others, and raise only when their branch runs.
     std::vector<std::string> checks;
@@ -417,7 +416,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
         const GuardPlan& g = *a.guard;
         const std::string gname = fmt::format("_graphmend_g{}", guard_names.size());
         guard_names.push_back(gname);
-        line(gname + " = " + g.condition_text);
+        compiled.line(gname + " = " + g.condition_text);
         const std::string fires = g.negate ? fmt::format("_graphmend_torch.logical_not({})", gname) : gname;
         const std::string site = names.next("raise", fn.name);
         checks.push_back(fmt::format("_graphmend_check({}, _graphmend_torch.logical_and({}, {}), False{})", site,
@@ -439,7 +438,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
           candidate[b][name] = target;
           aliasing |= may_alias(m, a.value);
         }
-        line(target + " = " + reindented(m, a.value, level));
+        compiled.line(target + " = " + reindented(m, a.value, compiled.level));
       }
     }
     std::string groups;
@@ -466,15 +465,15 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
       for (const std::string& g : guard_names) all_conds += g + ", ";
       all_conds += ")";
     }
-    line("if _graphmend_selectable(" + all_conds + groups + "):");
-    ++level;
-    for (const std::string& c : checks) line(c);
-    for (const std::string& sel : selections) line(sel);
+    compiled.line("if _graphmend_selectable(" + all_conds + groups + "):");
+    ++compiled.level;
+    for (const std::string& c : checks) compiled.line(c);
+    for (const std::string& sel : selections) compiled.line(sel);
   }
-  --level;
-  line("else:");
-  ++level;
-  line(reindented(m, if_statement, level));
+  --compiled.level;
+  compiled.line("else:");
+  ++compiled.level;
+  compiled.line(reindented(m, if_statement, compiled.level));
 
   Fix fix;
   fix.applicability = aliasing ? source::Applicability::Unsafe : source::Applicability::Safe;
@@ -487,8 +486,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     fix.helpers.push_back(check_runtime());
     fix.helpers.insert(fix.helpers.end(), guard_helpers.begin(), guard_helpers.end());
   }
-  if (auto declined = wrap_for_compile(m, if_statement, code, fix,
-                                       "not _graphmend_compiling() or _graphmend_torch.is_grad_enabled()")) {
+  if (auto declined = wrap_for_compile(m, if_statement, compiled.text, fix, kWhereGate)) {
     return *declined;
   }
   return fix;

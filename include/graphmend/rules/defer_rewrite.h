@@ -14,7 +14,4 @@ enum class DeferredCall { Print, LoggerMethod, LoggingFunction, WarningsWarn };
 std::variant<source::Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, DeferredCall kind,
                                                SiteNamer& names);
 
-// Sets `d.fix` or `d.decline_reason` from plan_defer.
-void attach_defer_fix(const RuleContext& ctx, ir::Node call, DeferredCall kind, SiteNamer& names, Diagnostic& d);
-
 }  // namespace graphmend::rules

@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "graphmend/rules/rule.h"
@@ -93,6 +95,17 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
 
 inline constexpr char kIndentStep = '\x03';
 inline constexpr char kRawNewline = '\x04';
+
+// A rewrite's compiled code for wrap_for_compile, built a line at a time; `level` counts steps
+// below the else-branch's indentation.
+struct CompiledCode {
+  std::string text;
+  int level = 0;
+  void line(std::string_view code);
+};
+
+// Gives `d` the planned fix, or the reason it was declined.
+void attach_plan(Diagnostic& d, std::variant<source::Fix, Declined> plan);
 
 // `node`'s source for generated code, every line break kept as it is (kRawNewline).
 std::string copied(const ir::Module& m, ir::Node node);

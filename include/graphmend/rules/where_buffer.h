@@ -12,8 +12,9 @@
 
 namespace graphmend::rules {
 
-// nullopt when no branch of `if_statement` ends with a register_buffer call (not this form).
-std::optional<std::variant<source::Fix, Declined>> plan_buffer_selection(const RuleContext& ctx,
+// nullopt when no branch of `if_statement` (inside `fn`) ends with a register_buffer call (not
+// this form).
+std::optional<std::variant<source::Fix, Declined>> plan_buffer_selection(const RuleContext& ctx, const ir::Function& fn,
                                                                          ir::Node if_statement);
 
 }  // namespace graphmend::rules

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "graphmend/rules/site_helper.h"
@@ -17,9 +19,16 @@ std::variant<source::Fix, Declined> plan_where(const RuleContext& ctx, ir::Node 
 
 // Shared by the [Where] forms.
 
+// The gate of every [Where] rewrite: the original statement runs in eager mode and, because the
+// selection's gradients are not proven identical, in compiled code with grad enabled.
+inline constexpr std::string_view kWhereGate = "not _graphmend_compiling() or _graphmend_torch.is_grad_enabled()";
+
 // Why a branch statement (or expression) cannot run unconditionally, or nullopt when it is pure
 // and cannot raise. Reasons start with "a branch ".
 std::optional<std::string> branch_effect(const RuleContext& ctx, ir::Node node);
+
+// The identifiers that occur in `fn` after `node` ends: the names whose values are used later.
+std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, ir::Node node);
 
 // The tensor part of a condition as one boolean tensor expression: and/or/not of tensor atoms
 // become logical ops. Sets `uses_equal` when torch.equal was lowered; nullopt with `why` when the
