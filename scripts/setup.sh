@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what graphmend needs to build and test, idempotently:
 #   - Debian packages (compiler libraries and build tools),
-#   - a virtual environment .venv with torch==2.13.0 (CPU wheel), pytest, and transformers==4.52.4
-#     (the paper's version; the real-model tests fix a copy of it).
+#   - a virtual environment .venv with torch==2.13.0 (CPU wheel), pytest, ruff, and
+#     transformers==4.52.4 (the paper's version; the real-model tests fix a copy of it).
 # The pinned tree-sitter sources are fetched by the CMake configure step (see third_party/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,5 +29,10 @@ if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
   if ! .venv/bin/python -c 'import torch, pytest, transformers, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0" or transformers.__version__ != "4.52.4")' 2>/dev/null; then
     echo "setup: installing torch==2.13.0, pytest and transformers==4.52.4 into .venv"
     .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0 pytest transformers==4.52.4
+  fi
+  # ruff lints the runtime graphmend writes into packages, and checks patched files in the tests.
+  if [ "$(.venv/bin/ruff --version 2>/dev/null)" != "ruff 0.17.6" ]; then
+    echo "setup: installing ruff==0.17.6 into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check ruff==0.17.6
   fi
 fi

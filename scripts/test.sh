@@ -7,5 +7,8 @@ scripts/setup.sh
 scripts/build.sh
 echo "== unit and golden tests (ctest)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+echo "== the Python runtime: ruff (default settings, as in a user's package) and its tests"
+.venv/bin/ruff check --no-cache --isolated --select E,F,W,I runtime/
+.venv/bin/python -m pytest tests/runtime -q -p no:cacheprovider
 echo "== end-to-end tests with torch $(.venv/bin/python -c 'import torch; print(torch.__version__)')"
 GRAPHMEND_BIN="$PWD/build/graphmend" .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider

@@ -179,6 +179,48 @@ void CompileRegions::seed(const ir::Module& m) {
   });
 }
 
+namespace {
+
+// The functions nested directly in `outer` that it returns by name; with `calling_outer_params`,
+// only those that call one of `outer`'s parameters (a wrapper calls the function it wraps).
+std::vector<int> returned_closures(const ir::Module& m, int outer, bool calling_outer_params) {
+  const ir::Function& o = m.functions[static_cast<size_t>(outer)];
+  std::set<std::string_view> returned;
+  syntax::walk(o.node.field("body"), [&](ir::Node n) {
+    if (n.is("function_definition") || n.is("class_definition") || n.is("lambda")) return false;
+    if (n.is("return_statement") && n.named_child_count() == 1) {
+      ir::Node value = ir::unparenthesize(n.named_child(0));
+      if (value.is("identifier")) returned.insert(m.text(value));
+    }
+    return true;
+  });
+  std::vector<int> out;
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    const ir::Function& inner = m.functions[i];
+    if (inner.enclosing_function != outer || !returned.contains(inner.name)) continue;
+    if (calling_outer_params) {
+      std::set<std::string_view> own;
+      for (const ir::Parameter& p : inner.params) own.insert(p.name);
+      bool calls = false;
+      syntax::walk(inner.node.field("body"), [&](ir::Node n) {
+        if (calls || n.is("function_definition") || n.is("class_definition")) return false;
+        if (n.is("call")) {
+          ir::Node f = ir::unparenthesize(n.field("function"));
+          if (f.is("identifier") && !own.contains(m.text(f))) {
+            for (const ir::Parameter& p : o.params) calls |= p.name == m.text(f);
+          }
+        }
+        return !calls;
+      });
+      if (!calls) continue;
+    }
+    out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+}  // namespace
+
 void CompileRegions::close_over_calls() {
   while (!worklist_.empty()) {
     FunctionRef f = worklist_.back();
@@ -188,14 +230,19 @@ void CompileRegions::close_over_calls() {
     const std::string why = fmt::format("called from compiled {}", fn.qualname);
     std::optional<ClassRef> own_class;
     if (fn.klass >= 0) own_class = ClassRef{&m, fn.klass};
-    // Wrapper closures of decorators defined in the analysed files.
+    // Wrapper closures of decorators defined in the analysed files: what `@d` (or, for
+    // `@d(...)`, the decorator `d` returns) returns in place of the function, and only a closure
+    // that calls the function it wraps. A decorator that edits and returns the function itself
+    // (a docstring helper) runs at import time and adds nothing.
     for (ir::Node d : fn.decorators) {
       ir::Node callee = d.is("call") ? d.field("function") : d;
       if (auto dec = project_.function_of_expr(m, callee)) {
         const ir::Module& dm = *dec->module;
-        for (size_t i = 0; i < dm.functions.size(); ++i) {
-          if (dm.functions[i].enclosing_function == dec->function) {
-            add({&dm, static_cast<int>(i)}, fmt::format("wrapper of decorator on {}", fn.qualname), false);
+        std::vector<int> layers{dec->function};
+        if (d.is("call")) layers = returned_closures(dm, dec->function, false);
+        for (int layer : layers) {
+          for (int wrapper : returned_closures(dm, layer, true)) {
+            add({&dm, wrapper}, fmt::format("wrapper of decorator on {}", fn.qualname), false);
           }
         }
       }

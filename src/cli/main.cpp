@@ -6,7 +6,7 @@
 #include <iostream>
 #include <thread>
 
-#include "graphmend/cli/pipeline.h"
+#include "graphmend/driver/run.h"
 #include "graphmend/report/report.h"
 #include "graphmend/rules/registry.h"
 #include "graphmend/rules/rule_docs.h"
@@ -15,7 +15,7 @@
 
 namespace {
 
-using graphmend::cli::Options;
+using graphmend::driver::Options;
 
 struct CommonArgs {
   std::vector<std::string> paths;
@@ -63,7 +63,7 @@ int run_check(CommonArgs& a, bool fix) {
       return 2;
     }
   }
-  const graphmend::cli::RunReport report = graphmend::cli::run(a.paths, o);
+  const graphmend::driver::RunReport report = graphmend::driver::run(a.paths, o);
   graphmend::report::EmitOptions e;
   e.format = a.format == "json"      ? graphmend::report::Format::Json
              : a.format == "concise" ? graphmend::report::Format::Concise
@@ -71,7 +71,7 @@ int run_check(CommonArgs& a, bool fix) {
   e.show_summary = !a.no_summary;
   e.diff = a.diff;
   graphmend::report::emit(report, e, std::cout, std::cerr);
-  const int code = graphmend::cli::exit_code(report);
+  const int code = graphmend::driver::exit_code(report);
   if (a.exit_zero && code == 1) return 0;
   return code;
 }

@@ -1,6 +1,6 @@
 #include "graphmend/fix/verify.h"
 
-#include "graphmend/fix/helpers.h"
+#include "graphmend/fix/generated_block.h"
 
 namespace graphmend::fix {
 
@@ -15,25 +15,33 @@ VerifiedResult revert(std::string_view text, VerifiedResult result) {
   return result;
 }
 
+// Applies sorted, non-overlapping edits from the last to the first, so earlier offsets hold.
+void apply_in_place(std::string& text, const std::vector<source::Edit>& edits) {
+  for (auto it = edits.rbegin(); it != edits.rend(); ++it) {
+    text.replace(it->range.start, it->range.length(), it->replacement);
+  }
+}
+
 }  // namespace
 
 VerifiedResult apply_and_verify(std::string_view text, const std::vector<const source::Fix*>& fixes,
-                                syntax::Parser& parser) {
+                                syntax::Parser& parser, const RuntimeLink& link) {
   VerifiedResult result;
   result.applied = apply_fixes(text, fixes);
-  if (result.applied.text == text) return result;
   auto tree = parser.parse(result.applied.text);
-  if (!tree || tree->has_error()) return revert(text, std::move(result));
+  if (!tree || tree->has_error()) {
+    return result.applied.text == text ? result : revert(text, std::move(result));
+  }
 
-  // The helpers of the fixes that went in, in fix order, rendered into the module's block.
+  // The site helpers of the fixes that went in, in fix order; the block is re-derived from the
+  // code even when no fix applied, so helpers whose site is gone leave with it.
   std::vector<const source::Helper*> helpers;
   for (size_t index : result.applied.applied) {
     for (const source::Helper& h : fixes[index]->helpers) helpers.push_back(&h);
   }
-  if (helpers.empty()) return result;
-  auto edit = helper_block_edit(result.applied.text, *tree, helpers);
-  if (!edit) return result;
-  result.applied.text.replace(edit->range.start, edit->range.length(), edit->replacement);
+  const std::vector<source::Edit> edits = generated_block_edits(result.applied.text, *tree, helpers, link);
+  if (edits.empty()) return result;
+  apply_in_place(result.applied.text, edits);
   tree = parser.parse(result.applied.text);
   if (!tree || tree->has_error()) return revert(text, std::move(result));
   return result;

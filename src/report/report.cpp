@@ -26,7 +26,7 @@ std::string fix_status(const rules::Diagnostic& d) {
   return {};  // report-only rules: the help line gives PyTorch's remedy
 }
 
-void code_frame(std::ostream& out, const cli::FileReport& f, const source::LineIndex& lines,
+void code_frame(std::ostream& out, const driver::FileReport& f, const source::LineIndex& lines,
                 const rules::Diagnostic& d) {
   const std::string_view text = f.text;
   const uint32_t line = lines.line_of(d.range.start);
@@ -52,8 +52,8 @@ void code_frame(std::ostream& out, const cli::FileReport& f, const source::LineI
   out << fmt::format("{} | {}\n", pad, marker);
 }
 
-void emit_text(const cli::RunReport& run, const EmitOptions& options, std::ostream& out) {
-  for (const cli::FileReport& f : run.files) {
+void emit_text(const driver::RunReport& run, const EmitOptions& options, std::ostream& out) {
+  for (const driver::FileReport& f : run.files) {
     if (f.error || f.diagnostics.empty()) continue;
     const source::LineIndex lines(f.text);
     for (const rules::Diagnostic& d : f.diagnostics) {
@@ -86,9 +86,9 @@ struct Totals {
   size_t checked = 0, skipped = 0, findings = 0, fixes = 0;
 };
 
-Totals totals_of(const cli::RunReport& run) {
+Totals totals_of(const driver::RunReport& run) {
   Totals t;
-  for (const cli::FileReport& f : run.files) {
+  for (const driver::FileReport& f : run.files) {
     if (f.error) {
       ++t.skipped;
       continue;
@@ -103,14 +103,14 @@ Totals totals_of(const cli::RunReport& run) {
   return t;
 }
 
-void emit_json(const cli::RunReport& run, std::ostream& out) {
+void emit_json(const driver::RunReport& run, std::ostream& out) {
   ordered_json diagnostics = ordered_json::array();
   ordered_json errors = ordered_json::array();
   ordered_json files = ordered_json::array();
-  for (const cli::DiscoveryError& e : run.discovery_errors) {
+  for (const driver::DiscoveryError& e : run.discovery_errors) {
     errors.push_back({{"filename", e.display}, {"kind", "discovery"}, {"message", e.message}});
   }
-  for (const cli::FileReport& f : run.files) {
+  for (const driver::FileReport& f : run.files) {
     if (f.error) {
       errors.push_back({{"filename", f.display}, {"kind", "read"}, {"message", f.error->message}});
       continue;
@@ -164,19 +164,28 @@ void emit_json(const cli::RunReport& run, std::ostream& out) {
                           {"fixes_applied", t.fixes},
                           {"compiled_functions", run.compiled_functions},
                           {"elapsed_ms", run.elapsed_ms}};
+  ordered_json runtime_files = ordered_json::array();
+  for (const driver::GeneratedFile& g : run.runtime_files) {
+    runtime_files.push_back({{"filename", g.display},
+                             {"created", !g.before.has_value()},
+                             {"written", g.written},
+                             {"error", g.write_error ? ordered_json(*g.write_error) : ordered_json(nullptr)}});
+    if (g.write_error) errors.push_back({{"filename", g.display}, {"kind", "write"}, {"message", *g.write_error}});
+  }
   ordered_json root = {{"schema_version", 1},
                        {"tool", {{"name", "graphmend"}, {"version", GRAPHMEND_VERSION}}},
                        {"diagnostics", diagnostics},
                        {"errors", errors},
                        {"files", files},
+                       {"runtime_files", runtime_files},
                        {"summary", summary},
-                       {"exit_code", cli::exit_code(run)}};
+                       {"exit_code", driver::exit_code(run)}};
   out << root.dump(2) << "\n";
 }
 
 }  // namespace
 
-std::string summary_line(const cli::RunReport& run) {
+std::string summary_line(const driver::RunReport& run) {
   const Totals t = totals_of(run);
   std::string codes;
   for (const auto& [code, n] : t.by_code) {
@@ -194,17 +203,23 @@ std::string summary_line(const cli::RunReport& run) {
   return line;
 }
 
-void emit(const cli::RunReport& run, const EmitOptions& options, std::ostream& out, std::ostream& err) {
-  for (const cli::DiscoveryError& e : run.discovery_errors) {
+void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream& out, std::ostream& err) {
+  for (const driver::DiscoveryError& e : run.discovery_errors) {
     err << fmt::format("error: {}: {}\n", e.display, e.message);
   }
-  for (const cli::FileReport& f : run.files) {
+  for (const driver::FileReport& f : run.files) {
     if (f.error) err << fmt::format("error: {}: {}\n", f.display, f.error->message);
     if (f.write_error) err << fmt::format("error: {}: cannot write: {}\n", f.display, *f.write_error);
     for (const std::string& note : f.notes) err << fmt::format("note: {}: {}\n", f.display, note);
   }
+  for (const driver::GeneratedFile& g : run.runtime_files) {
+    if (g.write_error) err << fmt::format("error: {}: cannot write the graphmend runtime: {}\n", g.display, *g.write_error);
+  }
   if (options.diff) {
-    for (const cli::FileReport& f : run.files) {
+    for (const driver::GeneratedFile& g : run.runtime_files) {
+      if (!g.write_error) out << unified_diff(g.before.value_or(""), g.after, g.display);
+    }
+    for (const driver::FileReport& f : run.files) {
       if (f.changed()) out << unified_diff(f.original->text, f.text, f.display);
     }
   }

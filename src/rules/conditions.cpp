@@ -1,6 +1,6 @@
 #include "graphmend/rules/conditions.h"
 
-#include "graphmend/fix/helpers.h"
+#include "graphmend/source/generated.h"
 
 namespace graphmend::rules {
 
@@ -8,7 +8,8 @@ using analysis::ValueKind;
 
 std::vector<int> RuleContext::compiled_functions() const {
   // graphmend's own generated helpers are verified once, by graphmend's tests, not per module.
-  const auto generated = fix::find_helper_block(module.text());
+  const auto block = source::find_generated_block(module.text());
+  const auto generated = block ? std::optional(block->range) : std::nullopt;
   std::vector<int> out;
   for (size_t i = 0; i < module.functions.size(); ++i) {
     if (generated && generated->contains(module.functions[i].node.range())) continue;
@@ -17,11 +18,17 @@ std::vector<int> RuleContext::compiled_functions() const {
   return out;
 }
 
+// graphmend's own spelling: `_graphmend.compiling`, or graphmend 0.1's `_graphmend_compiling`.
+bool is_runtime_compiling(const ir::Module& module, ir::Node fn) {
+  const std::string_view text = module.text(fn);
+  return (fn.is("attribute") && text == "_graphmend.compiling") || (fn.is("identifier") && text == "_graphmend_compiling");
+}
+
 bool is_compiling_check(const ir::Module& module, ir::Node expr) {
   expr = ir::unparenthesize(expr);
   if (!expr.is("call") || expr.field("arguments").named_child_count() != 0) return false;
   ir::Node fn = expr.field("function");
-  if (fn.is("identifier") && module.text(fn) == "_graphmend_compiling") return true;
+  if (is_runtime_compiling(module, fn)) return true;
   auto q = module.qualified_name(fn);
   if (!q) return false;
   return *q == "torch.compiler.is_compiling" || *q == "torch.compiler.is_dynamo_compiling" ||
@@ -35,12 +42,12 @@ std::vector<source::TextRange> compile_dead_ranges(const RuleContext& ctx) {
     walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is("if_statement")) return true;
       ir::Node cond = ir::unparenthesize(n.field("condition"));
-      // graphmend's [Where] gate, `not _graphmend_compiling() or <grad enabled>`: the original
+      // graphmend's [Where] gate, `not _graphmend.compiling() or <grad enabled>`: the original
       // statement it keeps is already handled (its selection is in the else-branch).
       if (cond.is("boolean_operator") && ctx.module.text(cond.field("operator")) == "or") {
         ir::Node left = ir::unparenthesize(cond.field("left"));
         if (left.is("not_operator") && is_compiling_check(ctx.module, left.field("argument")) &&
-            ctx.module.text(ir::unparenthesize(left.field("argument")).field("function")) == "_graphmend_compiling") {
+            is_runtime_compiling(ctx.module, ir::unparenthesize(left.field("argument")).field("function"))) {
           out.push_back(n.field("consequence").range());
           return true;
         }

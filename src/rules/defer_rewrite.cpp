@@ -6,6 +6,50 @@ namespace graphmend::rules {
 
 namespace {
 
+// The helper's call as a reviewer would write it: on one line when it fits in 80 columns (the
+// helper body's 4 spaces included) and no argument spans lines; else one argument per line,
+// each argument's own continuation lines kept relative to its first (a multi-line string's
+// lines are part of its value and stay as they are).
+std::string helper_call(const std::string& callee, const std::vector<std::string>& args) {
+  std::string one_line = callee + "(";
+  bool multiline = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    one_line += (i ? ", " : "") + args[i];
+    multiline |= args[i].find('\n') != std::string::npos;
+  }
+  one_line += ")";
+  if (!multiline && 4 + one_line.size() <= 80) return one_line;
+  std::string out = callee + "(";
+  for (const std::string& arg : args) {
+    std::vector<std::string_view> lines;
+    for (size_t pos = 0; pos <= arg.size();) {
+      const size_t nl = std::min(arg.find('\n', pos), arg.size());
+      lines.push_back(std::string_view(arg).substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+    const bool has_long_string = arg.find("\"\"\"") != std::string::npos || arg.find("'''") != std::string::npos;
+    size_t common = std::string::npos;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      const size_t lead = lines[i].find_first_not_of(' ');
+      if (lead != std::string_view::npos) common = std::min(common, lead);
+    }
+    out += "\n        ";
+    out += lines[0];
+    for (size_t i = 1; i < lines.size(); ++i) {
+      out += "\n";
+      if (has_long_string || common == std::string::npos || lines[i].size() < common) {
+        out += lines[i];
+      } else {
+        out += "        ";
+        out += lines[i].substr(common);
+      }
+    }
+    out += ",";
+  }
+  out += "\n    )";
+  return out;
+}
+
 using source::Fix;
 
 struct Argument {
@@ -146,19 +190,19 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
   const int fi = m.function_of(call);
   const std::string function = fi >= 0 ? m.functions[static_cast<size_t>(fi)].name : "module";
   const std::string site = names.next(kind_tag(kind), function);
-  std::string site_call = callee + "(";
-  for (size_t i = 0; i < rendered.size(); ++i) site_call += (i ? ", " : "") + renderer.finish(rendered[i]);
-  site_call += ")";
+  std::vector<std::string> finished;
+  for (const std::string& r : rendered) finished.push_back(renderer.finish(r));
+  const std::string site_call = helper_call(callee, finished);
 
   Fix fix;
   fix.title = kind == DeferredCall::Print          ? "run the print inside the compiled graph (eager path unchanged)"
               : kind == DeferredCall::WarningsWarn ? "run the warning inside the compiled graph (eager path unchanged)"
                                                    : "run the log call inside the compiled graph (eager path unchanged)";
   fix.applicability = source::Applicability::Safe;
-  if (auto declined = wrap_for_compile(m, stmt, fmt::format("_graphmend_defer({}{})", site, renderer.hole_args()), fix)) {
+  if (auto declined = wrap_for_compile(m, stmt, fmt::format("_graphmend.defer({}{})", site, renderer.hole_args()), fix)) {
     return *declined;
   }
-  fix.helpers = {runtime_prelude(m), defer_runtime(), site_helper(site, renderer.params(), site_call)};
+  fix.helpers = {site_helper(site, renderer.params(), site_call)};
   return fix;
 }
 

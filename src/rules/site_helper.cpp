@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "graphmend/source/generated.h"
 #include "graphmend/source/text.h"
 
 namespace graphmend::rules {
@@ -271,23 +272,138 @@ bool inside_any(const std::vector<source::TextRange>& ranges, uint32_t offset) {
 
 }  // namespace
 
+namespace {
+
+// Generated lines longer than this are wrapped (ruff's and black's default line length).
+constexpr size_t kMaxGeneratedLine = 88;
+
+// Splits `args` at each top-level `separator` (outside brackets and strings); empty when a string
+// or bracket is left open (then the line is not wrapped).
+std::vector<std::string_view> top_level_split(std::string_view args, std::string_view separator) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const char c = args[i];
+    if (quote) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      if (args.substr(i, 3) == std::string(3, c)) return {};  // a triple-quoted string
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (depth == 0 && args.substr(i, separator.size()) == separator) {
+      out.push_back(args.substr(start, i - start));
+      start = i + separator.size();
+      i = start - 1;
+    }
+  }
+  if (quote || depth != 0) return {};
+  out.push_back(args.substr(start));
+  return out;
+}
+
+// One generated line (without its indentation `indent`) as the file shows it: wrapped after the
+// opening bracket of its first call when too long, one argument per line, the closing bracket
+// on its own line ("if f(...):" keeps its colon).
+std::string wrapped_line(std::string_view line, std::string_view indent, std::string_view unit,
+                         std::string_view newline) {
+  const auto plain = [&] { return std::string(indent) + std::string(line); };
+  if (indent.size() + line.size() <= kMaxGeneratedLine) return plain();
+  // `if a and b:` becomes `if (`, one operand per line, `):`.
+  if (line.starts_with("if ") && line.ends_with(":")) {
+    const std::vector<std::string_view> operands = top_level_split(line.substr(3, line.size() - 4), " and ");
+    if (operands.size() > 1) {
+      std::string out = std::string(indent) + "if (";
+      for (size_t i = 0; i < operands.size(); ++i) {
+        out += newline;
+        out += indent;
+        out += unit;
+        if (i) out += "and ";
+        out += operands[i];
+      }
+      out += newline;
+      out += indent;
+      out += "):";
+      return out;
+    }
+  }
+  const size_t open = line.find('(');
+  const std::string_view tail = line.ends_with("):") ? "):" : line.ends_with(")") ? ")" : "";
+  if (open == std::string_view::npos || tail.empty() || open + tail.size() > line.size()) return plain();
+  const std::string_view inside = line.substr(open + 1, line.size() - tail.size() - open - 1);
+  const std::vector<std::string_view> args = top_level_split(inside, ",");
+  if (args.empty()) return plain();
+  // The bracket must close at the end of the line, not earlier.
+  int depth = 0;
+  for (char c : inside) {
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (depth < 0) return plain();
+  }
+  std::string out = std::string(indent) + std::string(line.substr(0, open + 1));
+  for (std::string_view arg : args) {
+    while (arg.starts_with(' ')) arg.remove_prefix(1);
+    while (arg.ends_with(' ')) arg.remove_suffix(1);
+    if (arg.empty()) continue;
+    out += newline;
+    out += wrapped_line(std::string(arg) + ",", std::string(indent) + std::string(unit), unit, newline);
+  }
+  out += newline;
+  out += indent;
+  out += tail;
+  return out;
+}
+
+}  // namespace
+
 // Generated code into file text: '\n' starts a line at the else-branch's indentation, each
 // kIndentStep is one more level, kRawNewline is a line break copied from inside the original
-// statement (indentation kept as it was).
+// statement (indentation kept as it was). A generated line too long for 88 columns is wrapped
+// at its first call's arguments, unless it holds copied line breaks.
 std::string render_code(std::string_view code, std::string_view newline, std::string_view inner,
                         std::string_view unit) {
   std::string out;
-  for (char c : code) {
-    if (c == '\n') {
-      out += newline;
-      out += inner;
-    } else if (c == kIndentStep) {
-      out += unit;
-    } else if (c == kRawNewline) {
-      out += newline;
-    } else {
-      out += c;
+  size_t pos = 0;
+  bool first = true;
+  while (pos <= code.size()) {
+    size_t end = code.find('\n', pos);
+    if (end == std::string_view::npos) end = code.size();
+    std::string_view line = code.substr(pos, end - pos);
+    std::string indent = first ? std::string() : std::string(inner);
+    while (line.starts_with(kIndentStep)) {
+      indent += unit;
+      line.remove_prefix(1);
     }
+    if (!first) out += newline;
+    if (line.find(kRawNewline) != std::string_view::npos || line.find(kIndentStep) != std::string_view::npos) {
+      out += indent;
+      for (char c : line) {
+        if (c == kIndentStep) {
+          out += unit;
+        } else if (c == kRawNewline) {
+          out += newline;
+        } else {
+          out += c;
+        }
+      }
+    } else {
+      // The first line follows text already on the line (`else:` + indentation), which is
+      // `inner` wide.
+      std::string full = wrapped_line(line, first ? std::string(inner) + indent : indent, unit, newline);
+      out += first ? full.substr(inner.size()) : full;
+    }
+    first = false;
+    if (end == code.size()) break;
+    pos = end + 1;
   }
   return out;
 }
@@ -333,6 +449,11 @@ void CompiledCode::line(std::string_view code) {
   text += code;
 }
 
+const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name) {
+  auto it = m.scopes[0].symbols.find(std::string(name));
+  return it == m.scopes[0].symbols.end() ? nullptr : &m.symbols[static_cast<size_t>(it->second)];
+}
+
 void attach_plan(Diagnostic& d, std::variant<source::Fix, Declined> plan) {
   if (auto* fix = std::get_if<source::Fix>(&plan)) {
     d.fix = std::move(*fix);
@@ -357,6 +478,9 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
   if (!block.is("block") || !starts_line || !ends_line) {
     return Declined{"the statement shares its line with other code; put it on a line of its own"};
   }
+  if (const ir::Symbol* own = module_symbol_named(m, "_graphmend"); own && !source::find_generated_block(text)) {
+    return Declined{"the module already binds the name `_graphmend`, which graphmend's generated code needs"};
+  }
 
   const std::string newline(source::newline_text(source::detect_newline(text)));
   const std::string_view header_indent = source::indentation_at(text, block.parent().start());
@@ -378,6 +502,10 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
       after, fmt::format("{nl}{ind}else:{nl}{inner}{code}", fmt::arg("nl", newline), fmt::arg("ind", indent),
                          fmt::arg("inner", inner), fmt::arg("code", render_code(compiled_code, newline, inner, unit)))));
   return std::nullopt;
+}
+
+source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
+  return {name, fmt::format("def {}({}):\n    {}\n", name, params, body)};
 }
 
 }  // namespace graphmend::rules

@@ -10,16 +10,20 @@ namespace graphmend::rules {
 namespace {
 
 // The original `if` a [Where] rewrite keeps as its fallback, in the else-branch of
-// `if _graphmend_selectable(...)`: it runs only when the selection's static checks fail.
+// `if _graphmend.selectable(...)`: it runs only when the selection's static checks fail.
 bool is_where_fallback(const ir::Module& m, ir::Node if_statement) {
   ir::Node block = if_statement.parent();
   ir::Node clause = block ? block.parent() : ir::Node{};
   ir::Node owner = clause && clause.is("else_clause") ? clause.parent() : ir::Node{};
   if (!owner || !owner.is("if_statement")) return false;
-  // `_graphmend_selectable(...)`, possibly the first of an `and` chain of static preconditions.
-  ir::Node cond = owner.field("condition");
-  while (cond.is("boolean_operator") && m.text(cond.field("operator")) == "and") cond = cond.field("left");
-  return cond.is("call") && m.text(cond.field("function")) == "_graphmend_selectable";
+  // `_graphmend.selectable(...)`, possibly the first of an `and` chain of static preconditions.
+  ir::Node cond = ir::unparenthesize(owner.field("condition"));
+  while (cond.is("boolean_operator") && m.text(cond.field("operator")) == "and") {
+    cond = ir::unparenthesize(cond.field("left"));
+  }
+  if (!cond.is("call")) return false;
+  const std::string_view fn = m.text(cond.field("function"));
+  return fn == "_graphmend.selectable" || fn == "_graphmend_selectable";  // graphmend 0.1's spelling too
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ const std::set<std::string_view> kBuiltinExceptions = {
     "LookupError", "NotImplementedError", "OverflowError", "RuntimeError", "TypeError", "ValueError",
     "ZeroDivisionError"};
 
-// The condition as the helper call passes it: `torch.equal(a, b)` becomes `_graphmend_equal(a, b)`
+// The condition as the helper call passes it: `torch.equal(a, b)` becomes `_graphmend.equal(a, b)`
 // (a tensor, so the test can run in the graph); everything else stays as written. Declines a
 // condition whose evaluation itself tests a tensor's truth (`t1 and t2`, `not t` inside).
 struct LoweredCondition {
@@ -66,7 +66,7 @@ std::variant<LoweredCondition, Declined> lower_condition(const RuleContext& ctx,
           declined = Declined{"`torch.equal` is called with other than two positional arguments"};
           return;
         }
-        replacements.push_back({e.field("function").range(), "_graphmend_equal"});
+        replacements.push_back({e.field("function").range(), "_graphmend.equal"});
       }
     }
   };
@@ -210,19 +210,17 @@ std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statem
     }
     fix.title = "assert the guard asynchronously with torch._assert_async (opt-in tier: raises RuntimeError, not " +
                 g.exception + "; on CUDA a device-side assert, reported later)";
-    compiled = fmt::format("_graphmend_assert_async({}, {}, {})", g.condition_text, g.negate ? "True" : "False",
+    compiled = fmt::format("_graphmend.assert_async({}, {}, {})", g.condition_text, g.negate ? "True" : "False",
                            *g.literal_message);
-    fix.helpers = {runtime_prelude(m), assert_async_runtime()};
   } else {
     const std::string site = names.next("raise", function);
     fix.title = fmt::format("check the guard inside the compiled graph; a failing input still raises {} (eager "
                             "path unchanged)",
                             g.exception);
-    compiled = fmt::format("_graphmend_check({}, {}, {}{})", site, g.condition_text, g.negate ? "True" : "False",
+    compiled = fmt::format("_graphmend.check({}, {}, {}{})", site, g.condition_text, g.negate ? "True" : "False",
                            g.hole_args);
-    fix.helpers = {runtime_prelude(m), check_runtime(), site_helper(site, g.params, g.raise_body)};
+    fix.helpers = {site_helper(site, g.params, g.raise_body)};
   }
-  if (g.uses_equal) fix.helpers.insert(fix.helpers.begin() + 1, equal_runtime());
   if (auto declined = wrap_for_compile(m, if_statement, compiled, fix)) return *declined;
   return fix;
 }

@@ -335,16 +335,16 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
     compiled.line(values.back() + " = " + value);
   }
   std::string preconditions =
-      fmt::format("_graphmend_selectable(_graphmend_c, ({}, {})) and _graphmend_buffer_slot({}, \"{}\")", values[0],
+      fmt::format("_graphmend.selectable(_graphmend_c, ({}, {})) and _graphmend.buffer_slot({}, \"{}\")", values[0],
                   values[1], r, match.buffer_name);
   for (const Branch& b : branches) {
     for (const Move& mv : b.moves) {
-      preconditions += fmt::format(" and _graphmend_unmoved({}, {})", copied(m, mv.attribute), copied(m, mv.device));
+      preconditions += fmt::format(" and _graphmend.unmoved({}, {})", copied(m, mv.attribute), copied(m, mv.device));
     }
   }
   compiled.line("if " + preconditions + ":");
   ++compiled.level;
-  compiled.line(fmt::format("{}._buffers[\"{}\"] = _graphmend_where(_graphmend_c, {}, {})", r, match.buffer_name,
+  compiled.line(fmt::format("{}._buffers[\"{}\"] = _graphmend.where(_graphmend_c, {}, {})", r, match.buffer_name,
                             values[0], values[1]));
   --compiled.level;
   compiled.line("else:");
@@ -365,8 +365,6 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
     }
   }
   fix.title = title + ")";
-  fix.helpers = {runtime_prelude(m), where_runtime(), buffer_runtime()};
-  if (uses_equal) fix.helpers.push_back(equal_runtime());
   if (auto declined = wrap_for_compile(m, if_statement, compiled.text, fix, kWhereGate)) {
     return *declined;
   }

@@ -135,7 +135,7 @@ std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::No
   if (e.is("not_operator")) {
     auto inner = lower_tensor_condition(ctx, e.field("argument"), uses_equal, why);
     if (!inner) return std::nullopt;
-    return fmt::format("_graphmend_torch.logical_not({})", *inner);
+    return fmt::format("_graphmend.torch.logical_not({})", *inner);
   }
   if (e.is("boolean_operator")) {
     auto l = lower_tensor_condition(ctx, e.field("left"), uses_equal, why);
@@ -143,7 +143,7 @@ std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::No
     auto r = lower_tensor_condition(ctx, e.field("right"), uses_equal, why);
     if (!r) return std::nullopt;
     const bool is_and = m.text(e.field("operator")) == "and";
-    return fmt::format("_graphmend_torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
+    return fmt::format("_graphmend.torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
   }
   const Truth t = classify_truth(ctx, e);
   if (t.kind == TruthKind::Static) {
@@ -163,7 +163,7 @@ std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::No
     uses_equal = true;
     std::string text = copied(m, e);
     const std::string_view fn = m.text(e.field("function"));
-    return "_graphmend_equal" + text.substr(fn.size());
+    return "_graphmend.equal" + text.substr(fn.size());
   }
   if (t.kind != TruthKind::TensorTruth) {
     why = fmt::format("`{}` is not a tensor graphmend can select on", snippet(m, e));
@@ -235,7 +235,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
   auto selection = [&](const std::vector<std::string>& values) {
     std::string out = values.back();
     for (size_t i = conds.size(); i-- > 0;) {
-      out = fmt::format("_graphmend_where({}, {}, {})", cond_name(i), values[i], out);
+      out = fmt::format("_graphmend.where({}, {}, {})", cond_name(i), values[i], out);
     }
     return out;
   };
@@ -272,7 +272,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     for (size_t b = 0; b < returns.size(); ++b) compiled.line(values[b] + " = " + copied(m, returns[b]));
     std::string group = "(";
     for (size_t b = 0; b < values.size(); ++b) group += (b ? ", " : "") + values[b];
-    compiled.line("if _graphmend_selectable(" + cond_tuple + ", " + group + ")):");
+    compiled.line("if _graphmend.selectable(" + cond_tuple + ", " + group + ")):");
     ++compiled.level;
     compiled.line("return " + selection(values));
   } else {
@@ -408,8 +408,8 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
       // The branch runs when its condition holds and no earlier one does (else: none holds).
       std::string active;
       for (size_t i = 0; i < std::min(b + 1, conds.size()); ++i) {
-        std::string term = i == b ? cond_name(i) : fmt::format("_graphmend_torch.logical_not({})", cond_name(i));
-        active = active.empty() ? term : fmt::format("_graphmend_torch.logical_and({}, {})", active, term);
+        std::string term = i == b ? cond_name(i) : fmt::format("_graphmend.torch.logical_not({})", cond_name(i));
+        active = active.empty() ? term : fmt::format("_graphmend.torch.logical_and({}, {})", active, term);
       }
       for (const Assignment& a : branches[b]) {
         if (!a.guard) continue;
@@ -417,9 +417,9 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
         const std::string gname = fmt::format("_graphmend_g{}", guard_names.size());
         guard_names.push_back(gname);
         compiled.line(gname + " = " + g.condition_text);
-        const std::string fires = g.negate ? fmt::format("_graphmend_torch.logical_not({})", gname) : gname;
+        const std::string fires = g.negate ? fmt::format("_graphmend.torch.logical_not({})", gname) : gname;
         const std::string site = names.next("raise", fn.name);
-        checks.push_back(fmt::format("_graphmend_check({}, _graphmend_torch.logical_and({}, {}), False{})", site,
+        checks.push_back(fmt::format("_graphmend.check({}, _graphmend.torch.logical_and({}, {}), False{})", site,
                                      active, fires, g.hole_args));
         guard_helpers.push_back(site_helper(site, g.params, g.raise_body));
         uses_guard_equal |= g.uses_equal;
@@ -465,7 +465,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
       for (const std::string& g : guard_names) all_conds += g + ", ";
       all_conds += ")";
     }
-    compiled.line("if _graphmend_selectable(" + all_conds + groups + "):");
+    compiled.line("if _graphmend.selectable(" + all_conds + groups + "):");
     ++compiled.level;
     for (const std::string& c : checks) compiled.line(c);
     for (const std::string& sel : selections) compiled.line(sel);
@@ -480,12 +480,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
   fix.title = aliasing ? "select with torch.where under torch.compile (unsafe: the selected tensor is a new object, "
                          "where the original kept or bound an existing one)"
                        : "select with torch.where under torch.compile (eager, and grad-enabled code, unchanged)";
-  fix.helpers = {runtime_prelude(m), where_runtime()};
-  if (uses_equal || uses_guard_equal) fix.helpers.push_back(equal_runtime());
-  if (!guard_helpers.empty()) {
-    fix.helpers.push_back(check_runtime());
-    fix.helpers.insert(fix.helpers.end(), guard_helpers.begin(), guard_helpers.end());
-  }
+  fix.helpers = std::move(guard_helpers);
   if (auto declined = wrap_for_compile(m, if_statement, compiled.text, fix, kWhereGate)) {
     return *declined;
   }

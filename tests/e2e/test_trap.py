@@ -111,7 +111,7 @@ def test_async_tier(graphmend_bin, tmp_path, backend):
     out = subprocess.run([graphmend_bin, "fix", "--trap-async", "--select", "GM301", str(copy)],
                          capture_output=True, text=True)
     assert out.returncode in (0, 1), out.stderr
-    assert "_graphmend_assert_async(" in copy.read_text()
+    assert "_graphmend.assert_async(" in copy.read_text()
     patched = behaviour.import_path(copy, f"trap_async_forms_{backend}")
     target = patched.NegativeGuard()
     torch._dynamo.reset()

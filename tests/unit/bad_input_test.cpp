@@ -78,8 +78,8 @@ TEST(BadInput, CrlfBomAndTabsAreAnalysedAndKept) {
     EXPECT_EQ(fixed[i - 1], '\r') << "a bare LF at byte " << i;
   }
   EXPECT_TRUE(fixed.ends_with(
-      "\r\n@torch.compile\r\ndef f(x):\r\n\ty = x + 1\r\n\tif not _graphmend_compiling():\r\n\t\tprint('hi')\r\n"
-      "\telse:\r\n\t\t_graphmend_defer(_graphmend_print_f_0)\r\n\treturn y\r\n"))
+      "\r\n@torch.compile\r\ndef f(x):\r\n\ty = x + 1\r\n\tif not _graphmend.compiling():\r\n\t\tprint('hi')\r\n"
+      "\telse:\r\n\t\t_graphmend.defer(_graphmend_print_f_0)\r\n\treturn y\r\n"))
       << fixed;
 }
 

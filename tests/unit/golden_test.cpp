@@ -1,5 +1,6 @@
 // Golden fixtures: tests/fixtures/<CODE>/<case>.py with <case>.expected (diagnostics) and, where a
-// fix applies, <case>.fixed.py. Each case also checks that the output re-parses, that a second run
+// fix applies, <case>.fixed.py. A folder with an `__init__.py` is a package, whose modules bind
+// the runtime file; the others are loose scripts, which get the runtime inline. Each case also checks that the output re-parses, that a second run
 // makes no edits (idempotence), and that a file with nothing to fix is byte-identical.
 // GRAPHMEND_UPDATE_GOLDEN=1 rewrites the snapshots; CI never sets it.
 #include <gtest/gtest.h>
@@ -7,7 +8,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 
-#include "graphmend/cli/pipeline.h"
+#include "graphmend/driver/run.h"
 #include "graphmend/source/text.h"
 #include "graphmend/syntax/tree.h"
 #include "test_support.h"
@@ -21,13 +22,15 @@ std::vector<fs::path> fixture_cases() {
   std::vector<fs::path> out;
   for (const auto& entry : fs::recursive_directory_iterator(GM_FIXTURES_DIR)) {
     const std::string name = entry.path().filename().string();
-    if (entry.path().extension() == ".py" && !name.ends_with(".fixed.py")) out.push_back(entry.path());
+    if (entry.path().extension() == ".py" && !name.ends_with(".fixed.py") && name != "__init__.py") {
+      out.push_back(entry.path());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-std::string render(const cli::FileReport& f) {
+std::string render(const driver::FileReport& f) {
   const source::LineIndex lines(f.text);
   std::string out;
   for (const rules::Diagnostic& d : f.diagnostics) {
@@ -44,13 +47,13 @@ std::string render(const cli::FileReport& f) {
 }
 
 // A fixture named *_unsafe.py is fixed with --unsafe-fixes.
-cli::FileReport run_one(const fs::path& path) {
-  cli::Options options;
+driver::FileReport run_one(const fs::path& path) {
+  driver::Options options;
   options.fix = true;
   options.unsafe_fixes = path.stem().string().ends_with("_unsafe");
   options.diff = true;  // fix in memory, write nothing
   options.jobs = 1;
-  cli::RunReport report = cli::run({path.string()}, options);
+  driver::RunReport report = driver::run({path.string()}, options);
   EXPECT_EQ(report.files.size(), 1u);
   return std::move(report.files.front());
 }
@@ -62,7 +65,7 @@ TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
   const fs::path expected_path = fs::path(input).replace_extension(".expected");
   const fs::path fixed_path = fs::path(input).replace_extension(".fixed.py");
   const std::string original = read_bytes(input);
-  cli::FileReport first = run_one(input);
+  driver::FileReport first = run_one(input);
   ASSERT_FALSE(first.error.has_value());
   const std::string diagnostics = render(first);
 
@@ -90,8 +93,10 @@ TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
     ASSERT_TRUE(tree.has_value());
     EXPECT_FALSE(tree->has_error());
     TempDir dir;
+    // In a package too when the fixture is, so the runtime is reached the same way.
+    if (fs::exists(input.parent_path() / "__init__.py")) dir.write("__init__.py", "");
     const fs::path again = dir.write(input.filename().string(), first.text);
-    cli::FileReport second = run_one(again);
+    driver::FileReport second = run_one(again);
     EXPECT_EQ(second.text, first.text) << "fixes are not idempotent";
     EXPECT_EQ(second.fixes_applied, 0);
   } else {

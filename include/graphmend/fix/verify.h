@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graphmend/fix/apply.h"
+#include "graphmend/fix/runtime.h"
 #include "graphmend/syntax/tree.h"
 
 namespace graphmend::fix {
@@ -15,8 +16,9 @@ struct VerifiedResult {
   bool reverted = false;  // the fixes introduced a syntax error; `applied.text` is the input
 };
 
-// Applies `fixes`, re-parses, and reverts every edit if the output has a syntax error.
+// Applies `fixes`, brings the module's generated block up to date (fix/generated_block.h; also
+// with no fixes), re-parses, and reverts every edit if the output has a syntax error.
 VerifiedResult apply_and_verify(std::string_view text, const std::vector<const source::Fix*>& fixes,
-                                syntax::Parser& parser);
+                                syntax::Parser& parser, const RuntimeLink& link = RuntimeLink::inline_source());
 
 }  // namespace graphmend::fix

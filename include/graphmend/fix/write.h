@@ -12,4 +12,8 @@ namespace graphmend::fix {
 // A file without write permission is refused rather than replaced.
 std::optional<std::string> write_atomically(const std::filesystem::path& path, std::string_view bytes);
 
+// Creates a file that does not exist yet the same way (mode 0666 less the umask); refuses when
+// the path exists by then.
+std::optional<std::string> create_atomically(const std::filesystem::path& path, std::string_view bytes);
+
 }  // namespace graphmend::fix

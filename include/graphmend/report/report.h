@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "graphmend/cli/pipeline.h"
+#include "graphmend/driver/run.h"
 
 namespace graphmend::report {
 
@@ -18,12 +18,12 @@ struct EmitOptions {
   bool diff = false;  // print unified diffs of changed files
 };
 
-void emit(const cli::RunReport& run, const EmitOptions& options, std::ostream& out, std::ostream& err);
+void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream& out, std::ostream& err);
 
 // Unified diff of two texts (empty when equal).
 std::string unified_diff(std::string_view before, std::string_view after, std::string_view path);
 
 // The summary line: files, findings by code, elapsed time.
-std::string summary_line(const cli::RunReport& run);
+std::string summary_line(const driver::RunReport& run);
 
 }  // namespace graphmend::report

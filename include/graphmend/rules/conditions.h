@@ -26,7 +26,7 @@ bool is_validation_guard(const ir::Module& module, ir::Node if_statement);
 bool inside_branch_condition(ir::Node n);
 
 // True for a call TorchDynamo folds to True while tracing: torch.compiler.is_compiling() and its
-// spellings (transformers' is_torchdynamo_compiling, graphmend's own _graphmend_compiling).
+// spellings (transformers' is_torchdynamo_compiling, graphmend's own _graphmend.compiling).
 bool is_compiling_check(const ir::Module& module, ir::Node expr);
 
 // Code of the module's compiled functions that never runs under torch.compile: the body of

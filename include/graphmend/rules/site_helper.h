@@ -82,16 +82,16 @@ ir::Node dotted_root(ir::Node n);
 std::string snippet(const ir::Module& m, ir::Node n);
 
 // Makes `stmt` run only outside Dynamo and `compiled_code` run in its place under torch.compile:
-//     if not _graphmend_compiling():
+//     if not _graphmend.compiling():
 //         <stmt, its lines moved in one level>
 //     else:
 //         <compiled_code>
 // Adds the edits to `fix`; declines a statement that shares its lines with other code.
-// `guard` replaces `not _graphmend_compiling()` when the original must also run in other cases.
+// `guard` replaces `not _graphmend.compiling()` when the original must also run in other cases.
 // `compiled_code` uses '\n' for a new line at the else-branch's indentation, kIndentStep for one
 // more level and kRawNewline for a line break copied from the source (see copied/reindented).
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
-                                         source::Fix& fix, std::string_view guard = "not _graphmend_compiling()");
+                                         source::Fix& fix, std::string_view guard = "not _graphmend.compiling()");
 
 inline constexpr char kIndentStep = '\x03';
 inline constexpr char kRawNewline = '\x04';
@@ -103,6 +103,9 @@ struct CompiledCode {
   int level = 0;
   void line(std::string_view code);
 };
+
+// The module-level symbol `name`, or null.
+const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name);
 
 // Gives `d` the planned fix, or the reason it was declined.
 void attach_plan(Diagnostic& d, std::variant<source::Fix, Declined> plan);
@@ -116,15 +119,8 @@ std::string with_raw_newlines(std::string_view text);
 // multi-line string, which stay byte for byte.
 std::string reindented(const ir::Module& m, ir::Node node, int levels);
 
-// The generated block's runtime helpers (see src/rules/runtime_python.cpp).
-source::Helper runtime_prelude(const ir::Module& m);  // registry, carrying, op registration
-source::Helper defer_runtime();                       // _graphmend_defer and its `emit` op
-source::Helper check_runtime();                       // _graphmend_check and its `check` op
-source::Helper equal_runtime();                       // _graphmend_equal: torch.equal as a tensor
-source::Helper assert_async_runtime();                // _graphmend_assert_async: the opt-in [Trap] tier
-source::Helper where_runtime();                       // _graphmend_selectable / _graphmend_where
-source::Helper buffer_runtime();                      // _graphmend_buffer_slot / _graphmend_unmoved
-// A site helper: `@_graphmend_site def name(params): body`.
+// A site helper, a top-level function of the patched module: `def name(params): body`. The
+// in-graph ops call it back by name (runtime/_graphmend_runtime.py).
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body);
 
 }  // namespace graphmend::rules

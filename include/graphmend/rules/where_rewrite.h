@@ -21,7 +21,7 @@ std::variant<source::Fix, Declined> plan_where(const RuleContext& ctx, ir::Node 
 
 // The gate of every [Where] rewrite: the original statement runs in eager mode and, because the
 // selection's gradients are not proven identical, in compiled code with grad enabled.
-inline constexpr std::string_view kWhereGate = "not _graphmend_compiling() or _graphmend_torch.is_grad_enabled()";
+inline constexpr std::string_view kWhereGate = "not _graphmend.compiling() or _graphmend.torch.is_grad_enabled()";
 
 // Why a branch statement (or expression) cannot run unconditionally, or nullopt when it is pure
 // and cannot raise. Reasons start with "a branch ".

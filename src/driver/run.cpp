@@ -1,4 +1,4 @@
-#include "graphmend/cli/pipeline.h"
+#include "graphmend/driver/run.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -6,19 +6,22 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/project.h"
 #include "graphmend/fix/apply.h"
+#include "graphmend/fix/runtime.h"
 #include "graphmend/fix/verify.h"
 #include "graphmend/fix/write.h"
 #include "graphmend/ir/module.h"
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rules/registry.h"
+#include "graphmend/source/generated.h"
 #include "graphmend/syntax/tree.h"
 
-namespace graphmend::cli {
+namespace graphmend::driver {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -44,6 +47,7 @@ void parallel_for(size_t count, unsigned jobs, F&& body) {
 // One file as the analysis sees it: its text (possibly fixed) and IR.
 struct Unit {
   DiscoveredFile input;
+  fix::RuntimeLink link;  // how a patched version of this module reaches the runtime
   std::shared_ptr<const source::SourceFile> current;  // text being analysed
   std::unique_ptr<ir::Module> module;                 // null when unread or unparsable
   std::optional<rules::Diagnostic> syntax_error;
@@ -84,8 +88,11 @@ std::vector<rules::Diagnostic> check_unit(const Unit& u, const analysis::Project
     out.push_back(*u.syntax_error);
     return out;
   }
-  if (!u.module || !u.module->mentions_torch()) return out;
+  if (!u.module) return out;
   rules::RuleContext ctx{*u.module, project, regions, types, options.rule_options};
+  // A module that never names torch is checked only when a compiled call reaches one of its
+  // functions (a helper called from another file's forward).
+  if (!u.module->mentions_torch() && ctx.compiled_functions().empty()) return out;
   rules::DiagnosticSink sink;
   for (const rules::Rule* rule : rules::all_rules()) {
     if (!code_enabled(rule->info().code, options)) continue;
@@ -139,6 +146,68 @@ std::vector<rules::Diagnostic> check_unit(const Unit& u, const analysis::Project
   return out;
 }
 
+bool binds_packaged_runtime(std::string_view text) {
+  return text.find(fmt::format("__import__(\"{}\", globals(), level=", fix::kRuntimeModule)) != std::string_view::npos;
+}
+
+std::string display_of(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::path rel = std::filesystem::relative(path, std::filesystem::current_path(ec), ec);
+  if (!ec && !rel.empty() && *rel.begin() != "..") return rel.string();
+  return path.string();
+}
+
+// The runtime file of each package whose modules now bind it: created when missing, rewritten
+// when its version differs, never touched otherwise; written (unless --diff) before any module
+// that needs it. Returns, per unit, why that unit must not be written ("" when it may).
+std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& files, const std::vector<Unit>& units,
+                                               const Options& options, RunReport& report) {
+  std::vector<std::string> errors(units.size());
+  if (!options.fix && !options.diff) return errors;
+  std::map<std::filesystem::path, std::vector<size_t>> dependents;
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (files[i].error || !files[i].changed() || !binds_packaged_runtime(files[i].text)) continue;
+    if (auto root = fix::top_level_package_of(units[i].input.path)) {
+      dependents[*root / fix::kRuntimeFileName].push_back(i);
+    }
+  }
+  for (const auto& [path, users] : dependents) {
+    GeneratedFile g;
+    g.path = path;
+    g.display = display_of(path);
+    g.after = std::string(fix::runtime_source());
+    std::optional<std::string> problem;
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+      source::ReadResult r = source::read_source(path, g.display, options.read);
+      if (auto* err = std::get_if<source::ReadError>(&r)) {
+        problem = err->message;
+      } else {
+        g.before = std::get<source::SourceFile>(r).text;
+        const auto version = fix::runtime_version_of(*g.before);
+        if (!version) {
+          problem = "it exists and is not graphmend's runtime (no RUNTIME_VERSION); rename it, then re-run";
+        } else if (*version == fix::runtime_version()) {
+          continue;  // current: never edited
+        }
+      }
+    }
+    if (!problem && options.fix && !options.diff) {
+      problem = g.before ? fix::write_atomically(path, g.after) : fix::create_atomically(path, g.after);
+      g.written = !problem;
+    }
+    if (problem) {
+      g.write_error = *problem;
+      for (size_t i : users) {
+        errors[i] = fmt::format("needs the graphmend runtime {}, which cannot be written: {}; not modified", g.display,
+                                *problem);
+      }
+    }
+    report.runtime_files.push_back(std::move(g));
+  }
+  return errors;
+}
+
 }  // namespace
 
 bool code_enabled(std::string_view code, const Options& options) {
@@ -185,6 +254,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   parallel_for(units.size(), jobs, [&](size_t i, unsigned w) {
     Unit& u = units[i];
     u.input = discovery.files[i];
+    u.link = fix::runtime_link_for(u.input.path, u.input.module_name);
     FileReport& fr = files[i];
     fr.display = u.input.display;
     fr.path = u.input.path;
@@ -228,8 +298,10 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       for (const auto& d : diags[i]) {
         if (d.fix && d.fix->applies(required)) fixes.push_back(&*d.fix);
       }
-      if (fixes.empty()) return;
-      fix::VerifiedResult verified = fix::apply_and_verify(units[i].current->text, fixes, parsers[w]);
+      // A module with a generated block is maintained even with no fix to apply: helpers whose
+      // site is gone leave, and graphmend 0.1's block is replaced.
+      if (fixes.empty() && !source::find_generated_block(units[i].current->text)) return;
+      fix::VerifiedResult verified = fix::apply_and_verify(units[i].current->text, fixes, parsers[w], units[i].link);
       if (verified.reverted) {
         files[i].notes.push_back(
             "a fix introduced a syntax error; all fixes to this file were reverted (this is a "
@@ -243,6 +315,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       next->text = std::move(applied.text);
       Unit candidate;
       candidate.input = units[i].input;
+      candidate.link = units[i].link;
       candidate.current = next;
       parse_unit(candidate, parsers[w]);
       files[i].fixes_applied += static_cast<int>(applied.applied.size());
@@ -268,13 +341,21 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   for (size_t i = 0; i < units.size(); ++i) {
     FileReport& fr = files[i];
     if (fr.error) continue;
+    fr.text = units[i].current->text;
+  }
+  const std::vector<std::string> runtime_errors = prepare_runtime_files(files, units, options, report);
+
+  for (size_t i = 0; i < units.size(); ++i) {
+    FileReport& fr = files[i];
+    if (fr.error) continue;
     if (overlapped[i]) {
       fr.notes.push_back(fmt::format("{} fix(es) not applied because they overlap another fix", overlapped[i]));
     }
-    fr.text = units[i].current->text;
     fr.syntax_error = units[i].syntax_error.has_value();
     fr.diagnostics = std::move(diags[i]);
-    if (options.fix && !options.diff && fr.changed()) {
+    if (!runtime_errors[i].empty() && fr.changed()) {
+      fr.write_error = runtime_errors[i];
+    } else if (options.fix && !options.diff && fr.changed()) {
       const std::string bytes = source::encode_for_write(*fr.original, fr.text);
       if (auto err = fix::write_atomically(fr.path, bytes)) {
         fr.write_error = *err;
@@ -290,6 +371,9 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
 
 int exit_code(const RunReport& report) {
   bool findings = false;
+  for (const GeneratedFile& g : report.runtime_files) {
+    if (g.write_error) return 2;
+  }
   for (const FileReport& f : report.files) {
     if (f.error || f.write_error) return 2;
     findings |= !f.diagnostics.empty();
@@ -298,4 +382,4 @@ int exit_code(const RunReport& report) {
   return findings ? 1 : 0;
 }
 
-}  // namespace graphmend::cli
+}  // namespace graphmend::driver

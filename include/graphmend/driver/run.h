@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "graphmend/cli/discover.h"
+#include "graphmend/driver/discover.h"
 #include "graphmend/rules/diagnostic.h"
 #include "graphmend/rules/rule.h"
 #include "graphmend/source/source_file.h"
 
-namespace graphmend::cli {
+namespace graphmend::driver {
 
 struct Options {
   bool fix = false;           // apply fixes (in memory; written unless `diff`)
@@ -43,8 +43,19 @@ struct FileReport {
   [[nodiscard]] bool changed() const { return original && text != original->text; }
 };
 
+// A file graphmend writes whole: the runtime at the root of a package whose modules it patched.
+struct GeneratedFile {
+  std::filesystem::path path;
+  std::string display;
+  std::optional<std::string> before;  // its text on disk; nullopt when it does not exist yet
+  std::string after;
+  bool written = false;
+  std::optional<std::string> write_error;
+};
+
 struct RunReport {
   std::vector<FileReport> files;
+  std::vector<GeneratedFile> runtime_files;  // by path
   std::vector<DiscoveryError> discovery_errors;
   double elapsed_ms = 0;
   size_t compiled_functions = 0;
@@ -61,4 +72,4 @@ bool code_enabled(std::string_view code, const Options& options);
 // True if a `# noqa` / `# noqa: GM101` / `# graphmend: ignore[GM101]` comment on `line` covers `code`.
 bool suppressed(std::string_view line, std::string_view code);
 
-}  // namespace graphmend::cli
+}  // namespace graphmend::driver

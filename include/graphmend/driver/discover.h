@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace graphmend::cli {
+namespace graphmend::driver {
 
 struct DiscoveredFile {
   std::filesystem::path path;  // as reachable from the working directory
@@ -31,4 +31,4 @@ Discovery discover(const std::vector<std::string>& paths);
 // Dotted module name of a file, from the outermost enclosing package (walking up __init__.py).
 std::string module_name_of(const std::filesystem::path& file);
 
-}  // namespace graphmend::cli
+}  // namespace graphmend::driver

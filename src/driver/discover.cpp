@@ -1,4 +1,4 @@
-#include "graphmend/cli/discover.h"
+#include "graphmend/driver/discover.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <system_error>
 
-namespace graphmend::cli {
+namespace graphmend::driver {
 namespace fs = std::filesystem;
 
 namespace {
@@ -108,4 +108,4 @@ Discovery discover(const std::vector<std::string>& paths) {
   return result;
 }
 
-}  // namespace graphmend::cli
+}  // namespace graphmend::driver

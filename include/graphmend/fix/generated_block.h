@@ -1,0 +1,25 @@
+// The generated block of a patched module: one marked region after the module's imports with
+//   - the `_graphmend` binding of the runtime (fix/runtime.h),
+//   - the module's own site helpers (top-level functions the in-graph ops call back).
+// The block is derived from the rest of the module each time: a helper stays while some code
+// outside the block names it, the runtime binding while anything uses `_graphmend`, and the block
+// goes away when nothing does. So re-running `fix` drops helpers whose site is gone, and a block
+// written by graphmend 0.1 (the whole runtime pasted in) is replaced by the current form.
+#pragma once
+
+#include <vector>
+
+#include "graphmend/fix/runtime.h"
+#include "graphmend/source/edit.h"
+#include "graphmend/syntax/tree.h"
+
+namespace graphmend::fix {
+
+// The edits (sorted, non-overlapping; empty when the block is already right) that make `text`'s
+// block what its code needs, adding `new_helpers` (site helpers of fixes just applied; a helper
+// already in the block keeps its text). `tree` is `text` parsed.
+std::vector<source::Edit> generated_block_edits(std::string_view text, const syntax::Tree& tree,
+                                                const std::vector<const source::Helper*>& new_helpers,
+                                                const RuntimeLink& link);
+
+}  // namespace graphmend::fix

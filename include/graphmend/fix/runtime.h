@@ -1,0 +1,50 @@
+// The Python runtime that patched code calls (runtime/_graphmend_runtime.py, embedded at build
+// time), and how a patched module reaches it:
+//   - inside a package, one `_graphmend_runtime.py` at the top-level package's root, written by
+//     graphmend and rewritten only when its RUNTIME_VERSION differs; the module binds it with a
+//     relative `__import__` after its imports (no import statement, so isort/E402 see nothing new);
+//   - a loose script (no `__init__.py` beside it) gets the sections it uses inline.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace graphmend::fix {
+
+inline constexpr std::string_view kRuntimeModule = "_graphmend_runtime";
+inline constexpr std::string_view kRuntimeFileName = "_graphmend_runtime.py";
+
+// The embedded runtime source, byte for byte.
+std::string_view runtime_source();
+
+// The RUNTIME_VERSION a runtime file's text declares; nullopt when it declares none (the file is
+// not graphmend's).
+std::optional<std::string> runtime_version_of(std::string_view text);
+
+// The embedded runtime's version.
+std::string_view runtime_version();
+
+// How a module reaches the runtime: from its package (`level` dots up to the top-level package,
+// where the runtime file lies) or inline.
+struct RuntimeLink {
+  std::optional<int> package_level;  // nullopt: a loose script
+
+  static RuntimeLink inline_source() { return {}; }
+  static RuntimeLink package(int level) { return {level}; }
+  [[nodiscard]] bool is_inline() const { return !package_level.has_value(); }
+};
+
+// The link for a file, from the `__init__.py` files around it (module_name as discovery names it).
+RuntimeLink runtime_link_for(const std::filesystem::path& file, std::string_view module_name);
+
+// The directory of the outermost package that contains `file`; nullopt for a loose script.
+std::optional<std::filesystem::path> top_level_package_of(const std::filesystem::path& file);
+
+// The Python that binds `_graphmend` in a patched module (no trailing newline). Inline, only the
+// runtime sections that provide `used` (runtime attribute names, e.g. "where") are included.
+std::string runtime_binding(const RuntimeLink& link, const std::set<std::string>& used);
+
+}  // namespace graphmend::fix

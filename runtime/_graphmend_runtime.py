@@ -1,0 +1,365 @@
+"""The runtime of graphmend's rewrites: what patched code calls under torch.compile.
+
+graphmend writes this file once per top-level package, as `_graphmend_runtime.py` at the
+package root; every module it patches there binds it with one line after its imports:
+
+    _graphmend = __import__("_graphmend_runtime", globals(), level=N).bind(globals())
+
+A loose script gets the same source inline. Patched code needs only torch. graphmend
+rewrites this file when RUNTIME_VERSION differs from its own and never edits it
+otherwise; do not edit it. See `graphmend rule GM201`, `GM301` and `GM101` for what each
+part is for.
+"""
+
+import sys
+import types
+
+RUNTIME_VERSION = "3"
+
+# The runtime never imports torch itself: a patched module that imports torch only on
+# some paths (or not at all) must not start importing it. It uses torch once loaded.
+torch = None
+
+# Process-wide state shared by every copy of this runtime version (one per patched
+# package, or inline in a script): the modules whose site helpers the ops call back, the
+# module views bind() handed out, the ops, and the sink tensor that chains the op calls.
+_STATE_NAME = "_graphmend_runtime_state_v" + RUNTIME_VERSION
+_state = sys.modules.get(_STATE_NAME)
+if _state is None:
+    _state = types.ModuleType(_STATE_NAME, "graphmend runtime state, shared")
+    _state.modules = {}  # module key -> that module's globals
+    _state.views = []  # (view, key) bound before torch was imported
+    _state.ops = {}  # op name -> the registered op's overload
+    _state.layouts = {}  # carried layout string -> its parsed form
+    _state.sink = None  # every op call updates it: see _register
+    sys.modules[_STATE_NAME] = _state
+
+
+def bind(module_globals):
+    """The runtime as one patched module sees it: its `_graphmend` name.
+
+    Site helpers are module-level functions of that module; the ops find them again
+    through the module's key, its `__name__` (a suffix tells apart two live modules that
+    share a name). Bound before torch is imported, the view's `compiling()` is False, so
+    the module runs its original code, until a later bind finds torch and completes it.
+    """
+    name = module_globals.get("__name__") or "__unnamed__"
+    key, n = name, 1
+    while _state.modules.setdefault(key, module_globals) is not module_globals:
+        n += 1
+        key = name + "#" + str(n)
+    view = types.ModuleType("_graphmend_runtime[" + key + "]")
+    if _load_torch():
+        _complete(view, key)
+    else:
+        view.compiling = _not_compiling
+        _state.views.append((view, key))
+    return view
+
+
+def _not_compiling():
+    """compiling() before torch is imported: nothing can be compiling yet."""
+    return False
+
+
+def _load_torch():
+    """True once torch is imported in this process; then the setup steps have run."""
+    global torch
+    if torch is None:
+        loaded = sys.modules.get("torch")
+        if loaded is None or not hasattr(loaded, "compiler"):
+            return False  # absent, or still being imported
+        torch = loaded
+        globals()["compiling"] = torch.compiler.is_compiling
+        for setup in _SETUP:
+            if setup in globals():
+                globals()[setup]()
+        views, _state.views = _state.views, []
+        for view, key in views:
+            _complete(view, key)
+    return True
+
+
+def _complete(view, key):
+    for public in _PUBLIC:
+        if public in globals():
+            setattr(view, public, globals()[public])
+    if "_defer" in globals():
+        view.defer = _keyed(_defer, key)
+        view.check = _keyed(_check, key)
+
+
+def _keyed(call, key):
+    def keyed(site, *args):
+        return call(key, site, *args)
+
+    keyed.__name__ = call.__name__.lstrip("_")
+    return keyed
+
+
+# graphmend-section: effects
+def _register(name, impl, schema):
+    """The op `name` of this runtime version, registered once per process.
+
+    Each op updates the sink in place. That chains every call in program order, and
+    because the update reaches a graph input no backend can drop the call as dead code.
+    An ordered effect (register_effect) would do the same, but Inductor 2.13 miscompiles
+    some graphs that fuse kernels across an effectful op (Whisper: a buffer freed before
+    its use). Every copy of one version has the same ops, so a later copy reuses the op
+    an earlier one registered.
+    """
+    op = _state.ops.get(name)
+    if op is None:
+        namespace = "graphmend_rt" + RUNTIME_VERSION
+        custom = torch.library.custom_op(
+            namespace + "::" + name, impl, mutates_args=("sink",), schema=schema
+        )
+        custom.register_fake(lambda *args: None)
+        op = _state.ops[name] = getattr(getattr(torch.ops, namespace), name).default
+    return op
+
+
+def _site(qualified):
+    """The site helper `key:name` names: a module-level function of a bound module."""
+    key, _, name = qualified.rpartition(":")
+    return _state.modules[key][name]
+
+
+def _carry(args):
+    """Splits values into an op's schema types while Dynamo traces; None if one cannot
+    be carried.
+
+    Carried: plain tensors that do not require grad, ints, floats, bools, strings, None,
+    torch.Size, dtypes, and tuples and lists of these.
+    """
+    tensors, ints, floats = [], [], []
+    layout = _layout(args, tensors, ints, floats)
+    if layout is None:
+        return None
+    return tensors, ints, floats, layout
+
+
+def _layout(values, tensors, ints, floats):
+    parts = []
+    for a in values:
+        if type(a) is torch.Tensor and not a.requires_grad:
+            tensors.append(a)
+            parts.append("('t',0)")
+        elif type(a) is bool or type(a) is str or a is None:
+            parts.append("('c'," + repr(a) + ")")
+        elif type(a) is int:
+            ints.append(a)
+            parts.append("('i',0)")
+        elif type(a) is float:
+            floats.append(a)
+            parts.append("('f',0)")
+        elif type(a) is torch.Size:
+            ints.extend(a)
+            parts.append("('s'," + str(len(a)) + ")")
+        elif type(a) is torch.dtype:
+            parts.append("('d','" + str(a)[len("torch.") :] + "')")
+        elif type(a) is tuple or type(a) is list:
+            inner = _layout(a, tensors, ints, floats)
+            if inner is None:
+                return None
+            parts.append("('" + ("u" if type(a) is tuple else "l") + "'," + inner + ")")
+        else:
+            return None
+    return "[" + ",".join(parts) + "]"
+
+
+def _uncarry(tensors, ints, floats, layout):
+    """The values _carry split, in their original order."""
+    parsed = _state.layouts.get(layout)
+    if parsed is None:
+        import ast
+
+        parsed = _state.layouts[layout] = ast.literal_eval(layout)
+    return _rebuild(parsed, iter(tensors), iter(ints), iter(floats))
+
+
+def _rebuild(parsed, tensors, ints, floats):
+    values = []
+    for kind, value in parsed:
+        if kind == "t":
+            values.append(next(tensors))
+        elif kind == "i":
+            values.append(next(ints))
+        elif kind == "f":
+            values.append(next(floats))
+        elif kind == "s":
+            values.append(torch.Size([next(ints) for _ in range(value)]))
+        elif kind == "d":
+            values.append(getattr(torch, value))
+        elif kind == "u":
+            values.append(tuple(_rebuild(value, tensors, ints, floats)))
+        elif kind == "l":
+            values.append(_rebuild(value, tensors, ints, floats))
+        else:
+            values.append(value)
+    return values
+
+
+def _emit_impl(sink, site, tensors, ints, floats, layout):
+    _site(site)(*_uncarry(tensors, ints, floats, layout))
+
+
+def _check_impl(sink, site, cond, negate, tensors, ints, floats, layout):
+    # `if cond:` / `if not cond:`, with the same truth rules and errors
+    if bool(cond) != negate:
+        _site(site)(*_uncarry(tensors, ints, floats, layout))
+
+
+def _setup_effects():
+    global _emit, _check_op
+    if _state.sink is None:
+        with torch.inference_mode(False):
+            _state.sink = torch.zeros(1)
+    _emit = _register(
+        "emit",
+        _emit_impl,
+        "(Tensor(a!) sink, str site, Tensor[] tensors, SymInt[] ints, float[] floats, "
+        "str layout) -> ()",
+    )
+    _check_op = _register(
+        "check",
+        _check_impl,
+        "(Tensor(a!) sink, str site, Tensor cond, bool negate, Tensor[] tensors, "
+        "SymInt[] ints, float[] floats, str layout) -> ()",
+    )
+
+
+def _defer(key, site, *args):
+    """[Defer] under torch.compile: calls site(*args) from inside the graph, here, with
+    these values.
+
+    A value that cannot be carried makes it call site(*args) right here: the original
+    call, and its graph break.
+    """
+    carried = _carry(args)
+    if carried is None:
+        return site(*args)
+    _emit(_state.sink, key + ":" + site.__name__, *carried)
+
+
+def _check(key, site, cond, negate, *args):
+    """[Trap] under torch.compile: when `cond` (or `not cond`) is true, raises what
+    site(*args) raises.
+
+    The test runs inside the graph, in program order, so no break and no recompile
+    between passing and failing inputs. A condition that is not a plain tensor, or a
+    message value that cannot be carried, is tested right here, as the original `if`
+    did.
+    """
+    carried = _carry(args)
+    if type(cond) is not torch.Tensor or carried is None:
+        if bool(cond) != negate:
+            site(*args)
+        return
+    _check_op(_state.sink, key + ":" + site.__name__, cond.detach(), negate, *carried)
+
+
+# graphmend-section: equal
+def equal(a, b):
+    """torch.equal(a, b) as a 0-d bool tensor, traceable by Dynamo.
+
+    Shapes differing (a static test under Dynamo) give False, as torch.equal does, so
+    broadcasting never passes a guard; otherwise elementwise ==, with torch.equal's type
+    promotion and NaN != NaN.
+    """
+    if a.shape != b.shape:
+        return torch.zeros((), dtype=torch.bool, device=a.device)
+    return (a == b).all()
+
+
+# graphmend-section: assert_async
+def assert_async(cond, negate, message):
+    """The opt-in asynchronous [Trap] tier: torch._assert_async instead of the original
+    raise.
+
+    Divergences: a failing input raises RuntimeError(message), not the original class;
+    on CUDA the check is a device-side assert, reported at a later synchronisation,
+    which poisons the context.
+    """
+    passed = cond.reshape(()).bool()
+    if not negate:
+        passed = torch.logical_not(passed)
+    torch._assert_async(passed, message)
+
+
+# graphmend-section: where
+def selectable(conds, *groups):
+    """True when torch.where gives exactly what the `if` would (static under Dynamo).
+
+    Each condition (one, or a tuple for an elif chain) is a one-element tensor, else the
+    `if` raises "ambiguous" and the original runs; each group of candidate values are
+    plain contiguous tensors of one shape, dtype and device, so the selection neither
+    broadcasts nor promotes.
+    """
+    for cond in conds if type(conds) is tuple else (conds,):
+        if type(cond) is not torch.Tensor or cond.numel() != 1:
+            return False
+    for group in groups:
+        first = group[0]
+        for v in group:
+            if type(v) is not torch.Tensor or not v.is_contiguous():
+                return False
+            if (
+                v.shape != first.shape
+                or v.dtype != first.dtype
+                or v.device != first.device
+            ):
+                return False
+    return True
+
+
+def where(cond, a, b):
+    """The value the `if` selects: `a` when the condition's truth value is true, else
+    `b`."""
+    return torch.where(cond.reshape(()).bool(), a, b)
+
+
+# graphmend-section: buffer
+def buffer_slot(module, name):
+    """True when `module.register_buffer(name, t, persistent=False)` does exactly
+    `module._buffers[name] = t` (static under Dynamo): `name` is already a
+    non-persistent buffer (nn.Module's own methods keep every such name in `_buffers`),
+    register_buffer is nn.Module's, and no global buffer-registration hook is installed.
+
+    Storing into `_buffers` directly keeps Dynamo from reading the old buffer, whose
+    aliasing with another attribute would otherwise be guarded and force a recompile on
+    the next call.
+    """
+    return (
+        isinstance(module, torch.nn.Module)
+        and type(module).register_buffer is torch.nn.Module.register_buffer
+        and name in module._non_persistent_buffers_set
+        and not torch.nn.modules.module._global_buffer_registration_hooks
+    )
+
+
+def unmoved(tensor, device):
+    """True when `tensor.to(device)` returns `tensor` itself (static under Dynamo)."""
+    return (
+        type(tensor) is torch.Tensor
+        and isinstance(device, torch.device)
+        and tensor.device == device
+    )
+
+
+# graphmend-section: end
+# What each section sets up once torch is imported.
+_SETUP = ("_setup_effects",)
+# What bind() hands a module (the names defined above in the sections it was written
+# with).
+_PUBLIC = (
+    "RUNTIME_VERSION",
+    "compiling",
+    "torch",
+    "equal",
+    "assert_async",
+    "selectable",
+    "where",
+    "buffer_slot",
+    "unmoved",
+)

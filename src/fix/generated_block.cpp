@@ -1,0 +1,231 @@
+#include "graphmend/fix/generated_block.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "graphmend/source/generated.h"
+#include "graphmend/source/text.h"
+
+namespace graphmend::fix {
+
+namespace {
+
+// graphmend 0.1 bound each runtime function to a module-level `_graphmend_<name>`; code it
+// rewrote still calls them, so the block binds these aliases while such calls remain.
+const std::map<std::string, std::string, std::less<>> kLegacyAliases = {
+    {"_graphmend_compiling", "compiling"},     {"_graphmend_defer", "defer"},
+    {"_graphmend_check", "check"},             {"_graphmend_equal", "equal"},
+    {"_graphmend_assert_async", "assert_async"}, {"_graphmend_selectable", "selectable"},
+    {"_graphmend_where", "where"},             {"_graphmend_buffer_slot", "buffer_slot"},
+    {"_graphmend_unmoved", "unmoved"},         {"_graphmend_torch", "torch"}};
+
+constexpr std::string_view kRuntimeName = "_graphmend";
+constexpr std::string_view kLegacySiteDecorator = "@_graphmend_site";
+
+uint32_t next_line_start(std::string_view text, uint32_t offset) {
+  const size_t nl = text.find_first_of("\r\n", offset);
+  if (nl == std::string_view::npos) return static_cast<uint32_t>(text.size());
+  if (text[nl] == '\r' && nl + 1 < text.size() && text[nl + 1] == '\n') return static_cast<uint32_t>(nl + 2);
+  return static_cast<uint32_t>(nl + 1);
+}
+
+bool is_blank_line_at(std::string_view text, size_t pos) {
+  return pos < text.size() && (text[pos] == '\n' || text[pos] == '\r');
+}
+
+// True when the line that ends just before `line_start` is blank (or there is none).
+bool previous_line_blank(std::string_view text, size_t line_start) {
+  if (line_start == 0) return true;
+  size_t p = line_start - 1;  // the previous line's line break
+  if (text[p] == '\n' && p > 0 && text[p - 1] == '\r') --p;
+  return p == 0 || text[p - 1] == '\n' || text[p - 1] == '\r';
+}
+
+std::string normalized_newlines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\r') {
+      if (i + 1 < s.size() && s[i + 1] == '\n') continue;
+      out += '\n';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// The lines a block occupies, with the blank line that separates it from the code around it.
+source::TextRange block_lines(std::string_view text, source::TextRange block) {
+  uint32_t end = next_line_start(text, block.end);
+  if (is_blank_line_at(text, end) && previous_line_blank(text, block.start)) end = next_line_start(text, end);
+  return {block.start, end};
+}
+
+bool contains_import(syntax::Node stmt) {
+  bool found = false;
+  syntax::walk(stmt, [&](syntax::Node n) {
+    if (found || n.is("function_definition") || n.is("class_definition")) return false;
+    found = n.is("import_statement") || n.is("import_from_statement") || n.is("future_import_statement");
+    return !found;
+  });
+  return found;
+}
+
+// Where a new block goes: after the module's last top-level import (an `if`/`try` holding
+// imports counts) before its first definition, else after a leading docstring, else the top.
+uint32_t block_anchor(std::string_view text, const syntax::Tree& tree, std::optional<source::TextRange> skip) {
+  uint32_t anchor = 0;
+  bool first = true;
+  for (syntax::Node child : tree.root().children()) {
+    if (child.is("comment") || (skip && skip->contains(child.range()))) continue;
+    if (child.is("function_definition") || child.is("class_definition") || child.is("decorated_definition")) break;
+    const bool docstring = first && child.is("expression_statement") && child.named_child_count() == 1 &&
+                           child.named_child(0).is("string");
+    first = false;
+    if (docstring || contains_import(child)) anchor = next_line_start(text, child.end());
+  }
+  return anchor;
+}
+
+// The site helpers a block defines, by name, each as top-level Python with '\n' newlines and a
+// final newline. graphmend 0.1's blocks also held the runtime; only its decorated sites count.
+std::vector<source::Helper> helpers_in_block(std::string_view block, bool legacy) {
+  std::vector<source::Helper> out;
+  const std::string text = normalized_newlines(block);
+  size_t pos = 0;
+  source::Helper* current = nullptr;
+  bool decorated = false;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    eol = eol == std::string::npos ? text.size() : eol + 1;
+    const std::string_view line = std::string_view(text).substr(pos, eol - pos);
+    pos = eol;
+    const bool top_level = !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '\n';
+    if (top_level) {
+      current = nullptr;
+      if (line.starts_with(kLegacySiteDecorator)) {
+        decorated = true;
+        continue;
+      }
+      const bool is_site = legacy ? decorated : true;
+      decorated = false;
+      if (is_site && line.starts_with("def _graphmend_")) {
+        const size_t paren = line.find('(');
+        out.push_back({std::string(line.substr(4, paren - 4)), std::string(line)});
+        current = &out.back();
+      }
+      continue;
+    }
+    if (current) current->code += line;
+  }
+  for (source::Helper& h : out) {
+    while (h.code.ends_with("\n\n")) h.code.pop_back();
+  }
+  return out;
+}
+
+struct Uses {
+  std::set<std::string> names;          // `_graphmend*` identifiers outside the block
+  std::set<std::string> runtime_attrs;  // X of `_graphmend.X`
+};
+
+Uses uses_outside(std::string_view text, const syntax::Tree& tree, std::optional<source::TextRange> block) {
+  Uses uses;
+  syntax::walk(tree.root(), [&](syntax::Node n) {
+    if (block && block->contains(n.range())) return false;
+    if (n.is("attribute")) {
+      syntax::Node object = n.field("object");
+      if (object.is("identifier") && object.text(text) == kRuntimeName) {
+        uses.runtime_attrs.insert(std::string(n.field("attribute").text(text)));
+      }
+    } else if (n.is("identifier")) {
+      const std::string_view name = n.text(text);
+      if (name.starts_with(kRuntimeName)) uses.names.insert(std::string(name));
+    }
+    return true;
+  });
+  return uses;
+}
+
+}  // namespace
+
+std::vector<source::Edit> generated_block_edits(std::string_view text, const syntax::Tree& tree,
+                                                const std::vector<const source::Helper*>& new_helpers,
+                                                const RuntimeLink& link) {
+  const std::optional<source::GeneratedBlock> block = source::find_generated_block(text);
+  const std::optional<source::TextRange> range = block ? std::optional(block->range) : std::nullopt;
+  Uses uses = uses_outside(text, tree, range);
+
+  // The helpers still named outside the block: the block's own first, then the new ones.
+  std::vector<source::Helper> helpers;
+  std::set<std::string> kept;
+  auto keep = [&](const source::Helper& h) {
+    if (kLegacyAliases.contains(h.name) || !uses.names.contains(h.name) || !kept.insert(h.name).second) return;
+    helpers.push_back(h);
+  };
+  if (block) {
+    for (const source::Helper& h : helpers_in_block(text.substr(range->start, range->length()), block->legacy)) keep(h);
+  }
+  for (const source::Helper* h : new_helpers) keep(*h);
+
+  std::vector<std::string> aliases;
+  for (const auto& [alias, attr] : kLegacyAliases) {
+    if (!uses.names.contains(alias)) continue;
+    aliases.push_back(fmt::format("{} = {}.{}", alias, kRuntimeName, attr));
+    uses.runtime_attrs.insert(attr);
+  }
+  const bool needed = uses.names.contains(std::string(kRuntimeName)) || !aliases.empty() || !helpers.empty();
+
+  const source::NewlineStyle style = source::detect_newline(text);
+  std::vector<source::Edit> edits;
+  std::string rendered;
+  if (needed) {
+    std::string code(source::kGeneratedBegin);
+    code += "\n" + runtime_binding(link, uses.runtime_attrs) + "\n";
+    for (const std::string& a : aliases) code += a + "\n";
+    for (const source::Helper& h : helpers) {
+      code += "\n\n" + h.code;
+      if (!code.ends_with('\n')) code += '\n';
+    }
+    if (!helpers.empty()) code += "\n\n";
+    code += source::kGeneratedEnd;
+    rendered = source::indent_block(code, "", "    ", style);
+  }
+
+  if (block && !block->legacy) {
+    if (needed) {
+      if (text.substr(range->start, range->length()) != rendered) edits.push_back(source::Edit::replace(*range, rendered));
+      return edits;
+    }
+    // Nothing uses the block: remove it with the blank line it brought.
+    edits.push_back(source::Edit::deletion(block_lines(text, *range)));
+    return edits;
+  }
+  // No block yet, or graphmend 0.1's (often among the imports): the current form goes after the
+  // imports.
+  const uint32_t anchor = block_anchor(text, tree, range);
+  if (block) edits.push_back(source::Edit::deletion(block_lines(text, *range)));
+  if (needed) {
+    const std::string_view newline = source::newline_text(style);
+    std::string code;
+    if (anchor == text.size() && anchor > 0 && text[anchor - 1] != '\n' && text[anchor - 1] != '\r') {
+      code += newline;  // the file's last line had no line break
+      code += newline;
+    } else if (!previous_line_blank(text, anchor)) {
+      code += newline;  // a blank line after the imports
+    }
+    code += rendered;
+    code += newline;
+    if (anchor < text.size() && !is_blank_line_at(text, anchor)) code += newline;
+    edits.push_back(source::Edit::insertion(anchor, std::move(code)));
+  }
+  std::sort(edits.begin(), edits.end());
+  return edits;
+}
+
+}  // namespace graphmend::fix

@@ -1,0 +1,104 @@
+#include "graphmend/fix/runtime.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <system_error>
+
+namespace graphmend::fix {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kVersionAssignment = "RUNTIME_VERSION = \"";
+constexpr std::string_view kSectionMarker = "# graphmend-section: ";
+
+// Which runtime section defines each name bind() hands out; the core (before the first section
+// marker) and the closing section are always included.
+const std::map<std::string, std::string, std::less<>> kSectionOf = {
+    {"defer", "effects"},  {"check", "effects"},          {"equal", "equal"},
+    {"assert_async", "assert_async"}, {"selectable", "where"}, {"where", "where"},
+    {"buffer_slot", "buffer"}, {"unmoved", "buffer"}};
+
+// The source cut to the core, the sections named, and the closing section, in source order.
+std::string runtime_sections(const std::set<std::string>& sections) {
+  const std::string_view src = runtime_source();
+  std::string out;
+  bool keep = true;
+  size_t pos = 0;
+  while (pos < src.size()) {
+    size_t eol = src.find('\n', pos);
+    eol = eol == std::string_view::npos ? src.size() : eol + 1;
+    const std::string_view line = src.substr(pos, eol - pos);
+    if (line.starts_with(kSectionMarker)) {
+      std::string_view name = line.substr(kSectionMarker.size());
+      while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.remove_suffix(1);
+      keep = name == "end" || sections.contains(std::string(name));
+    }
+    if (keep) out.append(line);
+    pos = eol;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> runtime_version_of(std::string_view text) {
+  for (size_t pos = text.find(kVersionAssignment); pos != std::string_view::npos;
+       pos = text.find(kVersionAssignment, pos + 1)) {
+    if (pos != 0 && text[pos - 1] != '\n') continue;  // only a top-level assignment counts
+    const size_t start = pos + kVersionAssignment.size();
+    const size_t end = text.find('"', start);
+    if (end == std::string_view::npos) return std::nullopt;
+    return std::string(text.substr(start, end - start));
+  }
+  return std::nullopt;
+}
+
+std::string_view runtime_version() {
+  static const std::string version = runtime_version_of(runtime_source()).value_or("");
+  return version;
+}
+
+std::optional<fs::path> top_level_package_of(const fs::path& file) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).parent_path();
+  std::optional<fs::path> top;
+  while (!dir.empty() && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path()) {
+    top = dir;
+    dir = dir.parent_path();
+  }
+  return top;
+}
+
+RuntimeLink runtime_link_for(const fs::path& file, std::string_view module_name) {
+  if (!top_level_package_of(file)) return RuntimeLink::inline_source();
+  // `__package__` has one part per package level; the runtime sits at the first one.
+  int parts = 1;
+  for (char c : module_name) parts += c == '.' ? 1 : 0;
+  const bool is_init = file.filename() == "__init__.py";
+  return RuntimeLink::package(is_init ? parts : parts - 1);
+}
+
+std::string runtime_binding(const RuntimeLink& link, const std::set<std::string>& used) {
+  if (link.package_level) {
+    return fmt::format("_graphmend = __import__(\"{}\", globals(), level={}).bind(globals())", kRuntimeModule,
+                       *link.package_level);
+  }
+  std::set<std::string> sections;
+  for (const std::string& name : used) {
+    if (auto it = kSectionOf.find(name); it != kSectionOf.end()) sections.insert(it->second);
+  }
+  // The runtime's own text, run as a module of its own: a loose script has no package to hold
+  // the runtime file. The source never contains ''' (tests/runtime checks it).
+  // Dynamo finds a traced function's globals by importing its module's name, so the inline
+  // runtime is registered in sys.modules, as a submodule of the script's own name.
+  return fmt::format(
+      "_graphmend = __import__(\"types\").ModuleType(__name__ + \".{0}\")\n"
+      "__import__(\"sys\").modules[_graphmend.__name__] = _graphmend\n"
+      "exec(compile(r'''\n{1}''', \"<graphmend runtime>\", \"exec\"), _graphmend.__dict__)\n"
+      "_graphmend = _graphmend.bind(globals())",
+      kRuntimeModule, runtime_sections(sections));
+}
+
+}  // namespace graphmend::fix

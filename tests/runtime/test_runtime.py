@@ -1,0 +1,245 @@
+"""The runtime patched code calls (runtime/_graphmend_runtime.py), tested directly on real torch:
+carrying values into the ops and back, one op registration per process however many copies are
+loaded, reload, site lookup per module, and the failure paths."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import pathlib
+import sys
+import types
+
+import pytest
+import torch
+
+RUNTIME = pathlib.Path(__file__).resolve().parents[2] / "runtime" / "_graphmend_runtime.py"
+# RUNTIME_VERSION -> sha256 of the file: a changed runtime must carry a new version, or packages
+# patched earlier would keep a stale copy (graphmend rewrites the file only when versions differ).
+RELEASED = {"3": "5d5f8e172613f116c3d2274247d7a6712f40ae0fc4b7a877cf801775de35c4f3"}
+
+
+def load_copy(name: str) -> types.ModuleType:
+    """A copy of the runtime as graphmend writes it into one package."""
+    spec = importlib.util.spec_from_file_location(name, RUNTIME)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    assert module._load_torch()  # torch is imported here; bind() does the same
+    return module
+
+
+def host_module(name: str, runtime: types.ModuleType, source: str) -> types.ModuleType:
+    """A patched module: `source` run with `_graphmend` bound as graphmend binds it."""
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    module.__dict__["torch"] = torch
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    module._graphmend = runtime.bind(module.__dict__)
+    return module
+
+
+@pytest.fixture(scope="module")
+def rt():
+    return load_copy("pkg_a._graphmend_runtime")
+
+
+VALUES = [
+    torch.arange(3.0),
+    7,
+    -2.5,
+    True,
+    False,
+    "text with 'quotes' and \"more\"",
+    None,
+    torch.Size([2, 3]),
+    torch.float16,
+    (1, (2.0, "x"), [torch.ones(1), None]),
+    [],
+    (),
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=lambda v: type(v).__name__)
+def test_carry_round_trip(rt, value):
+    carried = rt._carry([value])
+    assert carried is not None
+    (back,) = rt._uncarry(*carried)
+    assert type(back) is type(value)
+    if isinstance(value, torch.Tensor):
+        assert back is value
+    else:
+        assert repr(back) == repr(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [object(), {"a": 1}, torch.ones(1, requires_grad=True), 1j, b"bytes", (1, object())],
+    ids=["object", "dict", "grad tensor", "complex", "bytes", "nested object"],
+)
+def test_uncarriable_values_are_refused(rt, value):
+    assert rt._carry([value]) is None
+
+
+def test_two_copies_share_one_registration(rt):
+    other = load_copy("pkg_b._graphmend_runtime")
+    assert other._emit is rt._emit and other._check_op is rt._check_op
+    assert other._state is rt._state
+    assert rt._emit.name().startswith("graphmend_rt" + rt.RUNTIME_VERSION + "::")
+
+
+def test_sites_of_each_module_are_called_back(rt, capsys):
+    other = load_copy("pkg_c._graphmend_runtime")
+    src = """
+def _graphmend_print_f_0(a0):
+    print(NAME, a0.tolist())
+
+def f(x):
+    y = x + 1
+    if not _graphmend.compiling():
+        print(NAME, y.tolist())
+    else:
+        _graphmend.defer(_graphmend_print_f_0, y)
+    return y * 2
+"""
+    a = host_module("pkg_a.model", rt, "NAME = 'a'\n" + src)
+    b = host_module("pkg_c.model", other, "NAME = 'b'\n" + src)
+    torch._dynamo.reset()
+    for module in (a, b):
+        compiled = torch.compile(module.f, fullgraph=True, backend="aot_eager")
+        assert torch.equal(compiled(torch.zeros(2)), torch.full((2,), 2.0))
+    assert capsys.readouterr().out == "a [1.0, 1.0]\nb [1.0, 1.0]\n"
+
+
+def test_same_name_modules_get_their_own_key(rt, capsys):
+    src = """
+def _graphmend_print_f_0():
+    print(WHO)
+
+def f(x):
+    _graphmend.defer(_graphmend_print_f_0)
+    return x
+"""
+    first = host_module("dup", rt, "WHO = 'first'\n" + src)
+    second = host_module("dup", rt, "WHO = 'second'\n" + src)
+    torch._dynamo.reset()
+    for module in (first, second):
+        torch.compile(module.f, fullgraph=True, backend="eager")(torch.zeros(1))
+    assert capsys.readouterr().out == "first\nsecond\n"
+
+
+def test_reload_keeps_the_registered_ops(rt, capsys):
+    copy = load_copy("pkg_r._graphmend_runtime")
+    emit = copy._emit
+    copy.__spec__.loader.exec_module(copy)  # what importlib.reload does: the same dict, run again
+    reloaded = copy
+    assert reloaded._emit is emit is rt._emit
+    m = host_module(
+        "pkg_a.reloaded",
+        reloaded,
+        "def _graphmend_print_f_0(a0):\n    print('after reload', a0)\n"
+        "def f(x):\n    _graphmend.defer(_graphmend_print_f_0, 3)\n    return x\n",
+    )
+    torch._dynamo.reset()
+    torch.compile(m.f, fullgraph=True, backend="eager")(torch.zeros(1))
+    assert capsys.readouterr().out == "after reload 3\n"
+
+
+def test_uncarriable_argument_falls_back_to_the_original_call(rt, capsys):
+    m = host_module(
+        "pkg_a.fallback",
+        rt,
+        "def _graphmend_print_f_0(a0):\n    print('object', type(a0).__name__)\n"
+        "def f(x):\n    _graphmend.defer(_graphmend_print_f_0, object())\n    return x + 1\n",
+    )
+    torch._dynamo.reset()
+    out = torch.compile(m.f, backend="eager")(torch.zeros(1))  # a graph break, as the original
+    assert torch.equal(out, torch.ones(1))
+    assert capsys.readouterr().out == "object object\n"
+
+
+def test_check_raises_the_sites_exception_from_the_graph(rt):
+    m = host_module(
+        "pkg_a.trap",
+        rt,
+        "def _graphmend_raise_f_0(a0):\n    raise ValueError('bad value ' + str(a0))\n"
+        "def f(x):\n    _graphmend.check(_graphmend_raise_f_0, (x < 0).any(), False, 5)\n    return x * 3\n",
+    )
+    torch._dynamo.reset()
+    compiled = torch.compile(m.f, fullgraph=True, backend="aot_eager")
+    assert torch.equal(compiled(torch.ones(2)), torch.full((2,), 3.0))
+    with pytest.raises(ValueError, match=r"^bad value 5$"):
+        compiled(-torch.ones(2))
+
+
+def test_check_on_a_python_condition_tests_it_in_place(rt):
+    m = host_module(
+        "pkg_a.trap_static",
+        rt,
+        "def _graphmend_raise_f_0():\n    raise TypeError('static')\n"
+        "def f(x, flag):\n    _graphmend.check(_graphmend_raise_f_0, flag, True)\n    return x\n",
+    )
+    assert torch.equal(m.f(torch.ones(1), True), torch.ones(1))
+    with pytest.raises(TypeError, match="static"):
+        m.f(torch.ones(1), False)
+
+
+def test_selection_helpers(rt):
+    a, b = torch.ones(2), torch.zeros(2)
+    assert rt.selectable(torch.tensor(True), (a, b))
+    assert not rt.selectable(torch.tensor([True, False]), (a, b))  # the `if` would raise
+    assert not rt.selectable(torch.tensor(True), (a, torch.zeros(3)))  # would broadcast
+    assert not rt.selectable(torch.tensor(True), (a, b.double()))  # would promote
+    assert torch.equal(rt.where(torch.tensor([1]), a, b), a)
+    assert bool(rt.equal(a, a.clone())) and not bool(rt.equal(a, torch.ones(3)))
+    assert not bool(rt.equal(torch.tensor([float("nan")]), torch.tensor([float("nan")])))
+
+
+def test_buffer_helpers(rt):
+    module = torch.nn.Module()
+    module.register_buffer("table", torch.ones(1), persistent=False)
+    module.register_buffer("kept", torch.ones(1))
+    assert rt.buffer_slot(module, "table")
+    assert not rt.buffer_slot(module, "kept")
+    assert rt.unmoved(torch.ones(1), torch.device("cpu"))
+    assert not rt.unmoved(torch.ones(1), "cpu")
+
+
+def test_source_can_be_embedded_and_inlined():
+    text = RUNTIME.read_text()
+    assert "'''" not in text, "the inline form wraps the source in r'''...'''"
+    assert ')gmrt"' not in text, "the build embeds the source in R\"gmrt(...)gmrt\""
+    assert "\\'''" not in text and not text.rstrip("\n").endswith("\\")
+
+
+def test_version_changes_with_the_source(rt):
+    digest = hashlib.sha256(RUNTIME.read_bytes()).hexdigest()
+    assert RELEASED.get(rt.RUNTIME_VERSION) == digest, (
+        "runtime/_graphmend_runtime.py changed: give it a new RUNTIME_VERSION and record "
+        f'"{rt.RUNTIME_VERSION}": "{digest}" (or the new version) in RELEASED'
+    )
+
+
+def test_bound_before_torch_is_imported(tmp_path):
+    """A module patched by graphmend never makes its import import torch: bound first, it runs
+    its original code (compiling() is False); once torch is imported, the next bind completes
+    every earlier view."""
+    script = f"""
+import importlib.util, sys, types
+spec = importlib.util.spec_from_file_location("pkg_x._graphmend_runtime", {str(RUNTIME)!r})
+rt = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = rt
+spec.loader.exec_module(rt)
+early = rt.bind({{"__name__": "early"}})
+assert "torch" not in sys.modules, "binding imported torch"
+assert early.compiling() is False and not hasattr(early, "defer")
+import torch
+late = rt.bind({{"__name__": "late"}})
+assert early.compiling is torch.compiler.is_compiling and callable(early.defer)
+assert late.where is early.where
+print("ok")
+"""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok", done.stderr
