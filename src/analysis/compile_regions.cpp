@@ -18,7 +18,7 @@ bool is_torch_module_base(const std::string& q) {
 
 bool is_torch_compile(const ir::Module& module, ir::Node expr) {
   expr = ir::unparenthesize(expr);
-  if (expr.is("call")) expr = expr.field("function");
+  if (expr.is(kind::call)) expr = expr.field("function");
   auto q = module.qualified_name(expr);
   return q && (*q == "torch.compile" || *q == "torch._dynamo.optimize" ||
                *q == "torch.compiler.compile");
@@ -73,7 +73,7 @@ bool CompileRegions::is_nn_module_impl(ClassRef cls, int depth) const {
       continue;
     }
     // A base outside the analysed files: a class that defines forward() is taken to be a Module.
-    if (c.methods.contains("forward") && !base.is("keyword_argument")) {
+    if (c.methods.contains("forward") && !base.is(kind::keyword_argument)) {
       auto q = cls.module->qualified_name(base);
       if (!q || (*q != "object" && !q->starts_with("typing.") && !q->starts_with("abc."))) {
         result = true;
@@ -88,16 +88,16 @@ bool CompileRegions::is_nn_module_impl(ClassRef cls, int depth) const {
 // The class of an instance expression: `Cls(...)`, or a name bound only to `Cls(...)`.
 std::optional<ClassRef> CompileRegions::instance_class(const ir::Module& module, ir::Node expr) const {
   expr = ir::unparenthesize(expr);
-  if (expr.is("call")) return project_.class_of_expr(module, expr.field("function"));
-  if (expr.is("identifier")) {
+  if (expr.is(kind::call)) return project_.class_of_expr(module, expr.field("function"));
+  if (expr.is(kind::identifier)) {
     std::optional<ClassRef> found;
     for (int bi : module.reaching_bindings(expr)) {
       const ir::Binding& b = module.bindings[static_cast<size_t>(bi)];
-      if (!b.value || !ir::unparenthesize(b.value).is("call")) return std::nullopt;
+      if (!b.value || !ir::unparenthesize(b.value).is(kind::call)) return std::nullopt;
       ir::Node value = ir::unparenthesize(b.value);
       // `model = Model().eval()` style chains keep the instance.
-      while (value.is("call") && value.field("function").is("attribute") &&
-             value.field("function").field("object").is("call")) {
+      while (value.is(kind::call) && value.field("function").is(kind::attribute) &&
+             value.field("function").field("object").is(kind::call)) {
         static const std::set<std::string_view> kSelfReturning = {"eval", "train", "to", "cuda",
                                                                    "cpu", "half", "float", "bfloat16",
                                                                    "double", "requires_grad_"};
@@ -116,7 +116,6 @@ std::optional<ClassRef> CompileRegions::instance_class(const ir::Module& module,
 }
 
 void CompileRegions::seed(const ir::Module& m) {
-  const source::LineIndex lines(m.text());
   // forward of every nn.Module subclass, and classes decorated with torch.compile.
   for (size_t ci = 0; ci < m.classes.size(); ++ci) {
     ClassRef cls{&m, static_cast<int>(ci)};
@@ -140,27 +139,32 @@ void CompileRegions::seed(const ir::Module& m) {
       }
     }
   }
-  // torch.compile(target, ...) calls and target.compile(...) calls anywhere in the module.
+  // torch.compile(target, ...) calls and target.compile(...) calls anywhere in the module; a
+  // module whose text names neither `compile` nor `optimize` has none, and is not walked.
+  if (m.text().find("compile") == std::string_view::npos && m.text().find("optimize") == std::string_view::npos) {
+    return;
+  }
+  const source::LineIndex lines(m.text());
   syntax::walk(m.root(), [&](ir::Node n) {
-    if (!n.is("call")) return true;
+    if (!n.is(kind::call)) return true;
     ir::Node fn = n.field("function");
     ir::Node args = n.field("arguments");
     if (is_torch_compile(m, fn) && args && args.named_child_count() > 0) {
       ir::Node target = ir::unparenthesize(args.named_child(0));
-      if (target.is("keyword_argument")) return true;
+      if (target.is(kind::keyword_argument)) return true;
       const std::string why = fmt::format("passed to torch.compile at line {}",
                                           lines.line_of(n.start()));
       if (auto f = project_.function_of_expr(m, target)) {
         add(*f, why, true);
       } else if (auto cls = instance_class(m, target)) {
         add_class_forward(*cls, why, true);
-      } else if (target.is("attribute")) {
+      } else if (target.is(kind::attribute)) {
         // torch.compile(obj.method) / torch.compile(self.forward)
         ir::Node obj = target.field("object");
         auto name = m.text(target.field("attribute"));
         if (auto owner = instance_class(m, obj)) {
           if (auto meth = project_.find_method(*owner, name)) add(*meth, why, true);
-        } else if (obj.is("identifier") && m.text(obj) == "self") {
+        } else if (obj.is(kind::identifier) && m.text(obj) == "self") {
           const int enclosing = m.function_of(n);
           if (enclosing >= 0 && m.functions[static_cast<size_t>(enclosing)].klass >= 0) {
             ClassRef self_class{&m, m.functions[static_cast<size_t>(enclosing)].klass};
@@ -168,7 +172,7 @@ void CompileRegions::seed(const ir::Module& m) {
           }
         }
       }
-    } else if (fn.is("attribute") && m.text(fn.field("attribute")) == "compile") {
+    } else if (fn.is(kind::attribute) && m.text(fn.field("attribute")) == "compile") {
       if (auto cls = instance_class(m, fn.field("object"))) {
         add_class_forward(*cls, fmt::format("module compiled with .compile() at line {}",
                                             lines.line_of(n.start())),
@@ -187,10 +191,10 @@ std::vector<int> returned_closures(const ir::Module& m, int outer, bool calling_
   const ir::Function& o = m.functions[static_cast<size_t>(outer)];
   std::set<std::string_view> returned;
   syntax::walk(o.node.field("body"), [&](ir::Node n) {
-    if (n.is("function_definition") || n.is("class_definition") || n.is("lambda")) return false;
-    if (n.is("return_statement") && n.named_child_count() == 1) {
+    if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+    if (n.is(kind::return_statement) && n.named_child_count() == 1) {
       ir::Node value = ir::unparenthesize(n.named_child(0));
-      if (value.is("identifier")) returned.insert(m.text(value));
+      if (value.is(kind::identifier)) returned.insert(m.text(value));
     }
     return true;
   });
@@ -203,10 +207,10 @@ std::vector<int> returned_closures(const ir::Module& m, int outer, bool calling_
       for (const ir::Parameter& p : inner.params) own.insert(p.name);
       bool calls = false;
       syntax::walk(inner.node.field("body"), [&](ir::Node n) {
-        if (calls || n.is("function_definition") || n.is("class_definition")) return false;
-        if (n.is("call")) {
+        if (calls || n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
+        if (n.is(kind::call)) {
           ir::Node f = ir::unparenthesize(n.field("function"));
-          if (f.is("identifier") && !own.contains(m.text(f))) {
+          if (f.is(kind::identifier) && !own.contains(m.text(f))) {
             for (const ir::Parameter& p : o.params) calls |= p.name == m.text(f);
           }
         }
@@ -235,11 +239,11 @@ void CompileRegions::close_over_calls() {
     // that calls the function it wraps. A decorator that edits and returns the function itself
     // (a docstring helper) runs at import time and adds nothing.
     for (ir::Node d : fn.decorators) {
-      ir::Node callee = d.is("call") ? d.field("function") : d;
+      ir::Node callee = d.is(kind::call) ? d.field("function") : d;
       if (auto dec = project_.function_of_expr(m, callee)) {
         const ir::Module& dm = *dec->module;
         std::vector<int> layers{dec->function};
-        if (d.is("call")) layers = returned_closures(dm, dec->function, false);
+        if (d.is(kind::call)) layers = returned_closures(dm, dec->function, false);
         for (int layer : layers) {
           for (int wrapper : returned_closures(dm, layer, true)) {
             add({&dm, wrapper}, fmt::format("wrapper of decorator on {}", fn.qualname), false);
@@ -248,8 +252,8 @@ void CompileRegions::close_over_calls() {
       }
     }
     syntax::walk(fn.node.field("body"), [&](ir::Node n) {
-      if (n.is("function_definition") || n.is("class_definition")) return false;
-      if (!n.is("call")) return true;
+      if (n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
+      if (!n.is(kind::call)) return true;
       ir::Node callee = ir::unparenthesize(n.field("function"));
       if (auto target = project_.function_of_expr(m, callee)) {
         add(*target, why, false);
@@ -259,10 +263,10 @@ void CompileRegions::close_over_calls() {
         if (auto init = project_.find_method(*cls, "__init__")) add(*init, why, false);
         return true;
       }
-      if (!callee.is("attribute")) return true;
+      if (!callee.is(kind::attribute)) return true;
       ir::Node obj = ir::unparenthesize(callee.field("object"));
       const auto attr = m.text(callee.field("attribute"));
-      if (obj.is("identifier") && m.text(obj) == "self" && own_class) {
+      if (obj.is(kind::identifier) && m.text(obj) == "self" && own_class) {
         if (auto meth = project_.find_method(*own_class, attr)) {
           add(*meth, why, false);
           return true;
@@ -274,13 +278,13 @@ void CompileRegions::close_over_calls() {
         if (auto st = cached->second.find(std::string(attr)); st != cached->second.end()) {
           for (const SelfStore& store : st->second) {
             ir::Node right = ir::unparenthesize(store.value);
-            if (store.buffer || !right.is("call")) continue;
+            if (store.buffer || !right.is(kind::call)) continue;
             if (auto sub = project_.class_of_expr(m, right.field("function"))) add_class_forward(*sub, why, false);
           }
         }
         return true;
       }
-      if (obj.is("call") && m.text(obj.field("function")) == "super" && own_class) {
+      if (obj.is(kind::call) && m.text(obj.field("function")) == "super" && own_class) {
         for (ClassRef base : project_.bases_of(*own_class)) {
           if (auto meth = project_.find_method(base, attr)) {
             add(*meth, why, false);

@@ -72,11 +72,11 @@ std::vector<Effect> effects_of(const ir::Module& m, TypeOracle& types, ir::Node 
   auto add = [&](EffectKind k, ir::Node n, std::string what) { out.push_back({k, n, std::move(what)}); };
   auto store_target = [&](ir::Node target, ir::Node at) {
     target = ir::unparenthesize(target);
-    if (target.is("attribute")) {
+    if (target.is(kind::attribute)) {
       add(EffectKind::AttributeStore, at, fmt::format("stores to `{}`", m.text(target)));
-    } else if (target.is("subscript")) {
+    } else if (target.is(kind::subscript)) {
       add(EffectKind::SubscriptStore, at, fmt::format("stores to `{}`", m.text(target)));
-    } else if (target.is("identifier")) {
+    } else if (target.is(kind::identifier)) {
       const int sym = m.lookup_at(target);
       if (sym >= 0) {
         const auto& s = m.symbols[static_cast<size_t>(sym)];
@@ -89,9 +89,9 @@ std::vector<Effect> effects_of(const ir::Module& m, TypeOracle& types, ir::Node 
       }
     } else {
       for (ir::Node c : target.named_children()) {
-        if (!c.is("identifier") && !c.is("attribute") && !c.is("subscript")) continue;
-        if (c.is("identifier")) continue;
-        add(c.is("attribute") ? EffectKind::AttributeStore : EffectKind::SubscriptStore, at,
+        if (!c.is(kind::identifier) && !c.is(kind::attribute) && !c.is(kind::subscript)) continue;
+        if (c.is(kind::identifier)) continue;
+        add(c.is(kind::attribute) ? EffectKind::AttributeStore : EffectKind::SubscriptStore, at,
             fmt::format("stores to `{}`", m.text(c)));
       }
     }
@@ -126,7 +126,7 @@ std::vector<Effect> effects_of(const ir::Module& m, TypeOracle& types, ir::Node 
       ir::Node args = n.field("arguments");
       if (args) {
         for (ir::Node a : args.named_children()) {
-          if (a.is("keyword_argument") && m.text(a.field("name")) == "out") {
+          if (a.is(kind::keyword_argument) && m.text(a.field("name")) == "out") {
             add(EffectKind::InPlaceMutation, n, "writes through `out=`");
           }
         }
@@ -146,7 +146,7 @@ std::vector<Effect> effects_of(const ir::Module& m, TypeOracle& types, ir::Node 
         return true;
       }
       if (q && is_pure_torch_function(*q)) return true;
-      if (fn.is("attribute")) {
+      if (fn.is(kind::attribute)) {
         const string_view method = m.text(fn.field("attribute"));
         const bool dunder = method.starts_with("__");
         if (method.ends_with("_") && !dunder) {

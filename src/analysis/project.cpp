@@ -10,17 +10,17 @@ SelfStores index_self_stores(const ir::Module& m, const ir::Class& cls) {
   for (const auto& [method, fi] : cls.methods) {
     (void)method;
     syntax::walk(m.functions[static_cast<size_t>(fi)].node.field("body"), [&](ir::Node n) {
-      if (n.is("function_definition") || n.is("class_definition")) return false;
-      if (n.is("assignment")) {
+      if (n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
+      if (n.is(kind::assignment)) {
         ir::Node left = n.field("left");
-        if (left.is("attribute") && m.text(left.field("object")) == "self" && n.field("right")) {
+        if (left.is(kind::attribute) && m.text(left.field("object")) == "self" && n.field("right")) {
           out[std::string(m.text(left.field("attribute")))].push_back({n.field("right"), false});
         }
-      } else if (n.is("call")) {
+      } else if (n.is(kind::call)) {
         ir::Node fn = n.field("function");
         ir::Node args = n.field("arguments");
-        if (fn.is("attribute") && m.text(fn.field("attribute")) == "register_buffer" && args &&
-            args.named_child_count() >= 2 && args.named_child(0).is("string")) {
+        if (fn.is(kind::attribute) && m.text(fn.field("attribute")) == "register_buffer" && args &&
+            args.named_child_count() >= 2 && args.named_child(0).is(kind::string)) {
           std::string_view lit = m.text(args.named_child(0));
           if (lit.size() >= 2) {
             out[std::string(lit.substr(1, lit.size() - 2))].push_back({args.named_child(1), true});
@@ -98,7 +98,7 @@ std::optional<ClassRef> Project::resolve_class(std::string_view qualified) const
 
 std::optional<ClassRef> Project::class_of_expr(const ir::Module& module, ir::Node expr) const {
   expr = ir::unparenthesize(expr);
-  if (expr.is("identifier")) {
+  if (expr.is(kind::identifier)) {
     const int sym = module.lookup_at(expr);
     if (sym >= 0) {
       for (int bi : module.symbols[static_cast<size_t>(sym)].bindings) {
@@ -114,7 +114,7 @@ std::optional<ClassRef> Project::class_of_expr(const ir::Module& module, ir::Nod
 
 std::optional<FunctionRef> Project::function_of_expr(const ir::Module& module, ir::Node expr) const {
   expr = ir::unparenthesize(expr);
-  if (expr.is("identifier")) {
+  if (expr.is(kind::identifier)) {
     const int sym = module.lookup_at(expr);
     if (sym >= 0) {
       for (int bi : module.symbols[static_cast<size_t>(sym)].bindings) {

@@ -188,7 +188,7 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     for (ir::Node c : e.children()) {
       const string_view op = c.type();
       if (op == "is" || op == "is not" || op == "in" || op == "not in") identity = true;
-      if (c.is("is") || c.is("in")) identity = true;
+      if (c.is(kind::is_) || c.is(kind::in_)) identity = true;
     }
     for (ir::Node op : e.children_by_field("operators")) {
       const string_view s = m.text(op);
@@ -248,9 +248,9 @@ ValueType TypeOracle::identifier(const ir::Module& m, ir::Node id) {
 
 ValueType TypeOracle::annotation(const ir::Module& m, ir::Node ann) {
   if (!ann) return {};
-  if (ann.is("type")) ann = ann.named_child(0);
+  if (ann.is(kind::type)) ann = ann.named_child(0);
   ann = ir::unparenthesize(ann);
-  if (ann.is("string")) {
+  if (ann.is(kind::string)) {
     // Forward references: judge by the text.
     const string_view s = m.text(ann);
     if (s.find("Tensor") != string_view::npos) {
@@ -260,28 +260,28 @@ ValueType TypeOracle::annotation(const ir::Module& m, ir::Node ann) {
     }
     return {};
   }
-  if (ann.is("binary_operator") && m.text(ann.field("operator")) == "|") {
+  if (ann.is(kind::binary_operator) && m.text(ann.field("operator")) == "|") {
     ValueType l = annotation(m, ann.field("left"));
     ValueType r = annotation(m, ann.field("right"));
     return join(l, r);
   }
-  if (ann.is("none")) return of(ValueKind::None);
-  if (ann.is("generic_type") || ann.is("subscript")) {
-    ir::Node base = ann.is("subscript") ? ann.field("value") : ann.named_child(0);
+  if (ann.is(kind::none)) return of(ValueKind::None);
+  if (ann.is(kind::generic_type) || ann.is(kind::subscript)) {
+    ir::Node base = ann.is(kind::subscript) ? ann.field("value") : ann.named_child(0);
     auto q = m.qualified_name(base);
     std::string name = q ? *q : std::string(m.text(base));
     if (name == "typing.Optional" || name == "Optional") {
-      ir::Node arg = ann.is("subscript") ? ann.field("subscript") : ann.named_child(1);
-      if (arg && arg.is("type_parameter")) arg = arg.named_child(0);
+      ir::Node arg = ann.is(kind::subscript) ? ann.field("subscript") : ann.named_child(1);
+      if (arg && arg.is(kind::type_parameter)) arg = arg.named_child(0);
       ValueType inner = annotation(m, arg);
       return join(inner, of(ValueKind::None));
     }
     if (name == "typing.Union" || name == "Union") {
       std::optional<ValueType> acc;
-      ir::Node args = ann.is("subscript") ? ann : ann.named_child(1);
+      ir::Node args = ann.is(kind::subscript) ? ann : ann.named_child(1);
       for (ir::Node a : args.named_children()) {
         if (a == base) continue;
-        ValueType v = annotation(m, a.is("type") ? a.named_child(0) : a);
+        ValueType v = annotation(m, a.is(kind::type) ? a.named_child(0) : a);
         acc = acc ? join(*acc, v) : v;
       }
       return acc.value_or(ValueType{});
@@ -325,7 +325,7 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
         if (a.kind != ValueKind::Unknown) return a;
       }
       ir::Node def = b.statement.field("value");
-      if (def && !def.is("none")) {
+      if (def && !def.is(kind::none)) {
         ValueType d = type_of(m, def);
         if (d.kind == ValueKind::Static) return d;
       }
@@ -341,10 +341,10 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
       if (b.value) return type_of(m, b.value);
       // Destructuring: elements of a static (shape) or tensor value.
       ir::Node stmt = b.statement;
-      ir::Node assign = stmt.is("expression_statement") ? stmt.named_child(0) : stmt;
-      if (assign && assign.is("assignment")) {
+      ir::Node assign = stmt.is(kind::expression_statement) ? stmt.named_child(0) : stmt;
+      if (assign && assign.is(kind::assignment)) {
         ir::Node right = assign.field("right");
-        while (right && right.is("assignment")) right = right.field("right");
+        while (right && right.is(kind::assignment)) right = right.field("right");
         ValueType r = type_of(m, right);
         if (r.kind == ValueKind::Static) return r;
         if (r.tensor_like()) return of(r.kind);
@@ -370,7 +370,7 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
     }
     case ir::BindingKind::For: {
       ir::Node right = b.statement.field("right");
-      if (right && right.is("call")) {
+      if (right && right.is(kind::call)) {
         auto q = m.qualified_name(right.field("function"));
         if (q && *q == "range") return of(ValueKind::Static);
       }
@@ -398,7 +398,7 @@ ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {
     }
     if (q->starts_with("math.")) return of(ValueKind::Static);
   }
-  if (obj.is("identifier") && m.text(obj) == "self") {
+  if (obj.is(kind::identifier) && m.text(obj) == "self") {
     const int f = m.function_of(attr);
     if (f >= 0 && m.functions[static_cast<size_t>(f)].klass >= 0) {
       return self_attribute(m, m.functions[static_cast<size_t>(f)].klass, name);
@@ -444,8 +444,8 @@ ValueType TypeOracle::function_return(FunctionRef f) {
   std::optional<ValueType> acc;
   bool has_return = false;
   syntax::walk(fn.node.field("body"), [&](ir::Node n) {
-    if (n.is("function_definition") || n.is("class_definition") || n.is("lambda")) return false;
-    if (n.is("return_statement")) {
+    if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+    if (n.is(kind::return_statement)) {
       has_return = true;
       ValueType v = n.named_child_count() > 0 ? type_of(*f.module, n.named_child(0)) : of(ValueKind::None);
       acc = acc ? join(*acc, v) : v;
@@ -464,7 +464,7 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
   auto first_arg = [&]() -> ir::Node {
     if (!args) return {};
     for (ir::Node a : args.named_children()) {
-      if (!a.is("keyword_argument") && !a.is("comment")) return a;
+      if (!a.is(kind::keyword_argument) && !a.is(kind::comment)) return a;
     }
     return {};
   };
@@ -494,7 +494,7 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
       bool is_bool = kBoolTorchFunctions.contains(name);
       if (args) {
         for (ir::Node a : args.named_children()) {
-          if (a.is("keyword_argument") && m.text(a.field("name")) == "dtype") {
+          if (a.is(kind::keyword_argument) && m.text(a.field("name")) == "dtype") {
             auto dq = m.qualified_name(a.field("value"));
             if (dq && *dq == "torch.bool") is_bool = true;
           }
@@ -510,11 +510,11 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
     if (k.methods.contains("forward")) return of(ValueKind::Module);
     return {};
   }
-  if (!fn.is("attribute")) return {};
+  if (!fn.is(kind::attribute)) return {};
   ir::Node obj = ir::unparenthesize(fn.field("object"));
   const string_view method = m.text(fn.field("attribute"));
   // self.sub(...): a submodule call returns what its forward returns.
-  if (obj.is("identifier") && m.text(obj) == "self") {
+  if (obj.is(kind::identifier) && m.text(obj) == "self") {
     const int f = m.function_of(call);
     if (f >= 0 && m.functions[static_cast<size_t>(f)].klass >= 0) {
       const int klass = m.functions[static_cast<size_t>(f)].klass;
@@ -524,7 +524,7 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
       if (auto st = stores.find(std::string(method)); st != stores.end()) {
         for (const SelfStore& store : st->second) {
           ir::Node right = ir::unparenthesize(store.value);
-          if (store.buffer || !right.is("call")) continue;
+          if (store.buffer || !right.is(kind::call)) continue;
           ValueType v;
           ir::Node ctor = right.field("function");
           if (auto cq = m.qualified_name(ctor); cq && is_torch_nn_class(*cq)) {

@@ -51,8 +51,8 @@ int run_check(CommonArgs& a, bool fix) {
   o.fix = fix || a.diff;
   o.diff = a.diff;
   o.unsafe_fixes = a.unsafe_fixes;
-  o.select = a.select;
-  o.ignore = a.ignore;
+  o.selection.select = a.select;
+  o.selection.ignore = a.ignore;
   o.jobs = a.jobs;
   o.read.max_bytes = a.max_file_size;
   o.rule_options.trap_async = a.trap_async;

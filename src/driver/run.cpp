@@ -18,6 +18,7 @@
 #include "graphmend/ir/module.h"
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rules/registry.h"
+#include "graphmend/rules/selection.h"
 #include "graphmend/source/generated.h"
 #include "graphmend/syntax/tree.h"
 
@@ -95,7 +96,7 @@ std::vector<rules::Diagnostic> check_unit(const Unit& u, const analysis::Project
   if (!u.module->mentions_torch() && ctx.compiled_functions().empty()) return out;
   rules::DiagnosticSink sink;
   for (const rules::Rule* rule : rules::all_rules()) {
-    if (!code_enabled(rule->info().code, options)) continue;
+    if (!options.selection.enabled(rule->info().code)) continue;
     rule->check(ctx, sink);
   }
   const source::LineIndex lines(u.current->text);
@@ -105,7 +106,7 @@ std::vector<rules::Diagnostic> check_unit(const Unit& u, const analysis::Project
       continue;  // never traced: Dynamo folds the is_compiling() test
     }
     const uint32_t line = lines.line_of(d.range.start);
-    if (suppressed(lines.line_text(u.current->text, line), d.code)) continue;
+    if (rules::suppressed(lines.line_text(u.current->text, line), d.code)) continue;
     out.push_back(std::move(d));
   }
   // Say plainly why a site in a rewritable category carries no fix.
@@ -209,37 +210,6 @@ std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& fi
 }
 
 }  // namespace
-
-bool code_enabled(std::string_view code, const Options& options) {
-  auto matches = [&](const std::vector<std::string>& list) {
-    for (const std::string& s : list) {
-      if (s == "ALL" || code.starts_with(s)) return true;
-      if (const rules::Rule* r = rules::find_rule(s); r && r->info().code == code) return true;
-    }
-    return false;
-  };
-  if (!options.select.empty() && !matches(options.select)) return false;
-  return !matches(options.ignore);
-}
-
-bool suppressed(std::string_view line, std::string_view code) {
-  const auto hash = line.find('#');
-  if (hash == std::string_view::npos) return false;
-  std::string comment(line.substr(hash));
-  std::string lower = comment;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (auto pos = lower.find("graphmend: ignore["); pos != std::string::npos) {
-    const auto end = comment.find(']', pos);
-    const std::string codes = comment.substr(pos + 18, end == std::string::npos ? std::string::npos : end - pos - 18);
-    if (codes.find(code) != std::string::npos) return true;
-  }
-  auto pos = lower.find("noqa");
-  if (pos == std::string::npos) return false;
-  std::string_view rest = std::string_view(comment).substr(pos + 4);
-  if (!rest.starts_with(":")) return true;  // blanket noqa
-  return rest.find(code) != std::string_view::npos;
-}
 
 RunReport run(const std::vector<std::string>& paths, const Options& options) {
   const auto t0 = Clock::now();

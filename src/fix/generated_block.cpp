@@ -69,8 +69,8 @@ source::TextRange block_lines(std::string_view text, source::TextRange block) {
 bool contains_import(syntax::Node stmt) {
   bool found = false;
   syntax::walk(stmt, [&](syntax::Node n) {
-    if (found || n.is("function_definition") || n.is("class_definition")) return false;
-    found = n.is("import_statement") || n.is("import_from_statement") || n.is("future_import_statement");
+    if (found || n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
+    found = n.is(kind::import_statement) || n.is(kind::import_from_statement) || n.is(kind::future_import_statement);
     return !found;
   });
   return found;
@@ -82,10 +82,10 @@ uint32_t block_anchor(std::string_view text, const syntax::Tree& tree, std::opti
   uint32_t anchor = 0;
   bool first = true;
   for (syntax::Node child : tree.root().children()) {
-    if (child.is("comment") || (skip && skip->contains(child.range()))) continue;
-    if (child.is("function_definition") || child.is("class_definition") || child.is("decorated_definition")) break;
-    const bool docstring = first && child.is("expression_statement") && child.named_child_count() == 1 &&
-                           child.named_child(0).is("string");
+    if (child.is(kind::comment) || (skip && skip->contains(child.range()))) continue;
+    if (child.is(kind::function_definition) || child.is(kind::class_definition) || child.is(kind::decorated_definition)) break;
+    const bool docstring = first && child.is(kind::expression_statement) && child.named_child_count() == 1 &&
+                           child.named_child(0).is(kind::string);
     first = false;
     if (docstring || contains_import(child)) anchor = next_line_start(text, child.end());
   }
@@ -138,12 +138,12 @@ Uses uses_outside(std::string_view text, const syntax::Tree& tree, std::optional
   Uses uses;
   syntax::walk(tree.root(), [&](syntax::Node n) {
     if (block && block->contains(n.range())) return false;
-    if (n.is("attribute")) {
+    if (n.is(kind::attribute)) {
       syntax::Node object = n.field("object");
-      if (object.is("identifier") && object.text(text) == kRuntimeName) {
+      if (object.is(kind::identifier) && object.text(text) == kRuntimeName) {
         uses.runtime_attrs.insert(std::string(n.field("attribute").text(text)));
       }
-    } else if (n.is("identifier")) {
+    } else if (n.is(kind::identifier)) {
       const std::string_view name = n.text(text);
       if (name.starts_with(kRuntimeName)) uses.names.insert(std::string(name));
     }

@@ -7,7 +7,7 @@
 namespace graphmend::ir {
 
 Node unparenthesize(Node n) {
-  while (n.is("parenthesized_expression") && n.named_child_count() == 1) n = n.named_child(0);
+  while (n.is(kind::parenthesized_expression) && n.named_child_count() == 1) n = n.named_child(0);
   return n;
 }
 
@@ -105,15 +105,15 @@ class Builder {
   void collect_declarations(Node body, int scope) {
     syntax::walk(body, [&](Node n) {
       if (n == body) return true;
-      if (n.is("function_definition") || n.is("class_definition") || n.is("lambda") ||
+      if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda) ||
           is_comprehension(n)) {
         return false;
       }
-      if (n.is("global_statement") || n.is("nonlocal_statement")) {
+      if (n.is(kind::global_statement) || n.is(kind::nonlocal_statement)) {
         for (Node id : n.named_children()) {
-          if (!id.is("identifier")) continue;
+          if (!id.is(kind::identifier)) continue;
           int sym = symbol_in(scope, text(id));
-          if (n.is("global_statement")) {
+          if (n.is(kind::global_statement)) {
             m_.symbols[static_cast<size_t>(sym)].declared_global = true;
           } else {
             m_.symbols[static_cast<size_t>(sym)].declared_nonlocal = true;
@@ -126,8 +126,8 @@ class Builder {
   }
 
   static bool is_comprehension(Node n) {
-    return n.is("list_comprehension") || n.is("set_comprehension") ||
-           n.is("dictionary_comprehension") || n.is("generator_expression");
+    return n.is(kind::list_comprehension) || n.is(kind::set_comprehension) ||
+           n.is(kind::dictionary_comprehension) || n.is(kind::generator_expression);
   }
 
   void visit_block(Node block, int scope) {
@@ -140,15 +140,15 @@ class Builder {
       Node def = stmt.field("definition");
       std::vector<Node> decorators;
       for (Node c : stmt.named_children()) {
-        if (c.is("decorator")) {
+        if (c.is(kind::decorator)) {
           Node expr = c.named_child(0);
           decorators.push_back(expr);
           visit_expr(expr, scope);
         }
       }
-      if (def.is("function_definition")) {
+      if (def.is(kind::function_definition)) {
         visit_function(def, stmt, scope, std::move(decorators));
-      } else if (def.is("class_definition")) {
+      } else if (def.is(kind::class_definition)) {
         visit_class(def, stmt, scope, std::move(decorators));
       }
       return;
@@ -163,12 +163,12 @@ class Builder {
     }
     if (t == "expression_statement") {
       for (Node c : stmt.named_children()) {
-        if (c.is("assignment")) {
+        if (c.is(kind::assignment)) {
           visit_assignment(c, stmt, scope);
-        } else if (c.is("augmented_assignment")) {
+        } else if (c.is(kind::augmented_assignment)) {
           visit_expr(c.field("right"), scope);
           Node left = c.field("left");
-          if (left.is("identifier")) {
+          if (left.is(kind::identifier)) {
             bind(scope, BindingKind::AugmentedAssignment, left, stmt, c.field("right"));
           } else {
             visit_expr(left, scope);
@@ -196,15 +196,15 @@ class Builder {
     }
     if (t == "with_statement") {
       for (Node c : stmt.named_children()) {
-        if (c.is("with_clause")) {
+        if (c.is(kind::with_clause)) {
           for (Node item : c.named_children()) {
-            if (!item.is("with_item")) continue;
+            if (!item.is(kind::with_item)) continue;
             Node value = item.field("value");
-            if (value.is("as_pattern")) {
+            if (value.is(kind::as_pattern)) {
               visit_expr(value.named_child(0), scope);
               Node alias = value.field("alias");
               if (alias) {
-                Node target = alias.is("as_pattern_target") ? alias.named_child(0) : alias;
+                Node target = alias.is(kind::as_pattern_target) ? alias.named_child(0) : alias;
                 bind_targets(target, scope, BindingKind::With, item, {});
               }
             } else {
@@ -218,29 +218,29 @@ class Builder {
     }
     if (t == "try_statement") {
       for (Node c : stmt.named_children()) {
-        if (c.is("block")) {
+        if (c.is(kind::block)) {
           visit_block(c, scope);
-        } else if (c.is("except_clause") || c.is("except_group_clause")) {
+        } else if (c.is(kind::except_clause) || c.is(kind::except_group_clause)) {
           for (Node e : c.named_children()) {
-            if (e.is("block")) {
+            if (e.is(kind::block)) {
               visit_block(e, scope);
-            } else if (e.is("as_pattern")) {
+            } else if (e.is(kind::as_pattern)) {
               visit_expr(e.named_child(0), scope);
               Node alias = e.field("alias");
               if (alias) {
-                Node target = alias.is("as_pattern_target") ? alias.named_child(0) : alias;
-                if (target.is("identifier")) bind(scope, BindingKind::Except, target, c);
+                Node target = alias.is(kind::as_pattern_target) ? alias.named_child(0) : alias;
+                if (target.is(kind::identifier)) bind(scope, BindingKind::Except, target, c);
               }
             } else {
               visit_expr(e, scope);
             }
           }
-          if (Node alias = c.field("alias"); alias && alias.is("identifier")) {
+          if (Node alias = c.field("alias"); alias && alias.is(kind::identifier)) {
             bind(scope, BindingKind::Except, alias, c);
           }
-        } else if (c.is("else_clause") || c.is("finally_clause")) {
+        } else if (c.is(kind::else_clause) || c.is(kind::finally_clause)) {
           for (Node b : c.named_children()) {
-            if (b.is("block")) visit_block(b, scope);
+            if (b.is(kind::block)) visit_block(b, scope);
           }
         }
       }
@@ -250,21 +250,21 @@ class Builder {
       for (Node s : stmt.children_by_field("subject")) visit_expr(s, scope);
       Node body = stmt.field("body");
       for (Node clause : body.named_children()) {
-        if (!clause.is("case_clause")) continue;
+        if (!clause.is(kind::case_clause)) continue;
         for (Node c : clause.named_children()) {
-          if (c.is("block")) {
+          if (c.is(kind::block)) {
             visit_block(c, scope);
           } else {
             // Capture patterns: a one-name dotted_name directly under a case or keyword pattern
             // (a class pattern's class name is under class_pattern), `as` aliases, and splats.
             syntax::walk(c, [&](Node n) {
               Node parent = n.parent();
-              if (n.is("identifier") && (parent.is("as_pattern") || parent.is("splat_pattern"))) {
+              if (n.is(kind::identifier) && (parent.is(kind::as_pattern) || parent.is(kind::splat_pattern))) {
                 if (text(n) != "_") bind(scope, BindingKind::MatchCapture, n, clause);
                 return false;
               }
-              if (n.is("dotted_name") && n.named_child_count() == 1 &&
-                  (parent.is("case_pattern") || parent.is("keyword_pattern"))) {
+              if (n.is(kind::dotted_name) && n.named_child_count() == 1 &&
+                  (parent.is(kind::case_pattern) || parent.is(kind::keyword_pattern))) {
                 Node id = n.named_child(0);
                 if (text(id) != "_") bind(scope, BindingKind::MatchCapture, id, clause);
                 return false;
@@ -279,9 +279,9 @@ class Builder {
     if (t == "delete_statement") {
       for (Node c : stmt.named_children()) {
         std::vector<Node> targets{c};
-        if (c.is("expression_list")) targets = c.named_children();
+        if (c.is(kind::expression_list)) targets = c.named_children();
         for (Node target : targets) {
-          if (target.is("identifier")) {
+          if (target.is(kind::identifier)) {
             bind(scope, BindingKind::Delete, target, stmt);
           } else {
             visit_expr(target, scope);
@@ -293,9 +293,9 @@ class Builder {
     if (t == "global_statement" || t == "nonlocal_statement") return;
     // Compound statements with conditions and blocks; simple statements with expressions.
     for (Node c : stmt.named_children()) {
-      if (c.is("block")) {
+      if (c.is(kind::block)) {
         visit_block(c, scope);
-      } else if (c.is("elif_clause") || c.is("else_clause") || c.is("finally_clause")) {
+      } else if (c.is(kind::elif_clause) || c.is(kind::else_clause) || c.is(kind::finally_clause)) {
         visit_statement(c, scope);
       } else {
         visit_expr(c, scope);
@@ -309,13 +309,13 @@ class Builder {
     if (right) visit_expr(right, scope);
     // Chained assignment: a = b = value nests assignments in `right`.
     Node value = right;
-    while (value && value.is("assignment")) value = value.field("right");
+    while (value && value.is(kind::assignment)) value = value.field("right");
     Node left = assign.field("left");
     if (type && !right) {
-      if (left.is("identifier")) bind(scope, BindingKind::AnnotatedAssignment, left, stmt, {}, type);
+      if (left.is(kind::identifier)) bind(scope, BindingKind::AnnotatedAssignment, left, stmt, {}, type);
       return;
     }
-    if (right && right.is("assignment")) {
+    if (right && right.is(kind::assignment)) {
       // a = b = v: bind `a`; the nested assignment binds `b` via its own visit.
       bind_targets(left, scope, BindingKind::Assignment, stmt, value);
       visit_assignment(right, stmt, scope);
@@ -328,16 +328,16 @@ class Builder {
   void bind_targets(Node target, int scope, BindingKind kind, Node stmt, Node value,
                     Node annotation = {}) {
     target = unparenthesize(target);
-    if (target.is("identifier")) {
+    if (target.is(kind::identifier)) {
       bind(scope, kind, target, stmt, value, annotation);
       return;
     }
-    if (target.is("pattern_list") || target.is("tuple_pattern") || target.is("list_pattern") ||
-        target.is("tuple") || target.is("list") || target.is("expression_list")) {
+    if (target.is(kind::pattern_list) || target.is(kind::tuple_pattern) || target.is(kind::list_pattern) ||
+        target.is(kind::tuple) || target.is(kind::list) || target.is(kind::expression_list)) {
       for (Node c : target.named_children()) bind_targets(c, scope, kind, stmt, {});
       return;
     }
-    if (target.is("list_splat_pattern") || target.is("list_splat")) {
+    if (target.is(kind::list_splat_pattern) || target.is(kind::list_splat)) {
       bind_targets(target.named_child(0), scope, kind, stmt, {});
       return;
     }
@@ -347,12 +347,12 @@ class Builder {
 
   void visit_import(Node stmt, int scope) {
     for (Node c : stmt.children_by_field("name")) {
-      if (c.is("dotted_name")) {
+      if (c.is(kind::dotted_name)) {
         std::string full(text(c));
         std::string first = full.substr(0, full.find('.'));
         int b = bind(scope, BindingKind::Import, c.named_child(0), stmt);
         m_.bindings[static_cast<size_t>(b)].import_path = first;
-      } else if (c.is("aliased_import")) {
+      } else if (c.is(kind::aliased_import)) {
         Node alias = c.field("alias");
         int b = bind(scope, BindingKind::Import, alias, stmt);
         m_.bindings[static_cast<size_t>(b)].import_path = std::string(text(c.field("name")));
@@ -361,12 +361,12 @@ class Builder {
   }
 
   std::string resolve_from_module(Node module_name) {
-    if (!module_name.is("relative_import")) return std::string(text(module_name));
+    if (!module_name.is(kind::relative_import)) return std::string(text(module_name));
     size_t dots = 0;
     std::string rest;
     for (Node c : module_name.children()) {
-      if (c.is("import_prefix")) dots = text(c).size();
-      if (c.is("dotted_name")) rest = std::string(text(c));
+      if (c.is(kind::import_prefix)) dots = text(c).size();
+      if (c.is(kind::dotted_name)) rest = std::string(text(c));
     }
     std::string base = m_.module_name();
     // In a package's __init__, one dot means the package itself.
@@ -383,11 +383,11 @@ class Builder {
     const std::string from = resolve_from_module(stmt.field("module_name"));
     for (Node c : stmt.children_by_field("name")) {
       Node name = c, alias = c;
-      if (c.is("aliased_import")) {
+      if (c.is(kind::aliased_import)) {
         name = c.field("name");
         alias = c.field("alias");
       }
-      if (alias.is("dotted_name")) alias = alias.named_child(0);
+      if (alias.is(kind::dotted_name)) alias = alias.named_child(0);
       int b = bind(scope, BindingKind::Import, alias, stmt);
       m_.bindings[static_cast<size_t>(b)].import_path =
           from.empty() ? std::string(text(name)) : from + "." + std::string(text(name));
@@ -398,7 +398,7 @@ class Builder {
   void visit_expr(Node expr, int scope) {
     if (!expr) return;
     syntax::walk(expr, [&](Node n) {
-      if (n.is("lambda")) {
+      if (n.is(kind::lambda)) {
         const int s = new_scope(ScopeKind::Lambda, n, scope);
         if (Node params = n.field("parameters")) {
           for (Node p : params.named_children()) {
@@ -413,7 +413,7 @@ class Builder {
         visit_comprehension(n, scope);
         return false;
       }
-      if (n.is("named_expression")) {
+      if (n.is(kind::named_expression)) {
         visit_expr(n.field("value"), scope);
         // A walrus inside a comprehension binds in the enclosing non-comprehension scope.
         int s = scope;
@@ -421,7 +421,7 @@ class Builder {
           s = m_.scopes[static_cast<size_t>(s)].parent;
         }
         Node stmt = n;
-        while (stmt.parent() && !stmt.parent().is("block") && !stmt.parent().is("module")) {
+        while (stmt.parent() && !stmt.parent().is(kind::block) && !stmt.parent().is(kind::module_)) {
           stmt = stmt.parent();
         }
         bind(s, BindingKind::Walrus, n.field("name"), stmt, n.field("value"));
@@ -435,7 +435,7 @@ class Builder {
     const int s = new_scope(ScopeKind::Comprehension, comp, scope);
     bool first = true;
     for (Node c : comp.named_children()) {
-      if (c.is("for_in_clause")) {
+      if (c.is(kind::for_in_clause)) {
         // The first iterable is evaluated in the enclosing scope.
         visit_expr(c.field("right"), first ? scope : s);
         bind_targets(c.field("left"), s, BindingKind::ComprehensionTarget, c, {});
@@ -443,27 +443,27 @@ class Builder {
       }
     }
     for (Node c : comp.named_children()) {
-      if (c.is("for_in_clause")) continue;
+      if (c.is(kind::for_in_clause)) continue;
       visit_expr(c, s);
     }
   }
 
   static Node param_identifier(Node p) {
-    if (p.is("identifier")) return p;
-    if (p.is("default_parameter") || p.is("typed_default_parameter")) {
+    if (p.is(kind::identifier)) return p;
+    if (p.is(kind::default_parameter) || p.is(kind::typed_default_parameter)) {
       Node name = p.field("name");
-      return name.is("identifier") ? name : Node();
+      return name.is(kind::identifier) ? name : Node();
     }
-    if (p.is("typed_parameter")) {
+    if (p.is(kind::typed_parameter)) {
       for (Node c : p.named_children()) {
-        if (c.is("identifier")) return c;
-        if (c.is("list_splat_pattern") || c.is("dictionary_splat_pattern")) return c.named_child(0);
+        if (c.is(kind::identifier)) return c;
+        if (c.is(kind::list_splat_pattern) || c.is(kind::dictionary_splat_pattern)) return c.named_child(0);
       }
       return Node();
     }
-    if (p.is("list_splat_pattern") || p.is("dictionary_splat_pattern")) {
+    if (p.is(kind::list_splat_pattern) || p.is(kind::dictionary_splat_pattern)) {
       Node c = p.named_child(0);
-      return c.is("identifier") ? c : Node();
+      return c.is(kind::identifier) ? c : Node();
     }
     return Node();
   }
@@ -516,20 +516,20 @@ class Builder {
     for (Node p : params.named_children()) {
       Parameter param;
       param.node = p;
-      if (p.is("keyword_separator")) {
+      if (p.is(kind::keyword_separator)) {
         keyword_only = true;
         continue;
       }
-      if (p.is("positional_separator")) continue;
+      if (p.is(kind::positional_separator)) continue;
       Node id = param_identifier(p);
       if (!id) continue;
       param.name = std::string(text(id));
       param.annotation = p.field("type");
       param.default_value = p.field("value");
-      const bool var_args = p.is("list_splat_pattern") ||
-                            (p.is("typed_parameter") && p.named_child(0).is("list_splat_pattern"));
-      const bool var_kw = p.is("dictionary_splat_pattern") ||
-                          (p.is("typed_parameter") && p.named_child(0).is("dictionary_splat_pattern"));
+      const bool var_args = p.is(kind::list_splat_pattern) ||
+                            (p.is(kind::typed_parameter) && p.named_child(0).is(kind::list_splat_pattern));
+      const bool var_kw = p.is(kind::dictionary_splat_pattern) ||
+                          (p.is(kind::typed_parameter) && p.named_child(0).is(kind::dictionary_splat_pattern));
       param.kind = var_args ? Parameter::Kind::VarArgs
                    : var_kw ? Parameter::Kind::VarKeyword
                    : keyword_only ? Parameter::Kind::KeywordOnly
@@ -551,7 +551,7 @@ class Builder {
     if (Node supers = def.field("superclasses")) {
       for (Node b : supers.named_children()) {
         visit_expr(b, scope);
-        if (!b.is("keyword_argument")) c.bases.push_back(b);
+        if (!b.is(kind::keyword_argument)) c.bases.push_back(b);
       }
     }
     m_.classes.push_back(std::move(c));
@@ -600,7 +600,7 @@ class Builder {
     std::vector<int> block(Node block, std::vector<int> preds) {
       if (!block) return preds;
       for (Node stmt : block.named_children()) {
-        if (stmt.is("comment")) continue;
+        if (stmt.is(kind::comment)) continue;
         preds = statement(stmt, std::move(preds));
       }
       return preds;
@@ -615,13 +615,13 @@ class Builder {
         int last = cond;
         bool has_else = false;
         for (Node alt : stmt.children_by_field("alternative")) {
-          if (alt.is("elif_clause")) {
+          if (alt.is(kind::elif_clause)) {
             int c = add(CfgKind::Condition, alt.field("condition"));
             edge(last, c);
             auto r = block(alt.field("consequence"), {c});
             out.insert(out.end(), r.begin(), r.end());
             last = c;
-          } else if (alt.is("else_clause")) {
+          } else if (alt.is(kind::else_clause)) {
             has_else = true;
             auto r = block(alt.field("body"), {last});
             out.insert(out.end(), r.begin(), r.end());
@@ -661,19 +661,19 @@ class Builder {
         std::vector<int> handler_ends;
         Node else_clause, finally_clause;
         for (Node c : stmt.named_children()) {
-          if (c.is("except_clause") || c.is("except_group_clause")) {
+          if (c.is(kind::except_clause) || c.is(kind::except_group_clause)) {
             int h = add(CfgKind::Handler, c);
             connect(entry_preds, h);
             connect(body_nodes, h);
             Node hb;
             for (Node e : c.named_children()) {
-              if (e.is("block")) hb = e;
+              if (e.is(kind::block)) hb = e;
             }
             auto r = block(hb, {h});
             handler_ends.insert(handler_ends.end(), r.begin(), r.end());
-          } else if (c.is("else_clause")) {
+          } else if (c.is(kind::else_clause)) {
             else_clause = c;
-          } else if (c.is("finally_clause")) {
+          } else if (c.is(kind::finally_clause)) {
             finally_clause = c;
           }
         }
@@ -683,7 +683,7 @@ class Builder {
         if (finally_clause) {
           Node fb;
           for (Node e : finally_clause.named_children()) {
-            if (e.is("block")) fb = e;
+            if (e.is(kind::block)) fb = e;
           }
           // Exceptions escaping the try also run the finally block.
           std::vector<int> fin_preds = out;
@@ -697,9 +697,9 @@ class Builder {
       if (t == "with_statement") {
         std::vector<int> cur = preds;
         for (Node c : stmt.named_children()) {
-          if (!c.is("with_clause")) continue;
+          if (!c.is(kind::with_clause)) continue;
           for (Node item : c.named_children()) {
-            if (!item.is("with_item")) continue;
+            if (!item.is(kind::with_item)) continue;
             int w = add(CfgKind::WithItem, item);
             connect(cur, w);
             cur = {w};
@@ -716,12 +716,12 @@ class Builder {
         std::vector<int> out;
         bool irrefutable = false;
         for (Node clause : stmt.field("body").named_children()) {
-          if (!clause.is("case_clause")) continue;
+          if (!clause.is(kind::case_clause)) continue;
           int c = add(CfgKind::Condition, clause);
           edge(last, c);
           Node body;
           for (Node e : clause.named_children()) {
-            if (e.is("block")) body = e;
+            if (e.is(kind::block)) body = e;
           }
           auto r = block(body, {c});
           out.insert(out.end(), r.begin(), r.end());
@@ -817,7 +817,7 @@ void Module::index_scopes() {
       case ScopeKind::Comprehension:
         sc.inner = n.range();
         for (Node c : n.named_children()) {
-          if (c.is("for_in_clause")) {
+          if (c.is(kind::for_in_clause)) {
             sc.holes.push_back(c.field("right").range());
             break;
           }
@@ -898,12 +898,12 @@ std::vector<int> Module::reaching_bindings(Node use) const {
 
 std::optional<std::string> Module::qualified_name(Node expr) const {
   expr = unparenthesize(expr);
-  if (expr.is("attribute")) {
+  if (expr.is(kind::attribute)) {
     auto base = qualified_name(expr.field("object"));
     if (!base) return std::nullopt;
     return *base + "." + std::string(text(expr.field("attribute")));
   }
-  if (!expr.is("identifier")) return std::nullopt;
+  if (!expr.is(kind::identifier)) return std::nullopt;
   const int sym = lookup_at(expr);
   if (sym < 0) return std::string(text(expr));  // builtin or undefined: its bare name
   const Symbol& s = symbols[static_cast<size_t>(sym)];
@@ -917,10 +917,10 @@ std::optional<std::string> Module::qualified_name(Node expr) const {
                scopes[static_cast<size_t>(s.scope)].kind == ScopeKind::Module) {
       q = module_name_.empty() ? s.name : module_name_ + "." + s.name;
     } else if ((b.kind == BindingKind::Assignment || b.kind == BindingKind::AnnotatedAssignment) &&
-               b.value && (b.value.is("attribute") || b.value.is("identifier")) &&
+               b.value && (b.value.is(kind::attribute) || b.value.is(kind::identifier)) &&
                !(b.value == expr)) {
       // Aliases such as `F = torch.nn.functional`; guard against self-reference.
-      if (b.value.is("identifier") && text(b.value) == s.name) return std::nullopt;
+      if (b.value.is(kind::identifier) && text(b.value) == s.name) return std::nullopt;
       q = qualified_name(b.value);
     }
     if (!q) return std::nullopt;

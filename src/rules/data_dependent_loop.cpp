@@ -14,7 +14,7 @@ void DataDependentLoopRule::check(const RuleContext& ctx, DiagnosticSink& sink) 
   const ir::Module& m = ctx.module;
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (n.is("while_statement")) {
+      if (n.is(kind::while_statement)) {
         Truth t = classify_truth(ctx, n.field("condition"));
         if (t.kind == TruthKind::TensorTruth) {
           sink.report(make_diagnostic(
@@ -24,9 +24,9 @@ void DataDependentLoopRule::check(const RuleContext& ctx, DiagnosticSink& sink) 
         }
         return true;
       }
-      if (n.is("for_statement")) {
+      if (n.is(kind::for_statement)) {
         ir::Node iter = ir::unparenthesize(n.field("right"));
-        if (!iter.is("call")) return true;
+        if (!iter.is(kind::call)) return true;
         auto q = callee_name(m, iter);
         if (!q || *q != "range") return true;
         for (ir::Node a : iter.field("arguments").named_children()) {

@@ -17,7 +17,7 @@ void DataDependentOperatorRule::check(const RuleContext& ctx, DiagnosticSink& si
   const ir::Module& m = ctx.module;
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is("call")) return true;
+      if (!n.is(kind::call)) return true;
       auto q = callee_name(m, n);
       if (!q || (*q != "torch.equal" && *q != "torch.allclose" && *q != "torch.is_nonzero")) return true;
       // Inside an if/elif condition the branch rules (GM101/GM301) report it.

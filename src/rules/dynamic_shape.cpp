@@ -40,7 +40,7 @@ void DynamicShapeRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
   };
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (n.is("call")) {
+      if (n.is(kind::call)) {
         ir::Node fn = n.field("function");
         ir::Node args = n.field("arguments");
         auto q = callee_name(m, n);
@@ -57,13 +57,13 @@ void DynamicShapeRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
           report(n, "single-argument `torch.where`");
           return true;
         }
-        if (fn.is("attribute") && kDynamicMethods.contains(m.text(fn.field("attribute"))) &&
+        if (fn.is(kind::attribute) && kDynamicMethods.contains(m.text(fn.field("attribute"))) &&
             ctx.types.type_of(m, fn.field("object")).tensor_like()) {
           report(n, fmt::format("`.{}()`", m.text(fn.field("attribute"))));
         }
         return true;
       }
-      if (n.is("subscript")) {
+      if (n.is(kind::subscript)) {
         // Boolean-mask indexing: x[mask] with a bool tensor index.
         if (!ctx.types.type_of(m, n.field("value")).tensor_like()) return true;
         for (ir::Node index : n.children_by_field("subscript")) {

@@ -5,9 +5,13 @@
 #include <set>
 
 #include "graphmend/rules/conditions.h"
-#include "graphmend/rules/defer_rewrite.h"
+#include "graphmend/rewrite/defer.h"
 
 namespace graphmend::rules {
+
+using rewrite::SiteNamer;
+using rewrite::DeferredCall;
+using rewrite::plan_defer;
 
 namespace {
 
@@ -25,11 +29,11 @@ bool is_logger_factory(const std::string& q) {
 static bool is_logger_expr(const RuleContext& ctx, const ir::Module& m, ir::Node expr, int depth) {
   expr = ir::unparenthesize(expr);
   if (depth > 4) return false;
-  if (expr.is("call")) {
+  if (expr.is(kind::call)) {
     auto q = callee_name(m, expr);
     return q && is_logger_factory(*q);
   }
-  if (expr.is("identifier")) {
+  if (expr.is(kind::identifier)) {
     auto bindings = m.reaching_bindings(expr);
     if (bindings.empty()) return false;
     for (int bi : bindings) {
@@ -68,9 +72,9 @@ void LoggerCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   SiteNamer names(m);
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is("call")) return true;
+      if (!n.is(kind::call)) return true;
       ir::Node fn = ir::unparenthesize(n.field("function"));
-      if (!fn.is("attribute")) return true;
+      if (!fn.is(kind::attribute)) return true;
       const std::string_view method = m.text(fn.field("attribute"));
       if (!kLoggerMethods.contains(method)) return true;
       ir::Node receiver = fn.field("object");

@@ -1,9 +1,13 @@
 #include "graphmend/rules/print_call.h"
 
 #include "graphmend/rules/conditions.h"
-#include "graphmend/rules/defer_rewrite.h"
+#include "graphmend/rewrite/defer.h"
 
 namespace graphmend::rules {
+
+using rewrite::SiteNamer;
+using rewrite::DeferredCall;
+using rewrite::plan_defer;
 
 const RuleInfo& PrintCallRule::info() const {
   static const RuleInfo kInfo{"GM201", "print-in-graph", "`print` in compiled code splits the graph",
@@ -16,10 +20,10 @@ void PrintCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   SiteNamer names(m);
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is("call")) return true;
+      if (!n.is(kind::call)) return true;
       ir::Node fn = n.field("function");
       // Only the builtin: a local or imported `print` is someone else's function.
-      if (fn.is("identifier") && m.text(fn) == "print" && m.lookup_at(fn) < 0) {
+      if (fn.is(kind::identifier) && m.text(fn) == "print" && m.lookup_at(fn) < 0) {
         Diagnostic d = make_diagnostic(
             info(), n,
             "`print` cannot be traced; the graph is split around it (GB0059: Failed to trace "

@@ -17,9 +17,9 @@ void ScalarConversionRule::check(const RuleContext& ctx, DiagnosticSink& sink) c
   const ir::Module& m = ctx.module;
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is("call")) return true;
+      if (!n.is(kind::call)) return true;
       ir::Node fn = n.field("function");
-      if (!fn.is("identifier") || m.lookup_at(fn) >= 0) return true;
+      if (!fn.is(kind::identifier) || m.lookup_at(fn) >= 0) return true;
       const std::string_view name = m.text(fn);
       if (name != "int" && name != "float" && name != "bool" && name != "complex") return true;
       ir::Node args = n.field("arguments");

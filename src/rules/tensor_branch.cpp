@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include "graphmend/rules/conditions.h"
-#include "graphmend/rules/where_rewrite.h"
+#include "graphmend/rewrite/where.h"
 
 namespace graphmend::rules {
+
+using rewrite::SiteNamer;
+using rewrite::plan_where;
 
 namespace {
 
@@ -14,14 +17,14 @@ namespace {
 bool is_where_fallback(const ir::Module& m, ir::Node if_statement) {
   ir::Node block = if_statement.parent();
   ir::Node clause = block ? block.parent() : ir::Node{};
-  ir::Node owner = clause && clause.is("else_clause") ? clause.parent() : ir::Node{};
-  if (!owner || !owner.is("if_statement")) return false;
+  ir::Node owner = clause && clause.is(kind::else_clause) ? clause.parent() : ir::Node{};
+  if (!owner || !owner.is(kind::if_statement)) return false;
   // `_graphmend.selectable(...)`, possibly the first of an `and` chain of static preconditions.
   ir::Node cond = ir::unparenthesize(owner.field("condition"));
-  while (cond.is("boolean_operator") && m.text(cond.field("operator")) == "and") {
+  while (cond.is(kind::boolean_operator) && m.text(cond.field("operator")) == "and") {
     cond = ir::unparenthesize(cond.field("left"));
   }
-  if (!cond.is("call")) return false;
+  if (!cond.is(kind::call)) return false;
   const std::string_view fn = m.text(cond.field("function"));
   return fn == "_graphmend.selectable" || fn == "_graphmend_selectable";  // graphmend 0.1's spelling too
 }
@@ -40,17 +43,17 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
   SiteNamer names(m);
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is("if_statement") && !n.is("elif_clause")) return true;
+      if (!n.is(kind::if_statement) && !n.is(kind::elif_clause)) return true;
       if (is_where_fallback(m, n)) return false;
       // A single-raise guard is the [Trap] rule's (GM301).
-      if (n.is("if_statement") && is_validation_guard(m, n)) return true;
+      if (n.is(kind::if_statement) && is_validation_guard(m, n)) return true;
       const Truth truth = classify_truth(ctx, n.field("condition"));
       if (truth.kind == TruthKind::TensorTruth) {
         Diagnostic d = make_diagnostic(
             info(), n.field("condition"),
             fmt::format("`{}` branches on a tensor value; Dynamo cannot trace data-dependent "
                         "control flow (GB0170: Data-dependent branching)",
-                        n.is("elif_clause") ? "elif" : "if"),
+                        n.is(kind::elif_clause) ? "elif" : "if"),
             "predicate both branches with torch.where, or use torch.cond");
         attach_plan(d, plan_where(ctx, n, names));
         sink.report(std::move(d));
@@ -59,7 +62,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
             info(), n.field("condition"),
             fmt::format("`{}` branches on `{}`, whose Python bool depends on tensor data "
                         "(GB0033: Data dependent operator)",
-                        n.is("elif_clause") ? "elif" : "if", m.text(truth.atom.field("function"))),
+                        n.is(kind::elif_clause) ? "elif" : "if", m.text(truth.atom.field("function"))),
             "compare with (a == b).all() after a static shape/dtype check, then predicate with torch.where");
         d.graph_break_id = "GB0033";
         attach_plan(d, plan_where(ctx, n, names));

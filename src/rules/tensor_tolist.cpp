@@ -16,9 +16,9 @@ void TensorTolistRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
   const ir::Module& m = ctx.module;
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is("call")) return true;
+      if (!n.is(kind::call)) return true;
       ir::Node fn = n.field("function");
-      if (!fn.is("attribute") || m.text(fn.field("attribute")) != "tolist") return true;
+      if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "tolist") return true;
       const auto t = ctx.types.type_of(m, fn.field("object"));
       if (t.kind == ValueKind::Static || t.kind == ValueKind::None || t.kind == ValueKind::Module) return true;
       sink.report(make_diagnostic(

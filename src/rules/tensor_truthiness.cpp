@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include "graphmend/rules/conditions.h"
-#include "graphmend/rules/site_helper.h"
+#include "graphmend/rewrite/site.h"
 
 namespace graphmend::rules {
+
+using rewrite::is_plain_string;
 
 const RuleInfo& TensorTruthinessRule::info() const {
   static const RuleInfo kInfo{"GM102", "tensor-truthiness",
@@ -19,8 +21,8 @@ namespace {
 // The outermost boolean/not operator of an expression tree.
 bool is_outermost_bool_op(ir::Node n) {
   ir::Node p = n.parent();
-  while (p && p.is("parenthesized_expression")) p = p.parent();
-  return !(p && (p.is("boolean_operator") || p.is("not_operator")));
+  while (p && p.is(kind::parenthesized_expression)) p = p.parent();
+  return !(p && (p.is(kind::boolean_operator) || p.is(kind::not_operator)));
 }
 
 }  // namespace
@@ -35,7 +37,7 @@ void TensorTruthinessRule::check(const RuleContext& ctx, DiagnosticSink& sink) c
   };
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (n.is("conditional_expression")) {
+      if (n.is(kind::conditional_expression)) {
         auto kids = n.named_children();
         if (kids.size() == 3) {
           Truth t = classify_truth(ctx, kids[1]);
@@ -43,29 +45,29 @@ void TensorTruthinessRule::check(const RuleContext& ctx, DiagnosticSink& sink) c
         }
         return true;
       }
-      if ((n.is("boolean_operator") || n.is("not_operator")) && is_outermost_bool_op(n) &&
+      if ((n.is(kind::boolean_operator) || n.is(kind::not_operator)) && is_outermost_bool_op(n) &&
           !inside_branch_condition(n)) {
         // Inside a conditional expression's test or an assert, those sites report.
         ir::Node p = n.parent();
-        while (p && p.is("parenthesized_expression")) p = p.parent();
-        if (p && p.is("conditional_expression") && p.named_child_count() == 3 &&
+        while (p && p.is(kind::parenthesized_expression)) p = p.parent();
+        if (p && p.is(kind::conditional_expression) && p.named_child_count() == 3 &&
             p.named_child(1) == n) {
           return true;
         }
-        if (p && (p.is("assert_statement") || p.is("if_clause"))) return true;
+        if (p && (p.is(kind::assert_statement) || p.is(kind::if_clause))) return true;
         // As a value, `a and b` / `a or b` tests only `a`'s truth and returns `b` as it is.
-        Truth t = classify_truth(ctx, n.is("not_operator") ? n : n.field("left"));
+        Truth t = classify_truth(ctx, n.is(kind::not_operator) ? n : n.field("left"));
         if (t.kind == TruthKind::TensorTruth) {
-          report(t.atom, n.is("not_operator") ? "`not`" : "`and`/`or`");
+          report(t.atom, n.is(kind::not_operator) ? "`not`" : "`and`/`or`");
         }
         return true;
       }
-      if (n.is("if_clause")) {
+      if (n.is(kind::if_clause)) {
         Truth t = classify_truth(ctx, n.named_child(0));
         if (t.kind == TruthKind::TensorTruth) report(t.atom, "comprehension filter");
         return true;
       }
-      if (n.is("assert_statement")) {
+      if (n.is(kind::assert_statement)) {
         // Dynamo rewrites `assert <tensor>, "literal"` into torch._assert_async; other forms break.
         ir::Node cond = n.named_child(0);
         ir::Node msg = n.named_child_count() > 1 ? n.named_child(1) : ir::Node();

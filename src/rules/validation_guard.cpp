@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include "graphmend/rules/conditions.h"
-#include "graphmend/rules/trap_rewrite.h"
+#include "graphmend/rewrite/trap.h"
 
 namespace graphmend::rules {
+
+using rewrite::SiteNamer;
+using rewrite::plan_trap;
 
 const RuleInfo& ValidationGuardRule::info() const {
   static const RuleInfo kInfo{"GM301", "tensor-validation-guard",
@@ -19,7 +22,7 @@ void ValidationGuardRule::check(const RuleContext& ctx, DiagnosticSink& sink) co
   SiteNamer names(m);
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is("if_statement") || !is_validation_guard(m, n)) return true;
+      if (!n.is(kind::if_statement) || !is_validation_guard(m, n)) return true;
       const Truth truth = classify_truth(ctx, n.field("condition"));
       if (truth.kind != TruthKind::TensorTruth && truth.kind != TruthKind::DataOperator) return true;
       Diagnostic d = make_diagnostic(

@@ -1,9 +1,13 @@
 #include "graphmend/rules/warnings_warn.h"
 
 #include "graphmend/rules/conditions.h"
-#include "graphmend/rules/defer_rewrite.h"
+#include "graphmend/rewrite/defer.h"
 
 namespace graphmend::rules {
+
+using rewrite::SiteNamer;
+using rewrite::DeferredCall;
+using rewrite::plan_defer;
 
 const RuleInfo& WarningsWarnRule::info() const {
   static const RuleInfo kInfo{"GM203", "warnings-warn-in-graph",
@@ -17,7 +21,7 @@ void WarningsWarnRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
   SiteNamer names(m);
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is("call")) return true;
+      if (!n.is(kind::call)) return true;
       auto q = callee_name(m, n);
       if (q && (*q == "warnings.warn" || *q == "warnings.warn_explicit")) {
         Diagnostic d = make_diagnostic(

@@ -23,7 +23,7 @@ struct Analysed {
     // The value of the last assignment to `name`.
     ir::Node value;
     syntax::walk(m().root(), [&](ir::Node n) {
-      if (n.is("assignment") && m().text(n.field("left")) == name) value = n.field("right");
+      if (n.is(kind::assignment) && m().text(n.field("left")) == name) value = n.field("right");
       return true;
     });
     return types->type_of(m(), value).kind;

@@ -52,7 +52,7 @@ inline ir::Node nth_identifier(const ir::Module& m, std::string_view name, int n
   int seen = 0;
   syntax::walk(m.root(), [&](ir::Node n) {
     if (found) return false;
-    if (n.is("identifier") && m.text(n) == name && seen++ == nth) found = n;
+    if (n.is(kind::identifier) && m.text(n) == name && seen++ == nth) found = n;
     return true;
   });
   return found;

@@ -11,6 +11,7 @@
 #include "graphmend/driver/discover.h"
 #include "graphmend/rules/diagnostic.h"
 #include "graphmend/rules/rule.h"
+#include "graphmend/rules/selection.h"
 #include "graphmend/source/source_file.h"
 
 namespace graphmend::driver {
@@ -19,8 +20,7 @@ struct Options {
   bool fix = false;           // apply fixes (in memory; written unless `diff`)
   bool diff = false;          // print diffs instead of writing
   bool unsafe_fixes = false;  // also apply fixes marked Unsafe
-  std::vector<std::string> select;  // codes or prefixes ("GM1"); empty = all
-  std::vector<std::string> ignore;
+  rules::Selection selection;  // --select / --ignore
   unsigned jobs = 0;  // 0 = hardware concurrency
   source::ReadOptions read;
   rules::RuleOptions rule_options;
@@ -65,11 +65,5 @@ RunReport run(const std::vector<std::string>& paths, const Options& options);
 
 // 0: nothing found or all fixed; 1: findings remain; 2: an input could not be processed.
 int exit_code(const RunReport& report);
-
-// Applies --select / --ignore to a rule code.
-bool code_enabled(std::string_view code, const Options& options);
-
-// True if a `# noqa` / `# noqa: GM101` / `# graphmend: ignore[GM101]` comment on `line` covers `code`.
-bool suppressed(std::string_view line, std::string_view code);
 
 }  // namespace graphmend::driver

@@ -1,40 +1,25 @@
-// Shared classification of truth tests: where Python asks a tensor for a bool.
+// Shared by the detection rules: the truth-test analyses they use, and building a diagnostic.
 #pragma once
 
+#include <variant>
+
+#include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/site.h"
 #include "graphmend/rules/rule.h"
 
 namespace graphmend::rules {
 
-enum class TruthKind {
-  Static,        // decided from Python values, shapes, dtypes: no break
-  TensorTruth,   // bool() of a tensor: GB0170 at this point
-  DataOperator,  // torch.equal / allclose: GB0033 at the call
-  Extraction,    // a value already pulled out of a tensor (.item() ...): its own rule reports it
-};
+using analysis::callee_name;
+using analysis::classify_truth;
+using analysis::compile_dead_ranges;
+using analysis::inside_branch_condition;
+using analysis::is_compiling_check;
+using analysis::is_validation_guard;
+using analysis::Truth;
+using analysis::TruthKind;
 
-struct Truth {
-  TruthKind kind = TruthKind::Static;
-  ir::Node atom;  // the operand whose truth needs tensor data
-};
-
-Truth classify_truth(const RuleContext& ctx, ir::Node condition);
-
-// True for `if` statements whose body is exactly one `raise` and which have no elif/else.
-bool is_validation_guard(const ir::Module& module, ir::Node if_statement);
-
-// True if `n` lies inside the condition of an if/elif/while (not its body).
-bool inside_branch_condition(ir::Node n);
-
-// True for a call TorchDynamo folds to True while tracing: torch.compiler.is_compiling() and its
-// spellings (transformers' is_torchdynamo_compiling, graphmend's own _graphmend.compiling).
-bool is_compiling_check(const ir::Module& module, ir::Node expr);
-
-// Code of the module's compiled functions that never runs under torch.compile: the body of
-// `if not is_compiling():` and the else-branches of `if is_compiling():`. Nothing there breaks a graph.
-std::vector<source::TextRange> compile_dead_ranges(const RuleContext& ctx);
-
-// The qualified name of a call's callee, if it resolves.
-std::optional<std::string> callee_name(const ir::Module& module, ir::Node call);
+// Gives `d` the planned fix, or the reason it was declined.
+void attach_plan(Diagnostic& d, std::variant<source::Fix, rewrite::Declined> plan);
 
 Diagnostic make_diagnostic(const RuleInfo& info, ir::Node site, std::string message, std::string help = {});
 

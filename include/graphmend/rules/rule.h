@@ -6,8 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graphmend/analysis/compile_regions.h"
-#include "graphmend/analysis/tensor_types.h"
+#include "graphmend/analysis/context.h"
 #include "graphmend/rules/diagnostic.h"
 
 namespace graphmend::rules {
@@ -25,20 +24,9 @@ struct RuleInfo {
   FixAvailability fix;
 };
 
-struct RuleOptions {
-  bool trap_async = false;  // [Trap]: use torch._assert_async (opt-in tier)
-};
-
-struct RuleContext {
-  const ir::Module& module;
-  const analysis::Project& project;
-  const analysis::CompileRegions& regions;
-  analysis::TypeOracle& types;
-  const RuleOptions& options;
-
-  // Functions of this module that run under torch.compile, in source order.
-  [[nodiscard]] std::vector<int> compiled_functions() const;
-};
+using RuleOptions = analysis::FixOptions;
+using RuleContext = analysis::FileContext;
+using analysis::walk_body;
 
 class DiagnosticSink {
  public:
@@ -55,18 +43,5 @@ class Rule {
   [[nodiscard]] virtual const RuleInfo& info() const = 0;
   virtual void check(const RuleContext& ctx, DiagnosticSink& sink) const = 0;
 };
-
-// Visits the nodes of a function body, not descending into nested functions, classes or lambdas
-// (those are separate regions).
-template <typename F>
-void walk_body(const ir::Function& fn, F&& visit) {
-  syntax::walk(fn.node.field("body"), [&](ir::Node n) {
-    if (n.is("function_definition") || n.is("class_definition") || n.is("decorated_definition") ||
-        n.is("lambda")) {
-      return false;
-    }
-    return visit(n);
-  });
-}
 
 }  // namespace graphmend::rules

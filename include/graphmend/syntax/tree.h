@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graphmend/source/text.h"
+#include "graphmend/syntax/kinds.h"
 
 struct TSParser;
 struct TSTree;
@@ -34,8 +35,9 @@ class Node {
   [[nodiscard]] bool is_null() const { return raw_.id == nullptr; }
   explicit operator bool() const { return !is_null(); }
 
-  [[nodiscard]] std::string_view type() const;
-  [[nodiscard]] bool is(std::string_view t) const { return !is_null() && type() == t; }
+  [[nodiscard]] std::string_view type() const;  // for messages; test kinds with is()
+  [[nodiscard]] bool is(const Kind& kind) const { return !is_null() && kind.matches(symbol()); }
+  [[nodiscard]] uint16_t symbol() const;
   [[nodiscard]] bool is_named() const;
   [[nodiscard]] bool is_error() const;    // ERROR node
   [[nodiscard]] bool is_missing() const;  // MISSING node inserted by recovery

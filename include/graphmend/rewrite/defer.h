@@ -4,14 +4,14 @@
 
 #include <variant>
 
-#include "graphmend/rules/site_helper.h"
+#include "graphmend/rewrite/site.h"
 
-namespace graphmend::rules {
+namespace graphmend::rewrite {
 
 enum class DeferredCall { Print, LoggerMethod, LoggingFunction, WarningsWarn };
 
 // The rewrite of one call statement, or why it is declined.
-std::variant<source::Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, DeferredCall kind,
+std::variant<source::Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Node call, DeferredCall kind,
                                                SiteNamer& names);
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

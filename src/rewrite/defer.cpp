@@ -1,8 +1,8 @@
-#include "graphmend/rules/defer_rewrite.h"
+#include "graphmend/rewrite/defer.h"
 
 #include <fmt/format.h>
 
-namespace graphmend::rules {
+namespace graphmend::rewrite {
 
 namespace {
 
@@ -69,12 +69,12 @@ std::string_view kind_tag(DeferredCall kind) {
 
 }  // namespace
 
-std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, DeferredCall kind, SiteNamer& names) {
+std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Node call, DeferredCall kind, SiteNamer& names) {
   const ir::Module& m = ctx.module;
 
   // 1. A call standing alone as a statement.
   ir::Node stmt = call.parent();
-  if (!stmt.is("expression_statement") || stmt.named_child_count() != 1) {
+  if (!stmt.is(kind::expression_statement) || stmt.named_child_count() != 1) {
     return Declined{"the call's value is used; only a call that is a statement on its own can be deferred"};
   }
 
@@ -85,7 +85,7 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
   if (kind == DeferredCall::Print) {
     callee = "print";
   } else {
-    if (!fn.is("attribute") && !(kind == DeferredCall::WarningsWarn && fn.is("identifier"))) {
+    if (!fn.is(kind::attribute) && !(kind == DeferredCall::WarningsWarn && fn.is(kind::identifier))) {
       return Declined{"the callee is not a plain name graphmend can reference from a helper"};
     }
     ir::Node root = dotted_root(fn);
@@ -93,7 +93,7 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
     if (!sym || (root != fn && fn.field("object") != root)) {
       return Declined{fmt::format("`{}` is not a module-level name; a helper outside this function could "
                                   "not reach it",
-                                  m.text(fn.is("attribute") ? fn.field("object") : fn))};
+                                  m.text(fn.is(kind::attribute) ? fn.field("object") : fn))};
     }
     if (kind == DeferredCall::LoggerMethod &&
         !bound_only_by(m, *sym, {ir::BindingKind::Assignment, ir::BindingKind::AnnotatedAssignment,
@@ -103,7 +103,7 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
     if (kind != DeferredCall::LoggerMethod && !bound_only_by(m, *sym, {ir::BindingKind::Import})) {
       return Declined{fmt::format("`{}` is not only an import of the standard module", m.text(root))};
     }
-    if (fn.is("attribute")) method = std::string(m.text(fn.field("attribute")));
+    if (fn.is(kind::attribute)) method = std::string(m.text(fn.field("attribute")));
     if (method == "exception") {
       return Declined{"`exception` logs the exception being handled, which the deferred call cannot see"};
     }
@@ -115,16 +115,16 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
 
   // 3. Arguments.
   ir::Node arglist = call.field("arguments");
-  if (!arglist.is("argument_list")) {
+  if (!arglist.is(kind::argument_list)) {
     return Declined{"a generator argument cannot be carried into the graph"};
   }
   std::vector<Argument> args;
   for (ir::Node a : arglist.named_children()) {
-    if (a.is("comment")) continue;
-    if (a.is("list_splat") || a.is("dictionary_splat")) {
+    if (a.is(kind::comment)) continue;
+    if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
       return Declined{"`*args`/`**kwargs` of unknown content cannot be carried into the graph"};
     }
-    if (a.is("keyword_argument")) {
+    if (a.is(kind::keyword_argument)) {
       args.push_back({std::string(m.text(a.field("name"))), a.field("value")});
     } else {
       args.push_back({"", a});
@@ -138,7 +138,7 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
     if (kind == DeferredCall::Print) {
       if (kw == "file") {
         ir::Node v = ir::unparenthesize(a.value);
-        if (!v.is("none") && !renderer.is_stable_reference(v)) {
+        if (!v.is(kind::none) && !renderer.is_stable_reference(v)) {
           return Declined{fmt::format("print(file={}) writes to an object graphmend cannot reach from the graph; "
                                       "only sys.stdout and sys.stderr are deferred",
                                       m.text(a.value))};
@@ -154,7 +154,7 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
         return Declined{fmt::format("`{}=` refers to the call point, which the deferred call does not have", kw)};
       }
       if (is_category && !renderer.is_stable_reference(ir::unparenthesize(a.value)) &&
-          !ir::unparenthesize(a.value).is("none")) {
+          !ir::unparenthesize(a.value).is(kind::none)) {
         return Declined{fmt::format("the category `{}` is not a class graphmend can name from a helper",
                                     m.text(a.value))};
       }
@@ -206,4 +206,4 @@ std::variant<Fix, Declined> plan_defer(const RuleContext& ctx, ir::Node call, De
   return fix;
 }
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

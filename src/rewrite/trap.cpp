@@ -1,13 +1,17 @@
-#include "graphmend/rules/trap_rewrite.h"
+#include "graphmend/rewrite/trap.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "graphmend/analysis/effects.h"
-#include "graphmend/rules/conditions.h"
+#include "graphmend/analysis/truth.h"
 
-namespace graphmend::rules {
+namespace graphmend::rewrite {
+
+using analysis::TruthKind;
+using analysis::callee_name;
+using analysis::classify_truth;
 
 namespace {
 
@@ -27,14 +31,14 @@ struct LoweredCondition {
   bool uses_equal = false;
 };
 
-std::variant<LoweredCondition, Declined> lower_condition(const RuleContext& ctx, ir::Node cond) {
+std::variant<LoweredCondition, Declined> lower_condition(const analysis::FileContext& ctx, ir::Node cond) {
   const ir::Module& m = ctx.module;
   std::vector<std::pair<source::TextRange, std::string>> replacements;
   std::optional<Declined> declined;
   auto validate = [&](auto&& self, ir::Node e) -> void {
     if (declined) return;
     e = ir::unparenthesize(e);
-    if (e.is("boolean_operator")) {
+    if (e.is(kind::boolean_operator)) {
       if (classify_truth(ctx, e.field("left")).kind != TruthKind::Static) {
         declined = Declined{"`and`/`or` tests a tensor's truth before the last operand; only a static Python "
                             "test may come first (`x.dtype == torch.float16 and t.any()`)"};
@@ -43,13 +47,13 @@ std::variant<LoweredCondition, Declined> lower_condition(const RuleContext& ctx,
       self(self, e.field("right"));
       return;
     }
-    if (e.is("not_operator")) {
+    if (e.is(kind::not_operator)) {
       if (classify_truth(ctx, e.field("argument")).kind != TruthKind::Static) {
         declined = Declined{"a `not` inside the condition tests a tensor's truth"};
       }
       return;
     }
-    if (e.is("call")) {
+    if (e.is(kind::call)) {
       auto q = callee_name(m, e);
       if (q && (*q == "torch.allclose" || *q == "torch.is_nonzero")) {
         declined = Declined{fmt::format("`{}` returns a Python bool from tensor data; it has no graph form here", *q)};
@@ -59,10 +63,10 @@ std::variant<LoweredCondition, Declined> lower_condition(const RuleContext& ctx,
         ir::Node args = e.field("arguments");
         std::vector<ir::Node> pos;
         for (ir::Node a : args.named_children()) {
-          if (!a.is("comment")) pos.push_back(a);
+          if (!a.is(kind::comment)) pos.push_back(a);
         }
-        if (pos.size() != 2 || pos[0].is("keyword_argument") || pos[1].is("keyword_argument") ||
-            pos[0].is("list_splat") || pos[1].is("list_splat")) {
+        if (pos.size() != 2 || pos[0].is(kind::keyword_argument) || pos[1].is(kind::keyword_argument) ||
+            pos[0].is(kind::list_splat) || pos[1].is(kind::list_splat)) {
           declined = Declined{"`torch.equal` is called with other than two positional arguments"};
           return;
         }
@@ -89,21 +93,21 @@ std::variant<LoweredCondition, Declined> lower_condition(const RuleContext& ctx,
 
 bool inside_try(ir::Node n) {
   for (ir::Node p = n.parent(); p; p = p.parent()) {
-    if (p.is("try_statement") || p.is("with_statement")) return p.is("try_statement");
-    if (p.is("function_definition") || p.is("module")) return false;
+    if (p.is(kind::try_statement) || p.is(kind::with_statement)) return p.is(kind::try_statement);
+    if (p.is(kind::function_definition) || p.is(kind::module_)) return false;
   }
   return false;
 }
 
 // An in-place update of a tensor earlier in the function: under AOT autograd it is applied when
 // the graph returns, so a guard that raises inside the same graph would leave it undone.
-std::optional<std::string> earlier_in_place_update(const RuleContext& ctx, ir::Node guard) {
+std::optional<std::string> earlier_in_place_update(const analysis::FileContext& ctx, ir::Node guard) {
   const int fi = ctx.module.function_of(guard);
   if (fi < 0) return std::nullopt;
   std::optional<std::string> found;
-  walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+  analysis::walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
     if (found || n.start() >= guard.start()) return false;
-    if (!n.is("expression_statement") && !n.is("assignment") && !n.is("augmented_assignment")) return true;
+    if (!n.is(kind::expression_statement) && !n.is(kind::assignment) && !n.is(kind::augmented_assignment)) return true;
     if (n.end() > guard.start()) return true;
     for (const analysis::Effect& e : analysis::effects_of(ctx.module, ctx.types, n)) {
       if (e.kind == analysis::EffectKind::InPlaceMutation) {
@@ -118,19 +122,19 @@ std::optional<std::string> earlier_in_place_update(const RuleContext& ctx, ir::N
 
 }  // namespace
 
-std::variant<GuardPlan, Declined> plan_guard(const RuleContext& ctx, ir::Node if_statement) {
+std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, ir::Node if_statement) {
   const ir::Module& m = ctx.module;
   ir::Node raise;
   for (ir::Node s : if_statement.field("consequence").named_children()) {
-    if (s.is("raise_statement")) raise = s;
+    if (s.is(kind::raise_statement)) raise = s;
   }
   if (!raise || raise.named_child_count() == 0) return Declined{"a bare `raise` re-raises an exception the graph does not have"};
   if (raise.field("cause")) return Declined{"`raise ... from ...` chains an exception object graphmend does not carry"};
 
   // The exception: a builtin class, called with a message graphmend can carry (or not called).
   ir::Node exc = ir::unparenthesize(raise.named_child(0));
-  ir::Node cls = exc.is("call") ? exc.field("function") : exc;
-  if (!cls.is("identifier") || m.lookup_at(cls) >= 0 || !kBuiltinExceptions.contains(m.text(cls))) {
+  ir::Node cls = exc.is(kind::call) ? exc.field("function") : exc;
+  if (!cls.is(kind::identifier) || m.lookup_at(cls) >= 0 || !kBuiltinExceptions.contains(m.text(cls))) {
     return Declined{fmt::format("`{}` is not a builtin exception class; constructing it may have side effects "
                                 "graphmend cannot rule out",
                                 snippet(m, cls))};
@@ -139,13 +143,13 @@ std::variant<GuardPlan, Declined> plan_guard(const RuleContext& ctx, ir::Node if
   plan.exception = std::string(m.text(cls));
   SiteRenderer renderer(ctx);
   std::string raised(m.text(cls));
-  if (exc.is("call")) {
+  if (exc.is(kind::call)) {
     ir::Node args = exc.field("arguments");
-    if (!args.is("argument_list")) return Declined{"the exception's argument is a generator"};
+    if (!args.is(kind::argument_list)) return Declined{"the exception's argument is a generator"};
     std::vector<std::string> rendered;
     for (ir::Node a : args.named_children()) {
-      if (a.is("comment")) continue;
-      if (a.is("keyword_argument") || a.is("list_splat") || a.is("dictionary_splat")) {
+      if (a.is(kind::comment)) continue;
+      if (a.is(kind::keyword_argument) || a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
         return Declined{"the exception is constructed with keyword or unpacked arguments"};
       }
       auto r = renderer.render(a);
@@ -173,7 +177,7 @@ std::variant<GuardPlan, Declined> plan_guard(const RuleContext& ctx, ir::Node if
   plan.holes = renderer.holes();
 
   ir::Node cond = ir::unparenthesize(if_statement.field("condition"));
-  if (cond.is("not_operator")) {
+  if (cond.is(kind::not_operator)) {
     plan.negate = true;
     cond = ir::unparenthesize(cond.field("argument"));
   }
@@ -185,7 +189,7 @@ std::variant<GuardPlan, Declined> plan_guard(const RuleContext& ctx, ir::Node if
   return plan;
 }
 
-std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names) {
+std::variant<Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names) {
   const ir::Module& m = ctx.module;
   if (inside_try(if_statement)) {
     return Declined{"the guard is inside a `try`; its handler would see the exception raised from inside the graph"};
@@ -225,4 +229,4 @@ std::variant<Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statem
   return fix;
 }
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

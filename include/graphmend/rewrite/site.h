@@ -12,9 +12,12 @@
 #include <variant>
 #include <vector>
 
-#include "graphmend/rules/rule.h"
+#include "graphmend/analysis/context.h"
+#include "graphmend/source/edit.h"
 
-namespace graphmend::rules {
+namespace graphmend::rewrite {
+
+using source::Fix;
 
 struct Declined {
   std::string reason;
@@ -37,7 +40,7 @@ class SiteNamer {
 // graph carries from the call point.
 class SiteRenderer {
  public:
-  explicit SiteRenderer(const RuleContext& ctx) : ctx_(ctx), m_(ctx.module) {}
+  explicit SiteRenderer(const analysis::FileContext& ctx) : ctx_(ctx), m_(ctx.module) {}
 
   // The helper's text for `value`, holes marked by placeholders; nullopt when it cannot be
   // carried (see declined()).
@@ -63,7 +66,7 @@ class SiteRenderer {
   std::optional<std::string> render_fstring(ir::Node value);
   [[nodiscard]] std::string param(size_t i) const;
 
-  const RuleContext& ctx_;
+  const analysis::FileContext& ctx_;
   const ir::Module& m_;
   std::vector<ir::Node> holes_;
   std::optional<std::string> declined_;
@@ -107,8 +110,6 @@ struct CompiledCode {
 // The module-level symbol `name`, or null.
 const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name);
 
-// Gives `d` the planned fix, or the reason it was declined.
-void attach_plan(Diagnostic& d, std::variant<source::Fix, Declined> plan);
 
 // `node`'s source for generated code, every line break kept as it is (kRawNewline).
 std::string copied(const ir::Module& m, ir::Node node);
@@ -123,4 +124,4 @@ std::string reindented(const ir::Module& m, ir::Node node, int levels);
 // in-graph ops call it back by name (runtime/_graphmend_runtime.py).
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body);
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

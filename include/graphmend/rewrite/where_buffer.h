@@ -8,13 +8,13 @@
 #include <optional>
 #include <variant>
 
-#include "graphmend/rules/site_helper.h"
+#include "graphmend/rewrite/site.h"
 
-namespace graphmend::rules {
+namespace graphmend::rewrite {
 
 // nullopt when no branch of `if_statement` (inside `fn`) ends with a register_buffer call (not
 // this form).
-std::optional<std::variant<source::Fix, Declined>> plan_buffer_selection(const RuleContext& ctx, const ir::Function& fn,
+std::optional<std::variant<source::Fix, Declined>> plan_buffer_selection(const analysis::FileContext& ctx, const ir::Function& fn,
                                                                          ir::Node if_statement);
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

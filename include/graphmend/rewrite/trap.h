@@ -8,9 +8,9 @@
 #include <variant>
 #include <vector>
 
-#include "graphmend/rules/site_helper.h"
+#include "graphmend/rewrite/site.h"
 
-namespace graphmend::rules {
+namespace graphmend::rewrite {
 
 // The parts of a guard `if [not] <cond>: raise E(msg)` a rewrite needs.
 struct GuardPlan {
@@ -27,10 +27,10 @@ struct GuardPlan {
 };
 
 // A guard's exception and condition, or why it cannot run in the graph.
-std::variant<GuardPlan, Declined> plan_guard(const RuleContext& ctx, ir::Node if_statement);
+std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, ir::Node if_statement);
 
 // The rewrite of one guard, or why it is declined. ctx.options.trap_async selects the
 // torch._assert_async tier.
-std::variant<source::Fix, Declined> plan_trap(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names);
+std::variant<source::Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names);
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

@@ -1,4 +1,4 @@
-#include "graphmend/rules/where_rewrite.h"
+#include "graphmend/rewrite/where.h"
 
 #include <fmt/format.h>
 
@@ -6,11 +6,17 @@
 #include <map>
 
 #include "graphmend/analysis/effects.h"
-#include "graphmend/rules/conditions.h"
-#include "graphmend/rules/trap_rewrite.h"
-#include "graphmend/rules/where_buffer.h"
+#include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/trap.h"
+#include "graphmend/rewrite/where_buffer.h"
 
-namespace graphmend::rules {
+namespace graphmend::rewrite {
+
+using analysis::TruthKind;
+using analysis::Truth;
+using analysis::callee_name;
+using analysis::classify_truth;
+using analysis::is_validation_guard;
 
 namespace {
 
@@ -25,10 +31,10 @@ const std::set<std::string_view> kMayAlias = {
 
 bool may_alias(const ir::Module& m, ir::Node value) {
   value = ir::unparenthesize(value);
-  if (value.is("identifier") || value.is("attribute") || value.is("subscript")) return true;
-  if (value.is("call")) {
+  if (value.is(kind::identifier) || value.is(kind::attribute) || value.is(kind::subscript)) return true;
+  if (value.is(kind::call)) {
     ir::Node fn = value.field("function");
-    if (fn.is("attribute") && kMayAlias.contains(m.text(fn.field("attribute")))) return true;
+    if (fn.is(kind::attribute) && kMayAlias.contains(m.text(fn.field("attribute")))) return true;
     auto q = m.qualified_name(fn);
     if (q && q->starts_with("torch.") && kMayAlias.contains(std::string_view(*q).substr(6))) return true;
   }
@@ -43,11 +49,11 @@ struct Assignment {
 };
 
 // A branch body as plain `name = value` assignments, or why not.
-std::optional<std::vector<Assignment>> assignments_of(const RuleContext& ctx, ir::Node block, std::string& why) {
+std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContext& ctx, ir::Node block, std::string& why) {
   std::vector<Assignment> out;
   for (ir::Node s : block.named_children()) {
-    if (s.is("comment")) continue;
-    if (s.is("if_statement") && is_validation_guard(ctx.module, s)) {
+    if (s.is(kind::comment)) continue;
+    if (s.is(kind::if_statement) && is_validation_guard(ctx.module, s)) {
       const TruthKind kind = classify_truth(ctx, s.field("condition")).kind;
       if (kind == TruthKind::TensorTruth || kind == TruthKind::DataOperator) {
         auto g = plan_guard(ctx, s);
@@ -63,14 +69,14 @@ std::optional<std::vector<Assignment>> assignments_of(const RuleContext& ctx, ir
         continue;
       }
     }
-    ir::Node a = s.is("expression_statement") && s.named_child_count() == 1 ? s.named_child(0) : ir::Node{};
-    if (a && a.is("assignment") && ir::unparenthesize(a.field("left")).is("attribute")) {
+    ir::Node a = s.is(kind::expression_statement) && s.named_child_count() == 1 ? s.named_child(0) : ir::Node{};
+    if (a && a.is(kind::assignment) && ir::unparenthesize(a.field("left")).is(kind::attribute)) {
       why = fmt::format("a branch assigns the attribute `{}`; a selection would not keep the stored object's "
                         "identity and aliasing",
                         snippet(ctx.module, a.field("left")));
       return std::nullopt;
     }
-    if (!a || !a.is("assignment") || !a.field("left").is("identifier") || !a.field("right") || a.field("type")) {
+    if (!a || !a.is(kind::assignment) || !a.field("left").is(kind::identifier) || !a.field("right") || a.field("type")) {
       why = fmt::format("a branch has the statement `{}`; only `name = value` assignments (or one `return` in "
                         "each branch) are selected",
                         snippet(ctx.module, s));
@@ -88,7 +94,7 @@ std::optional<std::vector<Assignment>> assignments_of(const RuleContext& ctx, ir
 std::set<std::string> names_read(const ir::Module& m, ir::Node n) {
   std::set<std::string> out;
   syntax::walk(n, [&](ir::Node c) {
-    if (c.is("identifier")) out.insert(std::string(m.text(c)));
+    if (c.is(kind::identifier)) out.insert(std::string(m.text(c)));
     return true;
   });
   return out;
@@ -96,95 +102,20 @@ std::set<std::string> names_read(const ir::Module& m, ir::Node n) {
 
 bool inside_loop_or_try(ir::Node n) {
   for (ir::Node p = n.parent(); p; p = p.parent()) {
-    if (p.is("for_statement") || p.is("while_statement") || p.is("try_statement") || p.is("with_statement")) {
+    if (p.is(kind::for_statement) || p.is(kind::while_statement) || p.is(kind::try_statement) || p.is(kind::with_statement)) {
       return true;
     }
-    if (p.is("function_definition")) return false;
+    if (p.is(kind::function_definition)) return false;
   }
   return false;
 }
 
 }  // namespace
 
-// A statement's effects that stop the rewrite (what may run unconditionally and be reordered is
-// pure, non-raising tensor code), with the reason.
-std::optional<std::string> branch_effect(const RuleContext& ctx, ir::Node node) {
-  for (const analysis::Effect& e : analysis::effects_of(ctx.module, ctx.types, node)) {
-    switch (e.kind) {
-      case analysis::EffectKind::AttributeStore:
-        return fmt::format("a branch {}: the stored object's identity and aliasing cannot be kept by a "
-                           "selection",
-                           e.what);
-      case analysis::EffectKind::UnknownCall:
-        return fmt::format("a branch {}, which graphmend cannot prove pure and unable to raise", e.what);
-      case analysis::EffectKind::ControlTransfer:
-        return fmt::format("a branch transfers control ({})", e.what);
-      default:
-        return fmt::format("a branch {} ({})", e.what, analysis::effect_kind_name(e.kind));
-    }
-  }
-  return std::nullopt;
-}
-
-// The tensor part of a condition as one boolean tensor: and/or/not of tensor atoms become
-// logical ops (every atom is pure and cannot raise, so losing the short-circuit is invisible).
-std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::Node e, bool& uses_equal,
-                                                  std::string& why) {
+std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names) {
   const ir::Module& m = ctx.module;
-  e = ir::unparenthesize(e);
-  if (e.is("not_operator")) {
-    auto inner = lower_tensor_condition(ctx, e.field("argument"), uses_equal, why);
-    if (!inner) return std::nullopt;
-    return fmt::format("_graphmend.torch.logical_not({})", *inner);
-  }
-  if (e.is("boolean_operator")) {
-    auto l = lower_tensor_condition(ctx, e.field("left"), uses_equal, why);
-    if (!l) return std::nullopt;
-    auto r = lower_tensor_condition(ctx, e.field("right"), uses_equal, why);
-    if (!r) return std::nullopt;
-    const bool is_and = m.text(e.field("operator")) == "and";
-    return fmt::format("_graphmend.torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
-  }
-  const Truth t = classify_truth(ctx, e);
-  if (t.kind == TruthKind::Static) {
-    why = fmt::format("the condition mixes the Python value `{}` into its tensor part", snippet(m, e));
-    return std::nullopt;
-  }
-  if (auto bad = branch_effect(ctx, e)) {
-    why = "the condition " + bad->substr(9);  // "a branch " -> "the condition "
-    return std::nullopt;
-  }
-  if (t.kind == TruthKind::DataOperator) {
-    auto q = callee_name(m, e);
-    if (!q || *q != "torch.equal") {
-      why = fmt::format("`{}` has no tensor form here", snippet(m, e));
-      return std::nullopt;
-    }
-    uses_equal = true;
-    std::string text = copied(m, e);
-    const std::string_view fn = m.text(e.field("function"));
-    return "_graphmend.equal" + text.substr(fn.size());
-  }
-  if (t.kind != TruthKind::TensorTruth) {
-    why = fmt::format("`{}` is not a tensor graphmend can select on", snippet(m, e));
-    return std::nullopt;
-  }
-  return "(" + copied(m, e) + ")";
-}
-
-std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, ir::Node node) {
-  std::set<std::string> out;
-  walk_body(fn, [&](ir::Node n) {
-    if (n.start() >= node.end() && n.is("identifier")) out.insert(std::string(m.text(n)));
-    return true;
-  });
-  return out;
-}
-
-std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names) {
-  const ir::Module& m = ctx.module;
-  if (if_statement.is("elif_clause")) if_statement = if_statement.parent();  // planned with its `if`
-  if (!if_statement.is("if_statement")) return Declined{"not an `if` statement"};
+  if (if_statement.is(kind::elif_clause)) if_statement = if_statement.parent();  // planned with its `if`
+  if (!if_statement.is(kind::if_statement)) return Declined{"not an `if` statement"};
   if (inside_loop_or_try(if_statement)) {
     return Declined{"the `if` is inside a loop, `try` or `with`; its values' lifetimes are not analysed there"};
   }
@@ -197,7 +128,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
   std::vector<std::pair<ir::Node, ir::Node>> arms = {{if_statement.field("condition"), if_statement.field("consequence")}};
   ir::Node else_block;
   for (ir::Node alt : if_statement.children_by_field("alternative")) {
-    if (alt.is("elif_clause")) {
+    if (alt.is(kind::elif_clause)) {
       arms.push_back({alt.field("condition"), alt.field("consequence")});
     } else {
       else_block = alt.field("body");
@@ -212,7 +143,7 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
   std::vector<std::string> conds;
   for (size_t i = 0; i < arms.size(); ++i) {
     ir::Node cond = ir::unparenthesize(arms[i].first);
-    if (i == 0 && arms.size() == 1 && cond.is("boolean_operator") && m.text(cond.field("operator")) == "and" &&
+    if (i == 0 && arms.size() == 1 && cond.is(kind::boolean_operator) && m.text(cond.field("operator")) == "and" &&
         classify_truth(ctx, cond.field("left")).kind == TruthKind::Static) {
       static_part = cond.field("left");
       if (auto bad = branch_effect(ctx, static_part)) return Declined{"the static conjunct " + bad->substr(9)};
@@ -248,11 +179,11 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     ir::Node only;
     int count = 0;
     for (ir::Node st : block.named_children()) {
-      if (st.is("comment")) continue;
+      if (st.is(kind::comment)) continue;
       ++count;
       only = st;
     }
-    return count == 1 && only.is("return_statement") && only.named_child_count() == 1 ? only.named_child(0)
+    return count == 1 && only.is(kind::return_statement) && only.named_child_count() == 1 ? only.named_child(0)
                                                                                         : ir::Node{};
   };
   std::vector<ir::Node> returns;
@@ -363,9 +294,9 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
       aliasing = true;  // the kept value is the prior object itself
       bool bound_before = false;
       for (const ir::Parameter& p : fn.params) bound_before |= p.name == name;
-      walk_body(fn, [&](ir::Node n) {
+      analysis::walk_body(fn, [&](ir::Node n) {
         if (bound_before || n.start() >= if_statement.start()) return false;
-        if (n.is("assignment") && n.field("left").is("identifier") && m.text(n.field("left")) == name) {
+        if (n.is(kind::assignment) && n.field("left").is(kind::identifier) && m.text(n.field("left")) == name) {
           bound_before = true;
         }
         return !bound_before;
@@ -378,11 +309,11 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
     }
     // Nothing after the `if` may update a value in place: the selection is a new tensor.
     std::optional<std::string> later_update;
-    walk_body(fn, [&](ir::Node n) {
+    analysis::walk_body(fn, [&](ir::Node n) {
       if (later_update) return false;
       if (n.end() <= if_statement.end()) return n.start() < if_statement.start() && n.end() > if_statement.end();
       if (n.start() < if_statement.end()) return true;
-      if (!n.is("expression_statement") && !n.is("assignment") && !n.is("augmented_assignment")) return true;
+      if (!n.is(kind::expression_statement) && !n.is(kind::assignment) && !n.is(kind::augmented_assignment)) return true;
       for (const analysis::Effect& e : analysis::effects_of(m, ctx.types, n)) {
         if (e.kind == analysis::EffectKind::InPlaceMutation || e.kind == analysis::EffectKind::SubscriptStore) {
           later_update = e.what;
@@ -487,4 +418,4 @@ std::variant<Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_state
   return fix;
 }
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

@@ -1,4 +1,4 @@
-#include "graphmend/rules/site_helper.h"
+#include "graphmend/rewrite/site.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "graphmend/source/generated.h"
 #include "graphmend/source/text.h"
 
-namespace graphmend::rules {
+namespace graphmend::rewrite {
 
 namespace {
 
@@ -57,23 +57,23 @@ bool is_newline_at(std::string_view text, uint32_t i) {
 }  // namespace
 
 bool is_plain_string(ir::Node n) {
-  if (n.is("concatenated_string")) {
+  if (n.is(kind::concatenated_string)) {
     for (ir::Node part : n.named_children()) {
       if (!is_plain_string(part)) return false;
     }
     return true;
   }
-  if (!n.is("string")) return false;
+  if (!n.is(kind::string)) return false;
   for (ir::Node c : n.named_children()) {
-    if (c.is("interpolation")) return false;
+    if (c.is(kind::interpolation)) return false;
   }
   return true;
 }
 
 bool is_literal(ir::Node n) {
   n = ir::unparenthesize(n);
-  if (n.is("integer") || n.is("float") || n.is("true") || n.is("false") || n.is("none")) return true;
-  if (n.is("unary_operator")) return is_literal(n.field("argument"));
+  if (n.is(kind::integer) || n.is(kind::float_) || n.is(kind::true_) || n.is(kind::false_) || n.is(kind::none)) return true;
+  if (n.is(kind::unary_operator)) return is_literal(n.field("argument"));
   return is_plain_string(n);
 }
 
@@ -93,8 +93,8 @@ bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_
 }
 
 ir::Node dotted_root(ir::Node n) {
-  while (n.is("attribute")) n = n.field("object");
-  return n.is("identifier") ? n : ir::Node{};
+  while (n.is(kind::attribute)) n = n.field("object");
+  return n.is(kind::identifier) ? n : ir::Node{};
 }
 
 std::string snippet(const ir::Module& m, ir::Node n) {
@@ -117,7 +117,7 @@ std::string SiteNamer::next(std::string_view kind, std::string_view function) {
 std::optional<std::string> SiteRenderer::render(ir::Node value) {
   value = ir::unparenthesize(value);
   if (is_literal(value)) return normalized(m_.text(value));
-  if (value.is("string") || value.is("concatenated_string")) return render_fstring(value);
+  if (value.is(kind::string) || value.is(kind::concatenated_string)) return render_fstring(value);
   if (kUncarriable.contains(value.type())) {
     return decline(fmt::format("the argument `{}` is a {}, which cannot be carried into the graph; only "
                                "tensors, numbers, strings, booleans, None, torch.Size, dtypes and "
@@ -125,9 +125,9 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
                                snippet(m_, value), readable_type(value)));
   }
   if (is_stable_reference(value)) return normalized(m_.text(value));
-  if (value.is("call")) {
+  if (value.is(kind::call)) {
     ir::Node fn = value.field("function");
-    if (fn.is("identifier") && m_.lookup_at(fn) < 0 && kBuiltinClasses.contains(m_.text(fn))) {
+    if (fn.is(kind::identifier) && m_.lookup_at(fn) < 0 && kBuiltinClasses.contains(m_.text(fn))) {
       return decline(fmt::format("the argument `{}` is an object, which cannot be carried into the graph",
                                  snippet(m_, value)));
     }
@@ -136,12 +136,12 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
 }
 
 bool SiteRenderer::is_stable_reference(ir::Node n) const {
-  if (n.is("identifier")) {
+  if (n.is(kind::identifier)) {
     if (m_.lookup_at(n) < 0) return kBuiltinClasses.contains(m_.text(n));
     const ir::Symbol* sym = module_symbol(m_, n);
     return sym && bound_only_by(m_, *sym, {ir::BindingKind::ClassDef, ir::BindingKind::Import});
   }
-  if (n.is("attribute")) {
+  if (n.is(kind::attribute)) {
     ir::Node root = dotted_root(n);
     if (!root) return false;
     const ir::Symbol* sym = module_symbol(m_, root);
@@ -160,7 +160,7 @@ std::optional<std::string> SiteRenderer::decline(std::string reason) {
 std::optional<std::string> SiteRenderer::hole(ir::Node value) {
   bool bad = false;
   syntax::walk(value, [&](ir::Node c) {
-    if (c.is("yield") || c.is("await") || c.is("lambda")) bad = true;
+    if (c.is(kind::yield) || c.is(kind::await) || c.is(kind::lambda)) bad = true;
     return !bad;
   });
   if (bad) return decline(fmt::format("the argument `{}` contains yield, await or lambda", snippet(m_, value)));
@@ -176,7 +176,7 @@ std::optional<std::string> SiteRenderer::render_fstring(ir::Node value) {
   syntax::walk(value, [&](ir::Node n) {
     if (!ok) return false;
     ir::Node expr;
-    if (n.is("interpolation")) {
+    if (n.is(kind::interpolation)) {
       for (ir::Node c : n.children()) {
         if (!c.is_named() && m_.text(c) == "=") {
           ok = false;
@@ -187,12 +187,12 @@ std::optional<std::string> SiteRenderer::render_fstring(ir::Node value) {
         }
       }
       expr = n.named_child(0);
-    } else if (n.is("format_expression")) {
+    } else if (n.is(kind::format_expression)) {
       expr = n.named_child(0);
     } else {
       return true;
     }
-    if (!expr || expr.is("type_conversion") || expr.is("format_specifier")) return true;
+    if (!expr || expr.is(kind::type_conversion) || expr.is(kind::format_specifier)) return true;
     out += normalized(m_.text().substr(cursor, expr.start() - cursor));
     auto h = hole(expr);
     if (!h) {
@@ -256,7 +256,7 @@ std::vector<source::TextRange> multiline_strings_in(const ir::Module& m, ir::Nod
   std::vector<source::TextRange> out;
   const std::string_view text = m.text();
   syntax::walk(node, [&](ir::Node n) {
-    if (!n.is("string")) return true;
+    if (!n.is(kind::string)) return true;
     if (text.substr(n.start(), n.end() - n.start()).find_first_of("\r\n") != std::string_view::npos) {
       out.push_back(n.range());
     }
@@ -454,14 +454,6 @@ const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name
   return it == m.scopes[0].symbols.end() ? nullptr : &m.symbols[static_cast<size_t>(it->second)];
 }
 
-void attach_plan(Diagnostic& d, std::variant<source::Fix, Declined> plan) {
-  if (auto* fix = std::get_if<source::Fix>(&plan)) {
-    d.fix = std::move(*fix);
-  } else {
-    d.decline_reason = std::move(std::get<Declined>(plan).reason);
-  }
-}
-
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
                                          source::Fix& fix, std::string_view guard) {
   const std::string_view text = m.text();
@@ -475,7 +467,7 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
     while (after < text.size() && text[after] != '\n' && text[after] != '\r') ++after;
   }
   const bool ends_line = after == text.size() || text[after] == '\n' || text[after] == '\r';
-  if (!block.is("block") || !starts_line || !ends_line) {
+  if (!block.is(kind::block) || !starts_line || !ends_line) {
     return Declined{"the statement shares its line with other code; put it on a line of its own"};
   }
   if (const ir::Symbol* own = module_symbol_named(m, "_graphmend"); own && !source::find_generated_block(text)) {
@@ -508,4 +500,4 @@ source::Helper site_helper(const std::string& name, const std::string& params, c
   return {name, fmt::format("def {}({}):\n    {}\n", name, params, body)};
 }
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

@@ -1,13 +1,16 @@
-#include "graphmend/rules/where_buffer.h"
+#include "graphmend/rewrite/where_buffer.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "graphmend/rules/conditions.h"
-#include "graphmend/rules/where_rewrite.h"
+#include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/where_parts.h"
 
-namespace graphmend::rules {
+namespace graphmend::rewrite {
+
+using analysis::TruthKind;
+using analysis::classify_truth;
 
 namespace {
 
@@ -15,17 +18,17 @@ using source::Fix;
 
 // `R.register_buffer(...)` as a whole statement: the call, or null.
 ir::Node register_buffer_call(const ir::Module& m, ir::Node statement) {
-  if (!statement || !statement.is("expression_statement") || statement.named_child_count() != 1) return {};
+  if (!statement || !statement.is(kind::expression_statement) || statement.named_child_count() != 1) return {};
   ir::Node call = statement.named_child(0);
-  if (!call.is("call")) return {};
+  if (!call.is(kind::call)) return {};
   ir::Node fn = call.field("function");
-  if (!fn.is("attribute") || m.text(fn.field("attribute")) != "register_buffer") return {};
+  if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "register_buffer") return {};
   return call;
 }
 
 // The characters of a plain one-part string literal that names an attribute, or nullopt.
 std::optional<std::string> attribute_name_literal(const ir::Module& m, ir::Node n) {
-  if (!n || !n.is("string") || !is_plain_string(n)) return std::nullopt;
+  if (!n || !n.is(kind::string) || !is_plain_string(n)) return std::nullopt;
   const std::string_view text = m.text(n);
   if (text.size() < 3 || (text.front() != '"' && text.front() != '\'') || text.back() != text.front()) {
     return std::nullopt;
@@ -42,7 +45,7 @@ std::optional<std::string> attribute_name_literal(const ir::Module& m, ir::Node 
 std::vector<ir::Node> children_without_comments(ir::Node n) {
   std::vector<ir::Node> out;
   for (ir::Node c : n.named_children()) {
-    if (!c.is("comment")) out.push_back(c);
+    if (!c.is(kind::comment)) out.push_back(c);
   }
   return out;
 }
@@ -50,7 +53,7 @@ std::vector<ir::Node> children_without_comments(ir::Node n) {
 bool has_call(ir::Node n) {
   bool found = false;
   syntax::walk(n, [&](ir::Node c) {
-    found |= c.is("call");
+    found |= c.is(kind::call);
     return !found;
   });
   return found;
@@ -78,7 +81,7 @@ struct Branch {
 };
 
 struct Matcher {
-  const RuleContext& ctx;
+  const analysis::FileContext& ctx;
   const ir::Module& m;
   std::string receiver;     // R
   std::string buffer_name;  // N
@@ -91,14 +94,14 @@ struct Matcher {
 
   bool is_receiver_attribute(ir::Node n, std::string_view attribute = {}) const {
     n = ir::unparenthesize(n);
-    return n.is("attribute") && n.field("object").is("identifier") && m.text(n.field("object")) == receiver &&
+    return n.is(kind::attribute) && n.field("object").is(kind::identifier) && m.text(n.field("object")) == receiver &&
            (attribute.empty() || m.text(n.field("attribute")) == attribute);
   }
 
   bool register_call(ir::Node call, Branch& branch) {
     ir::Node fn = call.field("function");
     ir::Node object = fn.field("object");
-    if (!object.is("identifier")) {
+    if (!object.is(kind::identifier)) {
       return fail(fmt::format("`{}` is not called on a plain name", snippet(m, fn)));
     }
     if (receiver.empty()) receiver = std::string(m.text(object));
@@ -106,12 +109,12 @@ struct Matcher {
     std::vector<ir::Node> positional;
     bool non_persistent = false;
     for (ir::Node a : children_without_comments(call.field("arguments"))) {
-      if (a.is("keyword_argument")) {
+      if (a.is(kind::keyword_argument)) {
         if (m.text(a.field("name")) != "persistent" || m.text(a.field("value")) != "False") {
           return fail(fmt::format("register_buffer's argument `{}` is not `persistent=False`", snippet(m, a)));
         }
         non_persistent = true;
-      } else if (a.is("list_splat") || a.is("dictionary_splat")) {
+      } else if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
         return fail("register_buffer is called with unpacked arguments");
       } else {
         positional.push_back(a);
@@ -131,27 +134,27 @@ struct Matcher {
 
   bool memo(ir::Node statement, Branch& branch) {
     ir::Node cond = ir::unparenthesize(statement.field("condition"));
-    ir::Node test = cond.is("not_operator") ? ir::unparenthesize(cond.field("argument")) : ir::Node{};
-    if (!test || !test.is("call") || m.text(test.field("function")) != "hasattr" ||
+    ir::Node test = cond.is(kind::not_operator) ? ir::unparenthesize(cond.field("argument")) : ir::Node{};
+    if (!test || !test.is(kind::call) || m.text(test.field("function")) != "hasattr" ||
         m.lookup_at(test.field("function")) >= 0 || !statement.children_by_field("alternative").empty()) {
       return false;
     }
     const std::vector<ir::Node> args = children_without_comments(test.field("arguments"));
-    if (args.size() != 2 || !args[0].is("identifier") || m.text(args[0]) != receiver) return false;
+    if (args.size() != 2 || !args[0].is(kind::identifier) || m.text(args[0]) != receiver) return false;
     auto attribute = attribute_name_literal(m, args[1]);
     if (!attribute) return false;
     auto body = children_without_comments(statement.field("consequence"));
-    ir::Node assignment = body.size() == 1 && body[0].is("expression_statement") && body[0].named_child_count() == 1
+    ir::Node assignment = body.size() == 1 && body[0].is(kind::expression_statement) && body[0].named_child_count() == 1
                               ? body[0].named_child(0)
                               : ir::Node{};
-    if (!assignment || !assignment.is("assignment") || !assignment.field("right") ||
-        !assignment.field("right").is("call") || assignment.field("type")) {
+    if (!assignment || !assignment.is(kind::assignment) || !assignment.field("right") ||
+        !assignment.field("right").is(kind::call) || assignment.field("type")) {
       return fail(fmt::format("the cache `{}` is not filled by one `= call(...)` assignment", *attribute));
     }
     Memo memo{*attribute, {}, assignment.field("right"), {}};
     ir::Node left = ir::unparenthesize(assignment.field("left"));
     int caches = 0;
-    if (left.is("pattern_list") || left.is("tuple_pattern")) {
+    if (left.is(kind::pattern_list) || left.is(kind::tuple_pattern)) {
       for (ir::Node t : left.named_children()) memo.targets.push_back(t);
     } else {
       memo.targets.push_back(left);
@@ -159,7 +162,7 @@ struct Matcher {
     for (ir::Node t : memo.targets) {
       if (is_receiver_attribute(t, *attribute)) {
         ++caches;
-      } else if (!t.is("identifier") || m.text(t) == receiver) {
+      } else if (!t.is(kind::identifier) || m.text(t) == receiver) {
         return fail(fmt::format("the cache `{}` is filled together with `{}`", *attribute, snippet(m, t)));
       }
     }
@@ -169,7 +172,7 @@ struct Matcher {
       return fail(fmt::format("the cache's initialiser `{}` is not a plain name", snippet(m, callee)));
     }
     for (ir::Node a : children_without_comments(memo.call.field("arguments"))) {
-      if (a.is("list_splat") || a.is("dictionary_splat")) {
+      if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
         return fail("the cache's initialiser is called with unpacked arguments");
       }
       if (auto bad = branch_effect(ctx, a)) return fail("an argument of the cache's initialiser " + bad->substr(9));
@@ -179,15 +182,15 @@ struct Matcher {
   }
 
   bool move(ir::Node statement, Branch& branch) {
-    ir::Node a = statement.is("expression_statement") && statement.named_child_count() == 1 ? statement.named_child(0)
+    ir::Node a = statement.is(kind::expression_statement) && statement.named_child_count() == 1 ? statement.named_child(0)
                                                                                              : ir::Node{};
-    if (!a || !a.is("assignment") || !is_receiver_attribute(a.field("left")) || !a.field("right")) return false;
+    if (!a || !a.is(kind::assignment) || !is_receiver_attribute(a.field("left")) || !a.field("right")) return false;
     ir::Node call = a.field("right");
-    if (!call.is("call") || !call.field("function").is("attribute")) return false;
+    if (!call.is(kind::call) || !call.field("function").is(kind::attribute)) return false;
     ir::Node fn = call.field("function");
     if (m.text(fn.field("attribute")) != "to" || m.text(fn.field("object")) != m.text(a.field("left"))) return false;
     const std::vector<ir::Node> args = children_without_comments(call.field("arguments"));
-    if (args.size() != 1 || !(args[0].is("identifier") || args[0].is("attribute")) || has_call(args[0])) return false;
+    if (args.size() != 1 || !(args[0].is(kind::identifier) || args[0].is(kind::attribute)) || has_call(args[0])) return false;
     branch.moves.push_back({a.field("left"), args[0]});
     return true;
   }
@@ -203,7 +206,7 @@ struct Matcher {
     if (!register_call(registration, out)) return std::nullopt;
     for (size_t i = 0; i + 1 < body.size(); ++i) {
       ir::Node s = body[i];
-      if (s.is("if_statement") && memo(s, out)) continue;
+      if (s.is(kind::if_statement) && memo(s, out)) continue;
       if (!why.empty()) return std::nullopt;
       if (move(s, out)) continue;
       fail(fmt::format("a branch has `{}` before registering the buffer; only a cache filled under "
@@ -238,13 +241,13 @@ std::string target_text(const Matcher& match, const Memo& memo) {
 
 }  // namespace
 
-std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleContext& ctx, const ir::Function& fn,
+std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis::FileContext& ctx, const ir::Function& fn,
                                                                  ir::Node if_statement) {
   const ir::Module& m = ctx.module;
   ir::Node else_block;
   bool elif = false;
   for (ir::Node alt : if_statement.children_by_field("alternative")) {
-    if (alt.is("elif_clause")) elif = true;
+    if (alt.is(kind::elif_clause)) elif = true;
     else else_block = alt.field("body");
   }
   ir::Node consequence = if_statement.field("consequence");
@@ -258,7 +261,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
                     "selects between two buffers"};
   }
   ir::Node cond = ir::unparenthesize(if_statement.field("condition"));
-  if (cond.is("boolean_operator") && m.text(cond.field("operator")) == "and" &&
+  if (cond.is(kind::boolean_operator) && m.text(cond.field("operator")) == "and" &&
       classify_truth(ctx, cond.field("left")).kind == TruthKind::Static) {
     return Declined{"a static conjunct before a buffer selection is not rewritten in this version"};
   }
@@ -301,7 +304,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
     for (Memo& memo : b.memos) {
       memo.local = fmt::format("_graphmend_m{}", memo_count++);
       for (ir::Node t : memo.targets) {
-        if (t.is("identifier") && later.contains(std::string(m.text(t)))) {
+        if (t.is(kind::identifier) && later.contains(std::string(m.text(t)))) {
           return Declined{fmt::format("`{}`, which the cache assignment also binds, is read after the `if`",
                                       m.text(t))};
         }
@@ -371,4 +374,4 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const RuleConte
   return fix;
 }
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

@@ -1,23 +1,15 @@
-// [Where] rewrite for GM101: an `if` on a one-element tensor whose branches only compute tensor
-// values becomes a torch.where selection under torch.compile; eager mode, and compiled code with
-// grad enabled, keep running the original statement. Doc: rules/GM101.md.
+// What both [Where] forms (the selection in rewrite/where.h, the buffer selection in
+// rewrite/where_buffer.h) share.
 #pragma once
 
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <variant>
 
-#include "graphmend/rules/site_helper.h"
+#include "graphmend/analysis/context.h"
 
-namespace graphmend::rules {
-
-// `names` names the site helpers of validation guards inside the branches, which become
-// graph-native checks predicated on their branch (see GM301).
-std::variant<source::Fix, Declined> plan_where(const RuleContext& ctx, ir::Node if_statement, SiteNamer& names);
-
-// Shared by the [Where] forms.
+namespace graphmend::rewrite {
 
 // The gate of every [Where] rewrite: the original statement runs in eager mode and, because the
 // selection's gradients are not proven identical, in compiled code with grad enabled.
@@ -25,7 +17,7 @@ inline constexpr std::string_view kWhereGate = "not _graphmend.compiling() or _g
 
 // Why a branch statement (or expression) cannot run unconditionally, or nullopt when it is pure
 // and cannot raise. Reasons start with "a branch ".
-std::optional<std::string> branch_effect(const RuleContext& ctx, ir::Node node);
+std::optional<std::string> branch_effect(const analysis::FileContext& ctx, ir::Node node);
 
 // The identifiers that occur in `fn` after `node` ends: the names whose values are used later.
 std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, ir::Node node);
@@ -33,7 +25,7 @@ std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, i
 // The tensor part of a condition as one boolean tensor expression: and/or/not of tensor atoms
 // become logical ops. Sets `uses_equal` when torch.equal was lowered; nullopt with `why` when the
 // condition has no tensor form.
-std::optional<std::string> lower_tensor_condition(const RuleContext& ctx, ir::Node condition, bool& uses_equal,
+std::optional<std::string> lower_tensor_condition(const analysis::FileContext& ctx, ir::Node condition, bool& uses_equal,
                                                   std::string& why);
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::rewrite

@@ -1,0 +1,130 @@
+// Node kinds of tree-sitter-python as named constants. A misspelt kind does not compile, and a
+// test compares the grammar's symbol ids instead of strings. Names that are C++ keywords carry a
+// trailing underscore (kind::true_, kind::in_).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace graphmend::syntax {
+
+// Every symbol of the grammar named `name` (a name can have several: aliases), resolved once.
+class Kind {
+ public:
+  explicit Kind(std::string_view name);
+  [[nodiscard]] bool matches(uint16_t symbol) const {
+    for (uint8_t i = 0; i < count_; ++i) {
+      if (symbols_[i] == symbol) return true;
+    }
+    return false;
+  }
+  [[nodiscard]] std::string_view name() const { return name_; }
+
+ private:
+  std::array<uint16_t, 6> symbols_{};
+  uint8_t count_ = 0;
+  std::string_view name_;
+};
+
+}  // namespace graphmend::syntax
+
+namespace graphmend::kind {
+
+inline const syntax::Kind aliased_import{"aliased_import"};
+inline const syntax::Kind argument_list{"argument_list"};
+inline const syntax::Kind as_pattern{"as_pattern"};
+inline const syntax::Kind as_pattern_target{"as_pattern_target"};
+inline const syntax::Kind assert_statement{"assert_statement"};
+inline const syntax::Kind assignment{"assignment"};
+inline const syntax::Kind attribute{"attribute"};
+inline const syntax::Kind augmented_assignment{"augmented_assignment"};
+inline const syntax::Kind await{"await"};
+inline const syntax::Kind binary_operator{"binary_operator"};
+inline const syntax::Kind block{"block"};
+inline const syntax::Kind boolean_operator{"boolean_operator"};
+inline const syntax::Kind call{"call"};
+inline const syntax::Kind case_clause{"case_clause"};
+inline const syntax::Kind case_pattern{"case_pattern"};
+inline const syntax::Kind class_definition{"class_definition"};
+inline const syntax::Kind comment{"comment"};
+inline const syntax::Kind concatenated_string{"concatenated_string"};
+inline const syntax::Kind conditional_expression{"conditional_expression"};
+inline const syntax::Kind decorated_definition{"decorated_definition"};
+inline const syntax::Kind decorator{"decorator"};
+inline const syntax::Kind default_parameter{"default_parameter"};
+inline const syntax::Kind dictionary{"dictionary"};
+inline const syntax::Kind dictionary_comprehension{"dictionary_comprehension"};
+inline const syntax::Kind dictionary_splat{"dictionary_splat"};
+inline const syntax::Kind dictionary_splat_pattern{"dictionary_splat_pattern"};
+inline const syntax::Kind dotted_name{"dotted_name"};
+inline const syntax::Kind elif_clause{"elif_clause"};
+inline const syntax::Kind else_clause{"else_clause"};
+inline const syntax::Kind except_clause{"except_clause"};
+inline const syntax::Kind except_group_clause{"except_group_clause"};
+inline const syntax::Kind expression_list{"expression_list"};
+inline const syntax::Kind expression_statement{"expression_statement"};
+inline const syntax::Kind false_{"false"};
+inline const syntax::Kind finally_clause{"finally_clause"};
+inline const syntax::Kind float_{"float"};
+inline const syntax::Kind for_in_clause{"for_in_clause"};
+inline const syntax::Kind for_statement{"for_statement"};
+inline const syntax::Kind format_expression{"format_expression"};
+inline const syntax::Kind format_specifier{"format_specifier"};
+inline const syntax::Kind function_definition{"function_definition"};
+inline const syntax::Kind future_import_statement{"future_import_statement"};
+inline const syntax::Kind generator_expression{"generator_expression"};
+inline const syntax::Kind generic_type{"generic_type"};
+inline const syntax::Kind global_statement{"global_statement"};
+inline const syntax::Kind identifier{"identifier"};
+inline const syntax::Kind if_clause{"if_clause"};
+inline const syntax::Kind if_statement{"if_statement"};
+inline const syntax::Kind import_from_statement{"import_from_statement"};
+inline const syntax::Kind import_prefix{"import_prefix"};
+inline const syntax::Kind import_statement{"import_statement"};
+inline const syntax::Kind in_{"in"};
+inline const syntax::Kind integer{"integer"};
+inline const syntax::Kind interpolation{"interpolation"};
+inline const syntax::Kind is_{"is"};
+inline const syntax::Kind keyword_argument{"keyword_argument"};
+inline const syntax::Kind keyword_pattern{"keyword_pattern"};
+inline const syntax::Kind keyword_separator{"keyword_separator"};
+inline const syntax::Kind lambda{"lambda"};
+inline const syntax::Kind list{"list"};
+inline const syntax::Kind list_comprehension{"list_comprehension"};
+inline const syntax::Kind list_pattern{"list_pattern"};
+inline const syntax::Kind list_splat{"list_splat"};
+inline const syntax::Kind list_splat_pattern{"list_splat_pattern"};
+inline const syntax::Kind module_{"module"};
+inline const syntax::Kind named_expression{"named_expression"};
+inline const syntax::Kind none{"none"};
+inline const syntax::Kind nonlocal_statement{"nonlocal_statement"};
+inline const syntax::Kind not_operator{"not_operator"};
+inline const syntax::Kind parenthesized_expression{"parenthesized_expression"};
+inline const syntax::Kind pattern_list{"pattern_list"};
+inline const syntax::Kind positional_separator{"positional_separator"};
+inline const syntax::Kind raise_statement{"raise_statement"};
+inline const syntax::Kind relative_import{"relative_import"};
+inline const syntax::Kind return_statement{"return_statement"};
+inline const syntax::Kind set{"set"};
+inline const syntax::Kind set_comprehension{"set_comprehension"};
+inline const syntax::Kind splat_pattern{"splat_pattern"};
+inline const syntax::Kind string{"string"};
+inline const syntax::Kind subscript{"subscript"};
+inline const syntax::Kind true_{"true"};
+inline const syntax::Kind try_statement{"try_statement"};
+inline const syntax::Kind tuple{"tuple"};
+inline const syntax::Kind tuple_pattern{"tuple_pattern"};
+inline const syntax::Kind type{"type"};
+inline const syntax::Kind type_conversion{"type_conversion"};
+inline const syntax::Kind type_parameter{"type_parameter"};
+inline const syntax::Kind typed_default_parameter{"typed_default_parameter"};
+inline const syntax::Kind typed_parameter{"typed_parameter"};
+inline const syntax::Kind unary_operator{"unary_operator"};
+inline const syntax::Kind while_statement{"while_statement"};
+inline const syntax::Kind with_clause{"with_clause"};
+inline const syntax::Kind with_item{"with_item"};
+inline const syntax::Kind with_statement{"with_statement"};
+inline const syntax::Kind yield{"yield"};
+
+}  // namespace graphmend::kind

@@ -1,0 +1,108 @@
+#include "graphmend/analysis/truth.h"
+
+namespace graphmend::analysis {
+
+namespace {
+
+// graphmend's own spelling: `_graphmend.compiling`, or graphmend 0.1's `_graphmend_compiling`.
+bool is_runtime_compiling(const ir::Module& module, ir::Node fn) {
+  const std::string_view text = module.text(fn);
+  return (fn.is(kind::attribute) && text == "_graphmend.compiling") ||
+         (fn.is(kind::identifier) && text == "_graphmend_compiling");
+}
+
+}  // namespace
+
+bool is_compiling_check(const ir::Module& module, ir::Node expr) {
+  expr = ir::unparenthesize(expr);
+  if (!expr.is(kind::call) || expr.field("arguments").named_child_count() != 0) return false;
+  ir::Node fn = expr.field("function");
+  if (is_runtime_compiling(module, fn)) return true;
+  auto q = module.qualified_name(fn);
+  if (!q) return false;
+  return *q == "torch.compiler.is_compiling" || *q == "torch.compiler.is_dynamo_compiling" ||
+         *q == "torch._dynamo.is_compiling" || *q == "torch._dynamo.external_utils.is_compiling" ||
+         *q == "torch._utils.is_compiling" || q->ends_with("is_torchdynamo_compiling");
+}
+
+std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
+  std::vector<source::TextRange> out;
+  for (int fi : ctx.compiled_functions()) {
+    walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (!n.is(kind::if_statement)) return true;
+      ir::Node cond = ir::unparenthesize(n.field("condition"));
+      // graphmend's [Where] gate, `not _graphmend.compiling() or <grad enabled>`: the original
+      // statement it keeps is already handled (its selection is in the else-branch).
+      if (cond.is(kind::boolean_operator) && ctx.module.text(cond.field("operator")) == "or") {
+        ir::Node left = ir::unparenthesize(cond.field("left"));
+        if (left.is(kind::not_operator) && is_compiling_check(ctx.module, left.field("argument")) &&
+            is_runtime_compiling(ctx.module, ir::unparenthesize(left.field("argument")).field("function"))) {
+          out.push_back(n.field("consequence").range());
+          return true;
+        }
+      }
+      const bool negated = cond.is(kind::not_operator);
+      if (negated) cond = cond.field("argument");
+      if (!is_compiling_check(ctx.module, cond)) return true;
+      if (negated) {
+        out.push_back(n.field("consequence").range());
+      } else {
+        for (ir::Node alt : n.children_by_field("alternative")) out.push_back(alt.range());
+      }
+      return true;
+    });
+  }
+  return out;
+}
+
+std::optional<std::string> callee_name(const ir::Module& module, ir::Node call) {
+  return module.qualified_name(call.field("function"));
+}
+
+Truth classify_truth(const FileContext& ctx, ir::Node condition) {
+  ir::Node e = ir::unparenthesize(condition);
+  if (e.is(kind::not_operator)) return classify_truth(ctx, e.field("argument"));
+  if (e.is(kind::boolean_operator)) {
+    // Operands are tested left to right; the first one needing tensor data is where it breaks.
+    for (ir::Node side : {e.field("left"), e.field("right")}) {
+      Truth t = classify_truth(ctx, side);
+      if (t.kind != TruthKind::Static) return t;
+    }
+    return {};
+  }
+  if (e.is(kind::call)) {
+    auto q = callee_name(ctx.module, e);
+    if (q && (*q == "torch.equal" || *q == "torch.allclose" || *q == "torch.is_nonzero")) {
+      return {TruthKind::DataOperator, e};
+    }
+  }
+  const analysis::ValueType t = ctx.types.type_of(ctx.module, e);
+  if (t.tensor_like()) return {TruthKind::TensorTruth, e};
+  if (t.kind == ValueKind::DataScalar) return {TruthKind::Extraction, e};
+  return {};
+}
+
+bool is_validation_guard(const ir::Module& module, ir::Node if_statement) {
+  (void)module;
+  if (!if_statement.is(kind::if_statement)) return false;
+  if (!if_statement.children_by_field("alternative").empty()) return false;
+  ir::Node body = if_statement.field("consequence");
+  std::vector<ir::Node> stmts;
+  for (ir::Node s : body.named_children()) {
+    if (!s.is(kind::comment)) stmts.push_back(s);
+  }
+  return stmts.size() == 1 && stmts[0].is(kind::raise_statement);
+}
+
+bool inside_branch_condition(ir::Node n) {
+  for (ir::Node child = n, p = n.parent(); p; child = p, p = p.parent()) {
+    if ((p.is(kind::if_statement) || p.is(kind::elif_clause) || p.is(kind::while_statement)) &&
+        child == p.field("condition")) {
+      return true;
+    }
+    if (p.is(kind::block) || p.is(kind::module_)) return false;
+  }
+  return false;
+}
+
+}  // namespace graphmend::analysis

@@ -1,0 +1,91 @@
+#include "graphmend/rewrite/where_parts.h"
+
+#include <fmt/format.h>
+
+#include "graphmend/analysis/effects.h"
+#include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/site.h"
+
+namespace graphmend::rewrite {
+
+using analysis::callee_name;
+using analysis::classify_truth;
+using analysis::Truth;
+using analysis::TruthKind;
+
+// A statement's effects that stop the rewrite (what may run unconditionally and be reordered is
+// pure, non-raising tensor code), with the reason.
+std::optional<std::string> branch_effect(const analysis::FileContext& ctx, ir::Node node) {
+  for (const analysis::Effect& e : analysis::effects_of(ctx.module, ctx.types, node)) {
+    switch (e.kind) {
+      case analysis::EffectKind::AttributeStore:
+        return fmt::format("a branch {}: the stored object's identity and aliasing cannot be kept by a "
+                           "selection",
+                           e.what);
+      case analysis::EffectKind::UnknownCall:
+        return fmt::format("a branch {}, which graphmend cannot prove pure and unable to raise", e.what);
+      case analysis::EffectKind::ControlTransfer:
+        return fmt::format("a branch transfers control ({})", e.what);
+      default:
+        return fmt::format("a branch {} ({})", e.what, analysis::effect_kind_name(e.kind));
+    }
+  }
+  return std::nullopt;
+}
+
+// The tensor part of a condition as one boolean tensor: and/or/not of tensor atoms become
+// logical ops (every atom is pure and cannot raise, so losing the short-circuit is invisible).
+std::optional<std::string> lower_tensor_condition(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal,
+                                                  std::string& why) {
+  const ir::Module& m = ctx.module;
+  e = ir::unparenthesize(e);
+  if (e.is(kind::not_operator)) {
+    auto inner = lower_tensor_condition(ctx, e.field("argument"), uses_equal, why);
+    if (!inner) return std::nullopt;
+    return fmt::format("_graphmend.torch.logical_not({})", *inner);
+  }
+  if (e.is(kind::boolean_operator)) {
+    auto l = lower_tensor_condition(ctx, e.field("left"), uses_equal, why);
+    if (!l) return std::nullopt;
+    auto r = lower_tensor_condition(ctx, e.field("right"), uses_equal, why);
+    if (!r) return std::nullopt;
+    const bool is_and = m.text(e.field("operator")) == "and";
+    return fmt::format("_graphmend.torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
+  }
+  const Truth t = classify_truth(ctx, e);
+  if (t.kind == TruthKind::Static) {
+    why = fmt::format("the condition mixes the Python value `{}` into its tensor part", snippet(m, e));
+    return std::nullopt;
+  }
+  if (auto bad = branch_effect(ctx, e)) {
+    why = "the condition " + bad->substr(9);  // "a branch " -> "the condition "
+    return std::nullopt;
+  }
+  if (t.kind == TruthKind::DataOperator) {
+    auto q = callee_name(m, e);
+    if (!q || *q != "torch.equal") {
+      why = fmt::format("`{}` has no tensor form here", snippet(m, e));
+      return std::nullopt;
+    }
+    uses_equal = true;
+    std::string text = copied(m, e);
+    const std::string_view fn = m.text(e.field("function"));
+    return "_graphmend.equal" + text.substr(fn.size());
+  }
+  if (t.kind != TruthKind::TensorTruth) {
+    why = fmt::format("`{}` is not a tensor graphmend can select on", snippet(m, e));
+    return std::nullopt;
+  }
+  return "(" + copied(m, e) + ")";
+}
+
+std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, ir::Node node) {
+  std::set<std::string> out;
+  analysis::walk_body(fn, [&](ir::Node n) {
+    if (n.start() >= node.end() && n.is(kind::identifier)) out.insert(std::string(m.text(n)));
+    return true;
+  });
+  return out;
+}
+
+}  // namespace graphmend::rewrite
