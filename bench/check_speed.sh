@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Speed and memory of `graphmend check` over the whole installed transformers package
-# (transformers==4.52.4, the paper's version) in bench/.venv. Prints the summary line, wall time
-# and peak RSS. Run on an otherwise idle machine; the VM's timings vary by up to 2x.
+# Speed, memory and patch footprint of graphmend against ruff, measured in one run on the same trees
+# (the installed transformers==4.52.4 and 10,000 generated modules): bench/speed.py. Creates
+# bench/.venv (torch pinned exactly so no CUDA build is downloaded, transformers==4.52.4,
+# ruff==0.17.6), builds graphmend, writes bench/results/speed.json and the speed section of
+# bench/RESULTS.md. Run on an otherwise idle machine: this VM's timings vary by up to 2x.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! bench/.venv/bin/python -c 'import transformers, sys; sys.exit(transformers.__version__ != "4.52.4")' 2>/dev/null; then
   python3 -m venv bench/.venv
-  # torch pinned exactly so transformers' requirement never pulls a CUDA build.
   bench/.venv/bin/pip install -q --disable-pip-version-check torch==2.13.0 transformers==4.52.4
 fi
+if [ "$(bench/.venv/bin/ruff --version 2>/dev/null)" != "ruff 0.17.6" ]; then
+  bench/.venv/bin/pip install -q --disable-pip-version-check ruff==0.17.6
+fi
 [ -x build/graphmend ] || scripts/build.sh >/dev/null
-TF=$(bench/.venv/bin/python -c 'import os, transformers; print(os.path.dirname(transformers.__file__))')
-echo "corpus: $TF ($(find "$TF" -name '*.py' | wc -l) files, $(find "$TF" -name '*.py' -print0 | xargs -0 cat | wc -l) lines)"
-/usr/bin/time -f "wall %e s, peak RSS %M KB" ./build/graphmend check --output-format concise "$TF" 2>&1 >/dev/null | tail -1
-./build/graphmend check --output-format concise "$TF" | tail -1 || true
+exec bench/.venv/bin/python bench/speed.py --ruff bench/.venv/bin/ruff "$@"

@@ -61,7 +61,8 @@ def patch_transformers(graphmend: str, work: pathlib.Path) -> dict:
         "fixes_applied": report["summary"]["fixes_applied"], "fixable_by_rule": dict(sorted(fixable.items())),
         "findings_before": before["summary"]["findings"], "findings_after": report["summary"]["findings"],
         "remaining_by_rule": dict(sorted(remaining.items())), "fix_seconds": round(seconds, 1),
-        "files_changed": sum(1 for _ in site.rglob("*.py") if "graphmend: generated helpers" in _.read_text(errors="ignore")),
+        "files_changed": sum(1 for f in report["files"] if f["written"]),
+        "runtime_files": [f["filename"] for f in report.get("runtime_files", []) if f["written"]],
     }
 
 

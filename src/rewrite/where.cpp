@@ -349,7 +349,8 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
         guard_names.push_back(gname);
         compiled.line(gname + " = " + g.condition_text);
         const std::string fires = g.negate ? fmt::format("_graphmend.torch.logical_not({})", gname) : gname;
-        const std::string site = names.next("raise", fn.name);
+        // Its own kind: [Trap]'s rule names `raise` helpers with a namer of its own in the same pass.
+        const std::string site = names.next("branch_raise", fn.name);
         checks.push_back(fmt::format("_graphmend.check({}, _graphmend.torch.logical_and({}, {}), False{})", site,
                                      active, fires, g.hole_args));
         guard_helpers.push_back(site_helper(site, g.params, g.raise_body));

@@ -24,7 +24,8 @@ struct Declined {
 };
 
 // Names site helpers `_graphmend_<kind>_<function>_<n>`, never reusing a name the module binds
-// or an earlier site took.
+// or an earlier site of this namer took. Each rule has its own namer in a pass, so each kind
+// belongs to one rule: print, log, warn ([Defer]), raise ([Trap]), branch_raise ([Where]).
 class SiteNamer {
  public:
   explicit SiteNamer(const ir::Module& module) : module_(module) {}

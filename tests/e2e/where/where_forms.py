@@ -214,10 +214,29 @@ class GuardInBranch(nn.Module):
         return y
 
 
+class GuardBesideBranch(nn.Module):
+    """A guard before the branch and another inside it: each failing input raises its own guard's
+    exception (their generated helpers once shared a name, and the inner check raised the outer
+    guard's message)."""
+
+    def forward(self, x: torch.Tensor):
+        if (x < -100).any():
+            raise ValueError("below -100")
+        if x.sum() > 0:
+            if (x > 10).any():
+                raise RuntimeError("above 10 in the positive branch")
+            y = x * 2
+        else:
+            y = x - 1
+        return y
+
+
 def guard_cases():
     """(module, [inputs]) taking each branch, passing and failing each guard, and guards that
     would fail if they ran in the branch not taken."""
     t = torch.tensor
     lim = t(5.0)
     return [(GuardInBranch(), [(t([1.0, 2.0]), lim), (t([1.0, 3.0]), lim), (t([-1.0, -2.0]), lim),
-                               (t([-1.0, -3.0]), lim), (t([4.0, -30.0]), t(50.0)), (t([-40.0, 1.0]), t(10.0))])]
+                               (t([-1.0, -3.0]), lim), (t([4.0, -30.0]), t(50.0)), (t([-40.0, 1.0]), t(10.0))]),
+            (GuardBesideBranch(), [(t([1.0, 2.0]),), (t([1.0, 20.0]),), (t([-200.0, 300.0]),), (t([-1.0, -2.0]),),
+                                   (t([-200.0, 1.0]),)])]

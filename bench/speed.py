@@ -1,0 +1,196 @@
+"""Speed, memory and patch footprint of graphmend against ruff, measured in one run on the same
+trees (issue goals: check no slower than ruff, peak RSS <= 150 MB, fix <= 1.5x check, <= 6 lines
+per applied fix, no new ruff finding in a patched file).
+
+    bash bench/check_speed.sh          # sets up bench/.venv, builds, runs this
+
+Trees: the installed transformers==4.52.4 package, and a generated tree of 10,000 small modules.
+Each tool runs in its own process under /usr/bin/time (wall seconds, peak RSS); the best of
+--repeat runs is kept. Writes bench/results/speed.json and the speed section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+BEGIN = "<!-- speed: begin (bench/speed.py writes this section) -->"
+END = "<!-- speed: end -->"
+
+
+def timed(cmd: list[str], cwd: pathlib.Path | None = None) -> tuple[float, int, str]:
+    """(wall seconds, peak RSS in MB, stdout) of one run."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
+        done = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name, *cmd], cwd=cwd,
+                              capture_output=True, text=True)
+        wall, kb = t.read().split()[-2:]
+    return float(wall), int(kb) // 1024, done.stdout
+
+
+def best(cmd: list[str], repeat: int, cwd: pathlib.Path | None = None) -> dict:
+    runs = [timed(cmd, cwd) for _ in range(repeat)]
+    wall = min(r[0] for r in runs)
+    rss = max(r[1] for r in runs)
+    return {"wall_s": wall, "peak_rss_mb": rss, "stdout": runs[-1][2]}
+
+
+def small_tree(root: pathlib.Path, count: int) -> None:
+    """`count` small modules in packages of 100, a third of them with a compiled forward."""
+    for i in range(count):
+        pkg = root / f"pkg{i // 100}"
+        pkg.mkdir(parents=True, exist_ok=True)
+        (pkg / "__init__.py").touch()
+        if i % 3 == 0:
+            text = ("import torch\n\n\nclass M%d(torch.nn.Module):\n    def forward(self, x):\n"
+                    "        print(\"step\", x.shape)\n        return x * 2\n" % i)
+        else:
+            text = "import os\n\n\ndef helper_%d(path):\n    return os.path.join(path, 'x')\n" % i
+        (pkg / f"mod{i}.py").write_text(text)
+
+
+def ruff_findings(ruff: str, files: list[pathlib.Path], root: pathlib.Path) -> dict[str, collections.Counter]:
+    out = subprocess.run([ruff, "check", "--no-cache", "--isolated", "--select", "E,F,W,I", "--output-format",
+                          "json", *map(str, files)], capture_output=True, text=True).stdout
+    per: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for d in json.loads(out or "[]"):
+        per[str(pathlib.Path(d["filename"]).relative_to(root))][d["code"]] += 1
+    return per
+
+
+def footprint(graphmend: str, ruff: str, source: pathlib.Path, work: pathlib.Path) -> dict:
+    """`fix --unsafe-fixes` over a copy of the package: lines, files, and ruff's new findings."""
+    original, patched = work / "original", work / "patched"
+    for target in (original, patched):
+        shutil.copytree(source, target / source.name)
+    run = best([graphmend, "fix", "--unsafe-fixes", "--output-format", "json", str(patched / source.name)], 1)
+    report = json.loads(run["stdout"])
+    diff = subprocess.run(["diff", "-rN", "-u", str(original), str(patched)], capture_output=True, text=True).stdout
+    added = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in diff.splitlines() if line.startswith("-") and not line.startswith("---"))
+    written_runtime = [pathlib.Path(f["filename"]) for f in report["runtime_files"] if f["written"]]
+    runtime_lines = sum(len(p.read_text().splitlines()) for p in written_runtime)
+    rel = [pathlib.Path(f["filename"]).relative_to(patched / source.name) for f in report["files"] if f["written"]]
+    before = ruff_findings(ruff, [original / source.name / r for r in rel], original / source.name)
+    after = ruff_findings(ruff, [patched / source.name / r for r in rel], patched / source.name)
+    new: collections.Counter = collections.Counter()
+    for f in set(before) | set(after):
+        for code in set(before[f]) | set(after[f]):
+            new[code] += max(0, after[f][code] - before[f][code])
+    fixes = report["summary"]["fixes_applied"]
+    return {
+        "fixes_applied": fixes,
+        "files_changed": len(rel),
+        "runtime_files": len(written_runtime),
+        "runtime_file_lines": runtime_lines,
+        "lines_added": added,
+        "lines_removed": removed,
+        "net_lines_per_fix_excluding_runtime_file": round((added - removed - runtime_lines) / max(fixes, 1), 2),
+        "added_lines_per_fix_excluding_runtime_file": round((added - runtime_lines) / max(fixes, 1), 2),
+        "new_ruff_findings_in_patched_files": dict(sorted(new.items())),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--graphmend", default=str(ROOT / "build" / "graphmend"))
+    parser.add_argument("--ruff", default=shutil.which("ruff") or "ruff")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--small-files", type=int, default=10_000)
+    args = parser.parse_args()
+    import transformers
+
+    tf = pathlib.Path(transformers.__file__).parent
+    jobs = str(os.cpu_count() or 1)
+    gm, ruff = args.graphmend, args.ruff
+    ruff_version = subprocess.run([ruff, "--version"], capture_output=True, text=True).stdout.strip()
+    out: dict = {"machine": f"{os.cpu_count()} CPUs", "ruff": ruff_version,
+                 "corpus": {"transformers": transformers.__version__,
+                            "files": sum(1 for _ in tf.rglob("*.py"))}}
+    with tempfile.TemporaryDirectory(prefix="gm-speed-") as tmp:
+        work = pathlib.Path(tmp)
+        corpus = work / "corpus"
+        shutil.copytree(tf, corpus / "transformers")
+        tree = corpus / "transformers"
+        out["check"] = best([gm, "check", "-j", jobs, "--output-format", "concise", "--no-summary", str(tree)],
+                            args.repeat)
+        out["ruff_check"] = best([ruff, "check", "--no-cache", "--isolated", "--select", "E,F,W", str(tree)],
+                                 args.repeat)
+        fix_copy = work / "fix"
+        shutil.copytree(tf, fix_copy / "transformers")
+        out["fix"] = best([gm, "fix", "-j", jobs, "--unsafe-fixes", "--no-summary", "--output-format", "concise",
+                           str(fix_copy / "transformers")], 1)
+        small = work / "small"
+        small_tree(small, args.small_files)
+        out["small_check"] = best([gm, "check", "-j", jobs, "--no-summary", "--output-format", "concise", str(small)],
+                                  args.repeat)
+        out["small_ruff_check"] = best([ruff, "check", "--no-cache", "--isolated", "--select", "E,F,W", str(small)],
+                                       args.repeat)
+        out["footprint"] = footprint(gm, ruff, tf, work / "footprint")
+    for key in ("check", "ruff_check", "fix", "small_check", "small_ruff_check"):
+        out[key].pop("stdout", None)
+    out["ratios"] = {
+        "check_vs_ruff_time": round(out["check"]["wall_s"] / out["ruff_check"]["wall_s"], 2),
+        "fix_vs_check_time": round(out["fix"]["wall_s"] / out["check"]["wall_s"], 2),
+        "small_check_vs_ruff_time": round(out["small_check"]["wall_s"] / out["small_ruff_check"]["wall_s"], 2),
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "speed.json").write_text(json.dumps(out, indent=2) + "\n")
+    write_section(out)
+    print(json.dumps(out, indent=2))
+
+
+def write_section(r: dict) -> None:
+    fp = r["footprint"]
+    lines = [
+        BEGIN,
+        "## Speed, memory and patch footprint (against ruff, one run)",
+        "",
+        f"`bash bench/check_speed.sh` ({r['machine']}; {r['ruff']}; transformers {r['corpus']['transformers']}, "
+        f"{r['corpus']['files']} files; best of the runs, peak RSS the largest). Goals from the engine issue in "
+        "brackets.",
+        "",
+        "| measure | graphmend | ruff `check --select E,F,W` | ratio |",
+        "|---|---|---|---|",
+        f"| check, transformers: wall | {r['check']['wall_s']} s | {r['ruff_check']['wall_s']} s | "
+        f"{r['ratios']['check_vs_ruff_time']}x [<= 1] |",
+        f"| check, transformers: peak RSS | {r['check']['peak_rss_mb']} MB [<= 150] | "
+        f"{r['ruff_check']['peak_rss_mb']} MB | |",
+        f"| check, 10,000 small files: wall | {r['small_check']['wall_s']} s | {r['small_ruff_check']['wall_s']} s | "
+        f"{r['ratios']['small_check_vs_ruff_time']}x |",
+        f"| check, 10,000 small files: peak RSS | {r['small_check']['peak_rss_mb']} MB [<= 150] | "
+        f"{r['small_ruff_check']['peak_rss_mb']} MB | |",
+        f"| fix --unsafe-fixes, transformers: wall | {r['fix']['wall_s']} s ({r['ratios']['fix_vs_check_time']}x "
+        f"check [<= 1.5]) | | |",
+        f"| fix --unsafe-fixes, transformers: peak RSS | {r['fix']['peak_rss_mb']} MB | | |",
+        "",
+        f"Patch footprint of `fix --unsafe-fixes` over transformers: {fp['fixes_applied']} fixes in "
+        f"{fp['files_changed']} files and {fp['runtime_files']} runtime file ({fp['runtime_file_lines']} lines); "
+        f"+{fp['lines_added']} / -{fp['lines_removed']} lines, so "
+        f"{fp['net_lines_per_fix_excluding_runtime_file']} net lines per fix beyond the runtime file [<= 6] "
+        f"(the original statement moves one level in: those lines count once as removed and once as added). "
+        f"New ruff findings (E,F,W,I, default settings) in patched files, by code: "
+        f"{fp['new_ruff_findings_in_patched_files'] or 'none'}.",
+        END,
+    ]
+    results = ROOT / "bench" / "RESULTS.md"
+    text = results.read_text() if results.exists() else ""
+    section = "\n".join(lines)
+    if BEGIN in text and END in text:
+        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: section, text, flags=re.S)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    results.write_text(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
