@@ -24,7 +24,6 @@ const std::map<std::string, std::string, std::less<>> kLegacyAliases = {
     {"_graphmend_unmoved", "unmoved"},         {"_graphmend_torch", "torch"}};
 
 constexpr std::string_view kRuntimeName = "_graphmend";
-constexpr std::string_view kLegacySiteDecorator = "@_graphmend_site";
 
 uint32_t next_line_start(std::string_view text, uint32_t offset) {
   const size_t nl = text.find_first_of("\r\n", offset);
@@ -43,20 +42,6 @@ bool previous_line_blank(std::string_view text, size_t line_start) {
   size_t p = line_start - 1;  // the previous line's line break
   if (text[p] == '\n' && p > 0 && text[p - 1] == '\r') --p;
   return p == 0 || text[p - 1] == '\n' || text[p - 1] == '\r';
-}
-
-std::string normalized_newlines(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\r') {
-      if (i + 1 < s.size() && s[i + 1] == '\n') continue;
-      out += '\n';
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
 }
 
 // The lines a block occupies, with the blank line that separates it from the code around it.
@@ -90,43 +75,6 @@ uint32_t block_anchor(std::string_view text, const syntax::Tree& tree, std::opti
     if (docstring || contains_import(child)) anchor = next_line_start(text, child.end());
   }
   return anchor;
-}
-
-// The site helpers a block defines, by name, each as top-level Python with '\n' newlines and a
-// final newline. graphmend 0.1's blocks also held the runtime; only its decorated sites count.
-std::vector<source::Helper> helpers_in_block(std::string_view block, bool legacy) {
-  std::vector<source::Helper> out;
-  const std::string text = normalized_newlines(block);
-  size_t pos = 0;
-  source::Helper* current = nullptr;
-  bool decorated = false;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    eol = eol == std::string::npos ? text.size() : eol + 1;
-    const std::string_view line = std::string_view(text).substr(pos, eol - pos);
-    pos = eol;
-    const bool top_level = !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '\n';
-    if (top_level) {
-      current = nullptr;
-      if (line.starts_with(kLegacySiteDecorator)) {
-        decorated = true;
-        continue;
-      }
-      const bool is_site = legacy ? decorated : true;
-      decorated = false;
-      if (is_site && line.starts_with("def _graphmend_")) {
-        const size_t paren = line.find('(');
-        out.push_back({std::string(line.substr(4, paren - 4)), std::string(line)});
-        current = &out.back();
-      }
-      continue;
-    }
-    if (current) current->code += line;
-  }
-  for (source::Helper& h : out) {
-    while (h.code.ends_with("\n\n")) h.code.pop_back();
-  }
-  return out;
 }
 
 struct Uses {
@@ -169,7 +117,7 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, const syn
     helpers.push_back(h);
   };
   if (block) {
-    for (const source::Helper& h : helpers_in_block(text.substr(range->start, range->length()), block->legacy)) keep(h);
+    for (const source::Helper& h : source::generated_helpers(text.substr(range->start, range->length()), block->legacy)) keep(h);
   }
   for (const source::Helper* h : new_helpers) keep(*h);
 

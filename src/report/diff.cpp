@@ -30,6 +30,11 @@ std::string unified_diff(std::string_view before, std::string_view after, std::s
   if (before == after) return {};
   std::vector<std::string> a = split_lines(before);
   std::vector<std::string> b = split_lines(after);
+  if (before.empty()) {  // a new file, as git and patch expect it
+    std::string out = fmt::format("--- /dev/null\n+++ b/{}\n@@ -0,0 +1,{} @@\n", path, b.size());
+    for (const std::string& line : b) out += "+" + line + "\n";
+    return out;
+  }
   dtl::Diff<std::string, std::vector<std::string>> diff(a, b);
   diff.onHuge();
   diff.compose();

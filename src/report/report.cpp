@@ -216,11 +216,12 @@ void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream
     if (g.write_error) err << fmt::format("error: {}: cannot write the graphmend runtime: {}\n", g.display, *g.write_error);
   }
   if (options.diff) {
-    for (const driver::GeneratedFile& g : run.runtime_files) {
-      if (!g.write_error) out << unified_diff(g.before.value_or(""), g.after, g.display);
-    }
     for (const driver::FileReport& f : run.files) {
       if (f.changed()) out << unified_diff(f.original->text, f.text, f.display);
+    }
+    // The package's runtime file last: the user's own code comes first in a review.
+    for (const driver::GeneratedFile& g : run.runtime_files) {
+      if (!g.write_error) out << unified_diff(g.before.value_or(""), g.after, g.display);
     }
   }
   if (options.format == Format::Json) {

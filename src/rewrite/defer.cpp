@@ -132,6 +132,10 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   }
 
   SiteRenderer renderer(ctx);
+  // Print and log helpers are shared by every site of one shape, their messages carried from the
+  // call. A warning keeps a helper per site: the warnings registry keys on the line it warns from.
+  const bool shared = kind != DeferredCall::WarningsWarn;
+  if (shared) renderer.carry_string_literals();
   std::vector<const Argument*> kept;  // rendered into the helper's call, in order
   for (const Argument& a : args) {
     const std::string& kw = a.keyword;
@@ -189,10 +193,11 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   // 4. The site helper, and the statement wrapped to call it under torch.compile.
   const int fi = m.function_of(call);
   const std::string function = fi >= 0 ? m.functions[static_cast<size_t>(fi)].name : "module";
-  const std::string site = names.next(kind_tag(kind), function);
   std::vector<std::string> finished;
   for (const std::string& r : rendered) finished.push_back(renderer.finish(r));
   const std::string site_call = helper_call(callee, finished);
+  const std::string site = shared ? names.shared(kind_tag(kind), site_signature(renderer.params(), site_call))
+                                  : names.next(kind_tag(kind), function);
 
   Fix fix;
   fix.title = kind == DeferredCall::Print          ? "run the print inside the compiled graph (eager path unchanged)"

@@ -70,6 +70,18 @@ bool is_plain_string(ir::Node n) {
   return true;
 }
 
+bool is_text_string(const ir::Module& m, ir::Node n) {
+  if (n.is(kind::concatenated_string)) {
+    for (ir::Node part : n.named_children()) {
+      if (!is_text_string(m, part)) return false;
+    }
+    return true;
+  }
+  const std::string_view text = m.text(n);
+  const size_t quote = text.find_first_of("\"'");
+  return quote != std::string_view::npos && text.substr(0, quote).find_first_of("bB") == std::string_view::npos;
+}
+
 bool is_literal(ir::Node n) {
   n = ir::unparenthesize(n);
   if (n.is(kind::integer) || n.is(kind::float_) || n.is(kind::true_) || n.is(kind::false_) || n.is(kind::none)) return true;
@@ -114,8 +126,30 @@ std::string SiteNamer::next(std::string_view kind, std::string_view function) {
   }
 }
 
+std::string SiteNamer::shared(std::string_view kind, const std::string& signature) {
+  if (!block_read_) {
+    block_read_ = true;
+    if (auto block = source::find_generated_block(module_.text())) {
+      const std::string_view text = module_.text().substr(block->range.start, block->range.length());
+      for (const source::Helper& h : source::generated_helpers(text, block->legacy)) {
+        const std::string prefix = "def " + h.name;
+        if (h.code.starts_with(prefix)) by_signature_.emplace(h.code.substr(prefix.size()), h.name);
+      }
+    }
+  }
+  if (auto it = by_signature_.find(signature); it != by_signature_.end()) return it->second;
+  for (int n = 0;; ++n) {
+    std::string name = fmt::format("_graphmend_{}_{}", kind, n);
+    if (taken_.contains(name) || module_.scopes[0].symbols.contains(name)) continue;
+    taken_.insert(name);
+    by_signature_.emplace(signature, name);
+    return name;
+  }
+}
+
 std::optional<std::string> SiteRenderer::render(ir::Node value) {
   value = ir::unparenthesize(value);
+  if (carry_strings_ && is_plain_string(value) && is_text_string(m_, value)) return hole(value);
   if (is_literal(value)) return normalized(m_.text(value));
   if (value.is(kind::string) || value.is(kind::concatenated_string)) return render_fstring(value);
   if (kUncarriable.contains(value.type())) {
@@ -497,7 +531,11 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
 }
 
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
-  return {name, fmt::format("def {}({}):\n    {}\n", name, params, body)};
+  return {name, "def " + name + site_signature(params, body)};
+}
+
+std::string site_signature(const std::string& params, const std::string& body) {
+  return fmt::format("({}):\n    {}\n", params, body);
 }
 
 }  // namespace graphmend::rewrite

@@ -23,12 +23,63 @@ std::optional<TextRange> find_between(std::string_view text, std::string_view be
   return TextRange{static_cast<uint32_t>(begin), static_cast<uint32_t>(end + end_marker.size())};
 }
 
+constexpr std::string_view kLegacySiteDecorator = "@_graphmend_site";
+
+std::string normalized_newlines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\r') {
+      if (i + 1 < s.size() && s[i + 1] == '\n') continue;
+      out += '\n';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<GeneratedBlock> find_generated_block(std::string_view text) {
   if (auto r = find_between(text, kGeneratedBegin, kGeneratedEnd)) return GeneratedBlock{*r, false};
   if (auto r = find_between(text, kLegacyGeneratedBegin, kLegacyGeneratedEnd)) return GeneratedBlock{*r, true};
   return std::nullopt;
+}
+
+std::vector<Helper> generated_helpers(std::string_view block, bool legacy) {
+  std::vector<Helper> out;
+  const std::string text = normalized_newlines(block);
+  size_t pos = 0;
+  Helper* current = nullptr;
+  bool decorated = false;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    eol = eol == std::string::npos ? text.size() : eol + 1;
+    const std::string_view line = std::string_view(text).substr(pos, eol - pos);
+    pos = eol;
+    const bool top_level = !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '\n';
+    if (top_level) {
+      current = nullptr;
+      if (line.starts_with(kLegacySiteDecorator)) {
+        decorated = true;
+        continue;
+      }
+      const bool is_site = legacy ? decorated : true;
+      decorated = false;
+      if (is_site && line.starts_with("def _graphmend_")) {
+        const size_t paren = line.find('(');
+        out.push_back({std::string(line.substr(4, paren - 4)), std::string(line)});
+        current = &out.back();
+      }
+      continue;
+    }
+    if (current) current->code += line;
+  }
+  for (Helper& h : out) {
+    while (h.code.ends_with("\n\n")) h.code.pop_back();
+  }
+  return out;
 }
 
 }  // namespace graphmend::source

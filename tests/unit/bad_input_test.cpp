@@ -79,7 +79,7 @@ TEST(BadInput, CrlfBomAndTabsAreAnalysedAndKept) {
   }
   EXPECT_TRUE(fixed.ends_with(
       "\r\n@torch.compile\r\ndef f(x):\r\n\ty = x + 1\r\n\tif not _graphmend.compiling():\r\n\t\tprint('hi')\r\n"
-      "\telse:\r\n\t\t_graphmend.defer(_graphmend_print_f_0)\r\n\treturn y\r\n"))
+      "\telse:\r\n\t\t_graphmend.defer(_graphmend_print_0, 'hi')\r\n\treturn y\r\n"))
       << fixed;
 }
 

@@ -5,6 +5,7 @@
 // if/else wrapper, and the runtime helpers of the module's generated block.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,10 +31,16 @@ class SiteNamer {
  public:
   explicit SiteNamer(const ir::Module& module) : module_(module) {}
   std::string next(std::string_view kind, std::string_view function);
+  // A helper shared by every site whose helper would read `def <name>` + `signature`
+  // ("(params):\n    body\n"): the block's own helper with that text, one named earlier in
+  // this pass, or a new `_graphmend_<kind>_<n>`.
+  std::string shared(std::string_view kind, const std::string& signature);
 
  private:
   const ir::Module& module_;
   std::set<std::string> taken_;
+  std::map<std::string, std::string> by_signature_;  // this pass's and the block's shared helpers
+  bool block_read_ = false;
 };
 
 // Renders expressions for a site helper: literals, f-string text and names the helper can
@@ -46,6 +53,10 @@ class SiteRenderer {
   // The helper's text for `value`, holes marked by placeholders; nullopt when it cannot be
   // carried (see declined()).
   std::optional<std::string> render(ir::Node value);
+
+  // Makes plain string literals holes too (carried as constants), so that helpers depend only
+  // on a call's shape and can be shared.
+  void carry_string_literals() { carry_strings_ = true; }
 
   // A name the helper evaluates with the same result: a builtin warning or exception class, a
   // module-level class or import, sys.stdout / sys.stderr, a logging level.
@@ -72,11 +83,14 @@ class SiteRenderer {
   std::vector<ir::Node> holes_;
   std::optional<std::string> declined_;
   std::string prefix_ = "a";
+  bool carry_strings_ = false;
 };
 
 // A string literal (or implicit concatenation) with no f-string replacement fields.
 bool is_plain_string(ir::Node n);
 bool is_literal(ir::Node n);
+// A string literal of text (str), not bytes.
+bool is_text_string(const ir::Module& m, ir::Node n);
 // The module-level symbol a name refers to at `use`, or null.
 const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use);
 bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_list<ir::BindingKind> kinds);
@@ -124,5 +138,7 @@ std::string reindented(const ir::Module& m, ir::Node node, int levels);
 // A site helper, a top-level function of the patched module: `def name(params): body`. The
 // in-graph ops call it back by name (runtime/_graphmend_runtime.py).
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body);
+// What follows `def <name>` in that helper: "(params):\n    body\n".
+std::string site_signature(const std::string& params, const std::string& body);
 
 }  // namespace graphmend::rewrite

@@ -4,6 +4,9 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
+
+#include "graphmend/source/edit.h"
 
 #include "graphmend/source/text.h"
 
@@ -27,5 +30,10 @@ struct GeneratedBlock {
 
 // The module's generated block, if it has one (each marker starts a line).
 std::optional<GeneratedBlock> find_generated_block(std::string_view text);
+
+// The site helpers a block's text defines, by name, each as top-level Python with '\n' newlines
+// ending in one newline. graphmend 0.1's blocks (`legacy`) also held the runtime; only their
+// `@_graphmend_site` functions count, without the decorator.
+std::vector<Helper> generated_helpers(std::string_view block, bool legacy);
 
 }  // namespace graphmend::source
