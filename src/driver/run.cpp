@@ -27,11 +27,22 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Runs body(i, worker) for i in [0, count) on `jobs` threads. An exception (bad_alloc in a huge
+// file, say) is that file's failure, recorded in `failures[i]`, never the process's end.
 template <typename F>
-void parallel_for(size_t count, unsigned jobs, F&& body) {
+void parallel_for(size_t count, unsigned jobs, std::vector<std::string>& failures, F&& body) {
+  const auto guarded = [&](size_t i, unsigned w) {
+    try {
+      body(i, w);
+    } catch (const std::exception& e) {
+      failures[i] = e.what();
+    } catch (...) {
+      failures[i] = "unknown exception";
+    }
+  };
   const unsigned workers = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(count)));
   if (workers <= 1) {
-    for (size_t i = 0; i < count; ++i) body(i, 0u);
+    for (size_t i = 0; i < count; ++i) guarded(i, 0u);
     return;
   }
   std::atomic<size_t> next{0};
@@ -39,7 +50,7 @@ void parallel_for(size_t count, unsigned jobs, F&& body) {
   threads.reserve(workers);
   for (unsigned w = 0; w < workers; ++w) {
     threads.emplace_back([&, w] {
-      for (size_t i = next++; i < count; i = next++) body(i, w);
+      for (size_t i = next++; i < count; i = next++) guarded(i, w);
     });
   }
   for (auto& t : threads) t.join();
@@ -75,6 +86,15 @@ void parse_unit(Unit& u, syntax::Parser& parser) {
     } else {
       d.message = "syntax error; the file is not analysed or modified";
     }
+    u.syntax_error = std::move(d);
+    return;
+  }
+  if (const uint32_t depth = syntax::nesting_depth(tree->root(), rules::kMaxNesting); depth > rules::kMaxNesting) {
+    rules::Diagnostic d;
+    d.code = rules::kTooDeepInfo.code;
+    d.message = fmt::format("the file nests more than {} levels deep (a very long `and`/`or` chain, or deeply nested "
+                            "expressions); graphmend does not analyse or modify it",
+                            rules::kMaxNesting);
     u.syntax_error = std::move(d);
     return;
   }
@@ -221,7 +241,20 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   std::vector<Unit> units(discovery.files.size());
   std::vector<FileReport> files(discovery.files.size());
   std::vector<syntax::Parser> parsers(jobs);
-  parallel_for(units.size(), jobs, [&](size_t i, unsigned w) {
+  // A file whose processing threw is skipped from then on, once no worker can still reach it.
+  std::vector<std::string> failures(units.size());
+  const auto drop_failed = [&] {
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (failures[i].empty()) continue;
+      files[i].error = source::ReadError{
+          source::ReadErrorKind::Io,
+          fmt::format("internal error ({}); the file was skipped and not modified (please report it)", failures[i])};
+      units[i].module.reset();
+      units[i].current.reset();
+      failures[i].clear();
+    }
+  };
+  parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
     Unit& u = units[i];
     u.input = discovery.files[i];
     u.link = fix::runtime_link_for(u.input.path, u.input.module_name);
@@ -237,6 +270,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     fr.original = u.current;
     parse_unit(u, parsers[w]);
   });
+  drop_failed();
 
   std::vector<std::vector<rules::Diagnostic>> diags(units.size());
   std::vector<bool> dirty(units.size(), true);
@@ -251,17 +285,21 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     report.compiled_functions = regions.size();
     std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
     for (unsigned w = 0; w < jobs; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project));
-    parallel_for(units.size(), jobs, [&](size_t i, unsigned w) {
+    parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
       if (!dirty[i] || !units[i].current) return;
       diags[i] = check_unit(units[i], project, regions, *oracles[w], options);
     });
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (!failures[i].empty()) diags[i].clear();
+    }
+    drop_failed();
     if ((!options.fix && !options.diff) || analysis_only) break;
 
     // Apply every applicable fix; re-parse; revert a file whose fix breaks its syntax.
     const source::Applicability required =
         options.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
     std::vector<bool> changed(units.size(), false);
-    parallel_for(units.size(), jobs, [&](size_t i, unsigned w) {
+    parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
       overlapped[i] = 0;
       if (!dirty[i] || !units[i].module) return;
       std::vector<const source::Fix*> fixes;
@@ -292,6 +330,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       units[i] = std::move(candidate);
       changed[i] = true;
     });
+    drop_failed();
     const bool any = std::find(changed.begin(), changed.end(), true) != changed.end();
     if (!any) break;
     if (iteration + 1 >= options.max_fix_iterations) {

@@ -14,6 +14,7 @@ using nlohmann::ordered_json;
 
 std::string_view rule_name(std::string_view code) {
   if (code == rules::kSyntaxErrorInfo.code) return rules::kSyntaxErrorInfo.name;
+  if (code == rules::kTooDeepInfo.code) return rules::kTooDeepInfo.name;
   const rules::Rule* r = rules::find_rule(code);
   return r ? r->info().name : std::string_view();
 }

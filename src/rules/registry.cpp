@@ -20,6 +20,10 @@ namespace graphmend::rules {
 const RuleInfo kSyntaxErrorInfo{"GM901", "syntax-error", "the file does not parse; it is reported and never modified",
                                 "", RuleFamily::Meta, FixAvailability::None};
 
+const RuleInfo kTooDeepInfo{"GM902", "too-deeply-nested",
+                            "the file nests deeper than graphmend analyses; it is reported and never modified", "",
+                            RuleFamily::Meta, FixAvailability::None};
+
 std::span<const Rule* const> all_rules() {
   static const TensorBranchRule tensor_branch;
   static const TensorTruthinessRule tensor_truthiness;

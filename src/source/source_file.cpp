@@ -1,11 +1,12 @@
 #include "graphmend/source/source_file.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <sys/stat.h>
 
 namespace graphmend::source {
@@ -13,18 +14,36 @@ namespace {
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
+// The encoding a PEP 263 declaration names on `line`: `^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`,
+// matched by a linear scan (std::regex recurses per character and overflows the stack on a long
+// comment line).
+std::optional<std::string> coding_of(std::string_view line) {
+  const size_t first = line.find_first_not_of(" \t\f");
+  if (first == std::string_view::npos || line[first] != '#') return std::nullopt;
+  const auto is_name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  };
+  for (size_t at = line.find("coding", first); at != std::string_view::npos; at = line.find("coding", at + 1)) {
+    size_t i = at + 6;
+    if (i >= line.size() || (line[i] != ':' && line[i] != '=')) continue;
+    ++i;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const size_t start = i;
+    while (i < line.size() && is_name_char(line[i])) ++i;
+    if (i > start) return std::string(line.substr(start, i - start));
+  }
+  return std::nullopt;
+}
+
 // PEP 263: a coding declaration on one of the first two lines.
 std::optional<std::string> declared_encoding(std::string_view text) {
-  static const std::regex kCoding(R"(^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+))");
   size_t pos = 0;
   for (int line = 0; line < 2 && pos <= text.size(); ++line) {
     size_t end = text.find_first_of("\r\n", pos);
     if (end == std::string_view::npos) end = text.size();
-    std::string l(text.substr(pos, end - pos));
-    std::smatch m;
-    if (std::regex_search(l, m, kCoding)) {
-      std::string enc = m[1].str();
-      for (auto& c : enc) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string_view l = text.substr(pos, end - pos);
+    if (std::optional<std::string> enc = coding_of(l)) {
+      for (auto& c : *enc) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       return enc;
     }
     // Only a comment or blank first line allows a declaration on the second.

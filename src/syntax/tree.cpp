@@ -1,5 +1,6 @@
 #include "graphmend/syntax/tree.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -101,6 +102,33 @@ std::vector<Node> Node::named_children() const {
   }
   ts_tree_cursor_delete(&cursor);
   return out;
+}
+
+uint32_t nesting_depth(Node root, uint32_t stop_above) {
+  if (root.is_null()) return 0;
+  TSTreeCursor cursor = ts_tree_cursor_new(ts(root));
+  uint32_t depth = 1;
+  uint32_t deepest = 1;
+  for (;;) {
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > stop_above) break;
+      continue;
+    }
+    bool moved = false;
+    while (!moved) {
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        moved = true;
+      } else if (ts_tree_cursor_goto_parent(&cursor)) {
+        --depth;
+      } else {
+        ts_tree_cursor_delete(&cursor);
+        return deepest;
+      }
+    }
+  }
+  ts_tree_cursor_delete(&cursor);
+  return deepest;
 }
 
 void walk_named(Node root, const std::function<bool(Node)>& visit) {

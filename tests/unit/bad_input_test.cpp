@@ -215,3 +215,53 @@ TEST(Cli, SelectTakesOneValueBeforeThePaths) {
 
 }  // namespace
 }  // namespace graphmend::testing
+
+namespace graphmend::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string compiled_condition(const std::string& condition) {
+  return "import torch\n\n\n@torch.compile\ndef g(x):\n    if " + condition + ":\n        print('hi', x)\n    return x\n";
+}
+
+std::string repeated(const std::string& piece, const std::string& separator, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += (i ? separator : "") + piece;
+  return out;
+}
+
+TEST(BadInput, DeepNestingIsReportedNotACrash) {
+  // These used to overflow the stack (SIGSEGV) and end the whole run.
+  TempDir dir;
+  const std::string long_and = compiled_condition(repeated("(x > 0).any()", " and ", 50000));
+  std::string nots;
+  for (int i = 0; i < 40000; ++i) nots += "not ";
+  const std::string deep_not = compiled_condition(nots + "(x > 0).any()");
+  std::string lambdas = "f = ";
+  for (int i = 0; i < 20000; ++i) lambdas += "lambda: ";
+  const fs::path a = dir.write("long_and.py", long_and);
+  const fs::path b = dir.write("deep_not.py", deep_not);
+  const fs::path c = dir.write("lambdas.py", "import torch\n" + lambdas + "1\n");
+  const fs::path ok = dir.write("ok.py", std::string(kBreaking));
+  auto r = gm("fix --output-format concise " + quoted(dir.path));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  for (const char* name : {"long_and.py:1:1: GM902", "deep_not.py:1:1: GM902", "lambdas.py:1:1: GM902"}) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name << "\n" << r.out.substr(0, 2000);
+  }
+  EXPECT_EQ(read_bytes(a), long_and);
+  EXPECT_EQ(read_bytes(b), deep_not);
+  EXPECT_NE(read_bytes(ok), kBreaking) << "the other files are still fixed";
+}
+
+TEST(BadInput, NestingBelowTheLimitIsAnalysed) {
+  TempDir dir;
+  const fs::path p = dir.write("chain.py", compiled_condition(repeated("(x > 0).any()", " and ", 2000)));
+  auto r = gm("check --output-format concise " + quoted(p));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("chain.py:6:8: GM101"), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("chain.py:7:9: GM201"), std::string::npos) << r.out.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace graphmend::testing

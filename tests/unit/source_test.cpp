@@ -40,6 +40,33 @@ TEST(Decode, AsciiFileWithLatin1DeclarationIsAccepted) {
   EXPECT_TRUE(std::holds_alternative<SourceFile>(r));
 }
 
+// The declaration PEP 263 reads, when the file is not pure ASCII (else the error names it).
+std::string declared_by(const std::string& text) {
+  auto r = decode_source(text + "name = 'caf\xe9'\n", "f.py", "f.py");
+  const auto* err = std::get_if<ReadError>(&r);
+  if (!err || err->kind != ReadErrorKind::UnsupportedEncoding) return "";
+  const size_t open = err->message.find('\'');
+  return err->message.substr(open + 1, err->message.find('\'', open + 1) - open - 1);
+}
+
+TEST(Decode, CodingDeclarationForms) {
+  EXPECT_EQ(declared_by("# -*- coding: Latin-1 -*-\n"), "latin-1");
+  EXPECT_EQ(declared_by("#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\n"), "cp1252");
+  EXPECT_EQ(declared_by("\t# coding=iso8859_15\n"), "iso8859_15");
+  EXPECT_EQ(declared_by("# the coding is: latin-1\n"), "") << "`coding` must be followed by : or =";
+  EXPECT_EQ(declared_by("# coding: \n"), "") << "an empty name declares nothing";
+  EXPECT_EQ(declared_by("x = 1  # coding: latin-1\n"), "") << "only a comment line declares";
+  EXPECT_EQ(declared_by("import os\n# coding: latin-1\n"), "") << "the second line only after a comment";
+  EXPECT_EQ(declared_by("#\n#\n# coding: latin-1\n"), "") << "only the first two lines";
+}
+
+TEST(Decode, VeryLongFirstCommentLineIsFine) {
+  // std::regex overflowed the stack here (a 50,000-character first line).
+  const std::string text = "#" + std::string(200000, 'c') + " coding\nx = 1\n";
+  auto r = decode_source(text, "f.py", "f.py");
+  EXPECT_TRUE(std::holds_alternative<SourceFile>(r));
+}
+
 TEST(Indentation, TabsAndSpaces) {
   const std::string text = "def f():\n\tif x:\n\t    y = 1\n";
   EXPECT_EQ(indentation_at(text, static_cast<uint32_t>(text.find("y ="))), "\t    ");

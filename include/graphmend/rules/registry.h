@@ -13,5 +13,10 @@ const Rule* find_rule(std::string_view code_or_name);
 
 // Meta diagnostics the pipeline emits itself (not rules that walk the IR).
 extern const RuleInfo kSyntaxErrorInfo;  // GM901
+extern const RuleInfo kTooDeepInfo;      // GM902
+
+// Deeper syntax trees are reported as GM902 and not analysed: every recursive analysis stays
+// well inside a thread's stack (release builds first overflowed past 10,000 levels).
+inline constexpr uint32_t kMaxNesting = 3000;
 
 }  // namespace graphmend::rules

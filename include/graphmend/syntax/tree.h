@@ -106,6 +106,10 @@ const TSLanguage* python_language();
 // The first ERROR or MISSING node in document order, if any.
 Node first_error(Node root);
 
+// How deep the tree nests below `root` (root = 1), counting stops once past `stop_above`.
+// Iterative: safe on any input.
+uint32_t nesting_depth(Node root, uint32_t stop_above);
+
 // Pre-order walk over named nodes; `visit` returns false to skip a node's children.
 void walk_named(Node root, const std::function<bool(Node)>& visit);
 
