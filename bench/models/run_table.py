@@ -137,7 +137,8 @@ def write_results(rows: list[dict], fix: dict, args, elapsed: float):
     env = {"python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__,
            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "timing": not args.no_timing,
            "elapsed_min": round(elapsed / 60, 1),
-           "rerun_rows": args.rows or []}
+           "rerun_rows": args.rows or [],
+           "timings_from_previous_run": bool(args.no_timing and any("cold_ratio" in r for r in rows))}
     (RESULTS / "models.json").write_text(json.dumps({"environment": env, "fix": fix, "rows": rows}, indent=2) + "\n")
 
     def totals(names):
@@ -154,7 +155,9 @@ def write_results(rows: list[dict], fix: dict, args, elapsed: float):
         f"Environment: Python {env['python']}, torch {env['torch']}, transformers {env['transformers']}, "
         f"{env['machine']}, CPU only. This run: {env['elapsed_min']} min"
         + (f" (re-ran {', '.join(env['rerun_rows'])}; the other rows are from the previous full run)."
-           if env['rerun_rows'] else ", every row."),
+           if env['rerun_rows'] else ", every row.")
+        + (" This run measured breaks and outputs only (`--no-timing`); the cold/warm columns are the previous"
+           " full run's." if env.get("timings_from_previous_run") else ""),
         "",
         "## graphmend fix over the whole transformers package",
         "",
@@ -262,6 +265,13 @@ def main():
     if previous:
         fresh = {r["row"]: r for r in rows}
         rows = [fresh.get(name, previous.get(name)) for name in table if name in fresh or name in previous]
+    if args.no_timing and (RESULTS / "models.json").exists():
+        # Keep the previous run's timings of each row (said so in RESULTS.md), not blanks.
+        timed = {r["row"]: r for r in json.loads((RESULTS / "models.json").read_text())["rows"]}
+        for r in rows:
+            for key, value in timed.get(r["row"], {}).items():
+                if key.startswith(("cold_", "warm_")) or key == "inductor_outputs_identical":
+                    r.setdefault(key, value)
     write_results(rows, fix, args, time.perf_counter() - start)
     log(f"wrote {ROOT / 'bench' / 'RESULTS.md'} and {RESULTS}")
 
