@@ -49,6 +49,8 @@ def bind(module_globals):
         n += 1
         key = name + "#" + str(n)
     view = types.ModuleType("_graphmend_runtime[" + key + "]")
+    if "_deferring" in globals():  # decorates site helpers when the module is defined
+        view.deferred = lambda site: _deferring(key, site)
     if _load_torch():
         _complete(view, key)
     else:
@@ -122,7 +124,8 @@ def _register(name, impl, schema):
 def _site(qualified):
     """The site helper `key:name` names: a module-level function of a bound module."""
     key, _, name = qualified.rpartition(":")
-    return _state.modules[key][name]
+    site = _state.modules[key][name]
+    return getattr(site, "__graphmend_site__", site)  # a @deferred helper: its function
 
 
 def _carry(args):
@@ -240,6 +243,22 @@ def _defer(key, site, *args):
     if carried is None:
         return site(*args)
     _emit(_state.sink, key + ":" + site.__name__, *carried)
+
+
+def _deferring(key, site):
+    """`@_graphmend.deferred`: the site helper as a callable that defers its call.
+
+    A patched call picks it in place of the original callee under torch.compile only:
+    `(print if not _graphmend.compiling() else _graphmend_print_0)(...)`, so the call's
+    arguments are written once. Calling it is `_graphmend.defer(site, *args)`.
+    """
+
+    def deferred(*args):
+        return _defer(key, site, *args)
+
+    deferred.__name__ = deferred.__qualname__ = site.__name__
+    deferred.__graphmend_site__ = site
+    return deferred
 
 
 def _check(key, site, cond, negate, *args):

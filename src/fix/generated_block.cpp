@@ -121,6 +121,10 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, const syn
   }
   for (const source::Helper* h : new_helpers) keep(*h);
 
+  // Runtime names the kept helpers use themselves (a decorator), for an inline runtime's sections.
+  for (const source::Helper& h : helpers) {
+    if (h.code.find("@_graphmend.deferred\n") != std::string::npos) uses.runtime_attrs.insert("deferred");
+  }
   std::vector<std::string> aliases;
   for (const auto& [alias, attr] : kLegacyAliases) {
     if (!uses.names.contains(alias)) continue;

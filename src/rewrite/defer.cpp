@@ -196,14 +196,30 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   std::vector<std::string> finished;
   for (const std::string& r : rendered) finished.push_back(renderer.finish(r));
   const std::string site_call = helper_call(callee, finished);
-  const std::string site = shared ? names.shared(kind_tag(kind), site_signature(renderer.params(), site_call))
-                                  : names.next(kind_tag(kind), function);
 
   Fix fix;
   fix.title = kind == DeferredCall::Print          ? "run the print inside the compiled graph (eager path unchanged)"
               : kind == DeferredCall::WarningsWarn ? "run the warning inside the compiled graph (eager path unchanged)"
                                                    : "run the log call inside the compiled graph (eager path unchanged)";
   fix.applicability = source::Applicability::Safe;
+
+  // Every argument positional and carried as it is: only the callee changes under torch.compile,
+  // to a helper that defers the call; the arguments stay written once.
+  bool callee_only = shared && kept.size() == args.size();
+  for (size_t i = 0; callee_only && i < kept.size(); ++i) {
+    callee_only = kept[i]->keyword.empty() && rendered[i] == fmt::format("\x01{}\x02", i);
+  }
+  if (callee_only) {
+    if (auto taken = runtime_name_taken(m)) return *taken;
+    const std::string deferred =
+        names.shared(kind_tag(kind), helper_signature(site_helper("", renderer.params(), site_call, kDeferredDecorator)));
+    choose_callee(m, call.field("function"), deferred, fix);
+    fix.helpers = {site_helper(deferred, renderer.params(), site_call, kDeferredDecorator)};
+    return fix;
+  }
+
+  const std::string site = shared ? names.shared(kind_tag(kind), helper_signature(site_helper("", renderer.params(), site_call)))
+                                  : names.next(kind_tag(kind), function);
   if (auto declined = wrap_for_compile(m, stmt, fmt::format("_graphmend.defer({}{})", site, renderer.hole_args()), fix)) {
     return *declined;
   }

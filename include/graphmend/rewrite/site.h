@@ -31,9 +31,9 @@ class SiteNamer {
  public:
   explicit SiteNamer(const ir::Module& module) : module_(module) {}
   std::string next(std::string_view kind, std::string_view function);
-  // A helper shared by every site whose helper would read `def <name>` + `signature`
-  // ("(params):\n    body\n"): the block's own helper with that text, one named earlier in
-  // this pass, or a new `_graphmend_<kind>_<n>`.
+  // The name of a helper shared by every site whose helper has this helper_signature: the
+  // block's own helper with that text, one named earlier in this pass, or a new
+  // `_graphmend_<kind>_<n>`.
   std::string shared(std::string_view kind, const std::string& signature);
 
  private:
@@ -99,6 +99,18 @@ ir::Node dotted_root(ir::Node n);
 // Source text for a diagnostic: one line, at most 40 characters.
 std::string snippet(const ir::Module& m, ir::Node n);
 
+// The decorator that makes a site helper the deferring callable itself.
+inline constexpr std::string_view kDeferredDecorator = "@_graphmend.deferred\n";
+
+// Declined when the module binds `_graphmend` itself (graphmend's generated code needs the name).
+std::optional<Declined> runtime_name_taken(const ir::Module& m);
+
+// Makes the call whose callee is `function` call `deferred` instead under torch.compile:
+//     (<callee> if not _graphmend.compiling() else <deferred>)(<arguments, as they were>)
+// on the callee's line, or over three lines when that line would pass 88 columns. The call
+// still starts on its line, so log records and warnings keep their line.
+void choose_callee(const ir::Module& m, ir::Node function, std::string_view deferred, source::Fix& fix);
+
 // Makes `stmt` run only outside Dynamo and `compiled_code` run in its place under torch.compile:
 //     if not _graphmend.compiling():
 //         <stmt, its lines moved in one level>
@@ -137,8 +149,10 @@ std::string reindented(const ir::Module& m, ir::Node node, int levels);
 
 // A site helper, a top-level function of the patched module: `def name(params): body`. The
 // in-graph ops call it back by name (runtime/_graphmend_runtime.py).
-source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body);
-// What follows `def <name>` in that helper: "(params):\n    body\n".
-std::string site_signature(const std::string& params, const std::string& body);
+// `decorator` ("@_graphmend.deferred\n") makes it the deferring callable itself.
+source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body,
+                           std::string_view decorator = {});
+// A helper's code with its name left out: equal for helpers that do the same thing.
+std::string helper_signature(const source::Helper& helper);
 
 }  // namespace graphmend::rewrite

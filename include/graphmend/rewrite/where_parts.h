@@ -25,6 +25,7 @@ std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, i
 // The tensor part of a condition as one boolean tensor expression: and/or/not of tensor atoms
 // become logical ops. Sets `uses_equal` when torch.equal was lowered; nullopt with `why` when the
 // condition has no tensor form.
+inline constexpr int kMaxLoweredNesting = 64;
 std::optional<std::string> lower_tensor_condition(const analysis::FileContext& ctx, ir::Node condition, bool& uses_equal,
                                                   std::string& why);
 
