@@ -60,15 +60,17 @@ void parallel_for(size_t count, unsigned jobs, std::vector<std::string>& failure
 struct Unit {
   DiscoveredFile input;
   fix::RuntimeLink link;  // how a patched version of this module reaches the runtime
+  bool produced = false;  // `current` is text this run wrote (its generated block is up to date)
   std::shared_ptr<const source::SourceFile> current;  // text being analysed
   std::unique_ptr<ir::Module> module;                 // null when unread or unparsable
   std::optional<rules::Diagnostic> syntax_error;
 };
 
-void parse_unit(Unit& u, syntax::Parser& parser) {
+// Builds the unit's IR from its text, or from `parsed` (that text's tree, already parsed).
+void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> parsed = std::nullopt) {
   u.module.reset();
   u.syntax_error.reset();
-  std::optional<syntax::Tree> tree = parser.parse(u.current->text);
+  std::optional<syntax::Tree> tree = parsed ? std::move(parsed) : parser.parse(u.current->text);
   if (!tree) {
     rules::Diagnostic d;
     d.code = rules::kSyntaxErrorInfo.code;
@@ -308,7 +310,8 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       }
       // A module with a generated block is maintained even with no fix to apply: helpers whose
       // site is gone leave, and graphmend 0.1's block is replaced.
-      if (fixes.empty() && !source::find_generated_block(units[i].current->text)) return;
+      // A text this run produced already has its block derived from it.
+      if (fixes.empty() && (units[i].produced || !source::find_generated_block(units[i].current->text))) return;
       fix::VerifiedResult verified = fix::apply_and_verify(units[i].current->text, fixes, parsers[w], units[i].link);
       if (verified.reverted) {
         files[i].notes.push_back(
@@ -325,7 +328,8 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       candidate.input = units[i].input;
       candidate.link = units[i].link;
       candidate.current = next;
-      parse_unit(candidate, parsers[w]);
+      candidate.produced = true;
+      parse_unit(candidate, parsers[w], std::move(verified.tree));
       files[i].fixes_applied += static_cast<int>(applied.applied.size());
       units[i] = std::move(candidate);
       changed[i] = true;
@@ -343,8 +347,10 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       }
       analysis_only = true;  // one more analysis, so the diagnostics describe the final text
     }
-    // Re-analyse everything: a fix in one file can change facts another file relies on.
-    std::fill(dirty.begin(), dirty.end(), true);
+    // Re-analyse only the files a fix changed. A fix adds only names of its own (the
+    // `_graphmend` binding, helpers no other file can name) and rewrites statements inside
+    // functions, so no other file's facts change: their diagnostics stand.
+    dirty = changed;
   }
 
   for (size_t i = 0; i < units.size(); ++i) {

@@ -30,7 +30,8 @@ VerifiedResult apply_and_verify(std::string_view text, const std::vector<const s
   result.applied = apply_fixes(text, fixes);
   auto tree = parser.parse(result.applied.text);
   if (!tree || tree->has_error()) {
-    return result.applied.text == text ? result : revert(text, std::move(result));
+    if (result.applied.text == text) return result;
+    return revert(text, std::move(result));
   }
 
   // The site helpers of the fixes that went in, in fix order; the block is re-derived from the
@@ -40,10 +41,12 @@ VerifiedResult apply_and_verify(std::string_view text, const std::vector<const s
     for (const source::Helper& h : fixes[index]->helpers) helpers.push_back(&h);
   }
   const std::vector<source::Edit> edits = generated_block_edits(result.applied.text, *tree, helpers, link);
-  if (edits.empty()) return result;
-  apply_in_place(result.applied.text, edits);
-  tree = parser.parse(result.applied.text);
-  if (!tree || tree->has_error()) return revert(text, std::move(result));
+  if (!edits.empty()) {
+    apply_in_place(result.applied.text, edits);
+    tree = parser.parse(result.applied.text);
+    if (!tree || tree->has_error()) return revert(text, std::move(result));
+  }
+  if (result.applied.text != text) result.tree = std::move(tree);
   return result;
 }
 

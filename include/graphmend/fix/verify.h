@@ -1,6 +1,7 @@
 // Apply fixes and verify the result: the output must parse wherever the input did.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@ namespace graphmend::fix {
 struct VerifiedResult {
   ApplyResult applied;
   bool reverted = false;  // the fixes introduced a syntax error; `applied.text` is the input
+  std::optional<syntax::Tree> tree;  // `applied.text` parsed, when it changed: reuse it
 };
 
 // Applies `fixes`, brings the module's generated block up to date (fix/generated_block.h; also
