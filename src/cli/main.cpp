@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "graphmend/driver/run.h"
@@ -76,15 +79,27 @@ int run_check(CommonArgs& a, bool fix) {
   return code;
 }
 
+// A document's title line: "# GM101 tensor-branch [Where]" -> "GM101 tensor-branch [Where]".
+std::string_view title_of(std::string_view markdown) {
+  std::string_view first = markdown.substr(0, markdown.find('\n'));
+  while (first.starts_with('#') || first.starts_with(' ')) first.remove_prefix(1);
+  return first;
+}
+
 int run_rule(const std::string& code, bool all) {
   const auto docs = graphmend::rules::rule_docs();
   if (all) {
+    std::cout << "# graphmend rules\n\n";
+    for (const auto& d : docs) std::cout << "- " << title_of(d.markdown) << "\n";
+    std::cout << "\n";
     for (const auto& d : docs) std::cout << d.markdown << "\n";
     return 0;
   }
+  std::string upper = code;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const graphmend::rules::Rule* r = graphmend::rules::find_rule(code);
   for (const auto& d : docs) {
-    const graphmend::rules::Rule* r = graphmend::rules::find_rule(code);
-    if (d.code == code || (r && r->info().code == d.code)) {
+    if (d.code == upper || (r && r->info().code == d.code)) {
       std::cout << d.markdown;
       return 0;
     }
@@ -123,11 +138,55 @@ int run_dump(const std::string& path) {
   return 0;
 }
 
+constexpr std::string_view kCommands[] = {"check", "fix", "rule", "version", "dump-tree"};
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// `graphmend chekc x.py`: the command is named in the error, with the nearest one.
+std::optional<std::string> unknown_command(int argc, char** argv) {
+  if (argc < 2) return std::nullopt;
+  const std::string_view given = argv[1];
+  if (given.empty() || given.starts_with('-')) return std::nullopt;
+  std::string_view nearest;
+  size_t best = 3;  // suggest only close spellings
+  for (std::string_view c : kCommands) {
+    if (c == given) return std::nullopt;
+    if (const size_t d = edit_distance(given, c); d < best) {
+      best = d;
+      nearest = c;
+    }
+  }
+  std::string message = fmt::format("error: unknown command '{}'", given);
+  if (!nearest.empty()) message += fmt::format("; did you mean '{}'?", nearest);
+  return message + " (commands: check, fix, rule, version; see `graphmend --help`)\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);
+  if (auto error = unknown_command(argc, argv)) {
+    std::cerr << *error;
+    return 2;
+  }
   CLI::App app{"graphmend: finds and fixes torch.compile graph breaks in Python source"};
+  app.footer(
+      "Exit codes: 0 nothing found, or everything fixed; 1 findings remain (or `fix --diff` has fixes to\n"
+      "write); 2 an input could not be processed, or a usage error.\n"
+      "Rule documents: `graphmend rule CODE`, `graphmend rule --all`.");
   app.require_subcommand(1);
   app.set_version_flag("--version", GRAPHMEND_VERSION);
 

@@ -231,6 +231,27 @@ std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& fi
   return errors;
 }
 
+// The findings left in a file that was fixed in memory but not written, as they stand in the file
+// on disk: each finding of the final text is the first pass's finding of the same code on the
+// same source text (in order), whose range, fix and edits refer to the text on disk.
+std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules::Diagnostic> first) {
+  std::vector<rules::Diagnostic> out;
+  std::vector<bool> used(first.size(), false);
+  const std::string_view fixed = f.text;
+  const std::string_view disk = f.original->text;
+  for (const rules::Diagnostic& d : f.diagnostics) {
+    const std::string_view site = fixed.substr(d.range.start, d.range.length());
+    for (size_t k = 0; k < first.size(); ++k) {
+      if (used[k] || first[k].code != d.code) continue;
+      if (disk.substr(first[k].range.start, first[k].range.length()) != site) continue;
+      used[k] = true;
+      out.push_back(std::move(first[k]));
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 RunReport run(const std::vector<std::string>& paths, const Options& options) {
@@ -275,6 +296,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   drop_failed();
 
   std::vector<std::vector<rules::Diagnostic>> diags(units.size());
+  std::vector<std::vector<rules::Diagnostic>> first_diags(units.size());
   std::vector<bool> dirty(units.size(), true);
   bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
   std::vector<size_t> overlapped(units.size(), 0);  // fixes the latest pass had to leave out
@@ -291,6 +313,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       if (!dirty[i] || !units[i].current) return;
       diags[i] = check_unit(units[i], project, regions, *oracles[w], options);
     });
+    if (iteration == 0 && (options.fix || options.diff)) first_diags = diags;  // the text on disk
     for (size_t i = 0; i < units.size(); ++i) {
       if (!failures[i].empty()) diags[i].clear();
     }
@@ -378,9 +401,17 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
         fr.written = true;
       }
     }
+    // Not written: the file on disk is the original. After a failed write every finding of it
+    // stands; with --diff, those the fixes would leave.
+    if (fr.changed() && fr.write_error) {
+      fr.diagnostics = std::move(first_diags[i]);
+    } else if (fr.changed() && !fr.written) {
+      fr.diagnostics = as_on_disk(fr, std::move(first_diags[i]));
+    }
   }
   report.files = std::move(files);
   report.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  report.dry_run = options.diff;
   return report;
 }
 
@@ -394,7 +425,15 @@ int exit_code(const RunReport& report) {
     findings |= !f.diagnostics.empty();
   }
   if (!report.discovery_errors.empty()) return 2;
-  return findings ? 1 : 0;
+  return findings || report.pending_files() > 0 ? 1 : 0;
+}
+
+size_t RunReport::pending_files() const {
+  if (!dry_run) return 0;
+  size_t n = 0;
+  for (const FileReport& f : files) n += f.changed() && !f.error ? 1u : 0u;
+  for (const GeneratedFile& g : runtime_files) n += g.write_error ? 0u : 1u;
+  return n;
 }
 
 }  // namespace graphmend::driver

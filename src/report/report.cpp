@@ -29,7 +29,7 @@ std::string fix_status(const rules::Diagnostic& d) {
 
 void code_frame(std::ostream& out, const driver::FileReport& f, const source::LineIndex& lines,
                 const rules::Diagnostic& d) {
-  const std::string_view text = f.text;
+  const std::string_view text = f.disk_text();
   const uint32_t line = lines.line_of(d.range.start);
   const std::string_view line_text = lines.line_text(text, line);
   const uint32_t line_start = lines.line_start(line);
@@ -56,9 +56,9 @@ void code_frame(std::ostream& out, const driver::FileReport& f, const source::Li
 void emit_text(const driver::RunReport& run, const EmitOptions& options, std::ostream& out) {
   for (const driver::FileReport& f : run.files) {
     if (f.error || f.diagnostics.empty()) continue;
-    const source::LineIndex lines(f.text);
+    const source::LineIndex lines(f.disk_text());
     for (const rules::Diagnostic& d : f.diagnostics) {
-      const auto loc = lines.location(f.text, d.range.start);
+      const auto loc = lines.location(f.disk_text(), d.range.start);
       out << fmt::format("{}:{}:{}: {} {}\n", f.display, loc.line, loc.column, d.code, d.message);
       if (options.format == Format::Concise) continue;
       code_frame(out, f, lines, d);
@@ -72,6 +72,7 @@ void emit_text(const driver::RunReport& run, const EmitOptions& options, std::os
       } else if (!d.help.empty()) {
         out << fmt::format("{} = help: {}\n", pad, d.help);
       }
+      out << fmt::format("{} = rule: `graphmend rule {}`\n", pad, d.code);
       out << "\n";
     }
   }
@@ -84,7 +85,9 @@ ordered_json location_json(const source::LineIndex& lines, std::string_view text
 
 struct Totals {
   std::map<std::string, size_t> by_code;
-  size_t checked = 0, skipped = 0, findings = 0, fixes = 0;
+  size_t checked = 0, skipped = 0, findings = 0;
+  size_t fixes = 0;                 // written (fix), or that would be written (--diff)
+  size_t fixable = 0, unsafe_fixable = 0;  // remaining findings with a safe / an unsafe fix
 };
 
 Totals totals_of(const driver::RunReport& run) {
@@ -95,10 +98,13 @@ Totals totals_of(const driver::RunReport& run) {
       continue;
     }
     ++t.checked;
-    t.fixes += static_cast<size_t>(f.fixes_applied);
+    // Only what reached the disk counts (--diff: what would).
+    if (f.written || (run.dry_run && f.changed())) t.fixes += static_cast<size_t>(f.fixes_applied);
     for (const auto& d : f.diagnostics) {
       ++t.by_code[std::string(d.code)];
       ++t.findings;
+      if (d.fix && d.fix->applicability == source::Applicability::Safe) ++t.fixable;
+      if (d.fix && d.fix->applicability == source::Applicability::Unsafe) ++t.unsafe_fixable;
     }
   }
   return t;
@@ -124,7 +130,8 @@ void emit_json(const driver::RunReport& run, std::ostream& out) {
                      {"changed", f.changed()},
                      {"written", f.written},
                      {"notes", f.notes}});
-    const source::LineIndex lines(f.text);
+    const std::string_view text = f.disk_text();
+    const source::LineIndex lines(text);
     for (const rules::Diagnostic& d : f.diagnostics) {
       ordered_json j;
       j["code"] = d.code;
@@ -133,8 +140,8 @@ void emit_json(const driver::RunReport& run, std::ostream& out) {
       j["fixable"] = d.fix.has_value();
       j["graph_break_id"] = d.graph_break_id.empty() ? ordered_json(nullptr) : ordered_json(d.graph_break_id);
       j["filename"] = f.display;
-      j["location"] = location_json(lines, f.text, d.range.start);
-      j["end_location"] = location_json(lines, f.text, d.range.end);
+      j["location"] = location_json(lines, text, d.range.start);
+      j["end_location"] = location_json(lines, text, d.range.end);
       j["range"] = {{"start", d.range.start}, {"end", d.range.end}};
       j["function"] = d.function.empty() ? ordered_json(nullptr) : ordered_json(d.function);
       j["compile_region"] = d.region_reason.empty() ? ordered_json(nullptr) : ordered_json(d.region_reason);
@@ -142,8 +149,8 @@ void emit_json(const driver::RunReport& run, std::ostream& out) {
         ordered_json edits = ordered_json::array();
         for (const source::Edit& e : d.fix->edits) {
           edits.push_back({{"range", {{"start", e.range.start}, {"end", e.range.end}}},
-                           {"location", location_json(lines, f.text, e.range.start)},
-                           {"end_location", location_json(lines, f.text, e.range.end)},
+                           {"location", location_json(lines, text, e.range.start)},
+                           {"end_location", location_json(lines, text, e.range.end)},
                            {"content", e.replacement}});
         }
         j["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
@@ -162,7 +169,10 @@ void emit_json(const driver::RunReport& run, std::ostream& out) {
                           {"files_skipped", t.skipped},
                           {"findings", t.findings},
                           {"by_code", t.by_code},
-                          {"fixes_applied", t.fixes},
+                          {"fixes_applied", run.dry_run ? 0 : t.fixes},
+                          {"fixes_pending", run.dry_run ? t.fixes : 0},
+                          {"fixable", t.fixable},
+                          {"unsafe_fixable", t.unsafe_fixable},
                           {"compiled_functions", run.compiled_functions},
                           {"elapsed_ms", run.elapsed_ms}};
   ordered_json runtime_files = ordered_json::array();
@@ -194,11 +204,21 @@ std::string summary_line(const driver::RunReport& run) {
   }
   std::string line = fmt::format("Checked {} file{}", t.checked, t.checked == 1 ? "" : "s");
   if (t.skipped > 0) line += fmt::format(" ({} skipped)", t.skipped);
-  if (t.fixes > 0) line += fmt::format(", applied {} fix{}", t.fixes, t.fixes == 1 ? "" : "es");
+  if (t.fixes > 0) {
+    line += fmt::format(", {} {} fix{}", run.dry_run ? "would apply" : "applied", t.fixes, t.fixes == 1 ? "" : "es");
+  }
   if (t.findings == 0) {
     line += ": no graph-break sites found";
   } else {
-    line += fmt::format(": {} finding{} ({})", t.findings, t.findings == 1 ? "" : "s", codes);
+    line += fmt::format(": {} finding{} ({}) in {:.1f} ms", t.findings, t.findings == 1 ? "" : "s", codes,
+                        run.elapsed_ms);
+    std::vector<std::string> more;
+    if (t.fixable > 0) more.push_back(fmt::format("{} fixable with `graphmend fix`", t.fixable));
+    if (t.unsafe_fixable > 0) {
+      more.push_back(fmt::format("{} {}with `--unsafe-fixes`", t.unsafe_fixable, t.fixable > 0 ? "more " : "fixable "));
+    }
+    for (size_t i = 0; i < more.size(); ++i) line += (i ? ", " : "; ") + more[i];
+    return line;
   }
   line += fmt::format(" in {:.1f} ms", run.elapsed_ms);
   return line;

@@ -1,6 +1,8 @@
 #include "graphmend/rules/registry.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "graphmend/rules/data_dependent_loop.h"
 #include "graphmend/rules/data_dependent_operator.h"
@@ -44,9 +46,21 @@ std::span<const Rule* const> all_rules() {
   return kRules;
 }
 
+namespace {
+
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
 const Rule* find_rule(std::string_view code_or_name) {
   for (const Rule* r : all_rules()) {
-    if (r->info().code == code_or_name || r->info().name == code_or_name) return r;
+    if (same_ignoring_case(r->info().code, code_or_name) || same_ignoring_case(r->info().name, code_or_name)) {
+      return r;
+    }
   }
   return nullptr;
 }

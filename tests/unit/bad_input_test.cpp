@@ -265,3 +265,68 @@ TEST(BadInput, NestingBelowTheLimitIsAnalysed) {
 
 }  // namespace
 }  // namespace graphmend::testing
+
+namespace graphmend::testing {
+namespace {
+
+// Line 6 prints (fixable), line 8 an `.item()` (report only), line 10 an fp16 guard (unsafe fix).
+const std::string kMixed =
+    "import torch\n\n\n@torch.compile\ndef f(x: torch.Tensor, h: torch.Tensor):\n    print('x', x)\n"
+    "    y = x * 2\n    s = y.sum().item()\n    z = h + 1\n    if (z > 0).any():\n        z = z * 2\n"
+    "    return z, s\n";
+
+TEST(CliContract, DiffWithPendingFixesExitsOneWritesNothingAndReportsDiskLines) {
+  TempDir dir;
+  const fs::path p = dir.write("mixed.py", kMixed);
+  auto r = gm("fix --diff " + quoted(p));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(read_bytes(p), kMixed);
+  EXPECT_NE(r.out.find("would apply 1 fix"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("applied"), std::string::npos) << r.out;
+  // The remaining findings are where they are in the file on disk, not in the patched text.
+  EXPECT_NE(r.out.find("mixed.py:8:9: GM401"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mixed.py:10:8: GM101"), std::string::npos) << r.out;
+  // Nothing pending: exit 0 when nothing is found.
+  const fs::path clean = dir.write("clean.py", "import torch\n\n\ndef g(x):\n    return x\n");
+  EXPECT_EQ(gm("fix --diff " + quoted(clean)).exit_code, 0);
+}
+
+TEST(CliContract, AFileThatCannotBeWrittenCountsNoFix) {
+  TempDir dir;
+  const fs::path p = dir.write("mixed.py", kMixed);
+  ::chmod(p.c_str(), 0444);
+  auto r = gm("fix " + quoted(p));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("read-only"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("applied"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mixed.py:6:5: GM201"), std::string::npos) << "the unfixed print, on its line on disk\n"
+                                                                   << r.out;
+  EXPECT_EQ(read_bytes(p), kMixed);
+}
+
+TEST(CliContract, SummaryCountsWhatFixWouldDoAndFindingsNameTheirRule) {
+  TempDir dir;
+  const fs::path p = dir.write("mixed.py", kMixed);
+  auto r = gm("check " + quoted(p));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("1 fixable with `graphmend fix`, 1 more with `--unsafe-fixes`"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("= rule: `graphmend rule GM201`"), std::string::npos) << r.out;
+}
+
+TEST(CliContract, CommandsAndRulesAreFoundAsUsersTypeThem) {
+  auto typo = gm("chekc x.py");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.out.find("unknown command 'chekc'; did you mean 'check'?"), std::string::npos) << typo.out;
+  for (const char* spelling : {"gm101", "GM101", "TENSOR-BRANCH"}) {
+    auto r = gm(std::string("rule ") + spelling);
+    EXPECT_EQ(r.exit_code, 0) << spelling << r.out;
+    EXPECT_TRUE(r.out.starts_with("# GM101 tensor-branch")) << spelling << r.out.substr(0, 200);
+  }
+  auto all = gm("rule --all");
+  EXPECT_TRUE(all.out.starts_with("# graphmend rules\n\n- GM101 tensor-branch")) << all.out.substr(0, 200);
+  auto help = gm("--help");
+  EXPECT_NE(help.out.find("Exit codes: 0"), std::string::npos) << help.out;
+}
+
+}  // namespace
+}  // namespace graphmend::testing

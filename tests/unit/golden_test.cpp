@@ -31,10 +31,11 @@ std::vector<fs::path> fixture_cases() {
 }
 
 std::string render(const driver::FileReport& f) {
-  const source::LineIndex lines(f.text);
+  // Findings are reported against the file as it is on disk (a --diff run writes nothing).
+  const source::LineIndex lines(f.disk_text());
   std::string out;
   for (const rules::Diagnostic& d : f.diagnostics) {
-    const auto loc = lines.location(f.text, d.range.start);
+    const auto loc = lines.location(f.disk_text(), d.range.start);
     out += fmt::format("{}:{} {} {}\n", loc.line, loc.column, d.code, d.message);
     if (d.fix) {
       out += fmt::format("  fix[{}]: {}\n", source::applicability_name(d.fix->applicability), d.fix->title);

@@ -33,7 +33,7 @@ struct FileReport {
   std::optional<source::ReadError> error;  // could not be read or decoded: skipped
   std::shared_ptr<const source::SourceFile> original;
   std::string text;                         // final text (fixed, or the original)
-  std::vector<rules::Diagnostic> diagnostics;  // against `text`
+  std::vector<rules::Diagnostic> diagnostics;  // against disk_text()
   bool syntax_error = false;
   int fixes_applied = 0;
   std::vector<std::string> notes;           // fix notes: overlaps, reverts, non-convergence
@@ -41,6 +41,11 @@ struct FileReport {
   bool written = false;
 
   [[nodiscard]] bool changed() const { return original && text != original->text; }
+  // The text the diagnostics refer to: the file as it is on disk after the run (the fixed text
+  // once written; the original when nothing was written, as with --diff or a failed write).
+  [[nodiscard]] const std::string& disk_text() const {
+    return changed() && !written ? original->text : text;
+  }
 };
 
 // A file graphmend writes whole: the runtime at the root of a package whose modules it patched.
@@ -59,11 +64,16 @@ struct RunReport {
   std::vector<DiscoveryError> discovery_errors;
   double elapsed_ms = 0;
   size_t compiled_functions = 0;
+  bool dry_run = false;  // --diff: fixes were computed, nothing was written
+
+  // Files whose fixed text differs from disk but was not written (--diff), runtime files included.
+  [[nodiscard]] size_t pending_files() const;
 };
 
 RunReport run(const std::vector<std::string>& paths, const Options& options);
 
-// 0: nothing found or all fixed; 1: findings remain; 2: an input could not be processed.
+// 0: nothing found or all fixed; 1: findings remain, or (--diff) fixes that were not written;
+// 2: an input could not be processed.
 int exit_code(const RunReport& report);
 
 }  // namespace graphmend::driver
