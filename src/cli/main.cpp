@@ -5,7 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <mutex>
+#include <unistd.h>
 #include <optional>
 #include <thread>
 
@@ -32,6 +36,44 @@ struct CommonArgs {
   bool trap_async = false;
   unsigned jobs = 0;
   uint64_t max_file_size = 16ull * 1024 * 1024;
+  std::string color = "auto";
+};
+
+// --color: `always` and `never` as said; `auto` colours a terminal unless NO_COLOR is set.
+bool use_color(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  return ::isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+}
+
+// A progress line on stderr while a run that has taken over a second goes on, on a terminal only.
+class Progress {
+ public:
+  Progress() : start_(std::chrono::steady_clock::now()), enabled_(::isatty(STDERR_FILENO) != 0) {}
+  ~Progress() { finish(); }
+  // Clears the line; nothing is shown after.
+  void finish() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shown_) std::cerr << "\r\x1b[K" << std::flush;
+    shown_ = false;
+    enabled_ = false;
+  }
+  void operator()(std::string_view stage, size_t done, size_t total) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    shown_ = true;
+    std::cerr << fmt::format("\r\x1b[Kgraphmend: {} {}/{} files", stage, done, total) << std::flush;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_, last_{};
+  bool enabled_;
+  bool shown_ = false;
+  std::mutex mutex_;
 };
 
 void add_common(CLI::App* cmd, CommonArgs& a) {
@@ -47,6 +89,8 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
                 "[Trap] opt-in tier: lower guards to torch._assert_async (changes exception class and timing)");
   cmd->add_option("-j,--jobs", a.jobs, "Worker threads (default: number of cores)");
   cmd->add_option("--max-file-size", a.max_file_size, "Skip files larger than this many bytes");
+  cmd->add_option("--color", a.color, "Colour the text output: auto (a terminal, unless NO_COLOR is set), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
 int run_check(CommonArgs& a, bool fix) {
@@ -66,12 +110,16 @@ int run_check(CommonArgs& a, bool fix) {
       return 2;
     }
   }
+  Progress progress;
+  o.progress = [&progress](std::string_view stage, size_t done, size_t total) { progress(stage, done, total); };
   const graphmend::driver::RunReport report = graphmend::driver::run(a.paths, o);
+  progress.finish();  // before the report
   graphmend::report::EmitOptions e;
   e.format = a.format == "json"      ? graphmend::report::Format::Json
              : a.format == "concise" ? graphmend::report::Format::Concise
                                      : graphmend::report::Format::Text;
   e.show_summary = !a.no_summary;
+  e.color = use_color(a.color);
   e.diff = a.diff;
   graphmend::report::emit(report, e, std::cout, std::cerr);
   const int code = graphmend::driver::exit_code(report);

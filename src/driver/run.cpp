@@ -30,7 +30,9 @@ using Clock = std::chrono::steady_clock;
 // Runs body(i, worker) for i in [0, count) on `jobs` threads. An exception (bad_alloc in a huge
 // file, say) is that file's failure, recorded in `failures[i]`, never the process's end.
 template <typename F>
-void parallel_for(size_t count, unsigned jobs, std::vector<std::string>& failures, F&& body) {
+void parallel_for(size_t count, unsigned jobs, std::vector<std::string>& failures, F&& body,
+                  const std::function<void(size_t)>& finished = {}) {
+  std::atomic<size_t> done{0};
   const auto guarded = [&](size_t i, unsigned w) {
     try {
       body(i, w);
@@ -39,6 +41,7 @@ void parallel_for(size_t count, unsigned jobs, std::vector<std::string>& failure
     } catch (...) {
       failures[i] = "unknown exception";
     }
+    if (finished) finished(++done);
   };
   const unsigned workers = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(count)));
   if (workers <= 1) {
@@ -264,6 +267,10 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   std::vector<Unit> units(discovery.files.size());
   std::vector<FileReport> files(discovery.files.size());
   std::vector<syntax::Parser> parsers(jobs);
+  const auto stage = [&](std::string_view name) -> std::function<void(size_t)> {
+    if (!options.progress) return {};
+    return [&options, name, total = units.size()](size_t done) { options.progress(name, done, total); };
+  };
   // A file whose processing threw is skipped from then on, once no worker can still reach it.
   std::vector<std::string> failures(units.size());
   const auto drop_failed = [&] {
@@ -292,7 +299,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     u.current = std::make_shared<const source::SourceFile>(std::move(std::get<source::SourceFile>(r)));
     fr.original = u.current;
     parse_unit(u, parsers[w]);
-  });
+  }, stage("reading"));
   drop_failed();
 
   std::vector<std::vector<rules::Diagnostic>> diags(units.size());
@@ -312,7 +319,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
       if (!dirty[i] || !units[i].current) return;
       diags[i] = check_unit(units[i], project, regions, *oracles[w], options);
-    });
+    }, stage(iteration == 0 ? "checking" : "re-checking"));
     if (iteration == 0 && (options.fix || options.diff)) first_diags = diags;  // the text on disk
     for (size_t i = 0; i < units.size(); ++i) {
       if (!failures[i].empty()) diags[i].clear();
@@ -356,7 +363,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       files[i].fixes_applied += static_cast<int>(applied.applied.size());
       units[i] = std::move(candidate);
       changed[i] = true;
-    });
+    }, stage("fixing"));
     drop_failed();
     const bool any = std::find(changed.begin(), changed.end(), true) != changed.end();
     if (!any) break;

@@ -53,13 +53,28 @@ void code_frame(std::ostream& out, const driver::FileReport& f, const source::Li
   out << fmt::format("{} | {}\n", pad, marker);
 }
 
+// ANSI styles for a terminal (EmitOptions::color); empty otherwise.
+struct Style {
+  bool on;
+  [[nodiscard]] std::string paint(std::string_view text, std::string_view code) const {
+    return on ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : std::string(text);
+  }
+  [[nodiscard]] std::string bold(std::string_view t) const { return paint(t, "1"); }
+  [[nodiscard]] std::string red(std::string_view t) const { return paint(t, "1;31"); }
+  [[nodiscard]] std::string green(std::string_view t) const { return paint(t, "32"); }
+  [[nodiscard]] std::string yellow(std::string_view t) const { return paint(t, "33"); }
+  [[nodiscard]] std::string dim(std::string_view t) const { return paint(t, "2"); }
+};
+
 void emit_text(const driver::RunReport& run, const EmitOptions& options, std::ostream& out) {
+  const Style style{options.color};
   for (const driver::FileReport& f : run.files) {
     if (f.error || f.diagnostics.empty()) continue;
     const source::LineIndex lines(f.disk_text());
     for (const rules::Diagnostic& d : f.diagnostics) {
       const auto loc = lines.location(f.disk_text(), d.range.start);
-      out << fmt::format("{}:{}:{}: {} {}\n", f.display, loc.line, loc.column, d.code, d.message);
+      out << fmt::format("{}: {} {}\n", style.bold(fmt::format("{}:{}:{}", f.display, loc.line, loc.column)),
+                         style.red(d.code), d.message);
       if (options.format == Format::Concise) continue;
       code_frame(out, f, lines, d);
       const std::string pad(std::to_string(loc.line).size(), ' ');
@@ -68,11 +83,11 @@ void emit_text(const driver::RunReport& run, const EmitOptions& options, std::os
                            d.region_reason.empty() ? "" : fmt::format(" ({})", d.region_reason));
       }
       if (std::string status = fix_status(d); !status.empty()) {
-        out << fmt::format("{} = {}\n", pad, status);
+        out << fmt::format("{} = {}\n", pad, d.fix ? style.green(status) : style.yellow(status));
       } else if (!d.help.empty()) {
         out << fmt::format("{} = help: {}\n", pad, d.help);
       }
-      out << fmt::format("{} = rule: `graphmend rule {}`\n", pad, d.code);
+      out << fmt::format("{} = {}\n", pad, style.dim(fmt::format("rule: `graphmend rule {}`", d.code)));
       out << "\n";
     }
   }

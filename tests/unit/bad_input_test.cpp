@@ -330,3 +330,28 @@ TEST(CliContract, CommandsAndRulesAreFoundAsUsersTypeThem) {
 
 }  // namespace
 }  // namespace graphmend::testing
+
+namespace graphmend::testing {
+namespace {
+
+TEST(CliContract, ColourOnlyOnATerminalOrWhenAsked) {
+  TempDir dir;
+  const fs::path p = dir.write("mixed.py", kMixed);
+  EXPECT_EQ(gm("check " + quoted(p)).out.find('\x1b'), std::string::npos) << "a pipe gets no colour";
+  EXPECT_EQ(gm("check --color never " + quoted(p)).out.find('\x1b'), std::string::npos);
+  EXPECT_NE(gm("check --color always " + quoted(p)).out.find("\x1b[1;31mGM201\x1b[0m"), std::string::npos);
+  // On a terminal (script(1) gives the run one): coloured, unless NO_COLOR is set.
+  const std::string on_tty = "script -qec \"" + kBin + " check " + quoted(p) + "\" /dev/null";
+  EXPECT_NE(run_command(on_tty).out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(run_command("NO_COLOR=1 " + on_tty).out.find("\x1b[1;31m"), std::string::npos);
+  EXPECT_EQ(gm("check --color rainbow " + quoted(p)).exit_code, 2);
+}
+
+TEST(CliContract, NoProgressLineOffATerminal) {
+  TempDir dir;
+  for (int i = 0; i < 30; ++i) dir.write("m" + std::to_string(i) + ".py", kMixed);
+  EXPECT_EQ(gm("check " + quoted(dir.path)).out.find("graphmend: checking"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace graphmend::testing

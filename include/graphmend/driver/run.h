@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,9 @@ struct Options {
   source::ReadOptions read;
   rules::RuleOptions rule_options;
   int max_fix_iterations = 8;
+  // Called from worker threads as files finish a stage ("reading", "checking", "fixing"): done of
+  // total. Must be thread-safe and cheap.
+  std::function<void(std::string_view stage, size_t done, size_t total)> progress;
 };
 
 struct FileReport {
