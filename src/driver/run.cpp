@@ -218,6 +218,11 @@ std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& fi
         }
       }
     }
+    // Written only when some module that needs it can be written: a run whose every write
+    // fails leaves the package as it was.
+    const bool some_writable = std::any_of(users.begin(), users.end(),
+                                           [&](size_t i) { return !fix::refusal(units[i].input.path); });
+    if (!problem && options.fix && !options.diff && !some_writable) continue;
     if (!problem && options.fix && !options.diff) {
       problem = g.before ? fix::write_atomically(path, g.after) : fix::create_atomically(path, g.after);
       g.written = !problem;

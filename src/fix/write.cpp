@@ -55,7 +55,7 @@ std::optional<std::string> write_via_temporary(const fs::path& target, std::stri
 
 }  // namespace
 
-std::optional<std::string> write_atomically(const fs::path& path, std::string_view bytes) {
+std::optional<std::string> refusal(const fs::path& path) {
   std::error_code ec;
   const fs::path target = fs::canonical(path, ec);
   if (ec) return fmt::format("cannot resolve path: {}", ec.message());
@@ -66,6 +66,16 @@ std::optional<std::string> write_atomically(const fs::path& path, std::string_vi
   if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0) {
     return "file is read-only; not modified";
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> write_atomically(const fs::path& path, std::string_view bytes) {
+  if (auto refused = refusal(path)) return refused;
+  std::error_code ec;
+  const fs::path target = fs::canonical(path, ec);
+  if (ec) return fmt::format("cannot resolve path: {}", ec.message());
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0) return fmt::format("cannot stat: {}", std::strerror(errno));
   return write_via_temporary(target, bytes, st.st_mode & 07777, true);
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include "graphmend/fix/runtime.h"
 #include "test_support.h"
@@ -114,6 +115,22 @@ TEST(Emission, AHelperThatDoesNotImportTorchIsPatchedAndStillDoesNot) {
   const std::string util = read_bytes(dir.path / "pkg/util.py");
   EXPECT_NE(util.find("(print if not _graphmend.compiling() else _graphmend_print_0)("), std::string::npos) << util;
   EXPECT_EQ(util.find("import torch"), std::string::npos) << util;
+}
+
+TEST(Emission, NoRuntimeFileWhenNoModuleCanBeWritten) {
+  TempDir dir = make_package(kTorchHelper);
+  for (const char* name : {"pkg/util.py", "pkg/models/model.py"}) ::chmod((dir.path / name).c_str(), 0444);
+  auto r = gm("fix " + quoted(dir.path / "pkg"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("read-only"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir.path / "pkg/_graphmend_runtime.py")) << "a failed run leaves the package as it was";
+  // One writable module is enough: it gets its runtime.
+  ::chmod((dir.path / "pkg/util.py").c_str(), 0644);
+  r = gm("fix " + quoted(dir.path / "pkg"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(fs::exists(dir.path / "pkg/_graphmend_runtime.py"));
+  EXPECT_NE(read_bytes(dir.path / "pkg/util.py").find("_graphmend.compiling()"), std::string::npos);
+  EXPECT_EQ(read_bytes(dir.path / "pkg/models/model.py"), kModel);
 }
 
 TEST(Emission, ALooseScriptGetsTheRuntimeInlineAndNoFile) {
