@@ -203,17 +203,19 @@ std::vector<int> returned_closures(const ir::Module& m, int outer, bool calling_
     const ir::Function& inner = m.functions[i];
     if (inner.enclosing_function != outer || !returned.contains(inner.name)) continue;
     if (calling_outer_params) {
-      std::set<std::string_view> own;
-      for (const ir::Parameter& p : inner.params) own.insert(p.name);
+      // A call whose callee resolves (through the scopes) to a parameter of `outer`.
+      const auto is_outer_parameter = [&](ir::Node f) {
+        const int sym = f.is(kind::identifier) ? m.lookup_at(f) : -1;
+        if (sym < 0 || m.symbols[static_cast<size_t>(sym)].scope != o.scope) return false;
+        const auto& bindings = m.symbols[static_cast<size_t>(sym)].bindings;
+        return std::any_of(bindings.begin(), bindings.end(), [&](int b) {
+          return m.bindings[static_cast<size_t>(b)].kind == ir::BindingKind::Parameter;
+        });
+      };
       bool calls = false;
       syntax::walk(inner.node.field("body"), [&](ir::Node n) {
         if (calls || n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
-        if (n.is(kind::call)) {
-          ir::Node f = ir::unparenthesize(n.field("function"));
-          if (f.is(kind::identifier) && !own.contains(m.text(f))) {
-            for (const ir::Parameter& p : o.params) calls |= p.name == m.text(f);
-          }
-        }
+        calls = n.is(kind::call) && is_outer_parameter(ir::unparenthesize(n.field("function")));
         return !calls;
       });
       if (!calls) continue;

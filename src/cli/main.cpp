@@ -186,8 +186,6 @@ int run_dump(const std::string& path) {
   return 0;
 }
 
-constexpr std::string_view kCommands[] = {"check", "fix", "rule", "version", "dump-tree"};
-
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -203,33 +201,32 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// `graphmend chekc x.py`: the command is named in the error, with the nearest one.
-std::optional<std::string> unknown_command(int argc, char** argv) {
+// `graphmend chekc x.py`: the command is named in the error, with the nearest of `app`'s own.
+std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
   if (argc < 2) return std::nullopt;
   const std::string_view given = argv[1];
   if (given.empty() || given.starts_with('-')) return std::nullopt;
   std::string_view nearest;
-  size_t best = 3;  // suggest only close spellings
-  for (std::string_view c : kCommands) {
-    if (c == given) return std::nullopt;
-    if (const size_t d = edit_distance(given, c); d < best) {
+  std::string listed;  // the commands --help shows
+  size_t best = 3;     // suggest only close spellings
+  for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    const std::string& name = command->get_name();
+    if (name == given) return std::nullopt;
+    if (const size_t d = edit_distance(given, name); d < best) {
       best = d;
-      nearest = c;
+      nearest = name;
     }
+    if (!command->get_group().empty()) listed += (listed.empty() ? "" : ", ") + name;
   }
   std::string message = fmt::format("error: unknown command '{}'", given);
   if (!nearest.empty()) message += fmt::format("; did you mean '{}'?", nearest);
-  return message + " (commands: check, fix, rule, version; see `graphmend --help`)\n";
+  return message + fmt::format(" (commands: {}; see `graphmend --help`)\n", listed);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);
-  if (auto error = unknown_command(argc, argv)) {
-    std::cerr << *error;
-    return 2;
-  }
   CLI::App app{"graphmend: finds and fixes torch.compile graph breaks in Python source"};
   app.footer(
       "Exit codes: 0 nothing found, or everything fixed; 1 findings remain (or `fix --diff` has fixes to\n"
@@ -263,6 +260,10 @@ int main(int argc, char** argv) {
   dump->add_option("file", dump_path)->required();
   dump->group("");
 
+  if (auto error = unknown_command(app, argc, argv)) {
+    std::cerr << *error;
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

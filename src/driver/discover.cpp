@@ -34,23 +34,24 @@ std::string stat_error(const fs::path& p) {
 
 }  // namespace
 
-std::string module_name_of(const fs::path& file) {
+PackagePlace package_place_of(const fs::path& file) {
   std::error_code ec;
   fs::path abs = fs::absolute(file, ec);
+  PackagePlace place;
   std::vector<std::string> parts;
   std::string stem = abs.stem().string();
   if (stem != "__init__") parts.push_back(stem);
   fs::path dir = abs.parent_path();
   while (!dir.empty() && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path()) {
     parts.push_back(dir.filename().string());
+    place.package_root = dir;
     dir = dir.parent_path();
   }
-  std::string out;
   for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-    if (!out.empty()) out += ".";
-    out += *it;
+    if (!place.module_name.empty()) place.module_name += ".";
+    place.module_name += *it;
   }
-  return out;
+  return place;
 }
 
 Discovery discover(const std::vector<std::string>& paths) {
@@ -63,7 +64,8 @@ Discovery discover(const std::vector<std::string>& paths) {
     if (!seen.insert(key).second) return;
     std::string display = p.lexically_normal().string();
     if (display.starts_with("./")) display.erase(0, 2);
-    result.files.push_back({p, display, module_name_of(p), explicit_arg});
+    PackagePlace place = package_place_of(p);
+    result.files.push_back({p, display, std::move(place.module_name), std::move(place.package_root), explicit_arg});
   };
   for (const std::string& arg : paths) {
     const fs::path p(arg);

@@ -193,9 +193,7 @@ std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& fi
   std::map<std::filesystem::path, std::vector<size_t>> dependents;
   for (size_t i = 0; i < units.size(); ++i) {
     if (files[i].error || !files[i].changed() || !binds_packaged_runtime(files[i].text)) continue;
-    if (auto root = fix::top_level_package_of(units[i].input.path)) {
-      dependents[*root / fix::kRuntimeFileName].push_back(i);
-    }
+    if (const auto& root = units[i].input.package_root) dependents[*root / fix::kRuntimeFileName].push_back(i);
   }
   for (const auto& [path, users] : dependents) {
     GeneratedFile g;
@@ -292,7 +290,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
     Unit& u = units[i];
     u.input = discovery.files[i];
-    u.link = fix::runtime_link_for(u.input.path, u.input.module_name);
+    u.link = fix::runtime_link_for(u.input.path, u.input.module_name, u.input.package_root.has_value());
     FileReport& fr = files[i];
     fr.display = u.input.display;
     fr.path = u.input.path;

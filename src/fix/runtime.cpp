@@ -60,19 +60,8 @@ std::string_view runtime_version() {
   return version;
 }
 
-std::optional<fs::path> top_level_package_of(const fs::path& file) {
-  std::error_code ec;
-  fs::path dir = fs::absolute(file, ec).parent_path();
-  std::optional<fs::path> top;
-  while (!dir.empty() && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path()) {
-    top = dir;
-    dir = dir.parent_path();
-  }
-  return top;
-}
-
-RuntimeLink runtime_link_for(const fs::path& file, std::string_view module_name) {
-  if (!top_level_package_of(file)) return RuntimeLink::inline_source();
+RuntimeLink runtime_link_for(const fs::path& file, std::string_view module_name, bool in_package) {
+  if (!in_package) return RuntimeLink::inline_source();
   // `__package__` has one part per package level; the runtime sits at the first one.
   int parts = 1;
   for (char c : module_name) parts += c == '.' ? 1 : 0;

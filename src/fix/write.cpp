@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <variant>
+
 namespace graphmend::fix {
 namespace fs = std::filesystem;
 
@@ -55,28 +57,41 @@ std::optional<std::string> write_via_temporary(const fs::path& target, std::stri
 
 }  // namespace
 
-std::optional<std::string> refusal(const fs::path& path) {
+namespace {
+
+struct Target {
+  fs::path path;  // symlinks resolved
+  mode_t mode;
+};
+
+// The file write_atomically would replace, or why it refuses to.
+std::variant<Target, std::string> writable_target(const fs::path& path) {
   std::error_code ec;
-  const fs::path target = fs::canonical(path, ec);
+  fs::path target = fs::canonical(path, ec);
   if (ec) return fmt::format("cannot resolve path: {}", ec.message());
   struct stat st {};
   if (::stat(target.c_str(), &st) != 0) return fmt::format("cannot stat: {}", std::strerror(errno));
   // Judged by the mode bits, not access(2): root may write anything, but a read-only file is
   // the owner's statement that it must not change.
   if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0) {
-    return "file is read-only; not modified";
+    return std::string("file is read-only; not modified");
   }
+  return Target{std::move(target), st.st_mode & 07777};
+}
+
+}  // namespace
+
+std::optional<std::string> refusal(const fs::path& path) {
+  auto target = writable_target(path);
+  if (auto* why = std::get_if<std::string>(&target)) return *why;
   return std::nullopt;
 }
 
 std::optional<std::string> write_atomically(const fs::path& path, std::string_view bytes) {
-  if (auto refused = refusal(path)) return refused;
-  std::error_code ec;
-  const fs::path target = fs::canonical(path, ec);
-  if (ec) return fmt::format("cannot resolve path: {}", ec.message());
-  struct stat st {};
-  if (::stat(target.c_str(), &st) != 0) return fmt::format("cannot stat: {}", std::strerror(errno));
-  return write_via_temporary(target, bytes, st.st_mode & 07777, true);
+  auto target = writable_target(path);
+  if (auto* why = std::get_if<std::string>(&target)) return *why;
+  const Target& t = std::get<Target>(target);
+  return write_via_temporary(t.path, bytes, t.mode, true);
 }
 
 std::optional<std::string> create_atomically(const fs::path& path, std::string_view bytes) {

@@ -50,7 +50,6 @@ std::string helper_call(const std::string& callee, const std::vector<std::string
   return out;
 }
 
-using source::Fix;
 
 struct Argument {
   std::string keyword;  // empty for positional

@@ -28,21 +28,6 @@ const std::set<std::string_view> kUncarriable = {
     "dictionary", "set", "list_comprehension", "dictionary_comprehension",
     "set_comprehension", "generator_expression", "lambda", "await", "yield"};
 
-// '\r\n' and '\r' become '\n': helper code is rendered into the file's own newline style later.
-std::string normalized(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\r') {
-      if (i + 1 < s.size() && s[i + 1] == '\n') continue;
-      out += '\n';
-      continue;
-    }
-    out += s[i];
-  }
-  return out;
-}
-
 std::string readable_type(ir::Node n) {
   std::string t(n.type());
   std::replace(t.begin(), t.end(), '_', ' ');
@@ -149,7 +134,7 @@ std::string SiteNamer::shared(std::string_view kind, const std::string& signatur
 std::optional<std::string> SiteRenderer::render(ir::Node value) {
   value = ir::unparenthesize(value);
   if (carry_strings_ && is_plain_string(value) && is_text_string(m_, value)) return hole(value);
-  if (is_literal(value)) return normalized(m_.text(value));
+  if (is_literal(value)) return source::with_lf_newlines(m_.text(value));
   if (value.is(kind::string) || value.is(kind::concatenated_string)) return render_fstring(value);
   if (kUncarriable.contains(value.type())) {
     return decline(fmt::format("the argument `{}` is a {}, which cannot be carried into the graph; only "
@@ -157,7 +142,7 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
                                "tuples and lists of them can",
                                snippet(m_, value), readable_type(value)));
   }
-  if (is_stable_reference(value)) return normalized(m_.text(value));
+  if (is_stable_reference(value)) return source::with_lf_newlines(m_.text(value));
   if (value.is(kind::call)) {
     ir::Node fn = value.field("function");
     if (fn.is(kind::identifier) && m_.lookup_at(fn) < 0 && kBuiltinClasses.contains(m_.text(fn))) {
@@ -226,7 +211,7 @@ std::optional<std::string> SiteRenderer::render_fstring(ir::Node value) {
       return true;
     }
     if (!expr || expr.is(kind::type_conversion) || expr.is(kind::format_specifier)) return true;
-    out += normalized(m_.text().substr(cursor, expr.start() - cursor));
+    out += source::with_lf_newlines(m_.text().substr(cursor, expr.start() - cursor));
     auto h = hole(expr);
     if (!h) {
       ok = false;
@@ -237,7 +222,7 @@ std::optional<std::string> SiteRenderer::render_fstring(ir::Node value) {
     return true;  // a format specifier's nested fields come after the expression
   });
   if (!ok) return std::nullopt;
-  out += normalized(m_.text().substr(cursor, value.end() - cursor));
+  out += source::with_lf_newlines(m_.text().substr(cursor, value.end() - cursor));
   return out;
 }
 
@@ -501,7 +486,7 @@ void choose_callee(const ir::Module& m, ir::Node function, std::string_view defe
   const size_t line_start = before == std::string_view::npos ? 0 : before + 1;
   const size_t line_end = std::min(text.find_first_of("\r\n", function.start()), text.size());
   const size_t width = line_end - line_start + choice.size() + 2;
-  if (width <= 88 || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
+  if (width <= kMaxGeneratedLine || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
     fix.edits.push_back(source::Edit::insertion(function.start(), "("));
     fix.edits.push_back(source::Edit::insertion(function.end(), choice + ")"));
     return;

@@ -15,7 +15,6 @@ using analysis::classify_truth;
 
 namespace {
 
-using source::Fix;
 
 // Builtin exceptions whose construction from a message has no side effects.
 const std::set<std::string_view> kBuiltinExceptions = {

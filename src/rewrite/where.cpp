@@ -20,7 +20,6 @@ using analysis::is_validation_guard;
 
 namespace {
 
-using source::Fix;
 
 // Methods whose result may share storage with their receiver.
 const std::set<std::string_view> kMayAlias = {

@@ -14,7 +14,6 @@ using analysis::classify_truth;
 
 namespace {
 
-using source::Fix;
 
 // `R.register_buffer(...)` as a whole statement: the call, or null.
 ir::Node register_buffer_call(const ir::Module& m, ir::Node statement) {

@@ -25,20 +25,6 @@ std::optional<TextRange> find_between(std::string_view text, std::string_view be
 
 constexpr std::string_view kLegacySiteDecorator = "@_graphmend_site";
 
-std::string normalized_newlines(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\r') {
-      if (i + 1 < s.size() && s[i + 1] == '\n') continue;
-      out += '\n';
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<GeneratedBlock> find_generated_block(std::string_view text) {
@@ -49,7 +35,7 @@ std::optional<GeneratedBlock> find_generated_block(std::string_view text) {
 
 std::vector<Helper> generated_helpers(std::string_view block, bool legacy) {
   std::vector<Helper> out;
-  const std::string text = normalized_newlines(block);
+  const std::string text = with_lf_newlines(block);
   size_t pos = 0;
   Helper* current = nullptr;
   bool legacy_site = false;

@@ -74,6 +74,20 @@ std::string_view newline_text(NewlineStyle style) {
   return "\n";
 }
 
+std::string with_lf_newlines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r') {
+      if (i + 1 < text.size() && text[i + 1] == '\n') continue;
+      out += '\n';
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 std::string indent_block(std::string_view code, std::string_view indent, std::string_view unit,
                          NewlineStyle newline) {
   std::string out;

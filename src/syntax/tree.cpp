@@ -1,8 +1,6 @@
 #include "graphmend/syntax/tree.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 #include <tree_sitter/api.h>
 
@@ -33,27 +31,6 @@ Node wrap(TSNode n) {
 }  // namespace
 
 uint16_t Node::symbol() const { return ts_node_symbol(ts(*this)); }
-
-Kind::Kind(std::string_view name) : name_(name) {
-  const TSLanguage* language = python_language();
-  const uint32_t count = ts_language_symbol_count(language);
-  for (uint32_t s = 0; s < count; ++s) {
-    const char* symbol_name = ts_language_symbol_name(language, static_cast<TSSymbol>(s));
-    if (symbol_name == nullptr || name != symbol_name) continue;
-    if (count_ == symbols_.size()) {
-      std::fprintf(stderr, "graphmend: node kind `%.*s` has too many symbols\n", static_cast<int>(name.size()),
-                   name.data());
-      std::abort();
-    }
-    symbols_[count_++] = static_cast<uint16_t>(s);
-  }
-  if (count_ == 0) {
-    // A name the grammar does not have: a bug in kinds.h, caught at start-up by every binary.
-    std::fprintf(stderr, "graphmend: tree-sitter-python has no node kind `%.*s`\n", static_cast<int>(name.size()),
-                 name.data());
-    std::abort();
-  }
-}
 
 std::string_view Node::type() const { return is_null() ? std::string_view() : ts_node_type(ts(*this)); }
 bool Node::is_named() const { return ts_node_is_named(ts(*this)); }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@ struct DiscoveredFile {
   std::filesystem::path path;  // as reachable from the working directory
   std::string display;         // what reports print
   std::string module_name;     // dotted import name (package root found via __init__.py)
+  std::optional<std::filesystem::path> package_root;  // the outermost package holding it; none: a script
   bool explicit_arg = false;   // named on the command line
 };
 
@@ -28,7 +30,12 @@ struct Discovery {
 // never follows directory symlinks while walking, so symlink loops cannot trap it.
 Discovery discover(const std::vector<std::string>& paths);
 
-// Dotted module name of a file, from the outermost enclosing package (walking up __init__.py).
-std::string module_name_of(const std::filesystem::path& file);
+// Where a file sits among packages, from one walk up its `__init__.py` files: its dotted module
+// name and the outermost package's directory (none for a loose script).
+struct PackagePlace {
+  std::string module_name;
+  std::optional<std::filesystem::path> package_root;
+};
+PackagePlace package_place_of(const std::filesystem::path& file);
 
 }  // namespace graphmend::driver

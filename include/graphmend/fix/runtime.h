@@ -37,11 +37,9 @@ struct RuntimeLink {
   [[nodiscard]] bool is_inline() const { return !package_level.has_value(); }
 };
 
-// The link for a file, from the `__init__.py` files around it (module_name as discovery names it).
-RuntimeLink runtime_link_for(const std::filesystem::path& file, std::string_view module_name);
-
-// The directory of the outermost package that contains `file`; nullopt for a loose script.
-std::optional<std::filesystem::path> top_level_package_of(const std::filesystem::path& file);
+// The link for a file: its dotted module name, and whether it lies in a package at all (both as
+// discovery found them from the `__init__.py` files around it).
+RuntimeLink runtime_link_for(const std::filesystem::path& file, std::string_view module_name, bool in_package);
 
 // The Python that binds `_graphmend` in a patched module (no trailing newline). Inline, only the
 // runtime sections that provide `used` (runtime attribute names, e.g. "where") are included.

@@ -50,6 +50,9 @@ class LineIndex {
 
 enum class NewlineStyle { Lf, CrLf, Cr };
 
+// `text` with every line break ("\r\n", "\r") as "\n".
+std::string with_lf_newlines(std::string_view text);
+
 // The newline style a file uses most; new lines graphmend writes use it.
 NewlineStyle detect_newline(std::string_view text);
 std::string_view newline_text(NewlineStyle style);

@@ -1,0 +1,33 @@
+#include "graphmend/syntax/kinds.h"
+
+#include <tree_sitter/api.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "graphmend/syntax/tree.h"
+
+namespace graphmend::syntax {
+
+Kind::Kind(std::string_view name) : name_(name) {
+  const TSLanguage* language = python_language();
+  const uint32_t count = ts_language_symbol_count(language);
+  for (uint32_t s = 0; s < count; ++s) {
+    const char* symbol_name = ts_language_symbol_name(language, static_cast<TSSymbol>(s));
+    if (symbol_name == nullptr || name != symbol_name) continue;
+    if (count_ == symbols_.size()) {
+      std::fprintf(stderr, "graphmend: node kind `%.*s` has too many symbols\n", static_cast<int>(name.size()),
+                   name.data());
+      std::abort();
+    }
+    symbols_[count_++] = static_cast<uint16_t>(s);
+  }
+  if (count_ == 0) {
+    // A name the grammar does not have: a bug in kinds.h, caught at start-up by every binary.
+    std::fprintf(stderr, "graphmend: tree-sitter-python has no node kind `%.*s`\n", static_cast<int>(name.size()),
+                 name.data());
+    std::abort();
+  }
+}
+
+}  // namespace graphmend::syntax
