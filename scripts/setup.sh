@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEBS=(cmake ninja-build g++ libcli11-dev libfmt-dev libspdlog-dev libgtest-dev nlohmann-json3-dev libdtl-dev python3-venv)
+DEBS=(cmake ninja-build g++ git libcli11-dev libfmt-dev libtomlplusplus-dev libgtest-dev nlohmann-json3-dev libdtl-dev python3-venv)
 missing=()
 for p in "${DEBS[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,7 +1,6 @@
 // graphmend command line: check / fix / rule / version.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,13 +9,18 @@
 #include <iostream>
 #include <mutex>
 #include <unistd.h>
+#include <filesystem>
+#include <iterator>
 #include <optional>
+#include <variant>
 #include <thread>
 
+#include "graphmend/driver/config.h"
 #include "graphmend/driver/run.h"
 #include "graphmend/report/report.h"
 #include "graphmend/rules/registry.h"
 #include "graphmend/rules/rule_docs.h"
+#include "graphmend/rules/selection.h"
 #include "graphmend/source/source_file.h"
 #include "graphmend/syntax/tree.h"
 
@@ -28,15 +32,33 @@ struct CommonArgs {
   std::vector<std::string> paths;
   std::string format = "text";
   std::vector<std::string> select;
+  std::vector<std::string> extend_select;
   std::vector<std::string> ignore;
+  std::vector<std::string> exclude;
+  std::vector<std::string> extend_exclude;
   bool exit_zero = false;
   bool no_summary = false;
   bool unsafe_fixes = false;
+  bool no_unsafe_fixes = false;
   bool diff = false;
   bool trap_async = false;
+  bool force_exclude = false;
+  bool no_force_exclude = false;
+  bool respect_gitignore = false;
+  bool no_respect_gitignore = false;
+  bool no_project_context = false;
+  bool statistics = false;
+  bool show_fixes = false;
+  bool no_show_fixes = false;
+  bool isolated = false;
+  std::string config;
+  std::string stdin_filename;
   unsigned jobs = 0;
   uint64_t max_file_size = 16ull * 1024 * 1024;
   std::string color = "auto";
+  CLI::App* command = nullptr;
+
+  [[nodiscard]] bool given(const std::string& option) const { return command->get_option(option)->count() > 0; }
 };
 
 // --color: `always` and `never` as said; `auto` colours a terminal unless NO_COLOR is set.
@@ -77,14 +99,37 @@ class Progress {
 };
 
 void add_common(CLI::App* cmd, CommonArgs& a) {
-  cmd->add_option("paths", a.paths, "Files or directories to check (default: .)");
-  cmd->add_option("--output-format", a.format, "text (default), concise or json")
-      ->check(CLI::IsMember({"text", "concise", "json"}));
-  cmd->add_option("--select", a.select, "Only these rule codes or prefixes (e.g. GM1,GM201)")->delimiter(',')->allow_extra_args(false);
+  a.command = cmd;
+  std::string formats;
+  for (const std::string& f : graphmend::driver::output_format_names()) formats += (formats.empty() ? "" : ", ") + f;
+  cmd->add_option("paths", a.paths, "Files or directories to check (default: .); `-` reads standard input");
+  cmd->add_option("--output-format", a.format, "Report format: " + formats + " (default: text)")
+      ->check(CLI::IsMember(graphmend::driver::output_format_names()));
+  cmd->add_option("--select", a.select, "Only these rule codes or prefixes (e.g. GM1,GM201); replaces the configuration's")
+      ->delimiter(',')->allow_extra_args(false);
+  cmd->add_option("--extend-select", a.extend_select, "Rules to run in addition (e.g. GM903)")
+      ->delimiter(',')->allow_extra_args(false);
   cmd->add_option("--ignore", a.ignore, "Skip these rule codes or prefixes")->delimiter(',')->allow_extra_args(false);
+  cmd->add_option("--exclude", a.exclude, "Glob patterns of paths to skip; replaces the defaults and the configuration's")
+      ->delimiter(',')->allow_extra_args(false);
+  cmd->add_option("--extend-exclude", a.extend_exclude, "Glob patterns of paths to skip, in addition")
+      ->delimiter(',')->allow_extra_args(false);
+  cmd->add_flag("--force-exclude", a.force_exclude, "Apply excludes to paths named on the command line too (pre-commit)");
+  cmd->add_flag("--no-force-exclude", a.no_force_exclude);
+  cmd->add_flag("--respect-gitignore", a.respect_gitignore, "Skip files git ignores (the default)");
+  cmd->add_flag("--no-respect-gitignore", a.no_respect_gitignore);
+  cmd->add_flag("--no-project-context", a.no_project_context,
+                "Analyse only the named files, not the rest of their project (cross-file facts are lost)");
+  cmd->add_option("--config", a.config, "Use this configuration file (pyproject.toml or graphmend.toml)");
+  cmd->add_flag("--isolated", a.isolated, "Ignore every configuration file");
+  cmd->add_option("--stdin-filename", a.stdin_filename, "The path standard input (`-`) stands for");
   cmd->add_flag("--exit-zero", a.exit_zero, "Exit 0 even when findings remain (2 is still reported)");
   cmd->add_flag("--no-summary", a.no_summary, "Do not print the summary line");
+  cmd->add_flag("--statistics", a.statistics, "Print counts by rule instead of the findings");
+  cmd->add_flag("--show-fixes", a.show_fixes, "List the fixes applied, by file and rule");
+  cmd->add_flag("--no-show-fixes", a.no_show_fixes);
   cmd->add_flag("--unsafe-fixes", a.unsafe_fixes, "Also apply fixes marked unsafe");
+  cmd->add_flag("--no-unsafe-fixes", a.no_unsafe_fixes);
   cmd->add_flag("--trap-async", a.trap_async,
                 "[Trap] opt-in tier: lower guards to torch._assert_async (changes exception class and timing)");
   cmd->add_option("-j,--jobs", a.jobs, "Worker threads (default: number of cores)");
@@ -93,37 +138,111 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
+std::optional<std::string> read_stdin() {
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (std::cin.bad()) return std::nullopt;
+  return text;
+}
+
+// A yes/no setting: the command line's --x / --no-x, else the configuration's, else `fallback`.
+bool choose(bool yes, bool no, const std::optional<bool>& configured, bool fallback) {
+  if (yes) return true;
+  if (no) return false;
+  return configured.value_or(fallback);
+}
+
 int run_check(CommonArgs& a, bool fix) {
+  namespace driver = graphmend::driver;
+  if (a.paths.empty()) a.paths.push_back(".");
+  for (const auto* list : {&a.select, &a.extend_select, &a.ignore}) {
+    for (const std::string& s : *list) {
+      if (!graphmend::rules::valid_selector(s)) {
+        std::cerr << fmt::format("error: unknown rule selector '{}'; see `graphmend rule --all`\n", s);
+        return 2;
+      }
+    }
+  }
+  const bool reads_stdin = std::find(a.paths.begin(), a.paths.end(), "-") != a.paths.end();
+  if (reads_stdin && a.paths.size() > 1) {
+    std::cerr << "error: `-` (standard input) cannot be combined with other paths\n";
+    return 2;
+  }
+  // The configuration: --config, else the nearest one above the first path (or above
+  // --stdin-filename), unless --isolated.
+  driver::Settings settings;
+  if (!a.isolated) {
+    std::optional<std::filesystem::path> file;
+    if (!a.config.empty()) {
+      file = a.config;
+    } else {
+      const std::string& first = reads_stdin ? (a.stdin_filename.empty() ? std::string(".") : a.stdin_filename)
+                                             : a.paths.front();
+      file = driver::find_config(first);
+    }
+    if (file) {
+      auto loaded = driver::load_config(*file);
+      if (auto* err = std::get_if<driver::ConfigError>(&loaded)) {
+        std::cerr << fmt::format("error: {}\n", err->message);
+        return 2;
+      }
+      settings = std::get<driver::Settings>(std::move(loaded));
+    }
+  }
   Options o;
   o.fix = fix || a.diff;
   o.diff = a.diff;
-  o.unsafe_fixes = a.unsafe_fixes;
-  o.selection.select = a.select;
-  o.selection.ignore = a.ignore;
-  o.jobs = a.jobs;
-  o.read.max_bytes = a.max_file_size;
-  o.rule_options.trap_async = a.trap_async;
-  if (a.paths.empty()) a.paths.push_back(".");
-  for (const std::string& s : a.select) {
-    if (!graphmend::rules::find_rule(s) && !s.starts_with("GM") && s != "ALL") {
-      std::cerr << fmt::format("error: unknown rule selector '{}'\n", s);
+  o.unsafe_fixes = choose(a.unsafe_fixes, a.no_unsafe_fixes, settings.unsafe_fixes, false);
+  o.rule_options.trap_async = a.trap_async || settings.trap_async.value_or(false);
+  o.selection.select = a.given("--select") ? a.select : settings.select.value_or(std::vector<std::string>{});
+  o.selection.extend_select = settings.extend_select;
+  o.selection.extend_select.insert(o.selection.extend_select.end(), a.extend_select.begin(), a.extend_select.end());
+  o.selection.ignore = settings.ignore.value_or(std::vector<std::string>{});
+  o.selection.ignore.insert(o.selection.ignore.end(), a.ignore.begin(), a.ignore.end());
+  o.per_file_ignores = settings.per_file_ignores.value_or(std::vector<driver::PerFileIgnore>{});
+  o.per_file_ignores.insert(o.per_file_ignores.end(), settings.extend_per_file_ignores.begin(),
+                            settings.extend_per_file_ignores.end());
+  o.jobs = a.given("--jobs") ? a.jobs : settings.jobs.value_or(0);
+  o.read.max_bytes = a.given("--max-file-size") ? a.max_file_size : settings.max_file_size.value_or(a.max_file_size);
+  o.discovery.exclude = a.given("--exclude") ? a.exclude : settings.exclude.value_or(driver::default_excludes());
+  for (const auto* extra : {&settings.extend_exclude, &a.extend_exclude}) {
+    o.discovery.exclude.insert(o.discovery.exclude.end(), extra->begin(), extra->end());
+  }
+  o.discovery.force_exclude = choose(a.force_exclude, a.no_force_exclude, settings.force_exclude, false);
+  o.discovery.respect_gitignore = choose(a.respect_gitignore, a.no_respect_gitignore, settings.respect_gitignore, true);
+  o.discovery.project_context = !a.no_project_context && settings.project_context.value_or(true);
+  o.discovery.root = settings.root;
+  o.discovery.stdin_filename = a.stdin_filename;
+  if (reads_stdin) {
+    o.stdin_text = read_stdin();
+    if (!o.stdin_text) {
+      std::cerr << "error: cannot read standard input\n";
       return 2;
     }
   }
-  Progress progress;
-  o.progress = [&progress](std::string_view stage, size_t done, size_t total) { progress(stage, done, total); };
-  const graphmend::driver::RunReport report = graphmend::driver::run(a.paths, o);
-  progress.finish();  // before the report
+  const std::string format_name = a.given("--output-format") ? a.format : settings.output_format.value_or(a.format);
   graphmend::report::EmitOptions e;
-  e.format = a.format == "json"      ? graphmend::report::Format::Json
-             : a.format == "concise" ? graphmend::report::Format::Concise
-                                     : graphmend::report::Format::Text;
+  e.format = graphmend::report::format_named(format_name).value_or(graphmend::report::Format::Text);
   e.show_summary = !a.no_summary;
   e.color = use_color(a.color);
   e.diff = a.diff;
-  graphmend::report::emit(report, e, std::cout, std::cerr);
-  const int code = graphmend::driver::exit_code(report);
-  if (a.exit_zero && code == 1) return 0;
+  e.statistics = a.statistics;
+  e.show_fixes = choose(a.show_fixes, a.no_show_fixes, settings.show_fixes, false);
+
+  Progress progress;
+  o.progress = [&progress](std::string_view stage, size_t done, size_t total) { progress(stage, done, total); };
+  const driver::RunReport report = driver::run(a.paths, o);
+  progress.finish();  // before the report
+  // `fix -`: the fixed text is the output; the report goes to stderr.
+  const bool prints_fixed_text = reads_stdin && fix && !a.diff;
+  if (prints_fixed_text) {
+    for (const driver::FileReport& f : report.files) {
+      if (f.from_stdin && !f.error) std::cout << graphmend::source::encode_for_write(*f.original, f.text);
+    }
+    std::cout.flush();
+  }
+  graphmend::report::emit(report, e, prints_fixed_text ? std::cerr : std::cout, std::cerr);
+  int code = driver::exit_code(report);
+  if (a.exit_zero && code == 1) code = 0;
   return code;
 }
 
@@ -226,7 +345,6 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv)
 }  // namespace
 
 int main(int argc, char** argv) {
-  spdlog::set_level(spdlog::level::warn);
   CLI::App app{"graphmend: finds and fixes torch.compile graph breaks in Python source"};
   app.footer(
       "Exit codes: 0 nothing found, or everything fixed; 1 findings remain (or `fix --diff` has fixes to\n"

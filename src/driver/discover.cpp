@@ -1,23 +1,31 @@
 #include "graphmend/driver/discover.h"
 
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <set>
-#include <sys/stat.h>
 #include <system_error>
+#include <unordered_set>
+
+extern char** environ;
 
 namespace graphmend::driver {
 namespace fs = std::filesystem;
 
 namespace {
 
-bool skip_directory(const fs::path& dir) {
+// Folders never walked, whatever `exclude` says: hidden ones, bytecode caches, virtual environments.
+bool always_skipped_directory(const fs::path& dir) {
   const std::string name = dir.filename().string();
   if (name.starts_with(".") && name != "." && name != "..") return true;
-  if (name == "__pycache__" || name == "node_modules" || name == "venv" || name == "__pypackages__") {
-    return true;
-  }
+  if (name == "__pycache__") return true;
   std::error_code ec;
   return fs::exists(dir / "pyvenv.cfg", ec);  // a virtual environment root
 }
@@ -32,7 +40,122 @@ std::string stat_error(const fs::path& p) {
   return std::strerror(err);
 }
 
+bool glob_matches(const std::string& pattern, const std::string& candidate) {
+  return ::fnmatch(pattern.c_str(), candidate.c_str(), 0) == 0;
+}
+
+// One entry met while walking: its own name against the plain patterns, its path against those
+// with a '/'. The folders above it were checked as the walk went through them.
+bool walked_entry_excluded(const fs::path& path, const std::vector<std::string>& patterns, const fs::path& root) {
+  const std::string name = path.filename().string();
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  const fs::path base = root.empty() ? fs::current_path(ec) : fs::absolute(root, ec).lexically_normal();
+  const std::string relative = absolute.lexically_relative(base).string();
+  for (const std::string& pattern : patterns) {
+    if (pattern.find('/') == std::string::npos ? glob_matches(pattern, name)
+                                               : glob_matches(pattern, relative) ||
+                                                     glob_matches(pattern, absolute.string())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The files git does not ignore under `dir` (tracked, and untracked but not ignored), as
+// canonical paths; nullopt when `dir` is not in a git work tree or git cannot be run.
+std::optional<std::unordered_set<std::string>> git_visible_files(const fs::path& dir) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return std::nullopt;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  const std::string dir_arg = dir.string();
+  std::vector<std::string> args = {"git", "-C", dir_arg, "ls-files", "-z", "--cached", "--others", "--exclude-standard"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawnp(&pid, "git", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  if (spawned != 0) {
+    ::close(pipe_fds[0]);
+    return std::nullopt;
+  }
+  std::string output;
+  char buffer[65536];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    output.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  std::unordered_set<std::string> files;
+  std::error_code ec;
+  const fs::path base = fs::weakly_canonical(dir, ec);
+  for (size_t start = 0; start < output.size();) {
+    size_t end = output.find('\0', start);
+    if (end == std::string::npos) end = output.size();
+    files.insert((base / output.substr(start, end - start)).lexically_normal().string());
+    start = end + 1;
+  }
+  return files;
+}
+
 }  // namespace
+
+const std::vector<std::string>& default_excludes() {
+  static const std::vector<std::string> kDefaults = {"__pypackages__", "_build", "buck-out", "dist",
+                                                     "node_modules",   "site-packages", "venv"};
+  return kDefaults;
+}
+
+bool excluded(const fs::path& path, const std::vector<std::string>& patterns, const fs::path& root) {
+  if (patterns.empty()) return false;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  const fs::path base = root.empty() ? fs::current_path(ec) : fs::absolute(root, ec).lexically_normal();
+  fs::path relative = absolute.lexically_relative(base);
+  const bool inside = !relative.empty() && *relative.begin() != "..";
+  // The path itself and each folder above it, down from the root (or from `/` outside it).
+  const fs::path& walked = inside ? relative : absolute;
+  fs::path prefix;
+  for (const fs::path& part : walked) {
+    prefix /= part;
+    if (part == "/" || part.empty()) continue;
+    for (const std::string& pattern : patterns) {
+      const bool anchored = pattern.find('/') != std::string::npos;
+      if (anchored ? glob_matches(pattern, prefix.string()) || glob_matches(pattern, (base / prefix).string())
+                   : glob_matches(pattern, part.string())) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::optional<fs::path> project_root_of(const fs::path& file) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).parent_path();
+  while (!dir.empty()) {
+    for (const char* marker : {"pyproject.toml", "setup.cfg", ".git"}) {
+      if (fs::exists(dir / marker, ec)) return dir;
+    }
+    if (dir == dir.parent_path()) break;
+    dir = dir.parent_path();
+  }
+  return std::nullopt;
+}
 
 PackagePlace package_place_of(const fs::path& file) {
   std::error_code ec;
@@ -54,10 +177,10 @@ PackagePlace package_place_of(const fs::path& file) {
   return place;
 }
 
-Discovery discover(const std::vector<std::string>& paths) {
+Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions& options) {
   Discovery result;
   std::set<std::string> seen;  // canonical paths
-  auto add = [&](const fs::path& p, bool explicit_arg) {
+  auto add = [&](const fs::path& p, bool explicit_arg, bool context_only) {
     std::error_code ec;
     fs::path canonical = fs::weakly_canonical(p, ec);
     const std::string key = ec ? p.lexically_normal().string() : canonical.string();
@@ -65,46 +188,84 @@ Discovery discover(const std::vector<std::string>& paths) {
     std::string display = p.lexically_normal().string();
     if (display.starts_with("./")) display.erase(0, 2);
     PackagePlace place = package_place_of(p);
-    result.files.push_back({p, display, std::move(place.module_name), std::move(place.package_root), explicit_arg});
+    DiscoveredFile f{p, display, std::move(place.module_name), std::move(place.package_root), explicit_arg};
+    f.context_only = context_only;
+    result.files.push_back(std::move(f));
   };
-  for (const std::string& arg : paths) {
-    const fs::path p(arg);
-    if (std::string err = stat_error(p); !err.empty()) {
-      result.errors.push_back({arg, err});
-      continue;
-    }
+  // Walks a folder for *.py files; `context_only` files are found the same way.
+  auto walk = [&](const fs::path& p, const std::string& shown, bool context_only) {
     std::error_code ec;
-    if (!fs::is_directory(p, ec)) {
-      add(p, true);
-      continue;
+    std::optional<std::unordered_set<std::string>> visible;
+    if (options.respect_gitignore) {
+      visible = git_visible_files(p);
+      if (visible && visible->empty()) visible.reset();  // the folder itself is ignored: it was named
     }
     fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec);
     if (ec) {
-      result.errors.push_back({arg, ec.message()});
-      continue;
+      if (!context_only) result.errors.push_back({shown, ec.message()});
+      return;
     }
     for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (ec) {
-        result.errors.push_back({it->path().string(), ec.message()});
+        if (!context_only) result.errors.push_back({it->path().string(), ec.message()});
         ec.clear();
         continue;
       }
       const fs::directory_entry& entry = *it;
       std::error_code e2;
       if (entry.is_directory(e2) && !entry.is_symlink(e2)) {
-        if (skip_directory(entry.path())) it.disable_recursion_pending();
+        if (always_skipped_directory(entry.path()) ||
+            walked_entry_excluded(entry.path(), options.exclude, options.root)) {
+          it.disable_recursion_pending();
+        }
         continue;
       }
       if (entry.path().extension() != ".py") continue;
+      if (walked_entry_excluded(entry.path(), options.exclude, options.root)) continue;
+      if (visible) {
+        const fs::path abs = fs::weakly_canonical(entry.path(), e2);
+        if (!visible->contains(abs.lexically_normal().string())) continue;
+      }
       if (entry.is_symlink(e2)) {
         if (std::string err = stat_error(entry.path()); !err.empty()) {
-          result.errors.push_back({entry.path().lexically_normal().string(), err});
+          if (!context_only) result.errors.push_back({entry.path().lexically_normal().string(), err});
           continue;
         }
       }
-      add(entry.path(), false);
+      add(entry.path(), false, context_only);
     }
+  };
+  std::set<fs::path> context_roots;
+  for (const std::string& arg : paths) {
+    if (arg == "-") {
+      const std::string name = options.stdin_filename.empty() ? "-" : options.stdin_filename;
+      if (!seen.insert("\x01stdin").second) continue;
+      PackagePlace place = options.stdin_filename.empty() ? PackagePlace{} : package_place_of(name);
+      DiscoveredFile f{name, name, std::move(place.module_name), std::move(place.package_root), true};
+      f.from_stdin = true;
+      result.files.push_back(std::move(f));
+      if (options.project_context && !options.stdin_filename.empty()) {
+        if (auto root = project_root_of(name)) context_roots.insert(*root);
+      }
+      continue;
+    }
+    const fs::path p(arg);
+    if (std::string err = stat_error(p); !err.empty()) {
+      result.errors.push_back({arg, err});
+      continue;
+    }
+    if (options.force_exclude && excluded(p, options.exclude, options.root)) continue;
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      add(p, true, false);
+      if (options.project_context) {
+        if (auto root = project_root_of(p)) context_roots.insert(*root);
+      }
+      continue;
+    }
+    walk(p, arg, false);
   }
+  for (const fs::path& root : context_roots) walk(root, root.string(), true);
   std::sort(result.files.begin(), result.files.end(),
             [](const DiscoveredFile& a, const DiscoveredFile& b) { return a.display < b.display; });
   return result;

@@ -1,7 +1,6 @@
 #include "graphmend/driver/run.h"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +18,8 @@
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rules/registry.h"
 #include "graphmend/rules/selection.h"
+#include "graphmend/rules/suppression.h"
+#include "graphmend/rules/unused_noqa.h"
 #include "graphmend/source/generated.h"
 #include "graphmend/syntax/tree.h"
 
@@ -106,33 +107,52 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> par
   u.module = std::make_unique<ir::Module>(*u.current, std::move(*tree), u.input.module_name);
 }
 
-std::vector<rules::Diagnostic> check_unit(const Unit& u, const analysis::Project& project,
-                                          const analysis::CompileRegions& regions,
-                                          analysis::TypeOracle& types, const Options& options) {
-  std::vector<rules::Diagnostic> out;
+struct UnitFindings {
+  std::vector<rules::Diagnostic> diagnostics;
+  std::vector<std::string> warnings;  // suppression comments naming unknown graphmend codes
+};
+
+UnitFindings check_unit(const Unit& u, const analysis::Project& project, const analysis::CompileRegions& regions,
+                        analysis::TypeOracle& types, const Options& options, const rules::Selection& selection) {
+  UnitFindings findings;
+  std::vector<rules::Diagnostic>& out = findings.diagnostics;
   if (u.syntax_error) {
     out.push_back(*u.syntax_error);
-    return out;
+    return findings;
   }
-  if (!u.module) return out;
+  if (!u.module) return findings;
+  rules::Suppressions suppressions = rules::Suppressions::read(u.current->text, u.module->root());
+  if (suppressions.file_ignored()) return findings;
+  const source::LineIndex lines(u.current->text);
+  for (const rules::SuppressionDirective& d : suppressions.directives()) {
+    for (const rules::SuppressionCode& c : d.codes) {
+      if (!rules::is_unknown_graphmend_code(c.code)) continue;
+      findings.warnings.push_back(fmt::format("{}: suppression comment names `{}`, which is no graphmend rule",
+                                              lines.line_of(c.range.start), c.code));
+    }
+  }
   rules::RuleContext ctx{*u.module, project, regions, types, options.rule_options};
   // A module that never names torch is checked only when a compiled call reaches one of its
   // functions (a helper called from another file's forward).
-  if (!u.module->mentions_torch() && ctx.compiled_functions().empty()) return out;
-  rules::DiagnosticSink sink;
-  for (const rules::Rule* rule : rules::all_rules()) {
-    if (!options.selection.enabled(rule->info().code)) continue;
-    rule->check(ctx, sink);
-  }
-  const source::LineIndex lines(u.current->text);
-  const std::vector<source::TextRange> dead = rules::compile_dead_ranges(ctx);
-  for (rules::Diagnostic& d : sink.diagnostics()) {
-    if (std::any_of(dead.begin(), dead.end(), [&](const source::TextRange& r) { return r.contains(d.range); })) {
-      continue;  // never traced: Dynamo folds the is_compiling() test
+  if (u.module->mentions_torch() || !ctx.compiled_functions().empty()) {
+    rules::DiagnosticSink sink;
+    for (const rules::Rule* rule : rules::all_rules()) {
+      if (!selection.enabled(rule->info().code)) continue;
+      rule->check(ctx, sink);
     }
-    const uint32_t line = lines.line_of(d.range.start);
-    if (rules::suppressed(lines.line_text(u.current->text, line), d.code)) continue;
-    out.push_back(std::move(d));
+    const std::vector<source::TextRange> dead = rules::compile_dead_ranges(ctx);
+    for (rules::Diagnostic& d : sink.diagnostics()) {
+      if (std::any_of(dead.begin(), dead.end(), [&](const source::TextRange& r) { return r.contains(d.range); })) {
+        continue;  // never traced: Dynamo folds the is_compiling() test
+      }
+      if (suppressions.suppresses(lines.line_of(d.range.start), d.code)) continue;
+      out.push_back(std::move(d));
+    }
+  }
+  if (selection.enabled(rules::kUnusedNoqaInfo.code)) {
+    for (rules::Diagnostic& d : rules::unused_suppressions(suppressions, u.current->text, selection)) {
+      out.push_back(std::move(d));
+    }
   }
   // Say plainly why a site in a rewritable category carries no fix.
   for (rules::Diagnostic& d : out) {
@@ -169,7 +189,7 @@ std::vector<rules::Diagnostic> check_unit(const Unit& u, const analysis::Project
                           return a.range == b.range && a.code == b.code;
                         }),
             out.end());
-  return out;
+  return findings;
 }
 
 bool binds_packaged_runtime(std::string_view text) {
@@ -263,7 +283,7 @@ std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules
 RunReport run(const std::vector<std::string>& paths, const Options& options) {
   const auto t0 = Clock::now();
   RunReport report;
-  Discovery discovery = discover(paths);
+  Discovery discovery = discover(paths, options.discovery);
   report.discovery_errors = std::move(discovery.errors);
   const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
 
@@ -290,11 +310,17 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
     Unit& u = units[i];
     u.input = discovery.files[i];
+    // Text from standard input binds its package's runtime as the file on disk would, so the
+    // printed text is what `fix FILE` writes; the runtime file is written as for any module.
     u.link = fix::runtime_link_for(u.input.path, u.input.module_name, u.input.package_root.has_value());
     FileReport& fr = files[i];
     fr.display = u.input.display;
     fr.path = u.input.path;
-    source::ReadResult r = source::read_source(u.input.path, u.input.display, options.read);
+    fr.from_stdin = u.input.from_stdin;
+    source::ReadResult r = u.input.from_stdin
+                               ? source::decode_source(options.stdin_text.value_or(""), u.input.path, u.input.display,
+                                                       options.read)
+                               : source::read_source(u.input.path, u.input.display, options.read);
     if (auto* err = std::get_if<source::ReadError>(&r)) {
       fr.error = *err;
       return;
@@ -305,7 +331,17 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   }, stage("reading"));
   drop_failed();
 
+  // The rules each file runs: the run's selection, less its per-file ignores.
+  std::vector<rules::Selection> selections(units.size(), options.selection);
+  for (size_t i = 0; i < units.size(); ++i) {
+    for (const PerFileIgnore& p : options.per_file_ignores) {
+      if (excluded(units[i].input.path, {p.pattern}, options.discovery.root)) {
+        selections[i].ignore.insert(selections[i].ignore.end(), p.codes.begin(), p.codes.end());
+      }
+    }
+  }
   std::vector<std::vector<rules::Diagnostic>> diags(units.size());
+  std::vector<std::vector<std::string>> warnings(units.size());
   std::vector<std::vector<rules::Diagnostic>> first_diags(units.size());
   std::vector<bool> dirty(units.size(), true);
   bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
@@ -320,8 +356,10 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
     for (unsigned w = 0; w < jobs; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project));
     parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
-      if (!dirty[i] || !units[i].current) return;
-      diags[i] = check_unit(units[i], project, regions, *oracles[w], options);
+      if (!dirty[i] || !units[i].current || units[i].input.context_only) return;
+      UnitFindings found = check_unit(units[i], project, regions, *oracles[w], options, selections[i]);
+      diags[i] = std::move(found.diagnostics);
+      warnings[i] = std::move(found.warnings);
     }, stage(iteration == 0 ? "checking" : "re-checking"));
     if (iteration == 0 && (options.fix || options.diff)) first_diags = diags;  // the text on disk
     for (size_t i = 0; i < units.size(); ++i) {
@@ -336,7 +374,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     std::vector<bool> changed(units.size(), false);
     parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
       overlapped[i] = 0;
-      if (!dirty[i] || !units[i].module) return;
+      if (!dirty[i] || !units[i].module || units[i].input.context_only) return;
       std::vector<const source::Fix*> fixes;
       for (const auto& d : diags[i]) {
         if (d.fix && d.fix->applies(required)) fixes.push_back(&*d.fix);
@@ -364,6 +402,11 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       candidate.produced = true;
       parse_unit(candidate, parsers[w], std::move(verified.tree));
       files[i].fixes_applied += static_cast<int>(applied.applied.size());
+      for (size_t k : applied.applied) {
+        for (const auto& d : diags[i]) {
+          if (d.fix && &*d.fix == fixes[k]) ++files[i].fixed_codes[std::string(d.code)];
+        }
+      }
       units[i] = std::move(candidate);
       changed[i] = true;
     }, stage("fixing"));
@@ -401,7 +444,10 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     }
     fr.syntax_error = units[i].syntax_error.has_value();
     fr.diagnostics = std::move(diags[i]);
-    if (!runtime_errors[i].empty() && fr.changed()) {
+    fr.warnings = std::move(warnings[i]);
+    if (fr.from_stdin) {
+      // Never written: `fix` prints the fixed text; the findings are those the fixes leave.
+    } else if (!runtime_errors[i].empty() && fr.changed()) {
       fr.write_error = runtime_errors[i];
     } else if (options.fix && !options.diff && fr.changed()) {
       const std::string bytes = source::encode_for_write(*fr.original, fr.text);
@@ -415,11 +461,14 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     // stands; with --diff, those the fixes would leave.
     if (fr.changed() && fr.write_error) {
       fr.diagnostics = std::move(first_diags[i]);
-    } else if (fr.changed() && !fr.written) {
+    } else if (fr.changed() && !fr.written && !fr.from_stdin) {
       fr.diagnostics = as_on_disk(fr, std::move(first_diags[i]));
     }
   }
-  report.files = std::move(files);
+  // Context-only files informed the analysis; they are not the run's files.
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (!units[i].input.context_only) report.files.push_back(std::move(files[i]));
+  }
   report.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   report.dry_run = options.diff;
   return report;

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "graphmend/rules/registry.h"
+#include "graphmend/rules/rule_docs.h"
 
 namespace graphmend::report {
 namespace {
@@ -13,10 +16,8 @@ namespace {
 using nlohmann::ordered_json;
 
 std::string_view rule_name(std::string_view code) {
-  if (code == rules::kSyntaxErrorInfo.code) return rules::kSyntaxErrorInfo.name;
-  if (code == rules::kTooDeepInfo.code) return rules::kTooDeepInfo.name;
-  const rules::Rule* r = rules::find_rule(code);
-  return r ? r->info().name : std::string_view();
+  const rules::RuleInfo* info = rules::find_info(code);
+  return info ? info->name : std::string_view();
 }
 
 std::string fix_status(const rules::Diagnostic& d) {
@@ -27,27 +28,43 @@ std::string fix_status(const rules::Diagnostic& d) {
   return {};  // report-only rules: the help line gives PyTorch's remedy
 }
 
+bool continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// Messages quote source; a text report shows at most this much of one.
+constexpr size_t kMaxMessageBytes = 400;
+
+std::string bounded_message(std::string_view message) {
+  if (message.size() <= kMaxMessageBytes) return std::string(message);
+  size_t cut = kMaxMessageBytes;
+  while (cut > 0 && continuation(message[cut])) --cut;
+  return std::string(message.substr(0, cut)) + "…";
+}
+
 void code_frame(std::ostream& out, const driver::FileReport& f, const source::LineIndex& lines,
                 const rules::Diagnostic& d) {
   const std::string_view text = f.disk_text();
   const uint32_t line = lines.line_of(d.range.start);
-  const std::string_view line_text = lines.line_text(text, line);
+  const std::string_view full_line = lines.line_text(text, line);
   const uint32_t line_start = lines.line_start(line);
+  uint32_t from = d.range.start - line_start;
+  const uint32_t full_to =
+      std::min<uint32_t>(d.range.end, line_start + static_cast<uint32_t>(full_line.size())) - line_start;
+  const uint32_t shift = from;
+  const std::string line_text = line_excerpt(full_line, from);
+  // The caret end moves with the excerpt; it stops at the excerpt's end.
+  const uint32_t to = std::min<uint32_t>(from + (full_to - shift), static_cast<uint32_t>(line_text.size()));
   const std::string num = std::to_string(line);
   const std::string pad(num.size(), ' ');
   out << fmt::format("{} |\n{} | {}\n", pad, num, line_text);
   // Caret under the range (clipped to the first line), tabs kept so columns line up.
   std::string marker;
-  const uint32_t from = d.range.start - line_start;
-  const uint32_t to = std::min<uint32_t>(d.range.end, line_start + static_cast<uint32_t>(line_text.size())) - line_start;
   for (uint32_t i = 0; i < from && i < line_text.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(line_text[i]);
-    if ((c & 0xC0) == 0x80) continue;
+    if (continuation(line_text[i])) continue;
     marker.push_back(line_text[i] == '\t' ? '\t' : ' ');
   }
   uint32_t carets = 0;
   for (uint32_t i = from; i < to; ++i) {
-    if ((static_cast<unsigned char>(line_text[i]) & 0xC0) != 0x80) ++carets;
+    if (!continuation(line_text[i])) ++carets;
   }
   marker.append(std::max<uint32_t>(carets, 1), '^');
   out << fmt::format("{} | {}\n", pad, marker);
@@ -74,7 +91,7 @@ void emit_text(const driver::RunReport& run, const EmitOptions& options, std::os
     for (const rules::Diagnostic& d : f.diagnostics) {
       const auto loc = lines.location(f.disk_text(), d.range.start);
       out << fmt::format("{}: {} {}\n", style.bold(fmt::format("{}:{}:{}", f.display, loc.line, loc.column)),
-                         style.red(d.code), d.message);
+                         style.red(d.code), bounded_message(d.message));
       if (options.format == Format::Concise) continue;
       code_frame(out, f, lines, d);
       const std::string pad(std::to_string(loc.line).size(), ' ');
@@ -125,6 +142,39 @@ Totals totals_of(const driver::RunReport& run) {
   return t;
 }
 
+ordered_json diagnostic_json(const driver::FileReport& f, const source::LineIndex& lines, const rules::Diagnostic& d) {
+  const std::string_view text = f.disk_text();
+  ordered_json j;
+  j["code"] = d.code;
+  j["name"] = rule_name(d.code);
+  j["message"] = d.message;
+  j["fixable"] = d.fix.has_value();
+  j["graph_break_id"] = d.graph_break_id.empty() ? ordered_json(nullptr) : ordered_json(d.graph_break_id);
+  j["filename"] = f.display;
+  j["location"] = location_json(lines, text, d.range.start);
+  j["end_location"] = location_json(lines, text, d.range.end);
+  j["range"] = {{"start", d.range.start}, {"end", d.range.end}};
+  j["function"] = d.function.empty() ? ordered_json(nullptr) : ordered_json(d.function);
+  j["compile_region"] = d.region_reason.empty() ? ordered_json(nullptr) : ordered_json(d.region_reason);
+  if (d.fix) {
+    ordered_json edits = ordered_json::array();
+    for (const source::Edit& e : d.fix->edits) {
+      edits.push_back({{"range", {{"start", e.range.start}, {"end", e.range.end}}},
+                       {"location", location_json(lines, text, e.range.start)},
+                       {"end_location", location_json(lines, text, e.range.end)},
+                       {"content", e.replacement}});
+    }
+    j["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
+                {"title", d.fix->title},
+                {"edits", edits}};
+  } else {
+    j["fix"] = nullptr;
+  }
+  j["decline_reason"] = d.decline_reason ? ordered_json(*d.decline_reason) : ordered_json(nullptr);
+  j["help"] = d.help.empty() ? ordered_json(nullptr) : ordered_json(d.help);
+  return j;
+}
+
 void emit_json(const driver::RunReport& run, std::ostream& out) {
   ordered_json diagnostics = ordered_json::array();
   ordered_json errors = ordered_json::array();
@@ -144,40 +194,12 @@ void emit_json(const driver::RunReport& run, std::ostream& out) {
                      {"fixes_applied", f.fixes_applied},
                      {"changed", f.changed()},
                      {"written", f.written},
-                     {"notes", f.notes}});
+                     {"notes", f.notes},
+                     {"warnings", f.warnings},
+                     {"fixed", f.fixed_codes}});
     const std::string_view text = f.disk_text();
     const source::LineIndex lines(text);
-    for (const rules::Diagnostic& d : f.diagnostics) {
-      ordered_json j;
-      j["code"] = d.code;
-      j["name"] = rule_name(d.code);
-      j["message"] = d.message;
-      j["fixable"] = d.fix.has_value();
-      j["graph_break_id"] = d.graph_break_id.empty() ? ordered_json(nullptr) : ordered_json(d.graph_break_id);
-      j["filename"] = f.display;
-      j["location"] = location_json(lines, text, d.range.start);
-      j["end_location"] = location_json(lines, text, d.range.end);
-      j["range"] = {{"start", d.range.start}, {"end", d.range.end}};
-      j["function"] = d.function.empty() ? ordered_json(nullptr) : ordered_json(d.function);
-      j["compile_region"] = d.region_reason.empty() ? ordered_json(nullptr) : ordered_json(d.region_reason);
-      if (d.fix) {
-        ordered_json edits = ordered_json::array();
-        for (const source::Edit& e : d.fix->edits) {
-          edits.push_back({{"range", {{"start", e.range.start}, {"end", e.range.end}}},
-                           {"location", location_json(lines, text, e.range.start)},
-                           {"end_location", location_json(lines, text, e.range.end)},
-                           {"content", e.replacement}});
-        }
-        j["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
-                    {"title", d.fix->title},
-                    {"edits", edits}};
-      } else {
-        j["fix"] = nullptr;
-      }
-      j["decline_reason"] = d.decline_reason ? ordered_json(*d.decline_reason) : ordered_json(nullptr);
-      j["help"] = d.help.empty() ? ordered_json(nullptr) : ordered_json(d.help);
-      diagnostics.push_back(std::move(j));
-    }
+    for (const rules::Diagnostic& d : f.diagnostics) diagnostics.push_back(diagnostic_json(f, lines, d));
   }
   const Totals t = totals_of(run);
   ordered_json summary = {{"files_checked", t.checked},
@@ -239,6 +261,324 @@ std::string summary_line(const driver::RunReport& run) {
   return line;
 }
 
+namespace {
+
+void emit_json_lines(const driver::RunReport& run, std::ostream& out) {
+  for (const driver::FileReport& f : run.files) {
+    if (f.error || f.diagnostics.empty()) continue;
+    const source::LineIndex lines(f.disk_text());
+    for (const rules::Diagnostic& d : f.diagnostics) out << diagnostic_json(f, lines, d).dump() << "\n";
+  }
+}
+
+// A relative path as a SARIF/URI reference: '/' separators, anything outside RFC 3986's
+// unreserved set percent-encoded.
+std::string uri_of(std::string_view path) {
+  std::string out;
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out.push_back(c);
+    } else {
+      out += fmt::format("%{:02X}", u);
+    }
+  }
+  return out;
+}
+
+std::string_view rule_markdown(std::string_view code) {
+  for (const rules::RuleDoc& doc : rules::rule_docs()) {
+    if (doc.code == code) return doc.markdown;
+  }
+  return {};
+}
+
+std::string_view level_of(std::string_view code) {
+  return code == rules::kUnusedNoqaInfo.code ? "warning" : "error";
+}
+
+void emit_sarif(const driver::RunReport& run, std::ostream& out) {
+  ordered_json rules_json = ordered_json::array();
+  std::map<std::string_view, size_t> rule_index;
+  for (const rules::RuleInfo* info : rules::all_rule_infos()) {
+    rule_index[info->code] = rules_json.size();
+    ordered_json r = {{"id", info->code},
+                      {"name", info->name},
+                      {"shortDescription", {{"text", info->summary}}},
+                      {"defaultConfiguration", {{"level", level_of(info->code)}}}};
+    if (const std::string_view md = rule_markdown(info->code); !md.empty()) {
+      r["help"] = {{"text", md}, {"markdown", md}};
+    }
+    if (!info->graph_break_id.empty()) r["properties"] = {{"graph_break_id", info->graph_break_id}};
+    rules_json.push_back(std::move(r));
+  }
+  ordered_json results = ordered_json::array();
+  ordered_json notifications = ordered_json::array();
+  const auto notify = [&](std::string_view file, std::string_view message) {
+    notifications.push_back({{"level", "error"},
+                             {"message", {{"text", fmt::format("{}: {}", file, message)}}},
+                             {"locations", {{{"physicalLocation", {{"artifactLocation", {{"uri", uri_of(file)}}}}}}}}});
+  };
+  for (const driver::DiscoveryError& e : run.discovery_errors) notify(e.display, e.message);
+  for (const driver::FileReport& f : run.files) {
+    if (f.error) notify(f.display, f.error->message);
+    if (f.write_error) notify(f.display, fmt::format("cannot write: {}", *f.write_error));
+    if (f.error || f.diagnostics.empty()) continue;
+    const std::string_view text = f.disk_text();
+    const source::LineIndex lines(text);
+    for (const rules::Diagnostic& d : f.diagnostics) {
+      const auto start = lines.location(text, d.range.start);
+      const auto end = lines.location(text, d.range.end);
+      ordered_json result = {
+          {"ruleId", d.code},
+          {"level", level_of(d.code)},
+          {"message", {{"text", d.message}}},
+          {"locations",
+           {{{"physicalLocation",
+              {{"artifactLocation", {{"uri", uri_of(f.display)}}},
+               {"region",
+                {{"startLine", start.line},
+                 {"startColumn", start.column},
+                 {"endLine", end.line},
+                 {"endColumn", end.column}}}}}}}}};
+      if (auto it = rule_index.find(d.code); it != rule_index.end()) result["ruleIndex"] = it->second;
+      ordered_json properties = ordered_json::object();
+      if (!d.function.empty()) properties["function"] = d.function;
+      if (d.fix) properties["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
+                                      {"title", d.fix->title}};
+      if (d.decline_reason) properties["decline_reason"] = *d.decline_reason;
+      if (!properties.empty()) result["properties"] = std::move(properties);
+      results.push_back(std::move(result));
+    }
+  }
+  ordered_json invocation = {{"executionSuccessful", driver::exit_code(run) != 2}};
+  if (!notifications.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);
+  ordered_json root = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       {{{"tool",
+          {{"driver",
+            {{"name", "graphmend"},
+             {"version", GRAPHMEND_VERSION},
+             {"informationUri", "https://github.com/graphmend/graphmend"},
+             {"rules", std::move(rules_json)}}}}},
+         {"invocations", {std::move(invocation)}},
+         {"results", std::move(results)}}}}};
+  out << root.dump(2) << "\n";
+}
+
+// GitHub workflow commands: `%`, CR and LF escaped in the message; `:` and `,` too in properties.
+std::string github_escape(std::string_view text, bool property) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else if (property && c == ':') out += "%3A";
+    else if (property && c == ',') out += "%2C";
+    else out.push_back(c);
+  }
+  return out;
+}
+
+void emit_github(const driver::RunReport& run, std::ostream& out) {
+  for (const driver::FileReport& f : run.files) {
+    if (f.error) {
+      out << fmt::format("::error file={}::{}\n", github_escape(f.display, true), github_escape(f.error->message, false));
+      continue;
+    }
+    const std::string_view text = f.disk_text();
+    const source::LineIndex lines(text);
+    for (const rules::Diagnostic& d : f.diagnostics) {
+      const auto start = lines.location(text, d.range.start);
+      const auto end = lines.location(text, d.range.end);
+      out << fmt::format("::{} title=graphmend ({}),file={},line={},col={},endLine={},endColumn={}::{}\n",
+                         level_of(d.code) == "error" ? "error" : "warning", d.code, github_escape(f.display, true),
+                         start.line, start.column, end.line, end.column,
+                         github_escape(fmt::format("{}:{}:{}: {} {}", f.display, start.line, start.column, d.code,
+                                                   d.message),
+                                       false));
+    }
+  }
+}
+
+// FNV-1a, 64 bits: a fingerprint that is the same on every machine and run.
+uint64_t fnv1a(std::string_view bytes, uint64_t hash = 14695981039346656037ull) {
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+void emit_gitlab(const driver::RunReport& run, std::ostream& out) {
+  ordered_json issues = ordered_json::array();
+  for (const driver::FileReport& f : run.files) {
+    if (f.error) continue;
+    const std::string_view text = f.disk_text();
+    const source::LineIndex lines(text);
+    // Same finding, same fingerprint, wherever its line moves: path, code, message, the line's
+    // text and how many identical findings came before it.
+    std::map<uint64_t, int> seen;
+    for (const rules::Diagnostic& d : f.diagnostics) {
+      const auto start = lines.location(text, d.range.start);
+      const auto end = lines.location(text, d.range.end);
+      uint64_t h = fnv1a(f.display);
+      h = fnv1a(d.code, fnv1a("\x1f", h));
+      h = fnv1a(d.message, fnv1a("\x1f", h));
+      h = fnv1a(lines.line_text(text, start.line), fnv1a("\x1f", h));
+      const int occurrence = seen[h]++;
+      h = fnv1a(std::to_string(occurrence), fnv1a("\x1f", h));
+      issues.push_back({{"description", fmt::format("{} {}", d.code, d.message)},
+                        {"check_name", d.code},
+                        {"fingerprint", fmt::format("{:016x}", h)},
+                        {"severity", level_of(d.code) == "error" ? "major" : "minor"},
+                        {"location", {{"path", f.display}, {"lines", {{"begin", start.line}, {"end", end.line}}}}}});
+    }
+  }
+  out << issues.dump(2) << "\n";
+}
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 allows no control characters but tab and line breaks.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  return out;
+}
+
+void emit_junit(const driver::RunReport& run, std::ostream& out) {
+  size_t tests = 0, failures = 0, errors = 0;
+  std::string suites;
+  for (const driver::FileReport& f : run.files) {
+    std::string cases;
+    size_t file_failures = 0;
+    if (f.error) {
+      ++errors;
+      ++tests;
+      cases += fmt::format("    <testcase name=\"graphmend\" classname=\"{}\"><error message=\"{}\"/></testcase>\n",
+                           xml_escape(f.display), xml_escape(f.error->message));
+    } else if (f.diagnostics.empty()) {
+      ++tests;
+      cases += fmt::format("    <testcase name=\"graphmend\" classname=\"{}\"/>\n", xml_escape(f.display));
+    } else {
+      const std::string_view text = f.disk_text();
+      const source::LineIndex lines(text);
+      for (const rules::Diagnostic& d : f.diagnostics) {
+        const auto loc = lines.location(text, d.range.start);
+        ++tests;
+        ++file_failures;
+        cases += fmt::format(
+            "    <testcase name=\"{} {}:{}\" classname=\"{}\" file=\"{}\" line=\"{}\">\n"
+            "      <failure message=\"{}\" type=\"{}\">{}:{}:{}: {} {}</failure>\n    </testcase>\n",
+            d.code, loc.line, loc.column, xml_escape(f.display), xml_escape(f.display), loc.line,
+            xml_escape(d.message), d.code, xml_escape(f.display), loc.line, loc.column, d.code, xml_escape(d.message));
+      }
+    }
+    failures += file_failures;
+    suites += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}  </testsuite>\n",
+                          xml_escape(f.display), std::max<size_t>(1, file_failures) , file_failures,
+                          f.error ? 1 : 0, cases);
+  }
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << fmt::format("<testsuites name=\"graphmend\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
+                     tests, failures, errors, suites);
+}
+
+// --statistics: one row per code, most frequent first.
+void emit_statistics(const driver::RunReport& run, bool json, std::ostream& out) {
+  struct Row {
+    std::string code;
+    size_t count = 0;
+    size_t fixable = 0;
+  };
+  std::map<std::string, Row> by_code;
+  for (const driver::FileReport& f : run.files) {
+    for (const rules::Diagnostic& d : f.diagnostics) {
+      Row& r = by_code[std::string(d.code)];
+      r.code = d.code;
+      ++r.count;
+      r.fixable += d.fix ? 1u : 0u;
+    }
+  }
+  std::vector<Row> rows;
+  for (auto& [code, row] : by_code) rows.push_back(row);
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.count > b.count; });
+  if (json) {
+    ordered_json j = ordered_json::array();
+    for (const Row& r : rows) {
+      j.push_back({{"code", r.code}, {"name", rule_name(r.code)}, {"count", r.count}, {"fixable", r.fixable}});
+    }
+    out << j.dump(2) << "\n";
+    return;
+  }
+  for (const Row& r : rows) {
+    out << fmt::format("{:>5}\t{}\t{} {}\n", r.count, r.code, r.fixable ? "[*]" : "[ ]", rule_name(r.code));
+  }
+}
+
+// --show-fixes: what was fixed (or, with --diff, would be), by file and rule.
+void emit_fixes(const driver::RunReport& run, std::ostream& out) {
+  size_t total = 0;
+  std::string body;
+  for (const driver::FileReport& f : run.files) {
+    const bool counts = f.written || f.from_stdin || (run.dry_run && f.changed());
+    if (!counts || f.fixed_codes.empty()) continue;
+    body += fmt::format("- {}:\n", f.display);
+    for (const auto& [code, n] : f.fixed_codes) {
+      body += fmt::format("    {} × {} ({})\n", n, code, rule_name(code));
+      total += static_cast<size_t>(n);
+    }
+  }
+  if (total == 0) return;
+  out << fmt::format("{} {} fix{}:\n{}\n", run.dry_run ? "Would apply" : "Applied", total, total == 1 ? "" : "es", body);
+}
+
+}  // namespace
+
+std::optional<Format> format_named(std::string_view name) {
+  static const std::pair<std::string_view, Format> kNames[] = {
+      {"text", Format::Text},   {"concise", Format::Concise}, {"json", Format::Json},     {"json-lines", Format::JsonLines},
+      {"sarif", Format::Sarif}, {"github", Format::Github},   {"gitlab", Format::Gitlab}, {"junit", Format::Junit}};
+  for (const auto& [n, f] : kNames) {
+    if (n == name) return f;
+  }
+  return std::nullopt;
+}
+
+bool is_machine_format(Format format) { return format != Format::Text && format != Format::Concise; }
+
+std::string line_excerpt(std::string_view line, uint32_t& focus, uint32_t max_bytes) {
+  if (line.size() <= max_bytes) return std::string(line);
+  // A third of the room before the focus, the rest after it.
+  uint32_t begin = focus > max_bytes / 3 ? focus - max_bytes / 3 : 0;
+  uint32_t end = std::min<uint32_t>(static_cast<uint32_t>(line.size()), begin + max_bytes);
+  if (end - begin < max_bytes) begin = end > max_bytes ? end - max_bytes : 0;
+  while (begin > 0 && continuation(line[begin])) --begin;
+  while (end < line.size() && continuation(line[end])) ++end;
+  std::string out;
+  if (begin > 0) out += "…";
+  const uint32_t prefix = static_cast<uint32_t>(out.size());
+  out += line.substr(begin, end - begin);
+  if (end < line.size()) out += "…";
+  focus = focus >= begin ? focus - begin + prefix : prefix;
+  return out;
+}
+
 void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream& out, std::ostream& err) {
   for (const driver::DiscoveryError& e : run.discovery_errors) {
     err << fmt::format("error: {}: {}\n", e.display, e.message);
@@ -251,7 +591,11 @@ void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream
   for (const driver::GeneratedFile& g : run.runtime_files) {
     if (g.write_error) err << fmt::format("error: {}: cannot write the graphmend runtime: {}\n", g.display, *g.write_error);
   }
-  if (options.diff) {
+  for (const driver::FileReport& f : run.files) {
+    for (const std::string& w : f.warnings) err << fmt::format("warning: {}:{}\n", f.display, w);
+  }
+  const bool machine = is_machine_format(options.format);
+  if (options.diff && !machine) {
     for (const driver::FileReport& f : run.files) {
       if (f.changed()) out << unified_diff(f.original->text, f.text, f.display);
     }
@@ -260,11 +604,22 @@ void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream
       if (!g.write_error) out << unified_diff(g.before.value_or(""), g.after, g.display);
     }
   }
-  if (options.format == Format::Json) {
-    emit_json(run, out);
+  if (options.statistics && (options.format == Format::Json || !machine)) {
+    emit_statistics(run, options.format == Format::Json, out);
     return;
   }
+  switch (options.format) {
+    case Format::Json: emit_json(run, out); return;
+    case Format::JsonLines: emit_json_lines(run, out); return;
+    case Format::Sarif: emit_sarif(run, out); return;
+    case Format::Github: emit_github(run, out); return;
+    case Format::Gitlab: emit_gitlab(run, out); return;
+    case Format::Junit: emit_junit(run, out); return;
+    case Format::Text:
+    case Format::Concise: break;
+  }
   emit_text(run, options, out);
+  if (options.show_fixes) emit_fixes(run, out);
   if (options.show_summary) out << summary_line(run) << "\n";
 }
 

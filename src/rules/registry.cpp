@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <vector>
 
 #include "graphmend/rules/data_dependent_loop.h"
 #include "graphmend/rules/data_dependent_operator.h"
@@ -25,6 +26,10 @@ const RuleInfo kSyntaxErrorInfo{"GM901", "syntax-error", "the file does not pars
 const RuleInfo kTooDeepInfo{"GM902", "too-deeply-nested",
                             "the file nests deeper than graphmend analyses; it is reported and never modified", "",
                             RuleFamily::Meta, FixAvailability::None};
+
+const RuleInfo kUnusedNoqaInfo{"GM903", "unused-noqa",
+                               "a suppression comment names a graphmend code that suppressed nothing", "",
+                               RuleFamily::Meta, FixAvailability::Sometimes};
 
 std::span<const Rule* const> all_rules() {
   static const TensorBranchRule tensor_branch;
@@ -64,5 +69,27 @@ const Rule* find_rule(std::string_view code_or_name) {
   }
   return nullptr;
 }
+
+std::span<const RuleInfo* const> all_rule_infos() {
+  static const std::vector<const RuleInfo*> kInfos = [] {
+    std::vector<const RuleInfo*> v;
+    for (const Rule* r : all_rules()) v.push_back(&r->info());
+    v.push_back(&kSyntaxErrorInfo);
+    v.push_back(&kTooDeepInfo);
+    v.push_back(&kUnusedNoqaInfo);
+    std::sort(v.begin(), v.end(), [](const RuleInfo* a, const RuleInfo* b) { return a->code < b->code; });
+    return v;
+  }();
+  return kInfos;
+}
+
+const RuleInfo* find_info(std::string_view code_or_name) {
+  for (const RuleInfo* info : all_rule_infos()) {
+    if (same_ignoring_case(info->code, code_or_name) || same_ignoring_case(info->name, code_or_name)) return info;
+  }
+  return nullptr;
+}
+
+bool is_opt_in(std::string_view code) { return code == kUnusedNoqaInfo.code; }
 
 }  // namespace graphmend::rules

@@ -52,6 +52,10 @@ Node Node::child(uint32_t i) const { return wrap(ts_node_child(ts(*this), i)); }
 Node Node::named_child(uint32_t i) const { return wrap(ts_node_named_child(ts(*this), i)); }
 Node Node::next_named_sibling() const { return wrap(ts_node_next_named_sibling(ts(*this))); }
 Node Node::prev_named_sibling() const { return wrap(ts_node_prev_named_sibling(ts(*this))); }
+Node Node::named_descendant_for_range(uint32_t start, uint32_t end) const {
+  if (is_null()) return Node();
+  return wrap(ts_node_named_descendant_for_byte_range(ts(*this), start, end));
+}
 
 // Children are read with a cursor: ts_node_child(i) walks from the first sibling each time.
 std::vector<Node> Node::children() const {

@@ -14,6 +14,10 @@ struct DiscoveredFile {
   std::string module_name;     // dotted import name (package root found via __init__.py)
   std::optional<std::filesystem::path> package_root;  // the outermost package holding it; none: a script
   bool explicit_arg = false;   // named on the command line
+  bool from_stdin = false;     // its text is read from standard input (`-`)
+  // Analysed for cross-file facts only (the rest of the project of a file named on the command
+  // line): never reported, never written.
+  bool context_only = false;
 };
 
 struct DiscoveryError {
@@ -26,9 +30,34 @@ struct Discovery {
   std::vector<DiscoveryError> errors;
 };
 
-// Walks directories for *.py (skipping hidden folders, virtual environments, __pycache__);
-// never follows directory symlinks while walking, so symlink loops cannot trap it.
-Discovery discover(const std::vector<std::string>& paths);
+// ruff's default `exclude` list, less the hidden folders graphmend always skips.
+const std::vector<std::string>& default_excludes();
+
+struct DiscoverOptions {
+  // Glob patterns (fnmatch): one without '/' matches any path component's name; one with '/'
+  // matches the path relative to `root`.
+  std::vector<std::string> exclude = default_excludes();
+  bool respect_gitignore = true;  // inside a git work tree, skip what git ignores (`git ls-files`)
+  bool force_exclude = false;     // apply `exclude` to paths named on the command line too
+  std::filesystem::path root;     // the project root that relative patterns start from; empty: cwd
+  // A file named on the command line brings the rest of its project (found from the file: the
+  // nearest folder with pyproject.toml, setup.cfg or .git) as context-only files.
+  bool project_context = true;
+  std::string stdin_filename;     // the name `-` is reported under
+};
+
+// Walks directories for *.py, skipping hidden folders, virtual environments, __pycache__ and the
+// `exclude` patterns; never follows directory symlinks while walking, so symlink loops cannot trap it.
+Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions& options = {});
+
+// The project a file belongs to: the nearest folder above it holding pyproject.toml, setup.cfg or
+// .git; nullopt when there is none.
+std::optional<std::filesystem::path> project_root_of(const std::filesystem::path& file);
+
+// True if `path` (relative to `root`, or absolute) matches one of `patterns`, in itself or in any
+// of its folders.
+bool excluded(const std::filesystem::path& path, const std::vector<std::string>& patterns,
+              const std::filesystem::path& root);
 
 // Where a file sits among packages, from one walk up its `__init__.py` files: its dotted module
 // name and the outermost package's directory (none for a loose script).

@@ -4,11 +4,13 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "graphmend/driver/config.h"
 #include "graphmend/driver/discover.h"
 #include "graphmend/rules/diagnostic.h"
 #include "graphmend/rules/rule.h"
@@ -21,7 +23,10 @@ struct Options {
   bool fix = false;           // apply fixes (in memory; written unless `diff`)
   bool diff = false;          // print diffs instead of writing
   bool unsafe_fixes = false;  // also apply fixes marked Unsafe
-  rules::Selection selection;  // --select / --ignore
+  rules::Selection selection;  // --select / --extend-select / --ignore
+  std::vector<PerFileIgnore> per_file_ignores;  // patterns relative to `discovery.root`
+  DiscoverOptions discovery;   // excludes, .gitignore, project context, the stdin file's name
+  std::optional<std::string> stdin_text;  // the text of `-` (read by the caller)
   unsigned jobs = 0;  // 0 = hardware concurrency
   source::ReadOptions read;
   rules::RuleOptions rule_options;
@@ -41,14 +46,18 @@ struct FileReport {
   bool syntax_error = false;
   int fixes_applied = 0;
   std::vector<std::string> notes;           // fix notes: overlaps, reverts, non-convergence
+  std::vector<std::string> warnings;        // "<line>: ..." about suppression comments
+  std::map<std::string, int> fixed_codes;   // fixes applied, by rule code
+  bool from_stdin = false;
   std::optional<std::string> write_error;
   bool written = false;
 
   [[nodiscard]] bool changed() const { return original && text != original->text; }
   // The text the diagnostics refer to: the file as it is on disk after the run (the fixed text
   // once written; the original when nothing was written, as with --diff or a failed write).
+  // For standard input, the text `fix` prints.
   [[nodiscard]] const std::string& disk_text() const {
-    return changed() && !written ? original->text : text;
+    return changed() && !written && !from_stdin ? original->text : text;
   }
 };
 

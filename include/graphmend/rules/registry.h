@@ -14,6 +14,13 @@ const Rule* find_rule(std::string_view code_or_name);
 // Meta diagnostics the pipeline emits itself (not rules that walk the IR).
 extern const RuleInfo kSyntaxErrorInfo;  // GM901
 extern const RuleInfo kTooDeepInfo;      // GM902
+extern const RuleInfo kUnusedNoqaInfo;   // GM903, opt-in: runs only when selected by name
+
+// Every code graphmend can report, rules and meta diagnostics alike, sorted by code.
+std::span<const RuleInfo* const> all_rule_infos();
+const RuleInfo* find_info(std::string_view code_or_name);
+// Rules that run only when a selection names them (`--select GM903`, `GM9`, `ALL`).
+bool is_opt_in(std::string_view code);
 
 // Deeper syntax trees are reported as GM902 and not analysed: every recursive analysis stays
 // inside a thread's stack (release builds overflowed from ~20,000 levels, ASan builds from ~2,500).

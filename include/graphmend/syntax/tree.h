@@ -62,6 +62,8 @@ class Node {
   [[nodiscard]] std::vector<Node> children_by_field(std::string_view name) const;
   [[nodiscard]] Node next_named_sibling() const;
   [[nodiscard]] Node prev_named_sibling() const;
+  // The smallest named node below this one that spans [start, end).
+  [[nodiscard]] Node named_descendant_for_range(uint32_t start, uint32_t end) const;
 
   // Identity: same node of the same tree.
   [[nodiscard]] const void* id() const { return raw_.id; }

@@ -1,0 +1,58 @@
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def graphmend_bin() -> str:
+    candidate = os.environ.get("GRAPHMEND_BIN") or str(ROOT / "build" / "graphmend")
+    if not pathlib.Path(candidate).exists():
+        found = shutil.which("graphmend")
+        if not found:
+            raise RuntimeError(f"graphmend binary not found at {candidate}; build it first")
+        candidate = found
+    return candidate
+
+
+@pytest.fixture
+def gm(graphmend_bin):
+    """Runs graphmend; returns the CompletedProcess (text mode)."""
+
+    def run(*args, cwd=None, stdin=None, env=None):
+        return subprocess.run(
+            [graphmend_bin, *map(str, args)],
+            cwd=cwd,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            timeout=120,
+        )
+
+    return run
+
+
+MODEL = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        print("forward", x.shape)
+        if x.sum() > 0:
+            raise ValueError("positive input")
+        return x * 2
+'''
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A small package with graph-break sites: pkg/model.py (print, guard) and pkg/util.py."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model.py").write_text(MODEL)
+    return tmp_path

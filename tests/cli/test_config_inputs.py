@@ -1,0 +1,117 @@
+"""Configuration files, suppression comments, excludes, .gitignore and standard input, through the CLI."""
+
+import json
+import subprocess
+
+
+def findings(result):
+    return [(d["filename"], d["code"]) for d in json.loads(result.stdout)["diagnostics"]]
+
+
+def test_pyproject_section_selects_and_ignores(gm, project):
+    (project / "pyproject.toml").write_text('[tool.graphmend]\nignore = ["GM3"]\n')
+    assert findings(gm("check", "pkg", "--output-format", "json", cwd=project)) == [("pkg/model.py", "GM201")]
+    # The command line overrides: --select replaces the configuration's selection.
+    r = gm("check", "pkg", "--output-format", "json", "--isolated", cwd=project)
+    assert len(findings(r)) == 2
+
+
+def test_graphmend_toml_wins_over_a_farther_pyproject(gm, project):
+    (project / "pyproject.toml").write_text('[tool.graphmend]\nignore = ["GM3"]\n')
+    (project / "pkg" / "graphmend.toml").write_text('ignore = ["GM2"]\n')
+    assert findings(gm("check", "pkg", "--output-format", "json", cwd=project)) == [("pkg/model.py", "GM301")]
+    r = gm("check", "pkg", "--output-format", "json", "--config", project / "pyproject.toml", cwd=project)
+    assert findings(r) == [("pkg/model.py", "GM201")]
+
+
+def test_per_file_ignores_and_output_format_from_configuration(gm, project):
+    (project / "pyproject.toml").write_text(
+        '[tool.graphmend]\noutput-format = "json"\n[tool.graphmend.per-file-ignores]\n"pkg/model.py" = ["GM201"]\n'
+    )
+    assert findings(gm("check", "pkg", cwd=project)) == [("pkg/model.py", "GM301")]
+
+
+def test_a_bad_configuration_is_exit_2_with_file_line_and_key(gm, project):
+    (project / "pyproject.toml").write_text('[tool.graphmend]\nselect = ["GM1"]\nunsafe_fixes = true\n')
+    r = gm("check", "pkg", cwd=project)
+    assert r.returncode == 2
+    assert "pyproject.toml:3: unsafe_fixes: unknown key" in r.stderr
+    (project / "pyproject.toml").write_text('[tool.graphmend]\nextend-select = ["GM9999"]\n')
+    r = gm("check", "pkg", cwd=project)
+    assert r.returncode == 2
+    assert "pyproject.toml:2: extend-select: `GM9999` is no rule code" in r.stderr
+
+
+def test_noqa_comments_are_read_from_comments_only(gm, project):
+    model = project / "pkg" / "model.py"
+    text = model.read_text()
+    text = text.replace('print("forward", x.shape)', 'print("forward #noqa", x.shape)  # TODO: without noqa')
+    model.write_text(text)
+    assert ("pkg/model.py", "GM201") in findings(gm("check", "pkg", "--output-format", "json", cwd=project))
+    model.write_text(text.replace("# TODO: without noqa", "# noqa: GM201"))
+    assert ("pkg/model.py", "GM201") not in findings(gm("check", "pkg", "--output-format", "json", cwd=project))
+    model.write_text("# graphmend: ignore-file\n" + text)
+    assert findings(gm("check", "pkg", "--output-format", "json", cwd=project)) == []
+
+
+def test_unknown_codes_are_warned_and_unused_ones_reported_when_selected(gm, project):
+    model = project / "pkg" / "model.py"
+    model.write_text(model.read_text().replace("return x * 2", "return x * 2  # noqa: GM999, GM201"))
+    r = gm("check", "pkg", "--output-format", "json", cwd=project)
+    assert "warning: pkg/model.py:9: suppression comment names `GM999`" in r.stderr
+    assert ("pkg/model.py", "GM903") not in findings(r)  # opt-in
+    r = gm("check", "pkg", "--output-format", "json", "--extend-select", "GM903", cwd=project)
+    unused = [d for d in json.loads(r.stdout)["diagnostics"] if d["code"] == "GM903"]
+    assert len(unused) == 1
+    assert "unused: GM201" in unused[0]["message"] and "unknown: GM999" in unused[0]["message"]
+    gm("fix", "pkg", "--extend-select", "GM903", cwd=project)
+    assert "noqa" not in model.read_text()
+
+
+def test_gitignore_default_excludes_and_exclude(gm, project):
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / ".gitignore").write_text("generated/\n")
+    for folder in ("generated", "dist", "other"):
+        (project / folder).mkdir()
+        (project / folder / "m.py").write_text((project / "pkg" / "model.py").read_text())
+    files = {f for f, _ in findings(gm("check", ".", "--output-format", "json", cwd=project))}
+    assert files == {"pkg/model.py", "other/m.py"}
+    files = {f for f, _ in findings(gm("check", ".", "--no-respect-gitignore", "--output-format", "json", cwd=project))}
+    assert files == {"pkg/model.py", "other/m.py", "generated/m.py"}
+    files = {f for f, _ in findings(gm("check", ".", "--extend-exclude", "other", "--output-format", "json", cwd=project))}
+    assert files == {"pkg/model.py"}
+    # A file named on the command line is checked, unless --force-exclude (what pre-commit passes).
+    assert findings(gm("check", "dist/m.py", "--output-format", "json", cwd=project))
+    assert findings(gm("check", "dist/m.py", "--force-exclude", "--output-format", "json", cwd=project)) == []
+
+
+def test_named_file_is_analysed_with_its_project_but_only_it_is_reported(gm, project):
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (project / "pkg" / "util.py").write_text("def helper(x):\n    print('helper')\n    return x\n")
+    model = project / "pkg" / "model.py"
+    model.write_text(model.read_text().replace("import torch\n", "import torch\nfrom .util import helper\n")
+                     .replace("return x * 2", "return helper(x) * 2"))
+    r = gm("check", "pkg/util.py", "--output-format", "json", cwd=project)
+    assert findings(r) == [("pkg/util.py", "GM201")]
+    assert json.loads(r.stdout)["summary"]["files_checked"] == 1
+    r = gm("fix", "pkg/util.py", cwd=project)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "_graphmend" in (project / "pkg" / "util.py").read_text()
+    assert "_graphmend" not in model.read_text()  # context only: never written
+    r = gm("check", "pkg/util.py", "--no-project-context", "--output-format", "json", cwd=project)
+    assert findings(r) == []
+
+
+def test_standard_input(gm, project):
+    text = (project / "pkg" / "model.py").read_text()
+    r = gm("check", "-", "--stdin-filename", "pkg/model.py", "--output-format", "json", cwd=project, stdin=text)
+    assert r.returncode == 1
+    assert findings(r) == [("pkg/model.py", "GM201"), ("pkg/model.py", "GM301")]
+    r = gm("fix", "-", "--stdin-filename", "pkg/model.py", cwd=project, stdin=text)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("import torch\n")
+    assert "_graphmend.compiling()" in r.stdout
+    assert (project / "pkg" / "model.py").read_text() == text  # printed, not written
+    compile(r.stdout, "model.py", "exec")
+    r = gm("check", "-", "x.py", cwd=project, stdin=text)
+    assert r.returncode == 2
