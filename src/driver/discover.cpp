@@ -180,7 +180,8 @@ PackagePlace package_place_of(const fs::path& file) {
 Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions& options) {
   Discovery result;
   std::set<std::string> seen;  // canonical paths
-  auto add = [&](const fs::path& p, bool explicit_arg, bool context_only) {
+  auto add = [&](const fs::path& p, bool explicit_arg, bool context_only,
+                 const std::optional<fs::path>& walk_root = std::nullopt) {
     std::error_code ec;
     fs::path canonical = fs::weakly_canonical(p, ec);
     const std::string key = ec ? p.lexically_normal().string() : canonical.string();
@@ -188,13 +189,20 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
     std::string display = p.lexically_normal().string();
     if (display.starts_with("./")) display.erase(0, 2);
     PackagePlace place = package_place_of(p);
-    DiscoveredFile f{p, display, std::move(place.module_name), std::move(place.package_root), explicit_arg};
+    DiscoveredFile f;
+    f.path = p;
+    f.display = std::move(display);
+    f.module_name = std::move(place.module_name);
+    f.package_root = std::move(place.package_root);
+    f.explicit_arg = explicit_arg;
     f.context_only = context_only;
+    f.walk_root = walk_root;
     result.files.push_back(std::move(f));
   };
   // Walks a folder for *.py files; `context_only` files are found the same way.
   auto walk = [&](const fs::path& p, const std::string& shown, bool context_only) {
     std::error_code ec;
+    const fs::path canonical_root = fs::weakly_canonical(p, ec);
     std::optional<std::unordered_set<std::string>> visible;
     if (options.respect_gitignore) {
       visible = git_visible_files(p);
@@ -232,7 +240,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
           continue;
         }
       }
-      add(entry.path(), false, context_only);
+      add(entry.path(), false, context_only, canonical_root);
     }
   };
   std::set<fs::path> context_roots;
@@ -241,7 +249,12 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       const std::string name = options.stdin_filename.empty() ? "-" : options.stdin_filename;
       if (!seen.insert("\x01stdin").second) continue;
       PackagePlace place = options.stdin_filename.empty() ? PackagePlace{} : package_place_of(name);
-      DiscoveredFile f{name, name, std::move(place.module_name), std::move(place.package_root), true};
+      DiscoveredFile f;
+      f.path = name;
+      f.display = name;
+      f.module_name = std::move(place.module_name);
+      f.package_root = std::move(place.package_root);
+      f.explicit_arg = true;
       f.from_stdin = true;
       result.files.push_back(std::move(f));
       if (options.project_context && !options.stdin_filename.empty()) {

@@ -257,6 +257,19 @@ std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& fi
   return errors;
 }
 
+// A file found by walking a folder whose real path lies outside it (a symlink pointing out of the
+// tree): its findings are reported, but a fix never writes there.
+std::optional<std::string> outside_walk_root(const DiscoveredFile& input) {
+  if (!input.walk_root) return std::nullopt;
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(input.path, ec);
+  if (ec) return std::nullopt;  // the writer reports what is wrong with it
+  const std::filesystem::path rel = real.lexically_relative(*input.walk_root);
+  if (!rel.empty() && *rel.begin() != "..") return std::nullopt;
+  return fmt::format("a symbolic link to {}, outside {}; not modified (name the file itself to fix it)", real.string(),
+                     input.walk_root->string());
+}
+
 // The findings left in a file that was fixed in memory but not written, as they stand in the file
 // on disk: each finding of the final text is the first pass's finding of the same code on the
 // same source text (in order), whose range, fix and edits refer to the text on disk.
@@ -451,7 +464,9 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       fr.write_error = runtime_errors[i];
     } else if (options.fix && !options.diff && fr.changed()) {
       const std::string bytes = source::encode_for_write(*fr.original, fr.text);
-      if (auto err = fix::write_atomically(fr.path, bytes)) {
+      if (auto outside = outside_walk_root(units[i].input)) {
+        fr.write_error = *outside;
+      } else if (auto err = fix::write_atomically(fr.path, bytes, fr.original->disk ? &*fr.original->disk : nullptr)) {
         fr.write_error = *err;
       } else {
         fr.written = true;

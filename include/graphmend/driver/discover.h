@@ -18,6 +18,8 @@ struct DiscoveredFile {
   // Analysed for cross-file facts only (the rest of the project of a file named on the command
   // line): never reported, never written.
   bool context_only = false;
+  // The folder whose walk found it (canonical); a fix never writes outside it through a symlink.
+  std::optional<std::filesystem::path> walk_root;
 };
 
 struct DiscoveryError {

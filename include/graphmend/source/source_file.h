@@ -11,9 +11,20 @@
 
 namespace graphmend::source {
 
+// What a file on disk was when it was read: a write re-checks it right before replacing the file.
+struct DiskStamp {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  size_t hash = 0;  // of the bytes read
+};
+
+// The stamp of `bytes` as read from a file whose stat was `size`/`mtime_ns`.
+DiskStamp stamp_of(std::string_view bytes, int64_t mtime_ns);
+
 struct SourceFile {
   std::filesystem::path path;   // as given or discovered
   std::string display_path;     // what reports print
+  std::optional<DiskStamp> disk;  // set when read from disk
   std::string text;             // file bytes after the BOM; all TextRanges index this
   bool has_bom = false;
   NewlineStyle newline = NewlineStyle::Lf;
