@@ -13,7 +13,7 @@ EXAMPLE = ROOT / "examples" / "tiny_transformer"
 def check_example(command, cwd):
     r = run([*command, "check", EXAMPLE, "--output-format", "concise"], cwd=cwd, check=False)
     assert r.returncode == 1, r.stdout + r.stderr
-    assert re.search(r"model\.py:\d+:\d+: GM201 ", r.stdout), r.stdout
+    assert re.search(r"model\.py:\d+:\d+: GM202 ", r.stdout), r.stdout
 
 
 def test_wheel_is_manylinux_and_installs_into_a_fresh_environment(built_wheel, tmp_path):
@@ -39,7 +39,7 @@ def test_wheel_is_manylinux_and_installs_into_a_fresh_environment(built_wheel, t
     env_path = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
     r = run(["graphmend", "check", EXAMPLE, "--output-format", "concise"], cwd=tmp_path, check=False,
             env={"PATH": env_path})
-    assert r.returncode == 1 and "GM201" in r.stdout
+    assert r.returncode == 1 and "GM202" in r.stdout
     check_example([bin_dir / "python", "-m", "graphmend"], tmp_path)
 
 
