@@ -21,6 +21,7 @@
 #include "graphmend/rules/suppression.h"
 #include "graphmend/rules/unused_noqa.h"
 #include "graphmend/source/generated.h"
+#include "graphmend/syntax/python_rules.h"
 #include "graphmend/syntax/tree.h"
 
 namespace graphmend::driver {
@@ -92,6 +93,14 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> par
     } else {
       d.message = "syntax error; the file is not analysed or modified";
     }
+    u.syntax_error = std::move(d);
+    return;
+  }
+  if (auto error = syntax::cpython_tokenizer_error(u.current->text, tree->root())) {
+    rules::Diagnostic d;
+    d.code = rules::kSyntaxErrorInfo.code;
+    d.range = {error->offset, error->offset};
+    d.message = fmt::format("{}; the file is not analysed or modified", error->message);
     u.syntax_error = std::move(d);
     return;
   }

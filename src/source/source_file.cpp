@@ -1,5 +1,6 @@
 #include "graphmend/source/source_file.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -143,6 +144,11 @@ ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
     return ReadError{ReadErrorKind::TooLarge, "file is too large to index; skipped"};
   }
   file.newline = detect_newline(bytes);
+  if (file.newline == NewlineStyle::Cr && bytes.find('\n') == std::string::npos) {
+    file.cr_only = true;
+    file.newline = NewlineStyle::Lf;
+    std::replace(bytes.begin(), bytes.end(), '\r', '\n');
+  }
   file.text = std::move(bytes);
   return file;
 }
@@ -191,6 +197,7 @@ std::string encode_for_write(const SourceFile& file, std::string_view text) {
   out.reserve(text.size() + 3);
   if (file.has_bom) out.append(kBom);
   out.append(text);
+  if (file.cr_only) std::replace(out.begin(), out.end(), '\n', '\r');
   return out;
 }
 

@@ -27,6 +27,9 @@ struct SourceFile {
   std::optional<DiskStamp> disk;  // set when read from disk
   std::string text;             // file bytes after the BOM; all TextRanges index this
   bool has_bom = false;
+  // Every line ends with a lone CR (old Mac OS), which CPython reads as a newline and tree-sitter
+  // does not: `text` holds them as LF, one byte for one, and encode_for_write turns them back.
+  bool cr_only = false;
   NewlineStyle newline = NewlineStyle::Lf;
 };
 

@@ -110,6 +110,8 @@ inline const syntax::Kind set{"set"};
 inline const syntax::Kind set_comprehension{"set_comprehension"};
 inline const syntax::Kind splat_pattern{"splat_pattern"};
 inline const syntax::Kind string{"string"};
+inline const syntax::Kind string_content{"string_content"};
+inline const syntax::Kind line_continuation{"line_continuation"};
 inline const syntax::Kind subscript{"subscript"};
 inline const syntax::Kind true_{"true"};
 inline const syntax::Kind try_statement{"try_statement"};

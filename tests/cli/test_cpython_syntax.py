@@ -1,0 +1,92 @@
+"""CPython decides what is Python: a file CPython rejects is reported (GM901) and never rewritten;
+a file it accepts is analysed, and whatever graphmend writes compiles with CPython too."""
+
+import random
+
+import pytest
+
+from conftest import MODEL
+
+REJECTED = {
+    "tab_after_spaces.py": "import torch\n\n@torch.compile\ndef f(x):\n    if x > 0:\n\tprint(x)\n    return x\n",
+    "unindent_mismatch.py": "import torch\n\n@torch.compile\ndef f(x):\n        print(x)\n    return x\n",
+    "dedent_to_nowhere.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(x)\n  return x\n",
+    "continuation_at_eof.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x \\\n",
+    "else_misaligned.py": "import torch\n\n@torch.compile\ndef f(x):\n    if x:\n        print(x)\n      else:\n        pass\n    return x\n",
+}
+
+
+def cpython_accepts(source: bytes) -> bool:
+    try:
+        compile(source, "m.py", "exec")
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_files_cpython_rejects_are_reported_and_left_alone(gm, tmp_path, name):
+    source = REJECTED[name].encode()
+    assert not cpython_accepts(source)
+    (tmp_path / name).write_bytes(source)
+    r = gm("fix", name, cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "GM901" in r.stdout
+    assert (tmp_path / name).read_bytes() == source
+
+
+def test_tabs_used_consistently_are_python(gm, tmp_path):
+    source = MODEL.replace("    ", "\t")
+    assert cpython_accepts(source.encode())
+    (tmp_path / "m.py").write_text(source)
+    r = gm("fix", "m.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert cpython_accepts((tmp_path / "m.py").read_bytes())
+
+
+def test_old_mac_line_endings_are_python_and_stay_so(gm, tmp_path):
+    source = MODEL.replace("\n", "\r").encode()
+    assert cpython_accepts(source)
+    (tmp_path / "m.py").write_bytes(source)
+    r = gm("fix", "m.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    fixed = (tmp_path / "m.py").read_bytes()
+    assert b"\n" not in fixed and b"_graphmend" in fixed
+    assert cpython_accepts(fixed)
+
+
+def mutants(seed: int, count: int):
+    """Small edits of a model file that break or keep its syntax: indentation, tabs, backslashes,
+    brackets, colons, quotes, line endings."""
+    rng = random.Random(seed)
+    base = MODEL.splitlines(keepends=True)
+    edits = [
+        lambda s: "\t" + s, lambda s: " " + s, lambda s: s[1:], lambda s: s.replace("    ", "\t", 1),
+        lambda s: s.rstrip("\n") + " \\\n", lambda s: s.replace(":", "", 1), lambda s: s.replace("(", "", 1),
+        lambda s: s.replace('"', "", 1), lambda s: s.replace("\n", "\r"), lambda s: s.replace("\n", "\r\n"),
+        lambda s: s + "  " + s, lambda s: "",
+    ]
+    for _ in range(count):
+        lines = list(base)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(lines))
+            lines[i] = rng.choice(edits)(lines[i])
+        yield "".join(lines).encode()
+
+
+def test_mutants_cpython_rejects_are_never_rewritten(gm, tmp_path):
+    rewritten = rejected = 0
+    for n, source in enumerate(mutants(seed=2509, count=300)):
+        path = tmp_path / f"m{n}.py"
+        path.write_bytes(source)
+    r = gm("fix", ".", cwd=tmp_path)
+    assert r.returncode in (0, 1, 2), r.stderr
+    for n, source in enumerate(mutants(seed=2509, count=300)):
+        after = (tmp_path / f"m{n}.py").read_bytes()
+        if not cpython_accepts(source):
+            rejected += 1
+            assert after == source, f"m{n}.py: CPython rejects it, graphmend rewrote it"
+        elif after != source:
+            rewritten += 1
+            assert cpython_accepts(after), f"m{n}.py: the rewrite does not compile"
+    assert rejected > 50 and rewritten > 50, (rejected, rewritten)
