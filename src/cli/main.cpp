@@ -115,9 +115,9 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
   cmd->add_option("--extend-exclude", a.extend_exclude, "Glob patterns of paths to skip, in addition")
       ->delimiter(',')->allow_extra_args(false);
   cmd->add_flag("--force-exclude", a.force_exclude, "Apply excludes to paths named on the command line too (pre-commit)");
-  cmd->add_flag("--no-force-exclude", a.no_force_exclude);
+  cmd->add_flag("--no-force-exclude", a.no_force_exclude, "Override force-exclude = true of the configuration");
   cmd->add_flag("--respect-gitignore", a.respect_gitignore, "Skip files git ignores (the default)");
-  cmd->add_flag("--no-respect-gitignore", a.no_respect_gitignore);
+  cmd->add_flag("--no-respect-gitignore", a.no_respect_gitignore, "Also check files git ignores");
   cmd->add_flag("--no-project-context", a.no_project_context,
                 "Analyse only the named files, not the rest of their project (cross-file facts are lost)");
   cmd->add_option("--config", a.config, "Use this configuration file (pyproject.toml or graphmend.toml)");
@@ -127,9 +127,9 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
   cmd->add_flag("--no-summary", a.no_summary, "Do not print the summary line");
   cmd->add_flag("--statistics", a.statistics, "Print counts by rule instead of the findings");
   cmd->add_flag("--show-fixes", a.show_fixes, "List the fixes applied, by file and rule");
-  cmd->add_flag("--no-show-fixes", a.no_show_fixes);
+  cmd->add_flag("--no-show-fixes", a.no_show_fixes, "Override show-fixes = true of the configuration");
   cmd->add_flag("--unsafe-fixes", a.unsafe_fixes, "Also apply fixes marked unsafe");
-  cmd->add_flag("--no-unsafe-fixes", a.no_unsafe_fixes);
+  cmd->add_flag("--no-unsafe-fixes", a.no_unsafe_fixes, "Override unsafe-fixes = true of the configuration");
   cmd->add_flag("--trap-async", a.trap_async,
                 "[Trap] opt-in tier: lower guards to torch._assert_async (changes exception class and timing)");
   cmd->add_option("-j,--jobs", a.jobs, "Worker threads (default: number of cores)");
