@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -27,6 +28,18 @@ struct Loaded {
 
 std::string where(const fs::path& file, const toml::source_region& region) {
   return fmt::format("{}:{}", file.string(), region.begin.line);
+}
+
+// The yes/no keys, and the setting each one sets.
+std::optional<std::optional<bool> Settings::*> flag_member(std::string_view key) {
+  static constexpr std::pair<std::string_view, std::optional<bool> Settings::*> kFlags[] = {
+      {"unsafe-fixes", &Settings::unsafe_fixes},   {"trap-async", &Settings::trap_async},
+      {"force-exclude", &Settings::force_exclude}, {"respect-gitignore", &Settings::respect_gitignore},
+      {"show-fixes", &Settings::show_fixes},       {"project-context", &Settings::project_context}};
+  for (const auto& [name, member] : kFlags) {
+    if (name == key) return member;
+  }
+  return std::nullopt;
 }
 
 class Reader {
@@ -53,18 +66,8 @@ class Reader {
         e = per_file(k, node, at, out.settings.per_file_ignores.emplace());
       } else if (k == "extend-per-file-ignores") {
         e = per_file(k, node, at, out.settings.extend_per_file_ignores);
-      } else if (k == "unsafe-fixes") {
-        e = boolean(k, node, at, out.settings.unsafe_fixes);
-      } else if (k == "trap-async") {
-        e = boolean(k, node, at, out.settings.trap_async);
-      } else if (k == "force-exclude") {
-        e = boolean(k, node, at, out.settings.force_exclude);
-      } else if (k == "respect-gitignore") {
-        e = boolean(k, node, at, out.settings.respect_gitignore);
-      } else if (k == "show-fixes") {
-        e = boolean(k, node, at, out.settings.show_fixes);
-      } else if (k == "project-context") {
-        e = boolean(k, node, at, out.settings.project_context);
+      } else if (auto flag = flag_member(k)) {
+        e = boolean(k, node, at, out.settings.*(*flag));
       } else if (k == "output-format") {
         std::string value;
         if (!(e = string(k, node, at, value))) {
@@ -76,18 +79,14 @@ class Reader {
           }
         }
       } else if (k == "max-file-size") {
-        const auto v = node.value<int64_t>();
-        if (!node.is_integer() || !v || *v <= 0) {
-          e = error(at, k, "expected a positive integer (bytes)");
-        } else {
-          out.settings.max_file_size = static_cast<uint64_t>(*v);
+        int64_t v = 0;
+        if (!(e = integer(k, node, at, 1, INT64_MAX, "expected a positive integer (bytes)", v))) {
+          out.settings.max_file_size = static_cast<uint64_t>(v);
         }
       } else if (k == "jobs") {
-        const auto v = node.value<int64_t>();
-        if (!node.is_integer() || !v || *v < 0 || *v > 1024) {
-          e = error(at, k, "expected an integer from 0 (one per core) to 1024");
-        } else {
-          out.settings.jobs = static_cast<unsigned>(*v);
+        int64_t v = 0;
+        if (!(e = integer(k, node, at, 0, 1024, "expected an integer from 0 (one per core) to 1024", v))) {
+          out.settings.jobs = static_cast<unsigned>(v);
         }
       } else if (k == "extend") {
         std::string value;
@@ -109,6 +108,14 @@ class Reader {
                                     std::string& out) const {
     if (!node.is_string()) return error(at, key, "expected a string");
     out = *node.value<std::string>();
+    return std::nullopt;
+  }
+
+  std::optional<ConfigError> integer(std::string_view key, const toml::node& node, const toml::source_region& at,
+                                     int64_t min, int64_t max, std::string_view problem, int64_t& out) const {
+    const auto v = node.value<int64_t>();
+    if (!node.is_integer() || !v || *v < min || *v > max) return error(at, key, problem);
+    out = *v;
     return std::nullopt;
   }
 

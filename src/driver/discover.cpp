@@ -44,24 +44,6 @@ bool glob_matches(const std::string& pattern, const std::string& candidate) {
   return ::fnmatch(pattern.c_str(), candidate.c_str(), 0) == 0;
 }
 
-// One entry met while walking: its own name against the plain patterns, its path against those
-// with a '/'. The folders above it were checked as the walk went through them.
-bool walked_entry_excluded(const fs::path& path, const std::vector<std::string>& patterns, const fs::path& root) {
-  const std::string name = path.filename().string();
-  std::error_code ec;
-  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
-  const fs::path base = root.empty() ? fs::current_path(ec) : fs::absolute(root, ec).lexically_normal();
-  const std::string relative = absolute.lexically_relative(base).string();
-  for (const std::string& pattern : patterns) {
-    if (pattern.find('/') == std::string::npos ? glob_matches(pattern, name)
-                                               : glob_matches(pattern, relative) ||
-                                                     glob_matches(pattern, absolute.string())) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // The files git does not ignore under `dir` (tracked, and untracked but not ignored), as
 // canonical paths; nullopt when `dir` is not in a git work tree or git cannot be run.
 std::optional<std::unordered_set<std::string>> git_visible_files(const fs::path& dir) {
@@ -120,26 +102,44 @@ const std::vector<std::string>& default_excludes() {
   return kDefaults;
 }
 
-bool excluded(const fs::path& path, const std::vector<std::string>& patterns, const fs::path& root) {
-  if (patterns.empty()) return false;
+PathPatterns::PathPatterns(const std::vector<std::string>& patterns, const fs::path& root) {
+  for (const std::string& p : patterns) (p.find('/') == std::string::npos ? plain_ : anchored_).push_back(p);
+  std::error_code ec;
+  base_ = (root.empty() ? fs::current_path(ec) : fs::absolute(root, ec)).lexically_normal();
+}
+
+// `name` against the plain patterns; `relative` (from the root, or absolute) and the absolute
+// path it stands for against the anchored ones.
+bool PathPatterns::matches(const std::string& name, const fs::path& relative) const {
+  for (const std::string& pattern : plain_) {
+    if (glob_matches(pattern, name)) return true;
+  }
+  if (anchored_.empty()) return false;
+  const std::string from_root = relative.string();
+  const std::string absolute = (base_ / relative).lexically_normal().string();
+  for (const std::string& pattern : anchored_) {
+    if (glob_matches(pattern, from_root) || glob_matches(pattern, absolute)) return true;
+  }
+  return false;
+}
+
+bool PathPatterns::matches_entry(const fs::path& path) const {
+  if (plain_.empty() && anchored_.empty()) return false;
+  std::error_code ec;
+  return matches(path.filename().string(), fs::absolute(path, ec).lexically_normal().lexically_relative(base_));
+}
+
+bool PathPatterns::matches_path(const fs::path& path) const {
+  if (plain_.empty() && anchored_.empty()) return false;
   std::error_code ec;
   const fs::path absolute = fs::absolute(path, ec).lexically_normal();
-  const fs::path base = root.empty() ? fs::current_path(ec) : fs::absolute(root, ec).lexically_normal();
-  fs::path relative = absolute.lexically_relative(base);
+  const fs::path relative = absolute.lexically_relative(base_);
   const bool inside = !relative.empty() && *relative.begin() != "..";
-  // The path itself and each folder above it, down from the root (or from `/` outside it).
-  const fs::path& walked = inside ? relative : absolute;
   fs::path prefix;
-  for (const fs::path& part : walked) {
+  for (const fs::path& part : inside ? relative : absolute) {
     prefix /= part;
     if (part == "/" || part.empty()) continue;
-    for (const std::string& pattern : patterns) {
-      const bool anchored = pattern.find('/') != std::string::npos;
-      if (anchored ? glob_matches(pattern, prefix.string()) || glob_matches(pattern, (base / prefix).string())
-                   : glob_matches(pattern, part.string())) {
-        return true;
-      }
-    }
+    if (matches(part.string(), prefix)) return true;
   }
   return false;
 }
@@ -179,6 +179,7 @@ PackagePlace package_place_of(const fs::path& file) {
 
 Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions& options) {
   Discovery result;
+  const PathPatterns excludes(options.exclude, options.root);
   std::set<std::string> seen;  // canonical paths
   auto add = [&](const fs::path& p, bool explicit_arg, bool context_only,
                  const std::optional<fs::path>& walk_root = std::nullopt) {
@@ -222,14 +223,13 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       const fs::directory_entry& entry = *it;
       std::error_code e2;
       if (entry.is_directory(e2) && !entry.is_symlink(e2)) {
-        if (always_skipped_directory(entry.path()) ||
-            walked_entry_excluded(entry.path(), options.exclude, options.root)) {
+        if (always_skipped_directory(entry.path()) || excludes.matches_entry(entry.path())) {
           it.disable_recursion_pending();
         }
         continue;
       }
       if (entry.path().extension() != ".py") continue;
-      if (walked_entry_excluded(entry.path(), options.exclude, options.root)) continue;
+      if (excludes.matches_entry(entry.path())) continue;
       if (visible) {
         const fs::path abs = fs::weakly_canonical(entry.path(), e2);
         if (!visible->contains(abs.lexically_normal().string())) continue;
@@ -267,7 +267,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       result.errors.push_back({arg, err});
       continue;
     }
-    if (options.force_exclude && excluded(p, options.exclude, options.root)) continue;
+    if (options.force_exclude && excludes.matches_path(p)) continue;
     std::error_code ec;
     if (!fs::is_directory(p, ec)) {
       add(p, true, false);

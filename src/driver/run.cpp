@@ -130,9 +130,9 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
     return findings;
   }
   if (!u.module) return findings;
-  rules::Suppressions suppressions = rules::Suppressions::read(u.current->text, u.module->root());
-  if (suppressions.file_ignored()) return findings;
   const source::LineIndex lines(u.current->text);
+  rules::Suppressions suppressions = rules::Suppressions::read(u.current->text, u.module->root(), lines);
+  if (suppressions.file_ignored()) return findings;
   for (const rules::SuppressionDirective& d : suppressions.directives()) {
     for (const rules::SuppressionCode& c : d.codes) {
       if (!rules::is_unknown_graphmend_code(c.code)) continue;
@@ -355,9 +355,10 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
 
   // The rules each file runs: the run's selection, less its per-file ignores.
   std::vector<rules::Selection> selections(units.size(), options.selection);
-  for (size_t i = 0; i < units.size(); ++i) {
-    for (const PerFileIgnore& p : options.per_file_ignores) {
-      if (excluded(units[i].input.path, {p.pattern}, options.discovery.root)) {
+  for (const PerFileIgnore& p : options.per_file_ignores) {
+    const PathPatterns pattern({p.pattern}, options.discovery.root);
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (pattern.matches_path(units[i].input.path)) {
         selections[i].ignore.insert(selections[i].ignore.end(), p.codes.begin(), p.codes.end());
       }
     }

@@ -12,8 +12,6 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -30,17 +28,6 @@ struct Ownership {
   mode_t mode;
   std::optional<std::pair<uid_t, gid_t>> owner;  // kept when set (a replaced file's)
 };
-
-// The file on disk still holds what was read: same size and mtime, and the same bytes.
-bool unchanged(const fs::path& target, const source::DiskStamp& expected) {
-  struct stat st {};
-  if (::stat(target.c_str(), &st) != 0) return false;
-  const int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-  if (static_cast<uint64_t>(st.st_size) != expected.size || mtime != expected.mtime_ns) return false;
-  std::ifstream in(target, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return !in.bad() && source::stamp_of(bytes, mtime).hash == expected.hash;
-}
 
 std::optional<std::string> write_via_temporary(const fs::path& target, std::string_view bytes, const Ownership& keep,
                                                bool replace, const source::DiskStamp* expected) {
@@ -80,7 +67,7 @@ std::optional<std::string> write_via_temporary(const fs::path& target, std::stri
     return fmt::format("close failed: {}; not modified", std::strerror(errno));
   }
   // The last moment to notice text written to the file since it was read.
-  if (replace && expected && !unchanged(target, *expected)) {
+  if (replace && expected && !source::matches_disk(target, *expected)) {
     ::unlink(tmpl.c_str());
     return std::string("the file changed on disk while graphmend ran; not modified (run graphmend again)");
   }

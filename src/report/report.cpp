@@ -394,7 +394,7 @@ void emit_github(const driver::RunReport& run, std::ostream& out) {
       const auto start = lines.location(text, d.range.start);
       const auto end = lines.location(text, d.range.end);
       out << fmt::format("::{} title=graphmend ({}),file={},line={},col={},endLine={},endColumn={}::{}\n",
-                         level_of(d.code) == "error" ? "error" : "warning", d.code, github_escape(f.display, true),
+                         level_of(d.code), d.code, github_escape(f.display, true),
                          start.line, start.column, end.line, end.column,
                          github_escape(fmt::format("{}:{}:{}: {} {}", f.display, start.line, start.column, d.code,
                                                    d.message),

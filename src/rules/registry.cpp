@@ -90,6 +90,11 @@ const RuleInfo* find_info(std::string_view code_or_name) {
   return nullptr;
 }
 
+bool is_code_or_prefix(std::string_view code) {
+  return !code.empty() && std::any_of(all_rule_infos().begin(), all_rule_infos().end(),
+                                      [&](const RuleInfo* info) { return info->code.starts_with(code); });
+}
+
 bool is_opt_in(std::string_view code) { return code == kUnusedNoqaInfo.code; }
 
 }  // namespace graphmend::rules

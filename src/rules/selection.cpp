@@ -27,11 +27,7 @@ bool Selection::enabled(std::string_view code) const {
 }
 
 bool valid_selector(std::string_view selector) {
-  if (selector == "ALL" || find_info(selector)) return true;
-  for (const RuleInfo* info : all_rule_infos()) {
-    if (!selector.empty() && info->code.starts_with(selector)) return true;
-  }
-  return false;
+  return selector == "ALL" || find_info(selector) || is_code_or_prefix(selector);
 }
 
 }  // namespace graphmend::rules

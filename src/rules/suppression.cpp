@@ -83,10 +83,8 @@ void read_comment(std::string_view comment, uint32_t base, uint32_t line, std::v
 
 }  // namespace
 
-Suppressions Suppressions::read(std::string_view text, syntax::Node root) {
+Suppressions Suppressions::read(std::string_view text, syntax::Node root, const source::LineIndex& lines) {
   Suppressions s;
-  uint32_t line = 1;
-  size_t counted = 0;  // text before this offset has been counted into `line`
   uint32_t done_until = 0;  // comments are read once, however many words they hold
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = lower(text[i]);
@@ -95,14 +93,7 @@ Suppressions Suppressions::read(std::string_view text, syntax::Node root) {
     if (i < done_until) continue;
     const syntax::Node n = root.named_descendant_for_range(static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1));
     if (!n.is(kind::comment)) continue;
-    line += static_cast<uint32_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
-                                             text.begin() + n.start(), '\n'));
-    // A lone '\r' ends a line too (old Mac line endings).
-    for (size_t k = counted; k < n.start(); ++k) {
-      if (text[k] == '\r' && (k + 1 >= text.size() || text[k + 1] != '\n')) ++line;
-    }
-    counted = n.start();
-    read_comment(n.text(text), n.start(), line, s.directives_, s.file_ignored_);
+    read_comment(n.text(text), n.start(), lines.line_of(n.start()), s.directives_, s.file_ignored_);
     done_until = n.end();
   }
   return s;
@@ -126,12 +117,6 @@ bool Suppressions::suppresses(uint32_t line, std::string_view code) {
   return false;
 }
 
-bool is_unknown_graphmend_code(std::string_view code) {
-  if (!code.starts_with("GM")) return false;
-  for (const RuleInfo* info : all_rule_infos()) {
-    if (info->code.starts_with(code)) return false;
-  }
-  return true;
-}
+bool is_unknown_graphmend_code(std::string_view code) { return code.starts_with("GM") && !is_code_or_prefix(code); }
 
 }  // namespace graphmend::rules

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sys/stat.h>
 
 namespace graphmend::source {
@@ -153,6 +154,18 @@ ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
   return file;
 }
 
+namespace {
+
+int64_t mtime_ns(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
+DiskStamp stamp_of(std::string_view bytes, int64_t mtime) {
+  return DiskStamp{bytes.size(), mtime, std::hash<std::string_view>{}(bytes)};
+}
+
+}  // namespace
+
 ReadResult read_source(const std::filesystem::path& path, const std::string& display_path,
                        const ReadOptions& options) {
   struct stat st {};
@@ -182,14 +195,19 @@ ReadResult read_source(const std::filesystem::path& path, const std::string& dis
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (in.bad()) return ReadError{ReadErrorKind::Io, "read failed"};
   bytes.resize(static_cast<size_t>(in.gcount()));
-  const DiskStamp stamp = stamp_of(bytes, static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec);
+  const DiskStamp stamp = stamp_of(bytes, mtime_ns(st));
   ReadResult result = decode_source(std::move(bytes), path, display_path, options);
   if (auto* file = std::get_if<SourceFile>(&result)) file->disk = stamp;
   return result;
 }
 
-DiskStamp stamp_of(std::string_view bytes, int64_t mtime_ns) {
-  return DiskStamp{bytes.size(), mtime_ns, std::hash<std::string_view>{}(bytes)};
+bool matches_disk(const std::filesystem::path& path, const DiskStamp& stamp) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (static_cast<uint64_t>(st.st_size) != stamp.size || mtime_ns(st) != stamp.mtime_ns) return false;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return !in.bad() && stamp_of(bytes, stamp.mtime_ns).hash == stamp.hash;
 }
 
 std::string encode_for_write(const SourceFile& file, std::string_view text) {

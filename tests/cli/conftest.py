@@ -1,22 +1,7 @@
 import os
-import pathlib
-import shutil
 import subprocess
 
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session")
-def graphmend_bin() -> str:
-    candidate = os.environ.get("GRAPHMEND_BIN") or str(ROOT / "build" / "graphmend")
-    if not pathlib.Path(candidate).exists():
-        found = shutil.which("graphmend")
-        if not found:
-            raise RuntimeError(f"graphmend binary not found at {candidate}; build it first")
-        candidate = found
-    return candidate
 
 
 @pytest.fixture

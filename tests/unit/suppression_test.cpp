@@ -2,6 +2,7 @@
 // know which of them suppressed something (GM903).
 #include <gtest/gtest.h>
 
+#include "graphmend/fix/apply.h"
 #include "graphmend/rules/registry.h"
 #include "graphmend/rules/selection.h"
 #include "graphmend/rules/suppression.h"
@@ -20,7 +21,7 @@ struct Read {
 Read read(std::string text) {
   syntax::Parser parser;
   auto tree = parser.parse(text);
-  Suppressions s = Suppressions::read(text, tree->root());
+  Suppressions s = Suppressions::read(text, tree->root(), source::LineIndex(text));
   return {std::move(text), std::move(*tree), std::move(s)};
 }
 
@@ -75,11 +76,8 @@ TEST(Suppression, UnknownGraphmendCodes) {
   EXPECT_FALSE(is_unknown_graphmend_code("E501"));  // another tool's
 }
 
-std::string apply(std::string text, const source::Fix& fix) {
-  for (auto it = fix.edits.rbegin(); it != fix.edits.rend(); ++it) {
-    text.replace(it->range.start, it->range.length(), it->replacement);
-  }
-  return text;
+std::string fixed(const std::string& text, const source::Fix& fix) {
+  return fix::apply_fixes(text, std::vector<const source::Fix*>{&fix}).text;
 }
 
 TEST(UnusedNoqa, ReportsUnusedAndUnknownCodesAndRemovesThem) {
@@ -90,8 +88,8 @@ TEST(UnusedNoqa, ReportsUnusedAndUnknownCodesAndRemovesThem) {
   EXPECT_EQ(found[0].code, kUnusedNoqaInfo.code);
   EXPECT_NE(found[0].message.find("unused: GM201"), std::string::npos);
   EXPECT_NE(found[2].message.find("unknown: GM999"), std::string::npos);
-  EXPECT_EQ(apply(r.text, *found[0].fix).substr(0, 6), "a = 1\n");
-  EXPECT_NE(apply(r.text, *found[1].fix).find("b = 2  # noqa: E501\n"), std::string::npos);
+  EXPECT_EQ(fixed(r.text, *found[0].fix).substr(0, 6), "a = 1\n");
+  EXPECT_NE(fixed(r.text, *found[1].fix).find("b = 2  # noqa: E501\n"), std::string::npos);
 }
 
 TEST(UnusedNoqa, UsedCodesAndCodesOfRulesThatDidNotRunAreLeftAlone) {

@@ -64,10 +64,9 @@ TEST(WriteAtomically, ReportsAnUnwritableFolder) {
   EXPECT_EQ(read_bytes(p), "a\n");
 }
 
+// What graphmend stamps a file with when it reads it.
 source::DiskStamp stamp_of_file(const std::filesystem::path& p) {
-  struct stat st {};
-  ::stat(p.c_str(), &st);
-  return source::stamp_of(read_bytes(p), static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec);
+  return *std::get<source::SourceFile>(source::read_source(p, p.string())).disk;
 }
 
 TEST(WriteAtomically, RefusesWhenTheFileChangedSinceItWasRead) {

@@ -56,10 +56,26 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
 // .git; nullopt when there is none.
 std::optional<std::filesystem::path> project_root_of(const std::filesystem::path& file);
 
-// True if `path` (relative to `root`, or absolute) matches one of `patterns`, in itself or in any
-// of its folders.
-bool excluded(const std::filesystem::path& path, const std::vector<std::string>& patterns,
-              const std::filesystem::path& root);
+// Glob patterns (fnmatch) over paths: one without '/' matches a file or folder name, one with '/'
+// the path from `root` (empty: the working directory). Excludes and per-file-ignores.
+class PathPatterns {
+ public:
+  PathPatterns(const std::vector<std::string>& patterns, const std::filesystem::path& root);
+
+  // An entry met while walking a folder: its name, and its path for the patterns with '/'. The
+  // folders above it were matched as the walk went through them.
+  [[nodiscard]] bool matches_entry(const std::filesystem::path& path) const;
+  // `path` itself or any folder above it, from the root down (from `/` outside the root): a path
+  // named on the command line, a file against per-file-ignores.
+  [[nodiscard]] bool matches_path(const std::filesystem::path& path) const;
+
+ private:
+  [[nodiscard]] bool matches(const std::string& name, const std::filesystem::path& relative) const;
+
+  std::vector<std::string> plain_;     // no '/': names
+  std::vector<std::string> anchored_;  // with '/': paths
+  std::filesystem::path base_;         // the root, absolute
+};
 
 // Where a file sits among packages, from one walk up its `__init__.py` files: its dotted module
 // name and the outermost package's directory (none for a loose script).

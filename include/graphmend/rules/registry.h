@@ -19,6 +19,8 @@ extern const RuleInfo kUnusedNoqaInfo;   // GM903, opt-in: runs only when select
 // Every code graphmend can report, rules and meta diagnostics alike, sorted by code.
 std::span<const RuleInfo* const> all_rule_infos();
 const RuleInfo* find_info(std::string_view code_or_name);
+// True if `code` is a code graphmend reports, or the start of one ("GM2").
+bool is_code_or_prefix(std::string_view code);
 // Rules that run only when a selection names them (`--select GM903`, `GM9`, `ALL`).
 bool is_opt_in(std::string_view code);
 

@@ -33,9 +33,10 @@ struct SuppressionDirective {
 
 class Suppressions {
  public:
-  // Reads the directives in `text`, whose syntax tree is `root`. Only the spots where the text
-  // says `noqa` or `graphmend:` are looked up in the tree, so the cost is one search of the text.
-  static Suppressions read(std::string_view text, syntax::Node root);
+  // Reads the directives in `text`, whose syntax tree is `root` and line index `lines`. Only the
+  // spots where the text says `noqa` or `graphmend:` are looked up in the tree, so the cost is one
+  // search of the text.
+  static Suppressions read(std::string_view text, syntax::Node root, const source::LineIndex& lines);
 
   [[nodiscard]] bool file_ignored() const { return file_ignored_; }
   // True if a directive on `line` (1-based) covers `code`; marks what covered it as used.

@@ -18,8 +18,9 @@ struct DiskStamp {
   size_t hash = 0;  // of the bytes read
 };
 
-// The stamp of `bytes` as read from a file whose stat was `size`/`mtime_ns`.
-DiskStamp stamp_of(std::string_view bytes, int64_t mtime_ns);
+// True while the file at `path` still holds what `stamp` was taken of: same size and mtime, then
+// the same bytes (read only when the first two agree).
+bool matches_disk(const std::filesystem::path& path, const DiskStamp& stamp);
 
 struct SourceFile {
   std::filesystem::path path;   // as given or discovered
