@@ -230,9 +230,9 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       }
       if (entry.path().extension() != ".py") continue;
       if (excludes.matches_entry(entry.path())) continue;
-      if (visible) {
-        const fs::path abs = fs::weakly_canonical(entry.path(), e2);
-        if (!visible->contains(abs.lexically_normal().string())) continue;
+      // git lists a symlink under its own path, so the entry is looked up unresolved.
+      if (visible && !visible->contains((canonical_root / entry.path().lexically_relative(p)).lexically_normal().string())) {
+        continue;
       }
       if (entry.is_symlink(e2)) {
         if (std::string err = stat_error(entry.path()); !err.empty()) {
