@@ -115,3 +115,13 @@ def test_standard_input(gm, project):
     compile(r.stdout, "model.py", "exec")
     r = gm("check", "-", "x.py", cwd=project, stdin=text)
     assert r.returncode == 2
+
+
+def test_a_tracked_symlink_is_walked_inside_a_git_work_tree(gm, project, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside") / "real.py"
+    outside.write_text((project / "pkg" / "model.py").read_text())
+    (project / "pkg" / "link.py").symlink_to(outside)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+    files = {f for f, _ in findings(gm("check", ".", "--output-format", "json", cwd=project))}
+    assert files == {"pkg/model.py", "pkg/link.py"}
