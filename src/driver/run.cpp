@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <unordered_set>
 #include <thread>
 
 #include "graphmend/analysis/compile_regions.h"
@@ -399,8 +400,9 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       overlapped[i] = 0;
       if (!dirty[i] || !units[i].module || units[i].input.context_only) return;
       std::vector<const source::Fix*> fixes;
+      std::unordered_set<const source::Fix*> listed;  // arms of one chain share their fix
       for (const auto& d : diags[i]) {
-        if (d.fix && d.fix->applies(required)) fixes.push_back(&*d.fix);
+        if (d.fix && d.fix->applies(required) && listed.insert(d.fix.get()).second) fixes.push_back(d.fix.get());
       }
       // A module with a generated block is maintained even with no fix to apply: helpers whose
       // site is gone leave, and graphmend 0.1's block is replaced.
@@ -424,11 +426,13 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       candidate.current = next;
       candidate.produced = true;
       parse_unit(candidate, parsers[w], std::move(verified.tree));
-      files[i].fixes_applied += static_cast<int>(applied.applied.size());
-      for (size_t k : applied.applied) {
-        for (const auto& d : diags[i]) {
-          if (d.fix && &*d.fix == fixes[k]) ++files[i].fixed_codes[std::string(d.code)];
-        }
+      // Counted by site: the arms of a chain fixed by one shared rewrite count one each.
+      std::unordered_set<const source::Fix*> applied_fixes;
+      for (size_t k : applied.applied) applied_fixes.insert(fixes[k]);
+      for (const auto& d : diags[i]) {
+        if (!d.fix || !applied_fixes.contains(d.fix.get())) continue;
+        ++files[i].fixes_applied;
+        ++files[i].fixed_codes[std::string(d.code)];
       }
       units[i] = std::move(candidate);
       changed[i] = true;

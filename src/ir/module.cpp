@@ -781,7 +781,7 @@ class Builder {
       }
     }
     for (auto& node : cfg.nodes) std::sort(node.gen.begin(), node.gen.end());
-    cfg.solve_reaching_definitions(m_);
+    cfg.index_definitions(m_);
   }
 };
 

@@ -40,9 +40,8 @@ std::string bounded_message(std::string_view message) {
   return std::string(message.substr(0, cut)) + "…";
 }
 
-void code_frame(std::ostream& out, const driver::FileReport& f, const source::LineIndex& lines,
+void code_frame(std::ostream& out, std::string_view text, const source::LineIndex& lines,
                 const rules::Diagnostic& d) {
-  const std::string_view text = f.disk_text();
   const uint32_t line = lines.line_of(d.range.start);
   const std::string_view full_line = lines.line_text(text, line);
   const uint32_t line_start = lines.line_start(line);
@@ -87,13 +86,14 @@ void emit_text(const driver::RunReport& run, const EmitOptions& options, std::os
   const Style style{options.color};
   for (const driver::FileReport& f : run.files) {
     if (f.error || f.diagnostics.empty()) continue;
-    const source::LineIndex lines(f.disk_text());
+    const std::string_view text = f.disk_text();  // once: it compares the whole file
+    const source::LineIndex lines(text);
     for (const rules::Diagnostic& d : f.diagnostics) {
-      const auto loc = lines.location(f.disk_text(), d.range.start);
+      const auto loc = lines.location(text, d.range.start);
       out << fmt::format("{}: {} {}\n", style.bold(fmt::format("{}:{}:{}", f.display, loc.line, loc.column)),
                          style.red(d.code), bounded_message(d.message));
       if (options.format == Format::Concise) continue;
-      code_frame(out, f, lines, d);
+      code_frame(out, text, lines, d);
       const std::string pad(std::to_string(loc.line).size(), ' ');
       if (!d.function.empty()) {
         out << fmt::format("{} = in `{}`{}\n", pad, d.function,
@@ -142,13 +142,14 @@ Totals totals_of(const driver::RunReport& run) {
   return t;
 }
 
-ordered_json diagnostic_json(const driver::FileReport& f, const source::LineIndex& lines, const rules::Diagnostic& d) {
-  const std::string_view text = f.disk_text();
+// `text` is f.disk_text(), taken once per file by the caller (it compares the whole file).
+ordered_json diagnostic_json(const driver::FileReport& f, std::string_view text, const source::LineIndex& lines,
+                             const rules::Diagnostic& d) {
   ordered_json j;
   j["code"] = d.code;
   j["name"] = rule_name(d.code);
   j["message"] = d.message;
-  j["fixable"] = d.fix.has_value();
+  j["fixable"] = d.fix != nullptr;
   j["graph_break_id"] = d.graph_break_id.empty() ? ordered_json(nullptr) : ordered_json(d.graph_break_id);
   j["filename"] = f.display;
   j["location"] = location_json(lines, text, d.range.start);
@@ -199,7 +200,7 @@ void emit_json(const driver::RunReport& run, std::ostream& out) {
                      {"fixed", f.fixed_codes}});
     const std::string_view text = f.disk_text();
     const source::LineIndex lines(text);
-    for (const rules::Diagnostic& d : f.diagnostics) diagnostics.push_back(diagnostic_json(f, lines, d));
+    for (const rules::Diagnostic& d : f.diagnostics) diagnostics.push_back(diagnostic_json(f, text, lines, d));
   }
   const Totals t = totals_of(run);
   ordered_json summary = {{"files_checked", t.checked},
@@ -266,8 +267,9 @@ namespace {
 void emit_json_lines(const driver::RunReport& run, std::ostream& out) {
   for (const driver::FileReport& f : run.files) {
     if (f.error || f.diagnostics.empty()) continue;
-    const source::LineIndex lines(f.disk_text());
-    for (const rules::Diagnostic& d : f.diagnostics) out << diagnostic_json(f, lines, d).dump() << "\n";
+    const std::string_view text = f.disk_text();
+    const source::LineIndex lines(text);
+    for (const rules::Diagnostic& d : f.diagnostics) out << diagnostic_json(f, text, lines, d).dump() << "\n";
   }
 }
 

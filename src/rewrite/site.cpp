@@ -102,13 +102,19 @@ std::string snippet(const ir::Module& m, ir::Node n) {
   return s;
 }
 
-std::string SiteNamer::next(std::string_view kind, std::string_view function) {
-  for (int n = 0;; ++n) {
-    std::string name = fmt::format("_graphmend_{}_{}_{}", kind, function, n);
+std::string SiteNamer::fresh(const std::string& prefix) {
+  // Numbers only grow per prefix, so naming n sites costs O(n), not O(n^2).
+  for (int& n = next_number_[prefix];; ++n) {
+    std::string name = fmt::format("{}{}", prefix, n);
     if (taken_.contains(name) || module_.scopes[0].symbols.contains(name)) continue;
     taken_.insert(name);
+    ++n;
     return name;
   }
+}
+
+std::string SiteNamer::next(std::string_view kind, std::string_view function) {
+  return fresh(fmt::format("_graphmend_{}_{}_", kind, function));
 }
 
 std::string SiteNamer::shared(std::string_view kind, const std::string& signature) {
@@ -122,13 +128,9 @@ std::string SiteNamer::shared(std::string_view kind, const std::string& signatur
     }
   }
   if (auto it = by_signature_.find(signature); it != by_signature_.end()) return it->second;
-  for (int n = 0;; ++n) {
-    std::string name = fmt::format("_graphmend_{}_{}", kind, n);
-    if (taken_.contains(name) || module_.scopes[0].symbols.contains(name)) continue;
-    taken_.insert(name);
-    by_signature_.emplace(signature, name);
-    return name;
-  }
+  std::string name = fresh(fmt::format("_graphmend_{}_", kind));
+  by_signature_.emplace(signature, name);
+  return name;
 }
 
 std::optional<std::string> SiteRenderer::render(ir::Node value) {
@@ -491,7 +493,7 @@ void choose_callee(const ir::Module& m, ir::Node function, std::string_view defe
     fix.edits.push_back(source::Edit::insertion(function.end(), choice + ")"));
     return;
   }
-  const std::string newline(source::newline_text(source::detect_newline(text)));
+  const std::string newline(source::newline_text(m.file().newline));
   const std::string_view indent = source::indentation_at(text, function.start());
   const std::string inner = std::string(indent) + (indent.find('\t') != std::string_view::npos ? "\t" : "    ");
   fix.edits.push_back(source::Edit::insertion(function.start(), "(" + newline + inner));
@@ -516,7 +518,7 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
   }
   if (auto taken = runtime_name_taken(m)) return taken;
 
-  const std::string newline(source::newline_text(source::detect_newline(text)));
+  const std::string newline(source::newline_text(m.file().newline));
   const std::string_view header_indent = source::indentation_at(text, block.parent().start());
   const std::string unit = indent.starts_with(header_indent) && indent.size() > header_indent.size()
                                ? std::string(indent.substr(header_indent.size()))

@@ -162,11 +162,12 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   for (size_t i = 0; i < conds.size(); ++i) cond_tuple += (i ? ", " : "") + cond_name(i);
   if (conds.size() > 1) cond_tuple = "(" + cond_tuple + ")";
   // where(c0, v0, where(c1, v1, ... v_last)), one value per block.
+  // Built front to back, so that a chain of n arms costs O(n), not O(n^2).
   auto selection = [&](const std::vector<std::string>& values) {
-    std::string out = values.back();
-    for (size_t i = conds.size(); i-- > 0;) {
-      out = fmt::format("_graphmend.where({}, {}, {})", cond_name(i), values[i], out);
-    }
+    std::string out;
+    for (size_t i = 0; i < conds.size(); ++i) out += fmt::format("_graphmend.where({}, {}, ", cond_name(i), values[i]);
+    out += values.back();
+    out.append(conds.size(), ')');
     return out;
   };
   bool aliasing = false;
@@ -227,14 +228,12 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
           continue;
         }
         const std::string name(m.text(a.target));
-        assigned_anywhere.insert(name);
+        const bool first_anywhere = assigned_anywhere.insert(name).second;
         if (++here[name] == 1) ++assigned_in[name];
         if (here[name] > 1 && later.contains(name)) {
           return Declined{fmt::format("`{}` is assigned twice in one branch", name)};
         }
-        if (later.contains(name) && std::find(selected.begin(), selected.end(), name) == selected.end()) {
-          selected.push_back(name);
-        }
+        if (later.contains(name) && first_anywhere) selected.push_back(name);
       }
     }
     if (selected.empty() && guard_count == 0) {
@@ -243,6 +242,13 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     for (const auto& [name, count] : assigned_in) {
       if (!later.contains(name) && count > 1) {
         return Declined{fmt::format("the temporary `{}` is assigned in more than one branch", name)};
+      }
+    }
+    // Per branch: where each name is first assigned (indexed, so a chain of n arms costs O(n)).
+    std::vector<std::map<std::string, uint32_t, std::less<>>> first_assigned(branches.size());
+    for (size_t b = 0; b < branches.size(); ++b) {
+      for (const Assignment& a : branches[b]) {
+        if (!a.guard) first_assigned[b].emplace(std::string(m.text(a.target)), a.statement.start());
       }
     }
     // A branch reads only values from before the `if` and its own temporaries.
@@ -266,17 +272,16 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
           continue;
         }
         for (const std::string& r : names_read(m, a.value)) {
-          for (size_t o = 0; o < branches.size(); ++o) {
-            for (const Assignment& x : branches[o]) {
-              if (x.guard || m.text(x.target) != r) continue;
-              // Selected names are assigned under new names, so other branches read the prior value.
-              if (o != b && !later.contains(r)) {
-                return Declined{fmt::format("the temporary `{}` is assigned in one branch and read in another", r)};
-              }
-              if (o == b && later.contains(r) && x.statement.start() < a.statement.start()) {
-                return Declined{fmt::format("`{}` is read after its branch assigned it", r)};
-              }
-            }
+          const auto own = first_assigned[b].find(r);
+          const bool assigned_here = own != first_assigned[b].end();
+          const auto in = assigned_in.find(r);
+          const int elsewhere = (in == assigned_in.end() ? 0 : in->second) - (assigned_here ? 1 : 0);
+          // Selected names are assigned under new names, so other branches read the prior value.
+          if (elsewhere > 0 && !later.contains(r)) {
+            return Declined{fmt::format("the temporary `{}` is assigned in one branch and read in another", r)};
+          }
+          if (assigned_here && later.contains(r) && own->second < a.statement.start()) {
+            return Declined{fmt::format("`{}` is read after its branch assigned it", r)};
           }
         }
       }
@@ -284,11 +289,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     // A name some block does not assign keeps its value from before the `if`.
     const bool all_blocks = bool(else_block);
     for (const std::string& name : selected) {
-      bool everywhere = all_blocks;
-      for (const auto& branch : branches) {
-        everywhere &= std::any_of(branch.begin(), branch.end(),
-                                  [&](const Assignment& a) { return !a.guard && m.text(a.target) == name; });
-      }
+      const bool everywhere = all_blocks && assigned_in[name] == static_cast<int>(branches.size());
       if (everywhere) continue;
       aliasing = true;  // the kept value is the prior object itself
       bool bound_before = false;
@@ -335,11 +336,17 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     // the `if`), checked for one element with the others, and raise only when their branch runs.
     std::vector<std::string> checks;
     for (size_t b = 0; b < branches.size(); ++b) {
-      // The branch runs when its condition holds and no earlier one does (else: none holds).
+      const bool guarded = std::any_of(branches[b].begin(), branches[b].end(), [](const Assignment& a) { return bool(a.guard); });
+      if (!guarded) continue;
+      // The branch runs when its condition holds and no earlier one does (else: none holds):
+      // and(...and(and(t0, t1), t2)..., tb), built front to back in O(b).
+      const size_t terms = std::min(b + 1, conds.size());
       std::string active;
-      for (size_t i = 0; i < std::min(b + 1, conds.size()); ++i) {
-        std::string term = i == b ? cond_name(i) : fmt::format("_graphmend.torch.logical_not({})", cond_name(i));
-        active = active.empty() ? term : fmt::format("_graphmend.torch.logical_and({}, {})", active, term);
+      for (size_t i = 1; i < terms; ++i) active += "_graphmend.torch.logical_and(";
+      for (size_t i = 0; i < terms; ++i) {
+        if (i > 0) active += ", ";
+        active += i == b ? cond_name(i) : fmt::format("_graphmend.torch.logical_not({})", cond_name(i));
+        if (i > 0) active += ")";
       }
       for (const Assignment& a : branches[b]) {
         if (!a.guard) continue;

@@ -4,7 +4,7 @@ namespace graphmend::rules {
 
 void attach_plan(Diagnostic& d, std::variant<source::Fix, rewrite::Declined> plan) {
   if (auto* fix = std::get_if<source::Fix>(&plan)) {
-    d.fix = std::move(*fix);
+    d.fix = std::make_shared<const source::Fix>(std::move(*fix));
   } else {
     d.decline_reason = std::move(std::get<rewrite::Declined>(plan).reason);
   }

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+#include <unordered_map>
+#include <variant>
+
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rewrite/where.h"
 
@@ -41,6 +45,26 @@ const RuleInfo& TensorBranchRule::info() const {
 void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   const ir::Module& m = ctx.module;
   SiteNamer names(m);
+  // An `if` and its `elif`s are rewritten together: the chain is planned once and every arm's
+  // diagnostic shares the plan (planning per arm would cost O(arms^2) and name helpers twice).
+  std::unordered_map<uint32_t, std::variant<std::shared_ptr<const source::Fix>, rewrite::Declined>> chains;
+  auto attach_chain_plan = [&](Diagnostic& d, ir::Node arm) {
+    const ir::Node chain = arm.is(kind::elif_clause) ? arm.parent() : arm;
+    auto it = chains.find(chain.start());
+    if (it == chains.end()) {
+      auto plan = plan_where(ctx, chain, names);
+      if (auto* fix = std::get_if<source::Fix>(&plan)) {
+        it = chains.emplace(chain.start(), std::make_shared<const source::Fix>(std::move(*fix))).first;
+      } else {
+        it = chains.emplace(chain.start(), std::get<rewrite::Declined>(std::move(plan))).first;
+      }
+    }
+    if (auto* fix = std::get_if<std::shared_ptr<const source::Fix>>(&it->second)) {
+      d.fix = *fix;
+    } else {
+      d.decline_reason = std::get<rewrite::Declined>(it->second).reason;
+    }
+  };
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is(kind::if_statement) && !n.is(kind::elif_clause)) return true;
@@ -55,7 +79,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
                         "control flow (GB0170: Data-dependent branching)",
                         n.is(kind::elif_clause) ? "elif" : "if"),
             "predicate both branches with torch.where, or use torch.cond");
-        attach_plan(d, plan_where(ctx, n, names));
+        attach_chain_plan(d, n);
         sink.report(std::move(d));
       } else if (truth.kind == TruthKind::DataOperator) {
         Diagnostic d = make_diagnostic(
@@ -65,7 +89,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
                         n.is(kind::elif_clause) ? "elif" : "if", m.text(truth.atom.field("function"))),
             "compare with (a == b).all() after a static shape/dtype check, then predicate with torch.where");
         d.graph_break_id = "GB0033";
-        attach_plan(d, plan_where(ctx, n, names));
+        attach_chain_plan(d, n);
         sink.report(std::move(d));
       }
       return true;

@@ -73,7 +73,7 @@ std::vector<Diagnostic> unused_suppressions(const Suppressions& suppressions, st
     fix.title = "remove the codes that suppress nothing";
     fix.applicability = source::Applicability::Safe;
     fix.edits.push_back(removal(d, drop, text));
-    diag.fix = std::move(fix);
+    diag.fix = std::make_shared<const source::Fix>(std::move(fix));
     out.push_back(std::move(diag));
   }
   return out;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -38,24 +40,41 @@ class Cfg {
 
   // The CFG node that evaluates `n` (walks up to the nearest mapped ancestor), or -1.
   [[nodiscard]] int node_containing(syntax::Node n) const;
-  // Bindings of `symbol` that reach the start of CFG node `at`.
+  // Bindings of `symbol` that reach the start of CFG node `at`, ascending. Thread-safe.
   [[nodiscard]] std::vector<int> reaching(int at, int symbol, const Module& module) const;
   // True if some path from `from` reaches `to`.
   [[nodiscard]] bool reachable(int from, int to) const;
 
   void map(syntax::Node n, int cfg_node) { ranges_.push_back({n.start(), n.end(), cfg_node}); }
   void index();  // sorts the mapped ranges; call once after construction
-  void solve_reaching_definitions(const Module& module);
+  // Groups straight-line nodes into basic blocks and indexes each block's definitions; the
+  // reaching sets themselves are computed on demand (see reaching()). Call once after `gen` is set.
+  void index_definitions(const Module& module);
 
  private:
+  struct Definition {
+    int symbol, position, binding;  // position: the node's index inside its basic block
+  };
+  // The definitions of `symbol` that reach the start of basic block `block`.
+  std::shared_ptr<const std::vector<int>> block_entry(int block, int symbol) const;
+  // The last definition of `symbol` in `block` before `position` (INT32_MAX: anywhere), or -1.
+  [[nodiscard]] int last_definition(int block, int symbol, int position) const;
+
   struct MappedRange {
     uint32_t start, end;
     int cfg_node;
   };
   std::vector<MappedRange> ranges_;  // sorted by start, then wider first
-  std::vector<int> def_bindings_;                 // bit i <-> binding def_bindings_[i]
-  std::unordered_map<int, size_t> def_bit_;       // binding -> bit
-  std::vector<std::vector<uint64_t>> reach_in_;   // per node
+  // Reaching definitions are sparse: nothing is stored per statement. A straight run of
+  // statements is one basic block, whose definitions are listed once; a query searches its own
+  // block, then walks predecessor blocks, and memoizes the answer per (block, symbol) along
+  // single-predecessor chains. Memory is linear in the definitions plus the queries' answers.
+  std::vector<int> block_of_;                           // node -> basic block
+  std::vector<int> position_;                           // node -> index inside its block
+  std::vector<std::vector<int>> block_preds_;           // block -> predecessor blocks
+  std::vector<std::vector<Definition>> block_defs_;     // block -> sorted by (symbol, position)
+  mutable std::unique_ptr<std::mutex> memo_mutex_ = std::make_unique<std::mutex>();
+  mutable std::unordered_map<uint64_t, std::shared_ptr<const std::vector<int>>> memo_;  // (block, symbol)
 };
 
 }  // namespace graphmend::ir

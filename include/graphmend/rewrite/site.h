@@ -37,8 +37,11 @@ class SiteNamer {
   std::string shared(std::string_view kind, const std::string& signature);
 
  private:
+  std::string fresh(const std::string& prefix);  // the first free `<prefix><n>`
+
   const ir::Module& module_;
   std::set<std::string> taken_;
+  std::map<std::string, int> next_number_;  // per prefix: no smaller number is free
   std::map<std::string, std::string> by_signature_;  // this pass's and the block's shared helpers
   bool block_read_ = false;
 };

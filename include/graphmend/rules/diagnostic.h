@@ -1,6 +1,7 @@
 // What a rule reports: one graph-break site, with a fix or the reason it declined.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,7 +16,9 @@ struct Diagnostic {
   source::TextRange range;          // the site
   std::string message;              // one line; names the PyTorch break id
   std::string_view graph_break_id;  // GB0170, ... ("" for non-break diagnostics)
-  std::optional<source::Fix> fix;
+  // Shared: the arms of one `if`/`elif` chain are fixed by one rewrite of the whole chain, and a
+  // copy per arm would make a chain of n arms cost O(n^2).
+  std::shared_ptr<const source::Fix> fix;
   std::optional<std::string> decline_reason;  // why no fix, for fixable categories
   std::string help;                           // remedy, for sites no rule can rewrite
   std::string function;                       // qualname of the enclosing compiled function
