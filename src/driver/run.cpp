@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <numeric>
 #include <unordered_set>
 #include <thread>
 
@@ -173,26 +174,36 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
                                                                                       : "[Trap]";
     d.decline_reason = fmt::format("the {} rewrite is not implemented in this version (detection only)", family);
   }
-  // Annotate each diagnostic with its enclosing compiled function.
-  for (rules::Diagnostic& d : out) {
-    int best = -1;
-    for (size_t f = 0; f < u.module->functions.size(); ++f) {
-      const auto& fn = u.module->functions[f];
-      if (fn.node.start() <= d.range.start && d.range.end <= fn.node.end()) {
-        if (best < 0 || fn.node.start() >= u.module->functions[static_cast<size_t>(best)].node.start()) {
-          best = static_cast<int>(f);
-        }
-      }
-    }
-    if (best >= 0) {
-      d.function = u.module->functions[static_cast<size_t>(best)].qualname;
-      if (const auto* r = regions.find(*u.module, best)) d.region_reason = r->reason;
-    }
-  }
   std::stable_sort(out.begin(), out.end(), [](const rules::Diagnostic& a, const rules::Diagnostic& b) {
     if (a.range.start != b.range.start) return a.range.start < b.range.start;
     return a.code < b.code;
   });
+  // Annotate each diagnostic with its innermost enclosing function: one sweep in start order
+  // with a stack of the (nested) functions open there, O(diagnostics + functions).
+  const auto& functions = u.module->functions;
+  std::vector<int> by_start(functions.size());
+  std::iota(by_start.begin(), by_start.end(), 0);
+  auto fn_node = [&](int f) { return functions[static_cast<size_t>(f)].node; };
+  std::sort(by_start.begin(), by_start.end(), [&](int a, int b) {
+    return fn_node(a).start() != fn_node(b).start() ? fn_node(a).start() < fn_node(b).start()
+                                                    : fn_node(a).end() > fn_node(b).end();
+  });
+  std::vector<int> open;
+  size_t next = 0;
+  for (rules::Diagnostic& d : out) {
+    while (next < by_start.size() && fn_node(by_start[next]).start() <= d.range.start) {
+      const int f = by_start[next++];
+      while (!open.empty() && fn_node(open.back()).end() < fn_node(f).start()) open.pop_back();
+      open.push_back(f);
+    }
+    while (!open.empty() && fn_node(open.back()).end() < d.range.start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend(); ++it) {
+      if (d.range.end > fn_node(*it).end()) continue;
+      d.function = functions[static_cast<size_t>(*it)].qualname;
+      if (const auto* r = regions.find(*u.module, *it)) d.region_reason = r->reason;
+      break;
+    }
+  }
   // One site can match two views (e.g. a call inside a condition): keep one per (range, code).
   out.erase(std::unique(out.begin(), out.end(),
                         [](const rules::Diagnostic& a, const rules::Diagnostic& b) {

@@ -111,7 +111,8 @@ bool inside_loop_or_try(ir::Node n) {
 
 }  // namespace
 
-std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names) {
+std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names,
+                                       FunctionIndex& index) {
   const ir::Module& m = ctx.module;
   if (if_statement.is(kind::elif_clause)) if_statement = if_statement.parent();  // planned with its `if`
   if (!if_statement.is(kind::if_statement)) return Declined{"not an `if` statement"};
@@ -121,7 +122,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   const int fi = m.function_of(if_statement);
   if (fi < 0) return Declined{"the `if` is not inside a function"};
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
-  if (auto buffer = plan_buffer_selection(ctx, fn, if_statement)) return std::move(*buffer);
+  if (auto buffer = plan_buffer_selection(ctx, if_statement, index.names_after(fi, if_statement))) return std::move(*buffer);
 
   // 1. The chain: (condition, block) for the `if` and each `elif`, then the `else` block if any.
   std::vector<std::pair<ir::Node, ir::Node>> arms = {{if_statement.field("condition"), if_statement.field("consequence")}};
@@ -215,7 +216,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       branches.push_back(std::move(*a));
     }
     // Which assigned names are used after the `if` (selected) and which are branch temporaries.
-    const std::set<std::string> later = names_after(m, fn, if_statement);
+    const LaterNames later = index.names_after(fi, if_statement);
     std::vector<std::string> selected;       // in order of first assignment
     std::map<std::string, int> assigned_in;  // name -> number of branches assigning it
     std::set<std::string> assigned_anywhere;
@@ -308,19 +309,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       }
     }
     // Nothing after the `if` may update a value in place: the selection is a new tensor.
-    std::optional<std::string> later_update;
-    analysis::walk_body(fn, [&](ir::Node n) {
-      if (later_update) return false;
-      if (n.end() <= if_statement.end()) return n.start() < if_statement.start() && n.end() > if_statement.end();
-      if (n.start() < if_statement.end()) return true;
-      if (!n.is(kind::expression_statement) && !n.is(kind::assignment) && !n.is(kind::augmented_assignment)) return true;
-      for (const analysis::Effect& e : analysis::effects_of(m, ctx.types, n)) {
-        if (e.kind == analysis::EffectKind::InPlaceMutation || e.kind == analysis::EffectKind::SubscriptStore) {
-          later_update = e.what;
-        }
-      }
-      return false;
-    });
+    const std::optional<std::string> later_update = index.update_after(fi, if_statement);
     if (later_update) {
       return Declined{fmt::format("a tensor is updated in place after the `if` ({}); the selected value would not "
                                   "alias what the original bound",

@@ -240,8 +240,8 @@ std::string target_text(const Matcher& match, const Memo& memo) {
 
 }  // namespace
 
-std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis::FileContext& ctx, const ir::Function& fn,
-                                                                 ir::Node if_statement) {
+std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis::FileContext& ctx, ir::Node if_statement,
+                                                                 const LaterNames& later) {
   const ir::Module& m = ctx.module;
   ir::Node else_block;
   bool elif = false;
@@ -297,7 +297,6 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
   }
   // Names a cache assignment binds besides the cache are not bound under compile: nothing may
   // read them after the `if`.
-  const std::set<std::string> later = names_after(m, fn, if_statement);
   int memo_count = 0;
   for (Branch& b : branches) {
     for (Memo& memo : b.memos) {

@@ -101,13 +101,42 @@ std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, b
 
 }  // namespace
 
-std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, ir::Node node) {
-  std::set<std::string> out;
-  analysis::walk_body(fn, [&](ir::Node n) {
-    if (n.start() >= node.end() && n.is(kind::identifier)) out.insert(std::string(m.text(n)));
+const FunctionIndex::Facts& FunctionIndex::facts(int function) {
+  auto [it, fresh] = by_function_.try_emplace(function);
+  if (!fresh) return it->second;
+  Facts& f = it->second;
+  const ir::Module& m = ctx_.module;
+  const ir::Function& fn = m.functions[static_cast<size_t>(function)];
+  syntax::walk(fn.node.field("body"), [&](ir::Node n) {
+    if (n.is(kind::identifier)) {
+      uint32_t& last = f.last_occurrence[std::string(m.text(n))];
+      last = std::max(last, n.start());
+    }
     return true;
   });
-  return out;
+  // Statements of this function's own body (a nested def's statements run when it is called).
+  analysis::walk_body(fn, [&](ir::Node n) {
+    if (!n.is(kind::expression_statement) && !n.is(kind::assignment) && !n.is(kind::augmented_assignment)) return true;
+    std::optional<std::string> what;
+    for (const analysis::Effect& e : analysis::effects_of(m, ctx_.types, n)) {
+      if (e.kind == analysis::EffectKind::InPlaceMutation || e.kind == analysis::EffectKind::SubscriptStore) what = e.what;
+    }
+    if (what) f.updates.emplace_back(n.start(), std::move(*what));
+    return false;
+  });
+  return f;
+}
+
+LaterNames FunctionIndex::names_after(int function, ir::Node node) {
+  return LaterNames(facts(function).last_occurrence, node.end());
+}
+
+std::optional<std::string> FunctionIndex::update_after(int function, ir::Node node) {
+  const auto& updates = facts(function).updates;
+  auto it = std::lower_bound(updates.begin(), updates.end(), node.end(),
+                             [](const std::pair<uint32_t, std::string>& u, uint32_t at) { return u.first < at; });
+  if (it == updates.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace graphmend::rewrite

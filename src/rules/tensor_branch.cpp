@@ -45,6 +45,7 @@ const RuleInfo& TensorBranchRule::info() const {
 void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
   const ir::Module& m = ctx.module;
   SiteNamer names(m);
+  rewrite::FunctionIndex index(ctx);
   // An `if` and its `elif`s are rewritten together: the chain is planned once and every arm's
   // diagnostic shares the plan (planning per arm would cost O(arms^2) and name helpers twice).
   std::unordered_map<uint32_t, std::variant<std::shared_ptr<const source::Fix>, rewrite::Declined>> chains;
@@ -52,7 +53,7 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
     const ir::Node chain = arm.is(kind::elif_clause) ? arm.parent() : arm;
     auto it = chains.find(chain.start());
     if (it == chains.end()) {
-      auto plan = plan_where(ctx, chain, names);
+      auto plan = plan_where(ctx, chain, names, index);
       if (auto* fix = std::get_if<source::Fix>(&plan)) {
         it = chains.emplace(chain.start(), std::make_shared<const source::Fix>(std::move(*fix))).first;
       } else {

@@ -16,6 +16,8 @@ namespace graphmend::rewrite {
 
 // `names` names the site helpers of validation guards inside the branches, which become
 // graph-native checks predicated on their branch (see GM301).
-std::variant<source::Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names);
+// `index` answers what the plan asks of the whole enclosing function.
+std::variant<source::Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names,
+                                               FunctionIndex& index);
 
 }  // namespace graphmend::rewrite

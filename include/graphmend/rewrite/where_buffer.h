@@ -9,12 +9,13 @@
 #include <variant>
 
 #include "graphmend/rewrite/site.h"
+#include "graphmend/rewrite/where_parts.h"
 
 namespace graphmend::rewrite {
 
-// nullopt when no branch of `if_statement` (inside `fn`) ends with a register_buffer call (not
-// this form).
-std::optional<std::variant<source::Fix, Declined>> plan_buffer_selection(const analysis::FileContext& ctx, const ir::Function& fn,
-                                                                         ir::Node if_statement);
+// nullopt when no branch of `if_statement` ends with a register_buffer call (not
+// this form). `later`: the names read after the `if`.
+std::optional<std::variant<source::Fix, Declined>> plan_buffer_selection(const analysis::FileContext& ctx, ir::Node if_statement,
+                                                                         const LaterNames& later);
 
 }  // namespace graphmend::rewrite

@@ -6,6 +6,9 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "graphmend/analysis/context.h"
 
@@ -19,8 +22,43 @@ inline constexpr std::string_view kWhereGate = "not _graphmend.compiling() or _g
 // and cannot raise. Reasons start with "a branch ".
 std::optional<std::string> branch_effect(const analysis::FileContext& ctx, ir::Node node);
 
-// The identifiers that occur in `fn` after `node` ends: the names whose values are used later.
-std::set<std::string> names_after(const ir::Module& m, const ir::Function& fn, ir::Node node);
+// The names whose values may be used after a statement: every identifier of the function that
+// occurs after it ends, nested functions and lambdas included (a closure may read them later).
+class LaterNames {
+ public:
+  LaterNames(const std::unordered_map<std::string, uint32_t>& last_occurrence, uint32_t after)
+      : last_(&last_occurrence), after_(after) {}
+  [[nodiscard]] bool contains(const std::string& name) const {
+    auto it = last_->find(name);
+    return it != last_->end() && it->second >= after_;
+  }
+
+ private:
+  const std::unordered_map<std::string, uint32_t>* last_;
+  uint32_t after_;
+};
+
+// What [Where] planning asks of a whole function at each site, indexed once per function on first
+// use, so that n sites in one function cost O(n) rather than O(n^2). One per rule pass over a
+// file; not thread-safe.
+class FunctionIndex {
+ public:
+  explicit FunctionIndex(const analysis::FileContext& ctx) : ctx_(ctx) {}
+  [[nodiscard]] LaterNames names_after(int function, ir::Node node);
+  // The first statement starting after `node` ends that updates a tensor in place (an in-place
+  // method or a subscript store): what it does, or nullopt.
+  [[nodiscard]] std::optional<std::string> update_after(int function, ir::Node node);
+
+ private:
+  struct Facts {
+    std::unordered_map<std::string, uint32_t> last_occurrence;  // identifier -> start of its last occurrence
+    std::vector<std::pair<uint32_t, std::string>> updates;       // (statement start, what), by start
+  };
+  const Facts& facts(int function);
+
+  const analysis::FileContext& ctx_;
+  std::unordered_map<int, Facts> by_function_;
+};
 
 // The tensor part of a condition as one boolean tensor expression: and/or/not of tensor atoms
 // become logical ops. Sets `uses_equal` when torch.equal was lowered; nullopt with `why` when the
