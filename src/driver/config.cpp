@@ -83,6 +83,16 @@ class Reader {
         if (!(e = integer(k, node, at, 1, INT64_MAX, "expected a positive integer (bytes)", v))) {
           out.settings.max_file_size = static_cast<uint64_t>(v);
         }
+      } else if (k == "max-file-time") {
+        int64_t v = 0;
+        if (!(e = integer(k, node, at, 0, 86400, "expected whole seconds from 0 (no limit) to 86400", v))) {
+          out.settings.max_file_time = v;
+        }
+      } else if (k == "max-file-memory") {
+        int64_t v = 0;
+        if (!(e = integer(k, node, at, 0, 1 << 20, "expected megabytes from 0 (no limit) to 1048576", v))) {
+          out.settings.max_file_memory = v;
+        }
       } else if (k == "jobs") {
         int64_t v = 0;
         if (!(e = integer(k, node, at, 0, 1024, "expected an integer from 0 (one per core) to 1024", v))) {
@@ -207,6 +217,8 @@ Settings merged(Settings base, const Settings& top) {
   override_with(base.project_context, top.project_context);
   override_with(base.output_format, top.output_format);
   override_with(base.max_file_size, top.max_file_size);
+  override_with(base.max_file_time, top.max_file_time);
+  override_with(base.max_file_memory, top.max_file_memory);
   override_with(base.jobs, top.jobs);
   return base;
 }

@@ -31,19 +31,36 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Runs body(i, worker) for i in [0, count) on `jobs` threads. An exception (bad_alloc in a huge
-// file, say) is that file's failure, recorded in `failures[i]`, never the process's end.
+// Why a file's processing stopped: an exception, or its budget (then over_budget).
+struct FileFailure {
+  std::string message;  // empty: no failure
+  bool over_budget = false;
+};
+
+// The per-file budget and the time each file has used so far, over all stages.
+struct FileBudgets {
+  Budget limits;
+  std::vector<std::chrono::nanoseconds> spent;
+};
+
+// Runs body(i, worker) for i in [0, count) on `jobs` threads, each call under file i's budget. An
+// exception (bad_alloc in a huge file, the budget, a bug) is that file's failure, recorded in
+// `failures[i]`, never the process's end.
 template <typename F>
-void parallel_for(size_t count, unsigned jobs, std::vector<std::string>& failures, F&& body,
+void parallel_for(size_t count, unsigned jobs, std::vector<FileFailure>& failures, FileBudgets& budgets, F&& body,
                   const std::function<void(size_t)>& finished = {}) {
   std::atomic<size_t> done{0};
   const auto guarded = [&](size_t i, unsigned w) {
     try {
+      const BudgetScope scope(budgets.limits, budgets.spent[i]);
       body(i, w);
+      budgets.spent[i] += scope.elapsed();
+    } catch (const BudgetExceeded& e) {
+      failures[i] = {e.what(), true};
     } catch (const std::exception& e) {
-      failures[i] = e.what();
+      failures[i] = {e.what(), false};
     } catch (...) {
-      failures[i] = "unknown exception";
+      failures[i] = {"unknown exception", false};
     }
     if (finished) finished(++done);
   };
@@ -329,19 +346,25 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     return [&options, name, total = units.size()](size_t done) { options.progress(name, done, total); };
   };
   // A file whose processing threw is skipped from then on, once no worker can still reach it.
-  std::vector<std::string> failures(units.size());
+  std::vector<FileFailure> failures(units.size());
+  FileBudgets budgets{options.budget, std::vector<std::chrono::nanoseconds>(units.size())};
   const auto drop_failed = [&] {
     for (size_t i = 0; i < units.size(); ++i) {
-      if (failures[i].empty()) continue;
-      files[i].error = source::ReadError{
-          source::ReadErrorKind::Io,
-          fmt::format("internal error ({}); the file was skipped and not modified (please report it)", failures[i])};
+      if (failures[i].message.empty()) continue;
+      files[i].error =
+          failures[i].over_budget
+              ? source::ReadError{source::ReadErrorKind::OverBudget,
+                                  fmt::format("skipped and not modified: {}", failures[i].message)}
+              : source::ReadError{source::ReadErrorKind::Io,
+                                  fmt::format("internal error ({}); the file was skipped and not modified (please "
+                                              "report it)",
+                                              failures[i].message)};
       units[i].module.reset();
       units[i].current.reset();
-      failures[i].clear();
+      failures[i] = {};
     }
   };
-  parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
+  parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
     Unit& u = units[i];
     u.input = discovery.files[i];
     // Text from standard input binds its package's runtime as the file on disk would, so the
@@ -390,7 +413,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     report.compiled_functions = regions.size();
     std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
     for (unsigned w = 0; w < jobs; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project));
-    parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
+    parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
       if (!dirty[i] || !units[i].current || units[i].input.context_only) return;
       UnitFindings found = check_unit(units[i], project, regions, *oracles[w], options, selections[i]);
       diags[i] = std::move(found.diagnostics);
@@ -398,7 +421,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     }, stage(iteration == 0 ? "checking" : "re-checking"));
     if (iteration == 0 && (options.fix || options.diff)) first_diags = diags;  // the text on disk
     for (size_t i = 0; i < units.size(); ++i) {
-      if (!failures[i].empty()) diags[i].clear();
+      if (!failures[i].message.empty()) diags[i].clear();
     }
     drop_failed();
     if ((!options.fix && !options.diff) || analysis_only) break;
@@ -407,7 +430,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     const source::Applicability required =
         options.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
     std::vector<bool> changed(units.size(), false);
-    parallel_for(units.size(), jobs, failures, [&](size_t i, unsigned w) {
+    parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
       overlapped[i] = 0;
       if (!dirty[i] || !units[i].module || units[i].input.context_only) return;
       std::vector<const source::Fix*> fixes;

@@ -27,6 +27,8 @@ struct Settings {
   std::optional<bool> unsafe_fixes, trap_async, force_exclude, respect_gitignore, show_fixes, project_context;
   std::optional<std::string> output_format;
   std::optional<uint64_t> max_file_size;
+  std::optional<int64_t> max_file_time;    // seconds; 0: no limit
+  std::optional<int64_t> max_file_memory;  // MB; 0: no limit
   std::optional<unsigned> jobs;
   std::filesystem::path root;                 // the folder of the file found (relative patterns start here)
   std::vector<std::filesystem::path> files;   // every file read, the found one first

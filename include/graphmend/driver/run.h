@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "graphmend/driver/config.h"
+#include "graphmend/driver/budget.h"
 #include "graphmend/driver/discover.h"
 #include "graphmend/rules/diagnostic.h"
 #include "graphmend/rules/rule.h"
@@ -29,6 +30,7 @@ struct Options {
   std::optional<std::string> stdin_text;  // the text of `-` (read by the caller)
   unsigned jobs = 0;  // 0 = hardware concurrency
   source::ReadOptions read;
+  Budget budget;  // per file: over it, the file is skipped and reported (exit 2)
   rules::RuleOptions rule_options;
   int max_fix_iterations = 8;
   // Called from worker threads as files finish a stage ("reading", "checking", "fixing"): done of

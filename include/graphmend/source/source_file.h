@@ -43,6 +43,7 @@ enum class ReadErrorKind {
   NotUtf8,
   UnsupportedEncoding,
   TooLarge,
+  OverBudget,  // its analysis went over --max-file-time or --max-file-memory
   Io,
 };
 
