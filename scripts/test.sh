@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Quick start 2: install, build, and run every test (GoogleTest unit + golden tests, the Python
-# runtime, the CLI, packaging and pre-commit, then the end-to-end suite against real torch==2.13.0).
+# Quick start 2: install, build, and run every test (GoogleTest unit + golden tests, a short
+# ASan+UBSan fuzz run, the Python runtime, the CLI, packaging and pre-commit, then the end-to-end
+# suite against real torch==2.13.0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 echo "== unit and golden tests (ctest)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+echo "== fuzzing: ASan+UBSan libFuzzer build (build-fuzz/), every fixture as a seed, then 60 s of fuzzing"
+scripts/fuzz.sh -max_total_time=60
 echo "== the Python runtime: ruff (default settings, as in a user's package) and its tests"
 .venv/bin/ruff check --no-cache --isolated --select E,F,W,I runtime/ python/
 .venv/bin/python -m pytest tests/runtime -q -p no:cacheprovider

@@ -5,6 +5,17 @@
 
 #include <cstdlib>
 
+// Under a sanitizer, its own allocator stays (it checks new/delete pairing): budgets are then
+// not enforced.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define GRAPHMEND_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GRAPHMEND_SANITIZED 1
+#endif
+
 namespace graphmend::driver {
 namespace {
 
@@ -21,8 +32,9 @@ struct ThreadBudget {
 
 thread_local ThreadBudget t_budget;
 
-constexpr uint32_t kAllocationsPerClockRead = 256;
 
+#ifndef GRAPHMEND_SANITIZED
+constexpr uint32_t kAllocationsPerClockRead = 256;
 
 void count_allocation(size_t bytes) {
   ThreadBudget& b = t_budget;
@@ -65,6 +77,7 @@ void release(void* p) noexcept {
   count_free(p);
   std::free(p);
 }
+#endif  // GRAPHMEND_SANITIZED
 
 }  // namespace
 
@@ -88,6 +101,7 @@ std::chrono::nanoseconds BudgetScope::elapsed() const { return std::chrono::stea
 
 // The replaceable global allocation functions, counting for the armed budget. The nothrow forms
 // report any failure, a budget's included, as nullptr.
+#ifndef GRAPHMEND_SANITIZED
 void* operator new(size_t bytes) { return graphmend::driver::allocate(bytes); }
 void* operator new[](size_t bytes) { return graphmend::driver::allocate(bytes); }
 void* operator new(size_t bytes, std::align_val_t align) { return graphmend::driver::allocate_aligned(bytes, align); }
@@ -116,3 +130,4 @@ void operator delete(void* p, size_t, std::align_val_t) noexcept { graphmend::dr
 void operator delete[](void* p, size_t, std::align_val_t) noexcept { graphmend::driver::release(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { graphmend::driver::release(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { graphmend::driver::release(p); }
+#endif  // GRAPHMEND_SANITIZED

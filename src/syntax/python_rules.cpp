@@ -66,6 +66,30 @@ std::optional<TokenizerError> same_level(Node n, Indent line, Indent level) {
   return std::nullopt;
 }
 
+// A replacement field inside the format spec of a field that is itself inside a format spec
+// (f'{x:{y:{z}}}'): CPython reads any `{` there as a third level and rejects the file (3.11 and
+// 3.12 alike); the grammar accepts it.
+std::optional<TokenizerError> fstring_nesting_error(std::string_view text, Node root) {
+  std::optional<TokenizerError> error;
+  walk(root, [&](Node n) {
+    if (error) return false;
+    if (!n.is(kind::format_specifier)) return true;
+    for (Node field : n.named_children()) {
+      if (!field.is(kind::format_expression)) continue;  // a field inside a format spec
+      for (Node spec : field.named_children()) {
+        if (!spec.is(kind::format_specifier)) continue;
+        if (const size_t brace = spec.text(text).find('{'); brace != std::string_view::npos) {
+          error = TokenizerError{spec.start() + static_cast<uint32_t>(brace),
+                                 "SyntaxError: f-string: expressions nested too deeply (CPython rejects the file)"};
+          return false;
+        }
+      }
+    }
+    return true;
+  });
+  return error;
+}
+
 }  // namespace
 
 std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Node root) {
@@ -138,7 +162,7 @@ std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Nod
       }
     }
   }
-  return std::nullopt;
+  return fstring_nesting_error(text, root);
 }
 
 }  // namespace graphmend::syntax

@@ -13,6 +13,8 @@ REJECTED = {
     "dedent_to_nowhere.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(x)\n  return x\n",
     "continuation_at_eof.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x \\\n",
     "else_misaligned.py": "import torch\n\n@torch.compile\ndef f(x):\n    if x:\n        print(x)\n      else:\n        pass\n    return x\n",
+    "fstring_nested_too_deeply.py": "import torch\n\n@torch.compile\ndef f(x, w=8, p=2):\n    print(f'{x:{w:{p}}}')\n    return x\n",
+    "fstring_brace_in_nested_spec.py": "import torch\n\n@torch.compile\ndef f(x, w=8):\n    print(f'{x:{w:{{}}}}')\n    return x\n",
 }
 
 
@@ -90,3 +92,13 @@ def test_mutants_cpython_rejects_are_never_rewritten(gm, tmp_path):
             rewritten += 1
             assert cpython_accepts(after), f"m{n}.py: the rewrite does not compile"
     assert rejected > 50 and rewritten > 50, (rejected, rewritten)
+
+
+def test_a_field_nested_once_in_a_format_spec_is_python(gm, tmp_path):
+    source = MODEL.replace('print("forward", x.shape)', 'print(f"{x.shape!s:>{len(x.shape) + 8}}")')
+    assert cpython_accepts(source.encode())
+    (tmp_path / "m.py").write_text(source)
+    r = gm("fix", "m.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "_graphmend" in (tmp_path / "m.py").read_text()
+    assert cpython_accepts((tmp_path / "m.py").read_bytes())

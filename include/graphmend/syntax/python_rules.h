@@ -1,6 +1,7 @@
 // What CPython's tokenizer rejects and tree-sitter's grammar accepts: indentation that does not
-// line up (IndentationError), tabs and spaces that disagree about it (TabError), and a line
-// continuation that ends the file. A file with such an error is not Python: graphmend reports
+// line up (IndentationError), tabs and spaces that disagree about it (TabError), a line
+// continuation that ends the file, f-string format specs nested too deeply, and lone CRs mixed
+// with other line endings. A file with such an error is not Python: graphmend reports
 // it (GM901) and never modifies it.
 #pragma once
 
@@ -18,8 +19,8 @@ struct TokenizerError {
   std::string message;  // "TabError: inconsistent use of tabs and spaces in indentation"
 };
 
-// Checks `text`, whose tree (without error nodes) is `root`. Visits statements and clauses only,
-// with an explicit stack: linear in the number of statements, whatever their nesting.
+// Checks `text`, whose tree (without error nodes) is `root`. Visits statements and clauses with an
+// explicit stack, then format specs in one iterative walk: linear in the tree, whatever its nesting.
 std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Node root);
 
 }  // namespace graphmend::syntax

@@ -1,0 +1,63 @@
+// libFuzzer target over the whole pipeline: parse -> IR -> rules -> fix (unsafe fixes included) ->
+// re-parse, as `graphmend fix` runs on one loose script. Invariants, checked on every input:
+//   - no crash, no sanitizer report, no hang (libFuzzer's -timeout);
+//   - when the input parses and CPython would accept it (no GM901), the output parses too;
+//   - a second fix of the output changes nothing (idempotence);
+//   - a file that is not processed (binary, not UTF-8, ...) or has a syntax error is not changed.
+// Built by tests/fuzz/CMakeLists.txt with clang (-DGRAPHMEND_FUZZ=ON); run by scripts/fuzz.sh.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "graphmend/driver/run.h"
+#include "graphmend/syntax/tree.h"
+
+namespace {
+
+graphmend::driver::FileReport fix_text(const std::string& text) {
+  graphmend::driver::Options options;
+  options.fix = true;
+  options.diff = true;  // in memory: nothing is written
+  options.unsafe_fixes = true;
+  options.jobs = 1;
+  options.stdin_text = text;
+  options.discovery.stdin_filename = "fuzzed.py";
+  options.discovery.project_context = false;
+  options.discovery.respect_gitignore = false;
+  graphmend::driver::RunReport report = graphmend::driver::run({"-"}, options);
+  if (report.files.size() != 1) {
+    std::fprintf(stderr, "invariant: one input gave %zu file reports\n", report.files.size());
+    std::abort();
+  }
+  return std::move(report.files.front());
+}
+
+bool parses(const std::string& text) {
+  graphmend::syntax::Parser parser;
+  auto tree = parser.parse(text);
+  return tree && !tree->has_error();
+}
+
+[[noreturn]] void violated(const char* what) {
+  std::fprintf(stderr, "invariant violated: %s\n", what);
+  std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  const graphmend::driver::FileReport first = fix_text(input);
+  if (first.error || first.syntax_error) {
+    if (first.changed()) violated("a skipped file or one with a syntax error was changed");
+    return 0;
+  }
+  if (!first.changed()) return 0;
+  // The fixed text is what would be written (line endings and BOM as the input's).
+  if (parses(first.original->text) && !parses(first.text)) violated("the fixed text does not parse");
+  const graphmend::driver::FileReport second = fix_text(first.text);
+  if (second.error || second.syntax_error) violated("the fixed text is rejected on a second run");
+  if (second.text != first.text) violated("a second fix changed the text again");
+  return 0;
+}
