@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the ASan+UBSan libFuzzer target into build-fuzz/ (clang-14 from Debian) and fuzzes
-# parse -> IR -> rules -> fix -> re-parse (tests/fuzz/fuzz_fix.cpp), seeded with every fixture.
-#   scripts/fuzz.sh                 # a short run: every seed, then 60 s of fuzzing (the test command)
-#   scripts/fuzz.sh -max_total_time=36000 -jobs=2 -workers=2   # a long run; libFuzzer flags pass through
-# A finding leaves its input in build-fuzz/findings/ and exits non-zero.
+# Builds the libFuzzer target with ASan and UBSan into build-fuzz/ (clang-14 from Debian) and
+# fuzzes parse -> IR -> rules -> fix -> re-parse (tests/fuzz/fuzz_fix.cpp), seeded with every fixture.
+#   scripts/fuzz.sh                      # every seed, then 60 s of fuzzing (the test command runs this)
+#   scripts/fuzz.sh -max_total_time=3600 -fork=2   # longer; libFuzzer flags pass through
+#   FUZZ_SANITIZERS=0 scripts/fuzz.sh ...          # without ASan/UBSan (build-fuzz-fast/): ~10x the
+#                                                  # executions per second, for long runs
+# A finding leaves its input in <build>/findings/ and exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEBS=(clang-14 libclang-rt-14-dev)
@@ -18,15 +20,21 @@ if ((${#missing[@]})); then
 fi
 PY=python3
 [ -x .venv/bin/python ] && PY="$PWD/.venv/bin/python"
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DGRAPHMEND_FUZZ=ON -DGRAPHMEND_BUILD_TESTS=OFF -DPython3_EXECUTABLE="$PY" >/dev/null
-cmake --build build-fuzz -j "$(nproc)" --target graphmend_fuzz
+SAN="${FUZZ_SANITIZERS:-1}"
+B=build-fuzz
+[ "$SAN" = 1 ] || B=build-fuzz-fast
+SANITIZERS=ON
+[ "$SAN" = 1 ] || SANITIZERS=OFF
+cmake -S . -B "$B" -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DGRAPHMEND_FUZZ=ON -DGRAPHMEND_FUZZ_SANITIZERS="$SANITIZERS" -DGRAPHMEND_BUILD_TESTS=OFF \
+  -DPython3_EXECUTABLE="$PY" >/dev/null
+cmake --build "$B" -j "$(nproc)" --target graphmend_fuzz
 # The seed corpus: every fixture (inputs and fixed outputs), copied so that libFuzzer may add to it.
-mkdir -p build-fuzz/corpus build-fuzz/findings
+mkdir -p "$B/corpus" "$B/findings"
 
-for f in $(find tests/fixtures -name '*.py'); do cp "$f" "build-fuzz/corpus/$(echo "$f" | tr / _)"; done
+for f in $(find tests/fixtures -name '*.py'); do cp "$f" "$B/corpus/$(echo "$f" | tr / _)"; done
 ARGS=("$@")
 ((${#ARGS[@]})) || ARGS=(-max_total_time=60)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-exec build-fuzz/graphmend_fuzz -timeout=20 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-  -artifact_prefix=build-fuzz/findings/ "${ARGS[@]}" build-fuzz/corpus
+exec "$B/tests/fuzz/graphmend_fuzz" -timeout=20 -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 \
+  -artifact_prefix="$B/findings/" "${ARGS[@]}" "$B/corpus"

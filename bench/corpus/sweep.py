@@ -59,18 +59,20 @@ def sweep(graphmend: str, name: str, source: pathlib.Path, work: pathlib.Path) -
     first = digest(tree)
     rc2, t2, _ = run(graphmend, tree)
     second = digest(tree)
-    written = sorted(rel for rel in first if before.get(rel) != first[rel])
+    written = sorted(rel for rel in first if before.get(rel) != first[rel])  # changed, or new (the runtime)
     report = json.loads(out1) if out1.strip() else {}
     summary = report.get("summary", {})
-    gm901 = sum(1 for f in report.get("files", []) for d in f.get("diagnostics", []) if d.get("code") == "GM901")
-    errors = [f for f in report.get("files", []) if f.get("error")]
+    gm901 = sorted({d["filename"] for d in report.get("diagnostics", []) if d.get("code") == "GM901"})
+    errors = report.get("errors", [])
     result = {
         "tree": name,
         "files": len(before),
         "cpython_rejects": len(before) - len(compiled_before),
         "written": len(written),
         "fixes": summary.get("fixes_applied", summary.get("fixed", 0)),
-        "gm901": gm901,
+        "gm901": len(gm901),
+        # Files CPython accepts that graphmend declined as GM901 (analysed no further, never written).
+        "gm901_cpython_accepts": [f for f in gm901 if str(pathlib.Path(f)) in compiled_before],
         "file_errors": len(errors),
         "exit_first": rc1,
         "exit_second": rc2,
@@ -80,7 +82,7 @@ def sweep(graphmend: str, name: str, source: pathlib.Path, work: pathlib.Path) -
         "second_run_changed": sorted(rel for rel in second if first.get(rel) != second[rel]),
         "written_not_compiling": [rel for rel in written if not compiles(tree / rel)],
         "broke_compiling": [rel for rel in compiled_before if rel in first and not compiles(tree / rel)],
-        "rejected_but_written": [rel for rel in written if rel not in compiled_before],
+        "rejected_but_written": [rel for rel in written if rel in before and rel not in compiled_before],
     }
     result["ok"] = not (result["crash"] or result["second_run_changed"] or result["written_not_compiling"]
                         or result["broke_compiling"] or result["rejected_but_written"])
