@@ -29,10 +29,11 @@ cmake -S . -B "$B" -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=cla
   -DGRAPHMEND_FUZZ=ON -DGRAPHMEND_FUZZ_SANITIZERS="$SANITIZERS" -DGRAPHMEND_BUILD_TESTS=OFF \
   -DPython3_EXECUTABLE="$PY" >/dev/null
 cmake --build "$B" -j "$(nproc)" --target graphmend_fuzz
-# The seed corpus: every fixture (inputs and fixed outputs), copied so that libFuzzer may add to it.
+# The seed corpus: every fixture (inputs and fixed outputs) and every input a fuzz run once found
+# (tests/fuzz/regressions), copied so that libFuzzer may add to it.
 mkdir -p "$B/corpus" "$B/findings"
 
-for f in $(find tests/fixtures -name '*.py'); do cp "$f" "$B/corpus/$(echo "$f" | tr / _)"; done
+for f in $(find tests/fixtures tests/fuzz/regressions -name '*.py'); do cp "$f" "$B/corpus/$(echo "$f" | tr / _)"; done
 ARGS=("$@")
 ((${#ARGS[@]})) || ARGS=(-max_total_time=60)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -361,6 +361,8 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
                                               failures[i].message)};
       units[i].module.reset();
       units[i].current.reset();
+      // Its report shows the file as it is: nothing changed, nothing to write or diff.
+      if (files[i].original) files[i].text = files[i].original->text;
       failures[i] = {};
     }
   };

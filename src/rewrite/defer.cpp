@@ -206,7 +206,7 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   // to a helper that defers the call; the arguments stay written once.
   bool callee_only = shared && kept.size() == args.size();
   for (size_t i = 0; callee_only && i < kept.size(); ++i) {
-    callee_only = kept[i]->keyword.empty() && rendered[i] == fmt::format("\x01{}\x02", i);
+    callee_only = kept[i]->keyword.empty() && rendered[i] == SiteRenderer::hole_marker(i);
   }
   if (callee_only) {
     if (auto taken = runtime_name_taken(m)) return *taken;

@@ -185,7 +185,7 @@ std::optional<std::string> SiteRenderer::hole(ir::Node value) {
   });
   if (bad) return decline(fmt::format("the argument `{}` contains yield, await or lambda", snippet(m_, value)));
   holes_.push_back(value);
-  return fmt::format("\x01{}\x02", holes_.size() - 1);
+  return hole_marker(holes_.size() - 1);
 }
 
 // An f-string stays in the helper; each replacement field's expression becomes a hole.
@@ -239,16 +239,22 @@ void SiteRenderer::choose_names(std::string_view source_text) {
   }
 }
 
+std::string SiteRenderer::hole_marker(size_t i) {
+  // NUL never occurs in a source graphmend analyses (source/source_file.cpp rejects it), so
+  // markers cannot collide with the text around them.
+  return fmt::format("{}{}{}", '\0', i, '\0');
+}
+
 std::string SiteRenderer::param(size_t i) const { return fmt::format("{}{}", prefix_, i); }
 
 std::string SiteRenderer::finish(std::string_view rendered) const {
   std::string out;
   for (size_t i = 0; i < rendered.size(); ++i) {
-    if (rendered[i] != '\x01') {
+    if (rendered[i] != '\0') {
       out += rendered[i];
       continue;
     }
-    const size_t close = rendered.find('\x02', i);
+    const size_t close = rendered.find('\0', i + 1);
     out += param(static_cast<size_t>(std::stoul(std::string(rendered.substr(i + 1, close - i - 1)))));
     i = close;
   }

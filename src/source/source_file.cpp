@@ -120,8 +120,8 @@ ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
                      fmt::format("file is {} bytes, over the {}-byte limit (--max-file-size); skipped",
                                  bytes.size(), options.max_bytes)};
   }
-  const size_t probe = std::min<size_t>(bytes.size(), 8192);
-  if (std::memchr(bytes.data(), '\0', probe) != nullptr) {
+  // CPython rejects a NUL anywhere in a source file; the rewrites use NUL as a marker.
+  if (std::memchr(bytes.data(), '\0', bytes.size()) != nullptr) {
     return ReadError{ReadErrorKind::Binary, "file looks binary (contains NUL bytes); skipped"};
   }
   SourceFile file;

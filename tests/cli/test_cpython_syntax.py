@@ -102,3 +102,36 @@ def test_a_field_nested_once_in_a_format_spec_is_python(gm, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "_graphmend" in (tmp_path / "m.py").read_text()
     assert cpython_accepts((tmp_path / "m.py").read_bytes())
+
+
+def test_control_characters_in_a_string_are_python_and_fixed(gm, tmp_path):
+    # Found by the fuzzer (tests/fuzz/regressions): raw \x01 and \x02 bytes in an f-string message
+    # were taken for the rewriter's own markers (an internal error, the file skipped).
+    source = MODEL.replace('print("forward", x.shape)', 'print(f"\x01{x.shape}\x02 and \x01")')
+    assert cpython_accepts(source.encode())
+    (tmp_path / "m.py").write_text(source)
+    r = gm("fix", "m.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    fixed = (tmp_path / "m.py").read_bytes()
+    assert b"_graphmend" in fixed and cpython_accepts(fixed)
+
+
+def test_a_nul_byte_anywhere_is_not_python(gm, tmp_path):
+    # CPython rejects a NUL anywhere in a source file, not only in its first 8 KB.
+    source = MODEL + "#" + "x" * 10_000 + "\n" + "s = '\0'\n"
+    assert not cpython_accepts(source.encode())
+    (tmp_path / "m.py").write_text(source)
+    r = gm("fix", "m.py", cwd=tmp_path)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "NUL" in r.stderr
+    assert (tmp_path / "m.py").read_text() == source
+
+
+def test_an_internal_error_in_one_file_shows_no_diff(gm, tmp_path):
+    # A file whose processing fails is reported as it is on disk: `--diff` shows nothing for it
+    # (it used to show every line deleted). The budget makes one file fail on purpose.
+    big = "import torch\n\n@torch.compile\ndef f(x):\n" + "    y = 1\n" * 150_000 + "    print(y)\n    return x\n"
+    (tmp_path / "big.py").write_text(big)
+    r = gm("fix", "--diff", "--max-file-memory", "20", "big.py", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "---" not in r.stdout and "-    y = 1" not in r.stdout

@@ -72,6 +72,8 @@ class SiteRenderer {
   void choose_names(std::string_view source_text);
   // Replaces the placeholders in rendered text with parameter names.
   [[nodiscard]] std::string finish(std::string_view rendered) const;
+  // The placeholder render() leaves for hole `i`.
+  [[nodiscard]] static std::string hole_marker(size_t i);
   [[nodiscard]] std::string params() const;     // "a0, a1"
   [[nodiscard]] std::string hole_args() const;  // ", <hole 0's source>, <hole 1's source>"
 
