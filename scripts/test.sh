@@ -9,7 +9,14 @@ scripts/build.sh
 echo "== unit and golden tests (ctest)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 echo "== fuzzing: ASan+UBSan libFuzzer build (build-fuzz/), every fixture as a seed, then 60 s of fuzzing"
-scripts/fuzz.sh -max_total_time=60
+# libFuzzer's progress lines go to a log; its final figures (or, on a finding, the log's end) show.
+if scripts/fuzz.sh -max_total_time=60 > build/fuzz.log 2>&1; then
+  grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)' build/fuzz.log || true
+else
+  tail -n 80 build/fuzz.log
+  echo "fuzzing found a problem: the input is in build-fuzz/findings/ (see docs/fuzzing.md)"
+  exit 1
+fi
 echo "== the Python runtime: ruff (default settings, as in a user's package) and its tests"
 .venv/bin/ruff check --no-cache --isolated --select E,F,W,I runtime/ python/
 .venv/bin/python -m pytest tests/runtime -q -p no:cacheprovider
