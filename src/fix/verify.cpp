@@ -1,10 +1,19 @@
 #include "graphmend/fix/verify.h"
 
 #include "graphmend/fix/generated_block.h"
+#include "graphmend/syntax/python_rules.h"
 
 namespace graphmend::fix {
 
 namespace {
+
+// What CPython would accept, as far as graphmend checks it (the same test a file must pass to be
+// analysed): a tree without errors, and none of the tokenizer's rules broken. A fuzzed file whose
+// generated block's end marker sat inside a helper's body lost the helper's first lines to block
+// maintenance; tree-sitter parsed the dangling indented lines, CPython would not.
+bool is_python(std::string_view text, const std::optional<syntax::Tree>& tree) {
+  return tree && !tree->has_error() && !syntax::cpython_tokenizer_error(text, tree->root());
+}
 
 VerifiedResult revert(std::string_view text, VerifiedResult result) {
   result.reverted = true;
@@ -29,7 +38,7 @@ VerifiedResult apply_and_verify(std::string_view text, const std::vector<const s
   VerifiedResult result;
   result.applied = apply_fixes(text, fixes);
   auto tree = parser.parse(result.applied.text);
-  if (!tree || tree->has_error()) {
+  if (!is_python(result.applied.text, tree)) {
     if (result.applied.text == text) return result;
     return revert(text, std::move(result));
   }
@@ -44,7 +53,7 @@ VerifiedResult apply_and_verify(std::string_view text, const std::vector<const s
   if (!edits.empty()) {
     apply_in_place(result.applied.text, edits);
     tree = parser.parse(result.applied.text);
-    if (!tree || tree->has_error()) return revert(text, std::move(result));
+    if (!is_python(result.applied.text, tree)) return revert(text, std::move(result));
   }
   if (result.applied.text != text) result.tree = std::move(tree);
   return result;

@@ -31,6 +31,34 @@ TEST(ApplyAndVerify, RevertsEveryEditWhenTheOutputDoesNotParse) {
   EXPECT_EQ(r.applied.skipped.size(), 2u);
 }
 
+TEST(ApplyAndVerify, RevertsAnOutputThatOnlyCPythonRejects) {
+  // A fix that leaves an indented line where no block opens: tree-sitter parses it without an
+  // error node, CPython's tokenizer rejects it (IndentationError). It must be reverted.
+  syntax::Parser parser;
+  const std::string text = "def f(x):\n    y = x + 1\n    return y\n";
+  Fix unindent_def{{Edit::replace({0, 10}, "")}};  // drops `def f(x):\n`, leaving the body indented
+  auto r = fix::apply_and_verify(text, {&unindent_def}, parser);
+  EXPECT_TRUE(r.reverted);
+  EXPECT_EQ(r.applied.text, text);
+}
+
+TEST(ApplyAndVerify, ABlockMaintenanceThatWouldCutAHelperBodyIsReverted) {
+  // Found by the fuzzer (tests/fuzz/regressions/block_end_inside_helper.py): the end marker of a
+  // generated block sits inside a helper's body, whose further lines follow it. Removing the
+  // block (no site uses it) would leave those lines dangling.
+  syntax::Parser parser;
+  const std::string text =
+      "import sys\n\n"
+      "# graphmend: begin generated code (`graphmend fix` maintains it; do not edit)\n"
+      "_graphmend = __import__(\"_graphmend_runtime\", globals(), level=1).bind(globals())\n\n\n"
+      "def _graphmend_print_f_0(a0):\n"
+      "    print(a0)\n\n\n"
+      "# graphmend: end generated code\n"
+      "    print(sys.argv)\n";
+  auto r = fix::apply_and_verify(text, {}, parser);
+  EXPECT_EQ(r.applied.text, text);
+}
+
 TEST(UnifiedDiff, HunksAndEmptyForEqualTexts) {
   EXPECT_EQ(report::unified_diff("a\nb\n", "a\nb\n", "m.py"), "");
   const std::string d = report::unified_diff("a\nb\nc\n", "a\nB\nc\n", "m.py");

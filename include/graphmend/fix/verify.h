@@ -19,7 +19,8 @@ struct VerifiedResult {
 };
 
 // Applies `fixes`, brings the module's generated block up to date (fix/generated_block.h; also
-// with no fixes), re-parses, and reverts every edit if the output has a syntax error.
+// with no fixes), re-parses, and reverts every edit if the output has a syntax error or breaks a
+// rule of CPython's tokenizer (syntax/python_rules.h).
 VerifiedResult apply_and_verify(std::string_view text, const std::vector<const source::Fix*>& fixes,
                                 syntax::Parser& parser, const RuntimeLink& link = RuntimeLink::inline_source());
 
