@@ -67,8 +67,8 @@ std::optional<TokenizerError> same_level(Node n, Indent line, Indent level) {
 }
 
 // A replacement field inside the format spec of a field that is itself inside a format spec
-// (f'{x:{y:{z}}}'): CPython reads any `{` there as a third level and rejects the file (3.11 and
-// 3.12 alike); the grammar accepts it.
+// (f'{x:{y:{z}}}'): CPython 3.11 reads any `{` there as a third level and rejects the file
+// ("expressions nested too deeply"); the grammar accepts it.
 std::optional<TokenizerError> fstring_nesting_error(std::string_view text, Node root) {
   std::optional<TokenizerError> error;
   walk(root, [&](Node n) {
