@@ -139,8 +139,7 @@ std::shared_ptr<const std::vector<int>> Cfg::block_entry(int block, int symbol) 
   return answer;
 }
 
-std::vector<int> Cfg::reaching(int at, int symbol, const Module& module) const {
-  (void)module;
+std::vector<int> Cfg::reaching(int at, int symbol) const {
   if (at < 0 || static_cast<size_t>(at) >= block_of_.size()) return {};
   const int block = block_of_[static_cast<size_t>(at)];
   if (const int def = last_definition(block, symbol, position_[static_cast<size_t>(at)]); def >= 0) return {def};

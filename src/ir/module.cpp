@@ -891,7 +891,7 @@ std::vector<int> Module::reaching_bindings(Node use) const {
   if (owner.kind == ScopeKind::Function && function_of(use) == owner.function) {
     const Cfg& cfg = functions[static_cast<size_t>(owner.function)].cfg;
     const int at = cfg.node_containing(use);
-    if (at >= 0) return cfg.reaching(at, sym, *this);
+    if (at >= 0) return cfg.reaching(at, sym);
   }
   return s.bindings;
 }

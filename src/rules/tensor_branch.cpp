@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <memory>
 #include <unordered_map>
-#include <variant>
 
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rewrite/where.h"
@@ -48,23 +46,12 @@ void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
   rewrite::FunctionIndex index(ctx);
   // An `if` and its `elif`s are rewritten together: the chain is planned once and every arm's
   // diagnostic shares the plan (planning per arm would cost O(arms^2) and name helpers twice).
-  std::unordered_map<uint32_t, std::variant<std::shared_ptr<const source::Fix>, rewrite::Declined>> chains;
+  std::unordered_map<uint32_t, SharedPlan> chains;  // by the `if`'s start
   auto attach_chain_plan = [&](Diagnostic& d, ir::Node arm) {
     const ir::Node chain = arm.is(kind::elif_clause) ? arm.parent() : arm;
     auto it = chains.find(chain.start());
-    if (it == chains.end()) {
-      auto plan = plan_where(ctx, chain, names, index);
-      if (auto* fix = std::get_if<source::Fix>(&plan)) {
-        it = chains.emplace(chain.start(), std::make_shared<const source::Fix>(std::move(*fix))).first;
-      } else {
-        it = chains.emplace(chain.start(), std::get<rewrite::Declined>(std::move(plan))).first;
-      }
-    }
-    if (auto* fix = std::get_if<std::shared_ptr<const source::Fix>>(&it->second)) {
-      d.fix = *fix;
-    } else {
-      d.decline_reason = std::get<rewrite::Declined>(it->second).reason;
-    }
+    if (it == chains.end()) it = chains.emplace(chain.start(), share(plan_where(ctx, chain, names, index))).first;
+    attach_plan(d, it->second);
   };
   for (int fi : ctx.compiled_functions()) {
     walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {

@@ -41,7 +41,7 @@ class Cfg {
   // The CFG node that evaluates `n` (walks up to the nearest mapped ancestor), or -1.
   [[nodiscard]] int node_containing(syntax::Node n) const;
   // Bindings of `symbol` that reach the start of CFG node `at`, ascending. Thread-safe.
-  [[nodiscard]] std::vector<int> reaching(int at, int symbol, const Module& module) const;
+  [[nodiscard]] std::vector<int> reaching(int at, int symbol) const;
   // True if some path from `from` reaches `to`.
   [[nodiscard]] bool reachable(int from, int to) const;
 

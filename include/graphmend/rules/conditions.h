@@ -1,6 +1,7 @@
 // Shared by the detection rules: the truth-test analyses they use, and building a diagnostic.
 #pragma once
 
+#include <memory>
 #include <variant>
 
 #include "graphmend/analysis/truth.h"
@@ -18,7 +19,12 @@ using analysis::is_validation_guard;
 using analysis::Truth;
 using analysis::TruthKind;
 
+// A plan whose fix several diagnostics may share (the arms of one if/elif chain).
+using SharedPlan = std::variant<std::shared_ptr<const source::Fix>, rewrite::Declined>;
+SharedPlan share(std::variant<source::Fix, rewrite::Declined> plan);
+
 // Gives `d` the planned fix, or the reason it was declined.
+void attach_plan(Diagnostic& d, const SharedPlan& plan);
 void attach_plan(Diagnostic& d, std::variant<source::Fix, rewrite::Declined> plan);
 
 Diagnostic make_diagnostic(const RuleInfo& info, ir::Node site, std::string message, std::string help = {});
