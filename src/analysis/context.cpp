@@ -6,7 +6,7 @@ namespace graphmend::analysis {
 
 std::vector<int> FileContext::compiled_functions() const {
   // graphmend's own generated helpers are verified once, by graphmend's tests, not per module.
-  const auto block = source::find_generated_block(module.text());
+  const auto& block = module.generated().block;
   const auto generated = block ? std::optional(block->range) : std::nullopt;
   std::vector<int> out;
   for (size_t i = 0; i < module.functions.size(); ++i) {

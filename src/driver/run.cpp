@@ -159,6 +159,12 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
                                               lines.line_of(c.range.start), c.code));
     }
   }
+  if (const source::GeneratedMarkers& markers = u.module->generated(); markers.damage) {
+    findings.warnings.push_back(fmt::format(
+        "{}: graphmend's generated block is damaged ({}); `fix` leaves it as it is and makes no fix that "
+        "needs it: restore it from version control, or delete its marker lines",
+        lines.line_of(markers.damage_at), *markers.damage));
+  }
   rules::RuleContext ctx{*u.module, project, regions, types, options.rule_options};
   // A module that never names torch is checked only when a compiled call reaches one of its
   // functions (a helper called from another file's forward).
@@ -443,7 +449,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       // A module with a generated block is maintained even with no fix to apply: helpers whose
       // site is gone leave, and graphmend 0.1's block is replaced.
       // A text this run produced already has its block derived from it.
-      if (fixes.empty() && (units[i].produced || !source::find_generated_block(units[i].current->text))) return;
+      if (fixes.empty() && (units[i].produced || !units[i].module->generated().block)) return;
       fix::VerifiedResult verified = fix::apply_and_verify(units[i].current->text, fixes, parsers[w], units[i].link);
       if (verified.reverted) {
         files[i].notes.push_back(

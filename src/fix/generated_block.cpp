@@ -105,7 +105,11 @@ Uses uses_outside(std::string_view text, const syntax::Tree& tree, std::optional
 std::vector<source::Edit> generated_block_edits(std::string_view text, const syntax::Tree& tree,
                                                 const std::vector<const source::Helper*>& new_helpers,
                                                 const RuntimeLink& link) {
-  const std::optional<source::GeneratedBlock> block = source::find_generated_block(text);
+  const source::GeneratedMarkers markers = source::scan_generated_markers(text);
+  // Damaged markers: the rewrites declined every fix that needs the block, and maintaining it
+  // could cut user code, so it stays as it is.
+  if (markers.damage) return {};
+  const std::optional<source::GeneratedBlock>& block = markers.block;
   const std::optional<source::TextRange> range = block ? std::optional(block->range) : std::nullopt;
   Uses uses = uses_outside(text, tree, range);
 

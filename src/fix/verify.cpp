@@ -1,6 +1,7 @@
 #include "graphmend/fix/verify.h"
 
 #include "graphmend/fix/generated_block.h"
+#include "graphmend/source/generated.h"
 #include "graphmend/syntax/python_rules.h"
 
 namespace graphmend::fix {
@@ -48,6 +49,11 @@ VerifiedResult apply_and_verify(std::string_view text, const std::vector<const s
   std::vector<const source::Helper*> helpers;
   for (size_t index : result.applied.applied) {
     for (const source::Helper& h : fixes[index]->helpers) helpers.push_back(&h);
+  }
+  // Helpers with nowhere to go (the rewrites decline fixes that need a damaged block): the fixes'
+  // calls would be left dangling.
+  if (!helpers.empty() && source::scan_generated_markers(result.applied.text).damage) {
+    return revert(text, std::move(result));
   }
   const std::vector<source::Edit> edits = generated_block_edits(result.applied.text, *tree, helpers, link);
   if (!edits.empty()) {

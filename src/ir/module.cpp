@@ -788,6 +788,7 @@ class Builder {
 Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string module_name)
     : file_(&file), tree_(std::move(tree)), module_name_(std::move(module_name)) {
   mentions_torch_ = file.text.find("torch") != std::string::npos;
+  generated_ = source::scan_generated_markers(file.text);
   Builder(*this).build();
   index_scopes();
 }

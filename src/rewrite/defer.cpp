@@ -209,7 +209,7 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
     callee_only = kept[i]->keyword.empty() && rendered[i] == SiteRenderer::hole_marker(i);
   }
   if (callee_only) {
-    if (auto taken = runtime_name_taken(m)) return *taken;
+    if (auto taken = runtime_unavailable(m)) return *taken;
     const std::string deferred =
         names.shared(kind_tag(kind), helper_signature(site_helper("", renderer.params(), site_call, kDeferredDecorator)));
     choose_callee(m, call.field("function"), deferred, fix);

@@ -120,7 +120,7 @@ std::string SiteNamer::next(std::string_view kind, std::string_view function) {
 std::string SiteNamer::shared(std::string_view kind, const std::string& signature) {
   if (!block_read_) {
     block_read_ = true;
-    if (auto block = source::find_generated_block(module_.text())) {
+    if (const auto& block = module_.generated().block) {
       const std::string_view text = module_.text().substr(block->range.start, block->range.length());
       for (const source::Helper& h : source::generated_helpers(text, block->legacy)) {
         by_signature_.emplace(helper_signature(h), h.name);
@@ -480,8 +480,14 @@ const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name
   return it == m.scopes[0].symbols.end() ? nullptr : &m.symbols[static_cast<size_t>(it->second)];
 }
 
-std::optional<Declined> runtime_name_taken(const ir::Module& m) {
-  if (module_symbol_named(m, "_graphmend") && !source::find_generated_block(m.text())) {
+std::optional<Declined> runtime_unavailable(const ir::Module& m) {
+  if (const auto& damage = m.generated().damage) {
+    return Declined{fmt::format(
+        "graphmend's generated block in this module is damaged ({}); restore it from version control "
+        "or delete its marker lines",
+        *damage)};
+  }
+  if (module_symbol_named(m, "_graphmend") && !m.generated().block) {
     return Declined{"the module already binds the name `_graphmend`, which graphmend's generated code needs"};
   }
   return std::nullopt;
@@ -522,7 +528,7 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
   if (!block.is(kind::block) || !starts_line || !ends_line) {
     return Declined{"the statement shares its line with other code; put it on a line of its own"};
   }
-  if (auto taken = runtime_name_taken(m)) return taken;
+  if (auto taken = runtime_unavailable(m)) return taken;
 
   const std::string newline(source::newline_text(m.file().newline));
   const std::string_view header_indent = source::indentation_at(text, block.parent().start());

@@ -59,6 +59,23 @@ TEST(ApplyAndVerify, ABlockMaintenanceThatWouldCutAHelperBodyIsReverted) {
   EXPECT_EQ(r.applied.text, text);
 }
 
+TEST(ApplyAndVerify, ADamagedBlockIsLeftAsItIsAndAHelperForItIsReverted) {
+  // Found by the fuzzer (tests/fuzz/regressions/mangled_block_markers.py): with two begin markers
+  // and one end marker, each run cut a different stretch of text as "the block". A block whose
+  // markers do not pair up is never maintained, and a fix that needs it does not go in.
+  syntax::Parser parser;
+  const std::string block_begin = "# graphmend: begin generated code (`graphmend fix` maintains it; do not edit)\n";
+  const std::string text = "import sys\n\n" + block_begin + "_graphmend = 1\n\n\ndef user_code():\n    return 1\n\n\n" +
+                           block_begin + "_graphmend = 2\n# graphmend: end generated code\n\nprint(sys.argv)\n";
+  EXPECT_EQ(fix::apply_and_verify(text, {}, parser).applied.text, text);
+
+  Fix needs_block{{Edit::replace({0, 10}, "import os")}};
+  needs_block.helpers = {{"_graphmend_print_f_0", "def _graphmend_print_f_0(a0):\n    print(a0)\n"}};
+  auto r = fix::apply_and_verify(text, {&needs_block}, parser);
+  EXPECT_TRUE(r.reverted);
+  EXPECT_EQ(r.applied.text, text);
+}
+
 TEST(UnifiedDiff, HunksAndEmptyForEqualTexts) {
   EXPECT_EQ(report::unified_diff("a\nb\n", "a\nb\n", "m.py"), "");
   const std::string d = report::unified_diff("a\nb\nc\n", "a\nB\nc\n", "m.py");

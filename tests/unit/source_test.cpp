@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "graphmend/source/generated.h"
 #include "graphmend/source/source_file.h"
 #include "graphmend/source/text.h"
 
@@ -70,6 +71,75 @@ TEST(Decode, VeryLongFirstCommentLineIsFine) {
 TEST(Indentation, TabsAndSpaces) {
   const std::string text = "def f():\n\tif x:\n\t    y = 1\n";
   EXPECT_EQ(indentation_at(text, static_cast<uint32_t>(text.find("y ="))), "\t    ");
+}
+
+// The generated block's marker lines: graphmend maintains a block only when they pair up exactly.
+constexpr std::string_view kBegin = "# graphmend: begin generated code (`graphmend fix` maintains it; do not edit)\n";
+constexpr std::string_view kEnd = "# graphmend: end generated code\n";
+
+std::string joined(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) out += p;
+  return out;
+}
+
+TEST(GeneratedMarkers, OneBeginThenOneEndIsTheBlock) {
+  const std::string text = joined({"import torch\n\n", kBegin, "_graphmend = 1\n", kEnd, "\nx = 1\n"});
+  const GeneratedMarkers m = scan_generated_markers(text);
+  ASSERT_TRUE(m.block);
+  EXPECT_FALSE(m.damage);
+  EXPECT_FALSE(m.block->legacy);
+  EXPECT_EQ(m.block->range.start, text.find("# graphmend: begin"));
+  EXPECT_EQ(m.block->range.end, text.find(kEnd) + kEnd.size() - 1);  // its newline excluded
+
+  const std::string crlf = "import torch\r\n# graphmend: begin generated code (`graphmend fix` maintains it; do "
+                           "not edit)\r\n_graphmend = 1\r\n# graphmend: end generated code\r\n";
+  EXPECT_TRUE(scan_generated_markers(crlf).block);
+}
+
+TEST(GeneratedMarkers, NoMarkerLinesIsNoBlockAndNoDamage) {
+  // A marker's words elsewhere than at the start of a line are no marker.
+  const std::string text = "def f():\n    # graphmend: end generated code\n    s = '# graphmend: begin generated'\n";
+  const GeneratedMarkers m = scan_generated_markers(text);
+  EXPECT_FALSE(m.block);
+  EXPECT_FALSE(m.damage);
+}
+
+TEST(GeneratedMarkers, AlteredRepeatedOrUnpairedMarkersAreDamageAndNoBlock) {
+  struct Case {
+    std::string text;
+    std::string_view damage;
+    std::string_view at;  // the line the damage points to
+  };
+  const std::string block = joined({kBegin, "_graphmend = 1\n", kEnd});
+  const std::vector<Case> cases = {
+      {joined({kBegin, "x = 1\n", "# graphmend: end generated codeX\n"}), "a marker line was altered",
+       "# graphmend: end generated codeX"},
+      {joined({"# graphmend: begin generated code\n", "x = 1\n", kEnd}), "a marker line was altered",
+       "# graphmend: begin generated code\n"},
+      {block + "x = 1\n" + block, "it has 2 begin and 2 end markers, where one of each belongs", kBegin},
+      {joined({"x = 1\n", kBegin, "y = 2\n"}), "it has 1 begin and 0 end markers, where one of each belongs", kBegin},
+      {joined({"x = 1\n", kEnd}), "it has 0 begin and 1 end markers, where one of each belongs", kEnd},
+      {joined({kEnd, "x = 1\n", kBegin}), "its end marker comes before its begin marker", kEnd},
+      {joined({kLegacyGeneratedBegin, "\nx = 1\n", kEnd}), "it mixes graphmend 0.1's markers with the current ones",
+       kLegacyGeneratedBegin},
+  };
+  for (const Case& c : cases) {
+    const GeneratedMarkers m = scan_generated_markers(c.text);
+    EXPECT_FALSE(m.block) << c.text;
+    ASSERT_TRUE(m.damage) << c.text;
+    EXPECT_EQ(*m.damage, c.damage) << c.text;
+    EXPECT_EQ(m.damage_at, c.text.find(c.at)) << c.text;
+    EXPECT_FALSE(find_generated_block(c.text)) << c.text;
+  }
+}
+
+TEST(GeneratedMarkers, Graphmend01BlockIsFoundAsLegacy) {
+  const std::string text = joined({"import torch\n", kLegacyGeneratedBegin, "\nx = 1\n", kLegacyGeneratedEnd, "\n"});
+  const GeneratedMarkers m = scan_generated_markers(text);
+  ASSERT_TRUE(m.block);
+  EXPECT_TRUE(m.block->legacy);
+  EXPECT_FALSE(m.damage);
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ namespace graphmend::fix {
 
 // The edits (sorted, non-overlapping; empty when the block is already right) that make `text`'s
 // block what its code needs, adding `new_helpers` (site helpers of fixes just applied; a helper
-// already in the block keeps its text). `tree` is `text` parsed.
+// already in the block keeps its text). `tree` is `text` parsed. No edits when the block's markers are
+// damaged (source::GeneratedMarkers::damage): such a block is left alone.
 std::vector<source::Edit> generated_block_edits(std::string_view text, const syntax::Tree& tree,
                                                 const std::vector<const source::Helper*>& new_helpers,
                                                 const RuntimeLink& link);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "graphmend/ir/cfg.h"
+#include "graphmend/source/generated.h"
 #include "graphmend/source/source_file.h"
 #include "graphmend/syntax/tree.h"
 
@@ -117,6 +118,8 @@ class Module {
   [[nodiscard]] Node root() const { return tree_.root(); }
   [[nodiscard]] const std::string& module_name() const { return module_name_; }
   [[nodiscard]] bool is_package_init() const;
+  // The marker lines of graphmend's generated block in this module (scanned once).
+  [[nodiscard]] const source::GeneratedMarkers& generated() const { return generated_; }
 
   std::vector<Scope> scopes;
   std::vector<Symbol> symbols;
@@ -154,6 +157,7 @@ class Module {
   syntax::Tree tree_;
   std::string module_name_;
   bool mentions_torch_ = false;
+  source::GeneratedMarkers generated_;
   std::unordered_map<const void*, int> scope_by_node_;     // scope-introducing node -> scope
   void index_scopes();
 };

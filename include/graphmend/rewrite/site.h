@@ -107,8 +107,9 @@ std::string snippet(const ir::Module& m, ir::Node n);
 // The decorator that makes a site helper the deferring callable itself.
 inline constexpr std::string_view kDeferredDecorator = "@_graphmend.deferred\n";
 
-// Declined when the module binds `_graphmend` itself (graphmend's generated code needs the name).
-std::optional<Declined> runtime_name_taken(const ir::Module& m);
+// Declined when the module binds `_graphmend` itself (graphmend's generated code needs the name),
+// or when its generated block's markers are damaged (source::GeneratedMarkers::damage).
+std::optional<Declined> runtime_unavailable(const ir::Module& m);
 
 // Makes the call whose callee is `function` call `deferred` instead under torch.compile:
 //     (<callee> if not _graphmend.compiling() else <deferred>)(<arguments, as they were>)

@@ -2,7 +2,9 @@
 // (the rules skip generated functions; the fix stage rewrites the block) can find it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,7 +30,22 @@ struct GeneratedBlock {
   bool legacy = false;
 };
 
-// The module's generated block, if it has one (each marker starts a line).
+// What a module's marker lines say. A marker line starts at column 0; a line that starts like a
+// marker but is not exactly one counts as an altered marker.
+struct GeneratedMarkers {
+  // The block, when there is exactly one begin marker followed by exactly one end marker of the
+  // same kind and no other marker line.
+  std::optional<GeneratedBlock> block;
+  // Why the markers cannot be trusted, when they cannot: an altered, repeated or unpaired marker.
+  // Maintaining such a block could cut code that is not graphmend's (and a second run would cut
+  // more), so graphmend leaves it alone and declines the fixes that need it.
+  std::optional<std::string> damage;
+  uint32_t damage_at = 0;  // the offset of the marker line concerned (the altered one, or the first)
+};
+
+GeneratedMarkers scan_generated_markers(std::string_view text);
+
+// The module's generated block, if its markers pair up (scan_generated_markers(text).block).
 std::optional<GeneratedBlock> find_generated_block(std::string_view text);
 
 // The site helpers a block's text defines, by name, each as top-level Python with '\n' newlines
