@@ -45,7 +45,7 @@ def patch_transformers(graphmend: str, work: pathlib.Path) -> dict:
         shutil.rmtree(site)
     shutil.copytree(source, site / "transformers")
     # Which sites have a fix, by rule (before fixing), then the fix itself, timed.
-    check = subprocess.run([graphmend, "check", "--unsafe-fixes", "--output-format", "json", str(site / "transformers")],
+    check = subprocess.run([graphmend, "check", "--no-cache", "--unsafe-fixes", "--output-format", "json", str(site / "transformers")],
                            capture_output=True, text=True)
     before = json.loads(check.stdout)
     fixable = collections.Counter(d["code"] for d in before["diagnostics"] if d["fix"])

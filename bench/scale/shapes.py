@@ -125,7 +125,7 @@ def main() -> int:
             for n in sizes:
                 src = pathlib.Path(tmp, f"{shape}_{n}.py")
                 src.write_text(make(n))
-                check = timed([args.graphmend, "check", "--isolated", "--no-project-context", str(src)], args.timeout)
+                check = timed([args.graphmend, "check", "--no-cache", "--isolated", "--no-project-context", str(src)], args.timeout)
                 copy = pathlib.Path(tmp, f"{shape}_{n}_fix.py")
                 shutil.copyfile(src, copy)
                 fix = timed([args.graphmend, "fix", "--isolated", "--no-project-context", "--unsafe-fixes", str(copy)],

@@ -51,6 +51,8 @@ struct CommonArgs {
   bool show_fixes = false;
   bool no_show_fixes = false;
   bool isolated = false;
+  bool no_cache = false;
+  std::string cache_dir;
   std::string config;
   std::string stdin_filename;
   unsigned jobs = 0;
@@ -142,6 +144,8 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
   cmd->add_option("--max-file-memory", a.max_file_memory,
                   "Skip a file whose analysis needs more than this many MB (0: no limit; default 2048)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+  cmd->add_flag("--no-cache", a.no_cache, "check: neither read nor write the result cache (also GRAPHMEND_NO_CACHE=1)");
+  cmd->add_option("--cache-dir", a.cache_dir, "check: the result cache's folder (default: .graphmend_cache in the project root)");
   cmd->add_option("--color", a.color, "Colour the text output: auto (a terminal, unless NO_COLOR is set), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
@@ -224,6 +228,15 @@ int run_check(CommonArgs& a, bool fix) {
   o.discovery.respect_gitignore = choose(a.respect_gitignore, a.no_respect_gitignore, settings.respect_gitignore, true);
   o.discovery.project_context = !a.no_project_context && settings.project_context.value_or(true);
   o.discovery.root = settings.root;
+  // `check` reuses an unchanged tree's results (driver/cache.h); `fix` always analyses afresh.
+  const char* no_cache_env = std::getenv("GRAPHMEND_NO_CACHE");
+  const bool no_cache = a.no_cache || (no_cache_env && *no_cache_env && std::string_view(no_cache_env) != "0");
+  if (!fix && !a.diff && !no_cache) {
+    std::error_code ec;
+    const std::filesystem::path project = settings.root.empty() ? std::filesystem::current_path(ec) : settings.root;
+    o.cache_dir = a.given("--cache-dir") ? std::filesystem::path(a.cache_dir)
+                                         : settings.cache_dir.value_or(project / ".graphmend_cache");
+  }
   o.discovery.stdin_filename = a.stdin_filename;
   if (reads_stdin) {
     o.stdin_text = read_stdin();

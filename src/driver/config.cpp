@@ -78,6 +78,15 @@ class Reader {
             out.settings.output_format = value;
           }
         }
+      } else if (k == "cache-dir") {
+        std::string value;
+        if (!(e = string(k, node, at, value))) {
+          if (value.empty()) {
+            e = error(at, k, "expected a folder (relative paths start at this file's folder)");
+          } else {
+            out.settings.cache_dir = file_.parent_path() / value;
+          }
+        }
       } else if (k == "max-file-size") {
         int64_t v = 0;
         if (!(e = integer(k, node, at, 1, INT64_MAX, "expected a positive integer (bytes)", v))) {
@@ -216,6 +225,7 @@ Settings merged(Settings base, const Settings& top) {
   override_with(base.show_fixes, top.show_fixes);
   override_with(base.project_context, top.project_context);
   override_with(base.output_format, top.output_format);
+  override_with(base.cache_dir, top.cache_dir);
   override_with(base.max_file_size, top.max_file_size);
   override_with(base.max_file_time, top.max_file_time);
   override_with(base.max_file_memory, top.max_file_memory);

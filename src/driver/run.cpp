@@ -12,6 +12,7 @@
 
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/project.h"
+#include "graphmend/driver/cache.h"
 #include "graphmend/fix/apply.h"
 #include "graphmend/fix/runtime.h"
 #include "graphmend/fix/verify.h"
@@ -337,12 +338,32 @@ std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules
 
 }  // namespace
 
+// Everything besides the files themselves that a check's findings depend on (the cache key).
+std::string cache_material(const std::vector<std::string>& paths, const Options& options) {
+  std::error_code ec;
+  std::string m = fmt::format("cwd {}\npaths {}\n", std::filesystem::current_path(ec).string(), fmt::join(paths, "\x1f"));
+  const rules::Selection& s = options.selection;
+  m += fmt::format("select {}\nextend {}\nignore {}\n", fmt::join(s.select, ","), fmt::join(s.extend_select, ","),
+                   fmt::join(s.ignore, ","));
+  for (const PerFileIgnore& p : options.per_file_ignores) m += fmt::format("per-file {} {}\n", p.pattern, fmt::join(p.codes, ","));
+  const DiscoverOptions& d = options.discovery;
+  m += fmt::format("exclude {}\ngitignore {} force {} context {} root {}\n", fmt::join(d.exclude, "\x1f"),
+                   d.respect_gitignore, d.force_exclude, d.project_context, d.root.string());
+  m += fmt::format("trap-async {} unsafe {} max-bytes {}\n", options.rule_options.trap_async, options.unsafe_fixes,
+                   options.read.max_bytes);
+  return m;
+}
+
 RunReport run(const std::vector<std::string>& paths, const Options& options) {
   const auto t0 = Clock::now();
   RunReport report;
   Discovery discovery = discover(paths, options.discovery);
   report.discovery_errors = std::move(discovery.errors);
   const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  // `check` of files on disk may reuse the results of an earlier run over the same tree.
+  const bool use_cache = options.cache_dir && !options.fix && !options.diff &&
+                         std::none_of(discovery.files.begin(), discovery.files.end(),
+                                      [](const DiscoveredFile& f) { return f.from_stdin; });
 
   std::vector<Unit> units(discovery.files.size());
   std::vector<FileReport> files(discovery.files.size());
@@ -354,9 +375,11 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   // A file whose processing threw is skipped from then on, once no worker can still reach it.
   std::vector<FileFailure> failures(units.size());
   FileBudgets budgets{options.budget, std::vector<std::chrono::nanoseconds>(units.size())};
+  bool any_failure = false;  // a run with one is not cached: a budget or an internal error may not recur
   const auto drop_failed = [&] {
     for (size_t i = 0; i < units.size(); ++i) {
       if (failures[i].message.empty()) continue;
+      any_failure = true;
       files[i].error =
           failures[i].over_budget
               ? source::ReadError{source::ReadErrorKind::OverBudget,
@@ -392,9 +415,42 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     }
     u.current = std::make_shared<const source::SourceFile>(std::move(std::get<source::SourceFile>(r)));
     fr.original = u.current;
-    parse_unit(u, parsers[w]);
+    if (!use_cache) parse_unit(u, parsers[w]);  // else parsed below, when the cache has no entry
   }, stage("reading"));
   drop_failed();
+
+  std::vector<std::vector<rules::Diagnostic>> diags(units.size());
+  std::vector<std::vector<std::string>> warnings(units.size());
+  std::vector<bool> syntax_errors(units.size(), false);
+  bool replayed = false;  // the findings come from the cache
+  std::string cache_key;
+  std::string digest;
+  if (use_cache) {
+    cache::TreeDigest tree;
+    for (const Unit& u : units) {
+      tree.add(u.input.display, u.input.module_name, u.input.context_only,
+               u.current ? std::string_view(u.current->text) : std::string_view("\0unread", 7));
+    }
+    digest = tree.hex();
+    cache_key = cache::run_key(cache_material(paths, options));
+    if (std::optional<cache::Entry> entry = cache::load(*options.cache_dir, cache_key, digest)) {
+      size_t k = 0;
+      for (size_t i = 0; i < units.size() && k < entry->files.size(); ++i) {
+        if (units[i].input.context_only) continue;
+        cache::FileResult& r = entry->files[k++];
+        diags[i] = std::move(r.diagnostics);
+        warnings[i] = std::move(r.warnings);
+        syntax_errors[i] = r.syntax_error;
+      }
+      replayed = true;
+      report.compiled_functions = entry->compiled_functions;
+    } else {
+      parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
+        if (units[i].current) parse_unit(units[i], parsers[w]);
+      }, stage("parsing"));
+      drop_failed();
+    }
+  }
 
   // The rules each file runs: the run's selection, less its per-file ignores.
   std::vector<rules::Selection> selections(units.size(), options.selection);
@@ -406,13 +462,11 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       }
     }
   }
-  std::vector<std::vector<rules::Diagnostic>> diags(units.size());
-  std::vector<std::vector<std::string>> warnings(units.size());
   std::vector<std::vector<rules::Diagnostic>> first_diags(units.size());
   std::vector<bool> dirty(units.size(), true);
   bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
   std::vector<size_t> overlapped(units.size(), 0);  // fixes the latest pass had to leave out
-  for (int iteration = 0;; ++iteration) {
+  for (int iteration = 0; !replayed; ++iteration) {
     analysis::Project project;
     for (const Unit& u : units) {
       if (u.module) project.add(u.module.get());
@@ -511,7 +565,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     if (overlapped[i]) {
       fr.notes.push_back(fmt::format("{} fix(es) not applied because they overlap another fix", overlapped[i]));
     }
-    fr.syntax_error = units[i].syntax_error.has_value();
+    fr.syntax_error = replayed ? syntax_errors[i] : units[i].syntax_error.has_value();
     fr.diagnostics = std::move(diags[i]);
     fr.warnings = std::move(warnings[i]);
     if (fr.from_stdin) {
@@ -535,6 +589,14 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     } else if (fr.changed() && !fr.written && !fr.from_stdin) {
       fr.diagnostics = as_on_disk(fr, std::move(first_diags[i]));
     }
+  }
+  if (use_cache && !replayed && !any_failure) {
+    cache::Entry entry{digest, report.compiled_functions, {}};
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (units[i].input.context_only) continue;
+      entry.files.push_back({files[i].diagnostics, files[i].warnings, files[i].syntax_error});
+    }
+    cache::store(*options.cache_dir, cache_key, entry);
   }
   // Context-only files informed the analysis; they are not the run's files.
   for (size_t i = 0; i < units.size(); ++i) {

@@ -8,9 +8,9 @@ import pytest
 def gm(graphmend_bin):
     """Runs graphmend; returns the CompletedProcess (text mode)."""
 
-    def run(*args, cwd=None, stdin=None, env=None):
+    def run(*args, cwd=None, stdin=None, env=None, binary=None):
         return subprocess.run(
-            [graphmend_bin, *map(str, args)],
+            [str(binary or graphmend_bin), *map(str, args)],
             cwd=cwd,
             input=stdin,
             capture_output=True,

@@ -26,6 +26,7 @@ struct Settings {
   std::vector<PerFileIgnore> extend_per_file_ignores;
   std::optional<bool> unsafe_fixes, trap_async, force_exclude, respect_gitignore, show_fixes, project_context;
   std::optional<std::string> output_format;
+  std::optional<std::filesystem::path> cache_dir;  // `check`'s result cache; relative: to the file's folder
   std::optional<uint64_t> max_file_size;
   std::optional<int64_t> max_file_time;    // seconds; 0: no limit
   std::optional<int64_t> max_file_memory;  // MB; 0: no limit

@@ -33,6 +33,8 @@ struct Options {
   Budget budget;  // per file: over it, the file is skipped and reported (exit 2)
   rules::RuleOptions rule_options;
   int max_fix_iterations = 8;
+  // `check` only: the folder of the result cache (driver/cache.h); none: no cache.
+  std::optional<std::filesystem::path> cache_dir;
   // Called from worker threads as files finish a stage ("reading", "checking", "fixing"): done of
   // total. Must be thread-safe and cheap.
   std::function<void(std::string_view stage, size_t done, size_t total)> progress;

@@ -1,0 +1,151 @@
+"""`check`'s result cache: an unchanged tree is answered from the cache with the same report,
+exit code and warnings in every format; any change to a file the run analyses (context files
+included), to the settings or to graphmend's binary is analysed afresh; `fix` never uses it; a
+cache that cannot be read or written changes nothing but speed."""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+FORMATS = ["text", "concise", "json", "json-lines", "sarif", "github", "gitlab", "junit"]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def normalised(text):
+    """The report without the run's duration (the summary's "in 12.3 ms", JSON's elapsed_ms)."""
+    text = re.sub(r" in [0-9.]+ (ms|s)\b", " in T", text)
+    return re.sub(r'"elapsed_ms": [0-9.e+-]+', '"elapsed_ms": T', text)
+
+
+def entries(root):
+    return sorted((root / ".graphmend_cache" / "v1").glob("*.json"))
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """Every golden fixture (all rules, a syntax error, suppression comments) as one tree."""
+    shutil.copytree(FIXTURES, tmp_path / "fixtures", ignore=shutil.ignore_patterns("*.expected"))
+    return tmp_path
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_warm_run_reports_exactly_what_a_fresh_run_does(gm, tree, fmt):
+    fresh = gm("check", "fixtures", "--output-format", fmt, "--no-cache", cwd=tree)
+    assert not (tree / ".graphmend_cache").exists()  # --no-cache writes nothing
+    first = gm("check", "fixtures", "--output-format", fmt, cwd=tree)
+    warm = gm("check", "fixtures", "--output-format", fmt, cwd=tree)
+    assert len(entries(tree)) == 1
+    for run in (first, warm):
+        assert run.returncode == fresh.returncode == 1
+        assert normalised(run.stdout) == normalised(fresh.stdout)
+        assert normalised(run.stderr) == normalised(fresh.stderr)
+
+
+def tamper(root, old, new):
+    """Rewrites a message in the stored entry: a run that shows `new` was answered from the cache."""
+    (entry,) = entries(root)
+    text = entry.read_text()
+    assert old in text
+    entry.write_text(text.replace(old, new))
+
+
+MODEL = """import torch
+
+from .helpers import report
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        report(x)
+        return x * 2
+"""
+
+HELPERS = """def report(x):
+    print("value", x)
+"""
+
+
+@pytest.fixture
+def package(tmp_path):
+    """A helper module whose print is a finding only because another file's forward calls it."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model.py").write_text(MODEL)
+    (tmp_path / "pkg" / "helpers.py").write_text(HELPERS)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    return tmp_path
+
+
+def test_the_cache_answers_only_an_unchanged_tree(gm, package):
+    first = gm("check", "pkg/helpers.py", cwd=package)
+    assert first.returncode == 1 and "GM201" in first.stdout
+    tamper(package, "`print` cannot be traced", "MARK from the cache")
+    assert "MARK from the cache" in gm("check", "pkg/helpers.py", cwd=package).stdout
+
+    # A change to a context file (not named on the command line) is a change: the helper is no
+    # longer reached from compiled code, so its print is no finding.
+    (package / "pkg" / "model.py").write_text(MODEL.replace("        report(x)\n", ""))
+    r = gm("check", "pkg/helpers.py", cwd=package)
+    assert r.returncode == 0, r.stdout
+    assert "MARK" not in r.stdout and "GM201" not in r.stdout
+    assert len(entries(package)) == 1  # the entry was replaced, not added to
+
+
+def test_other_settings_or_another_binary_do_not_read_the_entry(gm, package, graphmend_bin, tmp_path):
+    gm("check", "pkg", cwd=package)
+    tamper(package, "`print` cannot be traced", "MARK from the cache")
+    assert "MARK" not in gm("check", "pkg", "--select", "GM2", cwd=package).stdout
+    assert "MARK" not in gm("check", "pkg", "--no-project-context", cwd=package).stdout
+    assert "MARK" in gm("check", "pkg", cwd=package).stdout  # its own entry is still there
+
+    # A rebuilt (here: copied) binary never reads what another build stored.
+    other = tmp_path / "bin" / "graphmend"
+    other.parent.mkdir()
+    shutil.copy2(graphmend_bin, other)
+    r = gm("check", "pkg", cwd=package, binary=other)
+    assert "GM201" in r.stdout and "MARK" not in r.stdout
+
+
+def test_fix_never_reads_the_cache(gm, package):
+    gm("check", "pkg", cwd=package)
+    tamper(package, "`print` cannot be traced", "MARK from the cache")
+    for args in (["fix", "--diff", "pkg"], ["check", "--fix", "--diff", "pkg"]):
+        r = gm(*args, cwd=package)
+        assert "MARK" not in r.stdout + r.stderr
+    r = gm("fix", "pkg", cwd=package)
+    assert r.returncode == 0 and "MARK" not in r.stdout
+    assert "_graphmend" in (package / "pkg" / "helpers.py").read_text()
+    # And the fixed tree is a new tree for `check`.
+    assert "MARK" not in gm("check", "pkg", cwd=package).stdout
+
+
+def test_a_damaged_entry_is_ignored_and_replaced(gm, package):
+    expected = gm("check", "pkg", cwd=package)
+    (entry,) = entries(package)
+    entry.write_text('{"format": 1, "digest": ')
+    r = gm("check", "pkg", cwd=package)
+    assert (r.returncode, normalised(r.stdout)) == (expected.returncode, normalised(expected.stdout))
+    assert json.loads(entry.read_text())["format"] == 1
+
+
+def test_a_cache_that_cannot_be_written_changes_nothing_but_speed(gm, package):
+    (package / "blocker").write_text("not a folder")
+    r = gm("check", "pkg", "--cache-dir", package / "blocker" / "cache", cwd=package)
+    assert r.returncode == 1 and "GM201" in r.stdout and r.stderr == ""
+
+
+def test_the_cache_folder_keeps_itself_out_of_git_and_honours_config_and_env(gm, package):
+    gm("check", "pkg", cwd=package)
+    assert (package / ".graphmend_cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+
+    shutil.rmtree(package / ".graphmend_cache")
+    gm("check", "pkg", cwd=package, env={"GRAPHMEND_NO_CACHE": "1"})
+    assert not (package / ".graphmend_cache").exists()
+
+    (package / "pyproject.toml").write_text("[project]\nname = 'pkg'\n\n[tool.graphmend]\ncache-dir = 'build/gm'\n")
+    gm("check", "pkg", cwd=package / "pkg")  # from a subfolder: relative to the configuration
+    assert list((package / "build" / "gm" / "v1").glob("*.json"))
+    assert not (package / "pkg" / ".graphmend_cache").exists()

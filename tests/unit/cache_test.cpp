@@ -1,0 +1,96 @@
+// The `check` result cache (driver/cache.h): what goes in comes out the same, and only under the
+// key and digest it was stored with.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "graphmend/driver/cache.h"
+#include "test_support.h"
+
+namespace graphmend::driver::cache {
+namespace {
+
+rules::Diagnostic with_everything() {
+  rules::Diagnostic d;
+  d.code = "GM101";
+  d.range = {10, 42};
+  d.message = "branch on a tensor's value: \"quoted\", tab\t, é";
+  d.graph_break_id = "GB0170";
+  source::Fix fix;
+  fix.edits = {source::Edit::insertion(10, "if a:\n    "), source::Edit::replace({20, 30}, "x")};
+  fix.helpers = {{"_graphmend_print_0", "def _graphmend_print_0(a0):\n    print(a0)\n"}};
+  fix.applicability = source::Applicability::Unsafe;
+  fix.title = "select with torch.where";
+  d.fix = std::make_shared<const source::Fix>(fix);
+  d.help = "";
+  d.function = "Model.forward";
+  d.region_reason = "forward of nn.Module subclass Model";
+  return d;
+}
+
+TEST(ResultCache, AnEntryComesBackAsItWasStored) {
+  testing::TempDir dir;
+  rules::Diagnostic declined;
+  declined.code = "GM901";
+  declined.range = {0, 1};
+  declined.message = "syntax error";
+  declined.decline_reason = "the `if` is inside a loop";
+  Entry entry{"digest-1", 7, {{{with_everything(), declined}, {"3: a warning"}, true}, {}}};
+  store(dir.path, "key", entry);
+
+  const std::optional<Entry> loaded = load(dir.path, "key", "digest-1");
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->compiled_functions, 7u);
+  ASSERT_EQ(loaded->files.size(), 2u);
+  const FileResult& f = loaded->files[0];
+  EXPECT_TRUE(f.syntax_error);
+  EXPECT_EQ(f.warnings, std::vector<std::string>{"3: a warning"});
+  ASSERT_EQ(f.diagnostics.size(), 2u);
+  const rules::Diagnostic& d = f.diagnostics[0];
+  const rules::Diagnostic expected = with_everything();
+  EXPECT_EQ(d.code, expected.code);
+  EXPECT_EQ(d.range, expected.range);
+  EXPECT_EQ(d.message, expected.message);
+  EXPECT_EQ(d.graph_break_id, expected.graph_break_id);
+  ASSERT_TRUE(d.fix);
+  EXPECT_EQ(d.fix->edits, expected.fix->edits);
+  EXPECT_EQ(d.fix->helpers, expected.fix->helpers);
+  EXPECT_EQ(d.fix->applicability, expected.fix->applicability);
+  EXPECT_EQ(d.fix->title, expected.fix->title);
+  EXPECT_FALSE(d.decline_reason);
+  EXPECT_EQ(d.function, expected.function);
+  EXPECT_EQ(d.region_reason, expected.region_reason);
+  EXPECT_FALSE(f.diagnostics[1].fix);
+  EXPECT_EQ(f.diagnostics[1].decline_reason, "the `if` is inside a loop");
+  EXPECT_TRUE(loaded->files[1].diagnostics.empty());
+}
+
+TEST(ResultCache, AnotherDigestOrKeyFindsNothing) {
+  testing::TempDir dir;
+  store(dir.path, "key", Entry{"digest-1", 0, {}});
+  EXPECT_TRUE(load(dir.path, "key", "digest-1"));
+  EXPECT_FALSE(load(dir.path, "key", "digest-2"));
+  EXPECT_FALSE(load(dir.path, "other-key", "digest-1"));
+  EXPECT_FALSE(load(dir.path / "elsewhere", "key", "digest-1"));
+}
+
+TEST(ResultCache, TheDigestSeesEveryFieldOfEveryFile) {
+  const auto digest = [](std::initializer_list<std::array<std::string_view, 3>> files, bool context = false) {
+    TreeDigest d;
+    for (const auto& [display, module, text] : files) d.add(display, module, context, text);
+    return d.hex();
+  };
+  const std::string base = digest({{"a.py", "a", "x = 1\n"}, {"b.py", "b", "y = 2\n"}});
+  EXPECT_EQ(base, digest({{"a.py", "a", "x = 1\n"}, {"b.py", "b", "y = 2\n"}}));
+  EXPECT_NE(base, digest({{"a.py", "a", "x = 2\n"}, {"b.py", "b", "y = 2\n"}}));   // content
+  EXPECT_NE(base, digest({{"c.py", "a", "x = 1\n"}, {"b.py", "b", "y = 2\n"}}));   // path
+  EXPECT_NE(base, digest({{"a.py", "p.a", "x = 1\n"}, {"b.py", "b", "y = 2\n"}})); // module name
+  EXPECT_NE(base, digest({{"b.py", "b", "y = 2\n"}, {"a.py", "a", "x = 1\n"}}));   // order
+  EXPECT_NE(base, digest({{"a.py", "a", "x = 1\n"}}));                             // a file fewer
+  EXPECT_NE(base, digest({{"a.py", "a", "x = 1\n"}, {"b.py", "b", "y = 2\n"}}, true));  // role
+  // Field boundaries count: moving bytes from one field to the next is a change.
+  EXPECT_NE(digest({{"a.py", "ab", "c"}}), digest({{"a.py", "a", "bc"}}));
+}
+
+}  // namespace
+}  // namespace graphmend::driver::cache
