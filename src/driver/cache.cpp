@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -127,6 +128,23 @@ void write_whole(const std::filesystem::path& path, const std::string& bytes) {
   if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) ::unlink(temp.c_str());
 }
 
+// Keeps the newest kMaxEntries entries: each distinct set of paths and settings (a pre-commit run
+// names other files each time) has an entry of its own, and the folder must not grow without end.
+constexpr size_t kMaxEntries = 32;
+
+void prune(const std::filesystem::path& folder) {
+  std::error_code ec;
+  std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> found;
+  for (const auto& e : std::filesystem::directory_iterator(folder, ec)) {
+    if (e.path().extension() != ".json") continue;
+    const auto when = e.last_write_time(ec);
+    if (!ec) found.emplace_back(when, e.path());
+  }
+  if (found.size() <= kMaxEntries) return;
+  std::sort(found.begin(), found.end(), std::greater<>());
+  for (size_t i = kMaxEntries; i < found.size(); ++i) std::filesystem::remove(found[i].second, ec);
+}
+
 }  // namespace
 
 void TreeDigest::add(std::string_view display, std::string_view module_name, bool context_only, std::string_view text) {
@@ -190,6 +208,7 @@ void store(const std::filesystem::path& dir, const std::string& key, const Entry
     return;  // text that is not UTF-8 cannot be stored as JSON; the next run analyses afresh
   }
   write_whole(path, bytes);
+  prune(path.parent_path());
 }
 
 }  // namespace graphmend::driver::cache

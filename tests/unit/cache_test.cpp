@@ -74,6 +74,23 @@ TEST(ResultCache, AnotherDigestOrKeyFindsNothing) {
   EXPECT_FALSE(load(dir.path / "elsewhere", "key", "digest-1"));
 }
 
+TEST(ResultCache, OnlyTheNewestEntriesAreKept) {
+  testing::TempDir dir;
+  for (int i = 0; i < 40; ++i) {
+    store(dir.path, "key" + std::to_string(i), Entry{"d", 0, {}});
+    // Distinct modification times, oldest first.
+    std::filesystem::last_write_time(dir.path / "v1" / ("key" + std::to_string(i) + ".json"),
+                                     std::filesystem::file_time_type::clock::now() - std::chrono::hours(40 - i));
+  }
+  store(dir.path, "newest", Entry{"d", 0, {}});
+  size_t kept = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path / "v1")) ++kept;
+  EXPECT_EQ(kept, 32u);
+  EXPECT_TRUE(load(dir.path, "newest", "d"));
+  EXPECT_TRUE(load(dir.path, "key39", "d"));
+  EXPECT_FALSE(load(dir.path, "key0", "d"));
+}
+
 TEST(ResultCache, TheDigestSeesEveryFieldOfEveryFile) {
   const auto digest = [](std::initializer_list<std::array<std::string_view, 3>> files, bool context = false) {
     TreeDigest d;

@@ -55,7 +55,7 @@ std::string run_key(std::string_view material);
 std::optional<Entry> load(const std::filesystem::path& dir, const std::string& key, const std::string& digest);
 
 // Stores `entry` under `key` (replacing what was there), creating `dir` with a `.gitignore` that
-// keeps it out of version control. Failures are ignored.
+// keeps it out of version control, and removes all but the 32 newest entries. Failures are ignored.
 void store(const std::filesystem::path& dir, const std::string& key, const Entry& entry);
 
 }  // namespace graphmend::driver::cache
