@@ -5,6 +5,8 @@
 #include <cctype>
 #include <set>
 
+#include "graphmend/analysis/api_facts.h"
+
 namespace graphmend::analysis {
 namespace {
 
@@ -98,11 +100,8 @@ std::optional<ClassRef> CompileRegions::instance_class(const ir::Module& module,
       // `model = Model().eval()` style chains keep the instance.
       while (value.is(kind::call) && value.field("function").is(kind::attribute) &&
              value.field("function").field("object").is(kind::call)) {
-        static const std::set<std::string_view> kSelfReturning = {"eval", "train", "to", "cuda",
-                                                                   "cpu", "half", "float", "bfloat16",
-                                                                   "double", "requires_grad_"};
         auto attr = module.text(value.field("function").field("attribute"));
-        if (!kSelfReturning.contains(attr)) break;
+        if (!api::has(api::Space::ModuleMethod, attr, api::Fact::ReturnsSelf)) break;
         value = value.field("function").field("object");
       }
       auto c = project_.class_of_expr(module, value.field("function"));

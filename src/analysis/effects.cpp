@@ -4,45 +4,12 @@
 
 #include <set>
 
+#include "graphmend/analysis/api_facts.h"
+
 namespace graphmend::analysis {
 namespace {
 
 using std::string_view;
-
-const std::set<string_view> kPureTorch = {
-    "abs", "acos", "add", "addcmul", "addcdiv", "all", "amax", "amin", "any", "arange",
-    "argmax", "argmin", "as_tensor", "asin", "atan", "atan2", "bmm", "cat", "ceil", "clamp",
-    "clamp_max", "clamp_min", "clip", "clone", "concat", "cos", "cosh", "cumsum", "cumprod",
-    "div", "einsum", "empty", "empty_like", "eq", "equal", "erf", "exp", "expm1", "eye", "finfo", "flatten",
-    "floor", "full", "full_like", "ge", "gt", "iinfo", "isfinite", "isinf", "isnan", "le",
-    "lerp", "linspace", "log", "log10", "log1p", "log2", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "lt", "masked_fill", "matmul", "max", "maximum", "mean", "min",
-    "minimum", "mm", "mul", "ne", "neg", "ones", "ones_like", "outer", "permute", "pow", "prod",
-    "reciprocal", "relu", "reshape", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh",
-    "softmax", "sqrt", "square", "squeeze", "stack", "std", "sub", "sum", "tanh", "tensor",
-    "transpose", "tril", "triu", "trunc", "unsqueeze", "var", "where", "zeros", "zeros_like",
-    "nn.functional.relu", "nn.functional.gelu", "nn.functional.silu", "nn.functional.softmax",
-    "nn.functional.log_softmax", "nn.functional.sigmoid", "nn.functional.tanh",
-    "nn.functional.dropout", "nn.functional.linear", "nn.functional.layer_norm",
-    "nn.functional.pad", "nn.functional.normalize"};
-
-const std::set<string_view> kPureMethods = {
-    "abs", "add", "all", "amax", "amin", "any", "argmax", "argmin", "bool", "ceil", "clamp",
-    "clamp_max", "clamp_min", "clone", "contiguous", "cos", "cumsum", "detach", "div",
-    "double", "eq", "exp", "expand", "expand_as", "flatten", "float", "floor", "ge", "gt",
-    "half", "bfloat16", "int", "isinf", "isnan", "isfinite", "le", "log", "long", "lt",
-    "masked_fill", "matmul", "max", "mean", "min", "mul", "ne", "neg", "new_ones", "new_zeros",
-    "new_full", "new_empty", "permute", "pow", "reshape", "round", "rsqrt", "sigmoid", "sign",
-    "sin", "size", "softmax", "sqrt", "square", "squeeze", "std", "sub", "sum", "tanh", "to",
-    "transpose", "type_as", "unsqueeze", "var", "view", "view_as", "reshape_as", "dim", "numel",
-    "logical_and", "logical_or", "logical_not", "norm", "prod", "reciprocal", "tril", "triu"};
-
-const std::set<string_view> kPureBuiltins = {"len", "isinstance", "min", "max", "abs", "int",
-                                             "float", "bool", "tuple", "list", "range", "getattr",
-                                             "hasattr", "str", "sum", "dict", "set", "zip",
-                                             "enumerate", "type", "round"};
-
-const std::set<string_view> kIoBuiltins = {"print", "input", "open", "exec", "eval", "breakpoint"};
 
 }  // namespace
 
@@ -62,10 +29,12 @@ std::string_view effect_kind_name(EffectKind k) {
 
 bool is_pure_torch_function(std::string_view q) {
   if (!q.starts_with("torch.")) return false;
-  return kPureTorch.contains(q.substr(6));
+  return api::has(api::Space::Global, q, api::Fact::Pure);
 }
 
-bool is_pure_tensor_method(std::string_view name) { return kPureMethods.contains(name); }
+bool is_pure_tensor_method(std::string_view name) {
+  return api::has(api::Space::TensorMethod, name, api::Fact::Pure);
+}
 
 std::vector<Effect> effects_of(const ir::Module& m, TypeOracle& types, ir::Node node) {
   std::vector<Effect> out;
@@ -133,9 +102,9 @@ std::vector<Effect> effects_of(const ir::Module& m, TypeOracle& types, ir::Node 
       }
       auto q = m.qualified_name(fn);
       if (q && q->find('.') == std::string::npos && m.lookup_at(fn) < 0) {
-        if (kIoBuiltins.contains(*q)) {
+        if (api::has(api::Space::Global, *q, api::Fact::Io)) {
           add(EffectKind::IO, n, fmt::format("calls `{}`", *q));
-        } else if (!kPureBuiltins.contains(*q)) {
+        } else if (!api::has(api::Space::Global, *q, api::Fact::Pure)) {
           add(EffectKind::UnknownCall, n, fmt::format("calls `{}`", *q));
         }
         return true;

@@ -3,76 +3,12 @@
 #include <set>
 #include <string>
 
+#include "graphmend/analysis/api_facts.h"
+
 namespace graphmend::analysis {
 namespace {
 
 using std::string_view;
-
-const std::set<string_view> kStaticAttributes = {
-    "shape", "dtype", "device", "ndim", "is_cuda", "is_sparse", "requires_grad", "is_leaf",
-    "layout", "training", "is_quantized", "is_meta", "names", "itemsize", "is_mps", "is_cpu"};
-
-const std::set<string_view> kTensorAttributes = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"};
-
-const std::set<string_view> kStaticMethods = {
-    "size", "dim", "numel", "nelement", "element_size", "is_contiguous", "is_floating_point",
-    "is_complex", "get_device", "stride", "storage_offset", "data_ptr", "ndimension",
-    "has_names", "is_signed", "is_pinned", "is_shared", "__len__"};
-
-const std::set<string_view> kTensorMethods = {
-    "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "any", "all", "abs",
-    "float", "half", "double", "long", "bool", "bfloat16", "view", "reshape", "transpose",
-    "permute", "contiguous", "unsqueeze", "squeeze", "expand", "expand_as", "repeat",
-    "masked_fill", "clamp", "clamp_min", "clamp_max", "exp", "log", "sqrt", "rsqrt", "pow",
-    "softmax", "log_softmax", "matmul", "mm", "bmm", "norm", "std", "var", "cumsum", "cumprod",
-    "prod", "flatten", "detach", "clone", "type_as", "new_zeros", "new_ones", "new_full",
-    "new_empty", "new_tensor", "eq", "ne", "gt", "lt", "ge", "le", "isinf", "isnan", "isfinite",
-    "sigmoid", "tanh", "relu", "masked_select", "nonzero", "count_nonzero", "logical_and",
-    "logical_or", "logical_not", "sign", "neg", "floor", "ceil", "topk", "gather", "scatter",
-    "index_select", "narrow", "unbind", "cuda", "cpu", "to", "item", "tolist", "view_as",
-    "reshape_as", "masked_fill_", "add", "sub", "mul", "div", "addmm", "baddbmm", "tril",
-    "triu", "diagonal", "square", "reciprocal", "trunc", "frac", "unique", "argsort"};
-
-const std::set<string_view> kBoolTensorMethods = {
-    "eq", "ne", "gt", "lt", "ge", "le", "isinf", "isnan", "isfinite", "bool", "logical_and",
-    "logical_or", "logical_not", "logical_xor", "any", "all", "isclose", "isneginf", "isposinf"};
-
-const std::set<string_view> kBoolTorchFunctions = {
-    "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isinf",
-    "torch.isnan", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
-    "torch.logical_xor", "torch.any", "torch.all", "torch.isclose", "torch.isin",
-    "torch.greater", "torch.less", "torch.greater_equal", "torch.less_equal", "torch.not_equal"};
-
-const std::set<string_view> kStaticTorchFunctions = {
-    "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_grad_enabled",
-    "torch.is_autocast_enabled", "torch.finfo", "torch.iinfo", "torch.get_default_dtype",
-    "torch.promote_types", "torch.result_type", "torch.Size", "torch.device", "torch.dtype",
-    "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.compiler.is_compiling",
-    "torch._dynamo.is_compiling", "torch.cuda.is_available", "torch.cuda.device_count",
-    "torch.broadcast_shapes", "torch.is_inference_mode_enabled", "torch.no_grad",
-    "torch.enable_grad", "torch.set_grad_enabled", "torch.autocast", "torch.inference_mode",
-    "torch.get_autocast_gpu_dtype", "torch.cuda.current_device", "torch.is_storage",
-    "torch.compiler.is_dynamo_compiling", "torch.fx._symbolic_trace.is_fx_tracing"};
-
-const std::set<string_view> kDataDependentTorchFunctions = {"torch.equal", "torch.allclose",
-                                                            "torch.is_nonzero"};
-
-const std::set<string_view> kOpaqueTorchPrefixes = {
-    "torch.cuda.", "torch.distributed.", "torch.backends.", "torch.utils.", "torch.jit.",
-    "torch.fx.", "torch.library.", "torch._C.", "torch.testing.", "torch.hub.", "torch.onnx.",
-    "torch.profiler.", "torch.autograd.", "torch.compiler.", "torch._dynamo.", "torch.export.",
-    "torch.multiprocessing.", "torch.optim.", "torch.package."};
-
-const std::set<string_view> kStaticBuiltins = {
-    "len", "isinstance", "issubclass", "hasattr", "type", "range", "str", "repr", "id",
-    "callable", "print", "format", "ord", "chr", "hash", "enumerate", "zip", "sorted",
-    "reversed", "map", "filter", "tuple", "list", "dict", "set", "frozenset", "super", "vars",
-    "divmod", "pow", "bin", "hex", "oct", "all", "any"};
-
-const std::set<string_view> kTupleReturningModules = {
-    "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN", "torch.nn.MultiheadAttention",
-    "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.ParameterList",
-    "torch.nn.ParameterDict"};
 
 bool is_torch_nn_class(const std::string& q) {
   if (!q.starts_with("torch.nn.") || q.find("functional") != std::string::npos) return false;
@@ -84,8 +20,10 @@ ValueType of(ValueKind k, bool b = false) { return ValueType{k, b}; }
 
 }  // namespace
 
-bool is_static_tensor_method(std::string_view name) { return kStaticMethods.contains(name); }
-bool is_tensor_method(std::string_view name) { return kTensorMethods.contains(name); }
+bool is_static_tensor_method(std::string_view name) { return api::has(api::Space::TensorMethod, name, api::Fact::Static); }
+bool is_tensor_method(std::string_view name) {
+  return api::has(api::Space::TensorMethod, name, api::Fact::TensorEvidence);
+}
 
 std::string_view kind_name(ValueKind k) {
   switch (k) {
@@ -290,10 +228,7 @@ ValueType TypeOracle::annotation(const ir::Module& m, ir::Node ann) {
   }
   auto q = m.qualified_name(ann);
   if (!q) return {};
-  static const std::set<string_view> kStaticTypes = {
-      "int", "float", "bool", "str", "bytes", "torch.dtype", "torch.device", "torch.Size",
-      "torch.memory_format", "torch.layout"};
-  if (kStaticTypes.contains(*q)) return of(ValueKind::Static);
+  if (api::has(api::Space::Global, *q, api::Fact::StaticType)) return of(ValueKind::Static);
   if (*q == "torch.Tensor" || *q == "torch.nn.Parameter" ||
       (q->starts_with("torch.") && q->ends_with("Tensor") && q->find('.', 6) == std::string::npos)) {
     return of(ValueKind::Tensor, *q == "torch.BoolTensor");
@@ -390,7 +325,7 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
 ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {
   const string_view name = m.text(attr.field("attribute"));
   ir::Node obj = ir::unparenthesize(attr.field("object"));
-  if (kStaticAttributes.contains(name)) return of(ValueKind::Static);
+  if (api::has(api::Space::TensorAttribute, name, api::Fact::Static)) return of(ValueKind::Static);
   if (auto q = m.qualified_name(attr)) {
     // Module-level constants of torch (dtypes, torch.pi, ...).
     if (q->starts_with("torch.") && !q->starts_with("torch.nn.") && q->find('.', 6) == std::string::npos) {
@@ -406,7 +341,7 @@ ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {
     return {};
   }
   ValueType o = type_of(m, obj);
-  if (kTensorAttributes.contains(name) && (o.tensor_like() || o.kind == ValueKind::OptionalTensor)) {
+  if (api::has(api::Space::TensorAttribute, name, api::Fact::ReturnsTensor) && (o.tensor_like() || o.kind == ValueKind::OptionalTensor)) {
     return of(o.kind == ValueKind::LikelyTensor ? ValueKind::LikelyTensor : ValueKind::Tensor);
   }
   return {};
@@ -478,20 +413,18 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
         return of(ValueKind::Static);
       }
       if (name == "abs" || name == "round") return type_of(m, first_arg());
-      if (kStaticBuiltins.contains(name)) return of(ValueKind::Static);
+      if (api::has(api::Space::Global, name, api::Fact::Static)) return of(ValueKind::Static);
     }
-    if (kDataDependentTorchFunctions.contains(name)) return of(ValueKind::DataScalar);
-    if (kStaticTorchFunctions.contains(name)) return of(ValueKind::Static);
+    if (api::has(api::Space::Global, name, api::Fact::DataDependent)) return of(ValueKind::DataScalar);
+    if (api::has(api::Space::Global, name, api::Fact::Static)) return of(ValueKind::Static);
     if (name.starts_with("torch.")) {
       if (name == "torch.nn.Parameter" || name == "torch.nn.parameter.Parameter" ||
           name == "torch.nn.Buffer") {
         return of(ValueKind::Tensor);
       }
       if (is_torch_nn_class(name)) return of(ValueKind::Module);
-      for (string_view prefix : kOpaqueTorchPrefixes) {
-        if (name.starts_with(prefix)) return {};
-      }
-      bool is_bool = kBoolTorchFunctions.contains(name);
+      if (api::in_opaque_torch_namespace(name)) return {};
+      bool is_bool = api::has(api::Space::Global, name, api::Fact::ReturnsBool);
       if (args) {
         for (ir::Node a : args.named_children()) {
           if (a.is(kind::keyword_argument) && m.text(a.field("name")) == "dtype") {
@@ -528,7 +461,7 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
           ValueType v;
           ir::Node ctor = right.field("function");
           if (auto cq = m.qualified_name(ctor); cq && is_torch_nn_class(*cq)) {
-            v = kTupleReturningModules.contains(*cq) ? ValueType{} : of(ValueKind::Tensor);
+            v = api::has(api::Space::Global, *cq, api::Fact::ReturnsTuple) ? ValueType{} : of(ValueKind::Tensor);
           } else if (auto cls = project_.class_of_expr(m, ctor)) {
             if (auto fwd = project_.find_method(*cls, "forward")) v = function_return(*fwd);
           }
@@ -542,7 +475,7 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
   if (method == "item" || method == "tolist") {
     return r.kind == ValueKind::Static ? of(ValueKind::Static) : of(ValueKind::DataScalar);
   }
-  if (kStaticMethods.contains(method) && r.kind != ValueKind::Module) {
+  if (api::has(api::Space::TensorMethod, method, api::Fact::Static) && r.kind != ValueKind::Module) {
     if (r.tensor_like() || r.kind == ValueKind::OptionalTensor || r.kind == ValueKind::Unknown) {
       return of(ValueKind::Static);
     }
@@ -550,10 +483,10 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
   if (r.tensor_like() || r.kind == ValueKind::OptionalTensor) {
     const ValueKind k = r.kind == ValueKind::LikelyTensor ? ValueKind::LikelyTensor : ValueKind::Tensor;
     if (method == "type" && !first_arg()) return {};
-    return of(k, kBoolTensorMethods.contains(method) || (r.bool_tensor && method == "clone"));
+    return of(k, api::has(api::Space::TensorMethod, method, api::Fact::ReturnsBool) || (r.bool_tensor && method == "clone"));
   }
-  if (r.kind == ValueKind::Unknown && kTensorMethods.contains(method)) {
-    return of(ValueKind::LikelyTensor, kBoolTensorMethods.contains(method));
+  if (r.kind == ValueKind::Unknown && api::has(api::Space::TensorMethod, method, api::Fact::TensorEvidence)) {
+    return of(ValueKind::LikelyTensor, api::has(api::Space::TensorMethod, method, api::Fact::ReturnsBool));
   }
   return {};
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/source/generated.h"
 #include "graphmend/source/text.h"
 
@@ -12,16 +13,11 @@ namespace graphmend::rewrite {
 namespace {
 
 // Builtin classes a helper may name directly: warning categories and exception classes.
-const std::set<std::string_view> kBuiltinClasses = {
-    "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning",
-    "RuntimeWarning", "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning",
-    "ResourceWarning", "EncodingWarning", "Exception", "ArithmeticError", "AssertionError",
-    "AttributeError", "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
-    "RuntimeError", "TypeError", "ValueError", "ZeroDivisionError"};
-
-const std::set<std::string_view> kLoggingLevels = {"logging.DEBUG", "logging.INFO",    "logging.WARNING",
-                                                   "logging.WARN",  "logging.ERROR",   "logging.CRITICAL",
-                                                   "logging.FATAL", "logging.NOTSET"};
+bool is_builtin_class(std::string_view name) {
+  using analysis::api::Fact;
+  return analysis::api::has(analysis::api::Space::Global, name, Fact::ExceptionClass) ||
+         analysis::api::has(analysis::api::Space::Global, name, Fact::WarningCategory);
+}
 
 // Displays and functions: values that can be neither carried nor named.
 const std::set<std::string_view> kUncarriable = {
@@ -147,7 +143,7 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
   if (is_stable_reference(value)) return source::with_lf_newlines(m_.text(value));
   if (value.is(kind::call)) {
     ir::Node fn = value.field("function");
-    if (fn.is(kind::identifier) && m_.lookup_at(fn) < 0 && kBuiltinClasses.contains(m_.text(fn))) {
+    if (fn.is(kind::identifier) && m_.lookup_at(fn) < 0 && is_builtin_class(m_.text(fn))) {
       return decline(fmt::format("the argument `{}` is an object, which cannot be carried into the graph",
                                  snippet(m_, value)));
     }
@@ -157,7 +153,7 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
 
 bool SiteRenderer::is_stable_reference(ir::Node n) const {
   if (n.is(kind::identifier)) {
-    if (m_.lookup_at(n) < 0) return kBuiltinClasses.contains(m_.text(n));
+    if (m_.lookup_at(n) < 0) return is_builtin_class(m_.text(n));
     const ir::Symbol* sym = module_symbol(m_, n);
     return sym && bound_only_by(m_, *sym, {ir::BindingKind::ClassDef, ir::BindingKind::Import});
   }
@@ -167,7 +163,7 @@ bool SiteRenderer::is_stable_reference(ir::Node n) const {
     const ir::Symbol* sym = module_symbol(m_, root);
     if (!sym || !bound_only_by(m_, *sym, {ir::BindingKind::Import})) return false;
     auto q = m_.qualified_name(n);
-    return q && (*q == "sys.stdout" || *q == "sys.stderr" || kLoggingLevels.contains(*q));
+    return q && (*q == "sys.stdout" || *q == "sys.stderr" || analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::LoggingLevel));
   }
   return false;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/truth.h"
 
@@ -14,13 +15,6 @@ using analysis::callee_name;
 using analysis::classify_truth;
 
 namespace {
-
-
-// Builtin exceptions whose construction from a message has no side effects.
-const std::set<std::string_view> kBuiltinExceptions = {
-    "Exception", "ArithmeticError", "AssertionError", "AttributeError", "IndexError", "KeyError",
-    "LookupError", "NotImplementedError", "OverflowError", "RuntimeError", "TypeError", "ValueError",
-    "ZeroDivisionError"};
 
 // The condition as the helper call passes it: `torch.equal(a, b)` becomes `_graphmend.equal(a, b)`
 // (a tensor, so the test can run in the graph); everything else stays as written. Declines a
@@ -133,7 +127,7 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
   // The exception: a builtin class, called with a message graphmend can carry (or not called).
   ir::Node exc = ir::unparenthesize(raise.named_child(0));
   ir::Node cls = exc.is(kind::call) ? exc.field("function") : exc;
-  if (!cls.is(kind::identifier) || m.lookup_at(cls) >= 0 || !kBuiltinExceptions.contains(m.text(cls))) {
+  if (!cls.is(kind::identifier) || m.lookup_at(cls) >= 0 || !analysis::api::has(analysis::api::Space::Global, m.text(cls), analysis::api::Fact::ExceptionClass)) {
     return Declined{fmt::format("`{}` is not a builtin exception class; constructing it may have side effects "
                                 "graphmend cannot rule out",
                                 snippet(m, cls))};

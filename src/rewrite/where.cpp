@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/truth.h"
 #include "graphmend/rewrite/trap.h"
@@ -20,22 +21,14 @@ using analysis::is_validation_guard;
 
 namespace {
 
-
-// Methods whose result may share storage with their receiver.
-const std::set<std::string_view> kMayAlias = {
-    "view", "view_as", "reshape", "reshape_as", "t", "transpose", "permute", "expand", "expand_as",
-    "squeeze", "unsqueeze", "narrow", "select", "detach", "to", "type", "type_as", "float", "half",
-    "double", "int", "long", "bool", "bfloat16", "contiguous", "flatten", "unflatten", "as_strided",
-    "diagonal", "movedim", "real", "imag", "view_as_real", "unbind", "split", "chunk"};
-
 bool may_alias(const ir::Module& m, ir::Node value) {
   value = ir::unparenthesize(value);
   if (value.is(kind::identifier) || value.is(kind::attribute) || value.is(kind::subscript)) return true;
   if (value.is(kind::call)) {
     ir::Node fn = value.field("function");
-    if (fn.is(kind::attribute) && kMayAlias.contains(m.text(fn.field("attribute")))) return true;
+    if (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field("attribute")), analysis::api::Fact::MayAlias)) return true;
     auto q = m.qualified_name(fn);
-    if (q && q->starts_with("torch.") && kMayAlias.contains(std::string_view(*q).substr(6))) return true;
+    if (q && q->starts_with("torch.") && analysis::api::has(analysis::api::Space::TensorMethod, std::string_view(*q).substr(6), analysis::api::Fact::MayAlias)) return true;
   }
   return false;
 }

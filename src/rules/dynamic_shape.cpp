@@ -4,17 +4,12 @@
 
 #include <set>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
 
 namespace {
-
-const std::set<std::string_view> kDynamicFunctions = {
-    "torch.nonzero", "torch.argwhere", "torch.unique", "torch.unique_consecutive",
-    "torch.masked_select", "torch.repeat_interleave", "torch.bincount"};
-const std::set<std::string_view> kDynamicMethods = {"nonzero", "argwhere", "unique",
-                                                    "unique_consecutive", "masked_select"};
 
 }  // namespace
 
@@ -44,7 +39,7 @@ void DynamicShapeRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
         ir::Node fn = n.field("function");
         ir::Node args = n.field("arguments");
         auto q = callee_name(m, n);
-        if (q && kDynamicFunctions.contains(*q)) {
+        if (q && analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::DynamicShape)) {
           if (*q == "torch.repeat_interleave" &&
               !(args && args.named_child_count() >= 2 &&
                 ctx.types.type_of(m, args.named_child(1)).tensor_like())) {
@@ -57,7 +52,7 @@ void DynamicShapeRule::check(const RuleContext& ctx, DiagnosticSink& sink) const
           report(n, "single-argument `torch.where`");
           return true;
         }
-        if (fn.is(kind::attribute) && kDynamicMethods.contains(m.text(fn.field("attribute"))) &&
+        if (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field("attribute")), analysis::api::Fact::DynamicShape) &&
             ctx.types.type_of(m, fn.field("object")).tensor_like()) {
           report(n, fmt::format("`.{}()`", m.text(fn.field("attribute"))));
         }

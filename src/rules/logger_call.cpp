@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rewrite/defer.h"
 
@@ -14,10 +15,6 @@ using rewrite::DeferredCall;
 using rewrite::plan_defer;
 
 namespace {
-
-const std::set<std::string_view> kLoggerMethods = {
-    "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
-    "warning_once", "info_once", "warning_advice"};
 
 bool is_logger_factory(const std::string& q) {
   return q == "logging.getLogger" || q.ends_with(".get_logger") || q.ends_with(".getLogger");
@@ -76,7 +73,7 @@ void LoggerCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
       ir::Node fn = ir::unparenthesize(n.field("function"));
       if (!fn.is(kind::attribute)) return true;
       const std::string_view method = m.text(fn.field("attribute"));
-      if (!kLoggerMethods.contains(method)) return true;
+      if (!analysis::api::has(analysis::api::Space::LoggerMethod, method, analysis::api::Fact::Logs)) return true;
       ir::Node receiver = fn.field("object");
       auto q = m.qualified_name(fn);
       if (q && *q == fmt::format("logging.{}", method)) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/tensor_types.h"
@@ -142,6 +143,38 @@ TEST(Effects, PureAllowListAndEffects) {
   EXPECT_EQ(kinds_of(5), std::vector<K>{K::UnknownCall});
   EXPECT_EQ(kinds_of(6), std::vector<K>{K::InPlaceMutation});
   EXPECT_EQ(kinds_of(7), std::vector<K>{K::ControlTransfer});
+}
+
+TEST(ApiFacts, OneTableAnsweredBySpaceNameAndFact) {
+  using analysis::api::Fact;
+  using analysis::api::Space;
+  using analysis::api::has;
+  EXPECT_TRUE(has(Space::Global, "torch.where", Fact::Pure));
+  EXPECT_TRUE(has(Space::Global, "len", Fact::Pure));
+  EXPECT_TRUE(has(Space::Global, "len", Fact::Static));
+  EXPECT_TRUE(has(Space::Global, "print", Fact::Io));
+  EXPECT_FALSE(has(Space::Global, "len", Fact::Io));
+  // A name's facts belong to its space: `where` is not a builtin, `view` not a torch function.
+  EXPECT_FALSE(has(Space::Global, "where", Fact::Pure));
+  EXPECT_FALSE(has(Space::Global, "view", Fact::MayAlias));
+  EXPECT_TRUE(has(Space::TensorMethod, "view", Fact::MayAlias));
+  EXPECT_FALSE(has(Space::TensorMethod, "view", Fact::DynamicShape));
+  EXPECT_TRUE(has(Space::TensorMethod, "nonzero", Fact::DynamicShape));
+  EXPECT_TRUE(has(Space::Global, "torch.nonzero", Fact::DynamicShape));
+  EXPECT_TRUE(has(Space::TensorAttribute, "shape", Fact::Static));
+  EXPECT_TRUE(has(Space::TensorAttribute, "T", Fact::ReturnsTensor));
+  EXPECT_TRUE(has(Space::Global, "torch.equal", Fact::DataDependent));
+  EXPECT_TRUE(has(Space::Global, "ValueError", Fact::ExceptionClass));
+  EXPECT_FALSE(has(Space::Global, "ValueError", Fact::WarningCategory));
+  EXPECT_TRUE(has(Space::Global, "UserWarning", Fact::WarningCategory));
+  EXPECT_TRUE(has(Space::LoggerMethod, "warning_once", Fact::Logs));
+  EXPECT_TRUE(has(Space::ModuleMethod, "eval", Fact::ReturnsSelf));
+  EXPECT_TRUE(has(Space::Global, "logging.DEBUG", Fact::LoggingLevel));
+  // Unknown is no fact at all.
+  EXPECT_FALSE(has(Space::Global, "torch.some_future_op", Fact::Pure));
+  EXPECT_FALSE(has(Space::TensorMethod, "", Fact::Pure));
+  EXPECT_TRUE(analysis::api::in_opaque_torch_namespace("torch.cuda.synchronize"));
+  EXPECT_FALSE(analysis::api::in_opaque_torch_namespace("torch.cudax"));
 }
 
 TEST(CompileRegions, EntryPointsAndReachability) {
