@@ -115,12 +115,15 @@ uint32_t nesting_depth(Node root, uint32_t stop_above) {
 void walk_named(Node root, const std::function<bool(Node)>& visit) {
   if (root.is_null()) return;
   TSTreeCursor cursor = ts_tree_cursor_new(ts(root));
-  // Pre-order over named nodes; an unnamed node's named descendants are still visited.
-  bool descend = visit(root);
+  // Pre-order over named nodes; an unnamed node's named descendants are still visited. A leaf
+  // (most nodes: names, literals, punctuation) is not asked for a first child it does not have.
+  bool descend = visit(root) && ts_node_child_count(ts(root)) != 0;
+  const auto step_into = [&](TSNode n) {
+    return (ts_node_is_named(n) ? visit(wrap(n)) : true) && ts_node_child_count(n) != 0;
+  };
   for (;;) {
     if (descend && ts_tree_cursor_goto_first_child(&cursor)) {
-      TSNode n = ts_tree_cursor_current_node(&cursor);
-      descend = ts_node_is_named(n) ? visit(wrap(n)) : true;
+      descend = step_into(ts_tree_cursor_current_node(&cursor));
       continue;
     }
     bool moved = false;
@@ -132,8 +135,7 @@ void walk_named(Node root, const std::function<bool(Node)>& visit) {
         return;
       }
     }
-    TSNode n = ts_tree_cursor_current_node(&cursor);
-    descend = ts_node_is_named(n) ? visit(wrap(n)) : true;
+    descend = step_into(ts_tree_cursor_current_node(&cursor));
   }
 }
 
