@@ -17,11 +17,12 @@ import collections
 import json
 import os
 import pathlib
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+from _sections import replace_section
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -211,14 +212,7 @@ def write_section(r: dict) -> None:
         f"moved one level in now passes 88 columns; E501: a line graphmend wrote).",
         END,
     ]
-    results = ROOT / "bench" / "RESULTS.md"
-    text = results.read_text() if results.exists() else ""
-    section = "\n".join(lines)
-    if BEGIN in text and END in text:
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: section, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    results.write_text(text)
+    replace_section(ROOT / "bench" / "RESULTS.md", BEGIN, END, "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -8,16 +8,8 @@
 # A finding leaves its input in <build>/findings/ and exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DEBS=(clang-14 libclang-rt-14-dev)
-missing=()
-for p in "${DEBS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if ((${#missing[@]})); then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  echo "fuzz: installing ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source scripts/lib/debs.sh
+install_debs fuzz clang-14 libclang-rt-14-dev
 PY=python3
 [ -x .venv/bin/python ] && PY="$PWD/.venv/bin/python"
 SAN="${FUZZ_SANITIZERS:-1}"

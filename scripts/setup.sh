@@ -8,18 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEBS=(cmake ninja-build g++ git libcli11-dev libfmt-dev libtomlplusplus-dev libgtest-dev nlohmann-json3-dev libdtl-dev python3-venv)
-missing=()
-for p in "${DEBS[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  echo "setup: installing Debian packages: ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source scripts/lib/debs.sh
+install_debs setup cmake ninja-build g++ git libcli11-dev libfmt-dev libtomlplusplus-dev libgtest-dev \
+  nlohmann-json3-dev libdtl-dev python3-venv
 
 if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
   if [ ! -x .venv/bin/python ]; then

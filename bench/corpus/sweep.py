@@ -24,6 +24,8 @@ import time
 import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from _sections import replace_section  # noqa: E402  (bench/ is not a package)
 BEGIN = "<!-- corpus: begin (bench/corpus/sweep.py writes this section) -->"
 END = "<!-- corpus: end -->"
 
@@ -122,14 +124,7 @@ def write_doc(results: list[dict]) -> None:
                      f"{r['seconds_second']} | {len(r['second_run_changed'])} | {len(r['written_not_compiling'])} | "
                      f"{len(r['broke_compiling'])} | {'yes' if r['crash'] else 'no'} |")
     lines += ["", END]
-    doc = ROOT / "docs" / "corpus.md"
-    text = doc.read_text() if doc.exists() else ""
-    section = "\n".join(lines)
-    if BEGIN in text:
-        text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    doc.write_text(text)
+    replace_section(ROOT / "docs" / "corpus.md", BEGIN, END, "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from _sections import replace_section  # noqa: E402  (bench/ is not a package)
 RESULTS = ROOT / "bench" / "results"
 BEGIN = "<!-- scale: begin (bench/scale/shapes.py writes this section) -->"
 END = "<!-- scale: end -->"
@@ -196,14 +198,7 @@ def write_section(results: dict[str, list[dict]], summary: dict[str, dict]) -> N
                      f"{fmt(s['fix_time_exponent'])} | {fmt(s['check_memory_exponent'])} / "
                      f"{fmt(s['fix_memory_exponent'])} |")
     lines += ["", "![time and memory against size](results/scale.png)", "", END]
-    md = ROOT / "bench" / "RESULTS.md"
-    text = md.read_text() if md.exists() else "# Results\n"
-    section = "\n".join(lines)
-    if BEGIN in text:
-        text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    md.write_text(text)
+    replace_section(ROOT / "bench" / "RESULTS.md", BEGIN, END, "\n".join(lines), new_file="# Results\n")
 
 
 if __name__ == "__main__":
