@@ -26,8 +26,11 @@ def entries(root):
 
 @pytest.fixture
 def tree(tmp_path):
-    """Every golden fixture (all rules, a syntax error, suppression comments) as one tree."""
+    """Every golden fixture (all rules, a syntax error, suppression comments) as one tree, with a
+    binary file and one that is not UTF-8 (exit code 2)."""
     shutil.copytree(FIXTURES, tmp_path / "fixtures", ignore=shutil.ignore_patterns("*.expected"))
+    (tmp_path / "fixtures" / "binary.py").write_bytes(b"\x00\x01binary")
+    (tmp_path / "fixtures" / "latin1.py").write_bytes(b"s = '\xe9'\n")
     return tmp_path
 
 
@@ -39,9 +42,16 @@ def test_a_warm_run_reports_exactly_what_a_fresh_run_does(gm, tree, fmt):
     warm = gm("check", "fixtures", "--output-format", fmt, cwd=tree)
     assert len(entries(tree)) == 1
     for run in (first, warm):
-        assert run.returncode == fresh.returncode == 1
+        assert run.returncode == fresh.returncode == 2
         assert normalised(run.stdout) == normalised(fresh.stdout)
         assert normalised(run.stderr) == normalised(fresh.stderr)
+
+
+def test_standard_input_is_never_cached(gm, tmp_path):
+    for _ in range(2):
+        r = gm("check", "-", "--stdin-filename", "m.py", cwd=tmp_path, stdin="import torch\n")
+        assert r.returncode == 0, r.stderr
+    assert not (tmp_path / ".graphmend_cache").exists()
 
 
 def tamper(root, old, new):
