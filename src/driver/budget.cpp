@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include "graphmend/syntax/tree.h"
+
 // Under a sanitizer, its own allocator stays (it checks new/delete pairing): budgets are then
 // not enforced.
 #if defined(__has_feature)
@@ -77,6 +79,36 @@ void release(void* p) noexcept {
   count_free(p);
   std::free(p);
 }
+
+// tree-sitter's allocations (its trees) count too. C code cannot unwind, so these only record
+// what they allocate; the thread's next C++ allocation, right after the parse returns, finds the
+// balance over the limit and throws.
+void note_tree_allocation(void* p) {
+  if (p != nullptr && t_budget.armed) t_budget.balance += static_cast<int64_t>(malloc_usable_size(p));
+}
+
+void* tree_malloc(size_t bytes) {
+  void* p = std::malloc(bytes);
+  note_tree_allocation(p);
+  return p;
+}
+
+void* tree_calloc(size_t count, size_t bytes) {
+  void* p = std::calloc(count, bytes);
+  note_tree_allocation(p);
+  return p;
+}
+
+void* tree_realloc(void* old, size_t bytes) {
+  count_free(old);
+  void* p = std::realloc(old, bytes);
+  note_tree_allocation(p != nullptr || bytes == 0 ? p : old);  // a failed realloc keeps `old`
+  return p;
+}
+
+void tree_free(void* p) { release(p); }
+
+const bool kTreesCounted = (syntax::use_allocator(tree_malloc, tree_calloc, tree_realloc, tree_free), true);
 #endif  // GRAPHMEND_SANITIZED
 
 }  // namespace

@@ -170,6 +170,11 @@ Parser::Parser() : parser_(ts_parser_new()) {
   }
 }
 
+void use_allocator(void* (*malloc_fn)(size_t), void* (*calloc_fn)(size_t, size_t),
+                   void* (*realloc_fn)(void*, size_t), void (*free_fn)(void*)) {
+  ts_set_allocator(malloc_fn, calloc_fn, realloc_fn, free_fn);
+}
+
 std::optional<Tree> Parser::parse(std::string_view text) {
   TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, text.data(),
                                         static_cast<uint32_t>(text.size()));

@@ -4,11 +4,12 @@
 // through RAII and becomes that one file's error, while other files go on. A real allocation
 // failure is the same kind of error: it is caught per file too (driver/run.cpp).
 //
-// What is counted: bytes allocated by operator new, minus those freed, on this thread since the
-// scope began (the peak of that balance is what the memory limit bounds). tree-sitter allocates
-// with malloc and is not counted: its trees are linear in the file, whose size --max-file-size
-// bounds. Time is wall time, checked at allocations; code that does not allocate is not
-// interrupted (every stage allocates as it goes).
+// What is counted: bytes allocated by operator new and by tree-sitter (its trees), minus those
+// freed, on this thread since the scope began (the peak of that balance is what the memory limit
+// bounds). tree-sitter's C code cannot unwind: its allocations are recorded, and the thread's next
+// C++ allocation, right after the parse, throws. Time is wall time, checked at allocations; code
+// that does not allocate is not interrupted (every stage allocates as it goes). Under a
+// sanitizer nothing is counted and budgets are not enforced.
 #pragma once
 
 #include <chrono>

@@ -105,6 +105,12 @@ class Parser {
 
 const TSLanguage* python_language();
 
+// The allocation functions tree-sitter uses, process-wide. Each must accept memory that plain
+// malloc/free (and the others) handle, since trees may already exist; they must not throw.
+// driver/budget.cpp counts trees in a file's memory budget this way.
+void use_allocator(void* (*malloc_fn)(size_t), void* (*calloc_fn)(size_t, size_t),
+                   void* (*realloc_fn)(void*, size_t), void (*free_fn)(void*));
+
 // The first ERROR or MISSING node in document order, if any.
 Node first_error(Node root);
 

@@ -1,0 +1,56 @@
+// Per-file budgets (driver/budget.h): the memory a file's analysis holds, its syntax tree
+// included, is bounded, and going over is an exception the file's work unwinds from.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "graphmend/driver/budget.h"
+#include "graphmend/syntax/tree.h"
+
+namespace graphmend::driver {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kBudgetsEnforced = false;  // a sanitizer's allocator stays: nothing is counted
+#else
+constexpr bool kBudgetsEnforced = true;
+#endif
+
+std::string statements(size_t count) {
+  std::string text;
+  for (size_t i = 0; i < count; ++i) text += "x = y + " + std::to_string(i) + "\n";
+  return text;
+}
+
+TEST(Budget, ATreeAloneOverTheMemoryBudgetStopsTheFile) {
+  if (!kBudgetsEnforced) GTEST_SKIP() << "sanitizer build";
+  syntax::Parser parser;
+  const std::string text = statements(100'000);  // about 1.4 MB; its tree is tens of MB
+  std::optional<syntax::Tree> tree;
+  bool thrown = false;
+  try {
+    const BudgetScope scope(Budget{std::chrono::milliseconds(0), uint64_t{8} << 20}, std::chrono::nanoseconds(0));
+    tree = parser.parse(text);  // C code: recorded, cannot throw
+    // The next C++ allocation finds the balance over 8 MB.
+    const std::string next(1000, 'x');
+    EXPECT_EQ(next.size(), 0u) << "not reached";
+  } catch (const BudgetExceeded& e) {
+    thrown = true;
+    EXPECT_NE(std::string(e.what()).find("--max-file-memory"), std::string::npos);
+  }
+  EXPECT_TRUE(thrown);
+  ASSERT_TRUE(tree);  // the tree itself is whole: its owner frees it as usual
+}
+
+TEST(Budget, ATreeWithinTheBudgetIsFine) {
+  syntax::Parser parser;
+  const std::string text = statements(1'000);
+  const BudgetScope scope(Budget{std::chrono::milliseconds(0), uint64_t{512} << 20}, std::chrono::nanoseconds(0));
+  auto tree = parser.parse(text);
+  const std::string next(1000, 'x');
+  EXPECT_TRUE(tree && !tree->has_error());
+  EXPECT_EQ(next.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace graphmend::driver
