@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <malloc.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "graphmend/syntax/tree.h"
@@ -83,26 +84,35 @@ void release(void* p) noexcept {
 // tree-sitter's allocations (its trees) count too. C code cannot unwind, so these only record
 // what they allocate; the thread's next C++ allocation, right after the parse returns, finds the
 // balance over the limit and throws.
+// tree-sitter does not check for a null result: like its default allocator, stop with a message.
+void* or_abort(void* p, size_t bytes) {
+  if (p == nullptr && bytes > 0) {
+    std::fprintf(stderr, "graphmend: tree-sitter could not allocate %zu bytes\n", bytes);
+    std::abort();
+  }
+  return p;
+}
+
 void note_tree_allocation(void* p) {
   if (p != nullptr && t_budget.armed) t_budget.balance += static_cast<int64_t>(malloc_usable_size(p));
 }
 
 void* tree_malloc(size_t bytes) {
-  void* p = std::malloc(bytes);
+  void* p = or_abort(std::malloc(bytes), bytes);
   note_tree_allocation(p);
   return p;
 }
 
 void* tree_calloc(size_t count, size_t bytes) {
-  void* p = std::calloc(count, bytes);
+  void* p = or_abort(std::calloc(count, bytes), count * bytes);
   note_tree_allocation(p);
   return p;
 }
 
 void* tree_realloc(void* old, size_t bytes) {
   count_free(old);
-  void* p = std::realloc(old, bytes);
-  note_tree_allocation(p != nullptr || bytes == 0 ? p : old);  // a failed realloc keeps `old`
+  void* p = or_abort(std::realloc(old, bytes), bytes);
+  note_tree_allocation(p);
   return p;
 }
 
