@@ -897,10 +897,10 @@ std::vector<int> Module::reaching_bindings(Node use) const {
   return s.bindings;
 }
 
-std::optional<std::string> Module::qualified_name(Node expr) const {
+std::optional<std::string> Module::qualified_name(Node expr, int alias_hops) const {
   expr = unparenthesize(expr);
   if (expr.is(kind::attribute)) {
-    auto base = qualified_name(expr.field("object"));
+    auto base = qualified_name(expr.field("object"), alias_hops);
     if (!base) return std::nullopt;
     return *base + "." + std::string(text(expr.field("attribute")));
   }
@@ -922,7 +922,8 @@ std::optional<std::string> Module::qualified_name(Node expr) const {
                !(b.value == expr)) {
       // Aliases such as `F = torch.nn.functional`; guard against self-reference.
       if (b.value.is(kind::identifier) && text(b.value) == s.name) return std::nullopt;
-      q = qualified_name(b.value);
+      if (alias_hops >= kMaxAliasHops) return std::nullopt;  // a cycle of aliases, found by the fuzzer
+      q = qualified_name(b.value, alias_hops + 1);
     }
     if (!q) return std::nullopt;
     if (result && *result != *q) return std::nullopt;

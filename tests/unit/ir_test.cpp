@@ -84,6 +84,20 @@ TEST(Imports, AliasesResolveToQualifiedNames) {
   EXPECT_EQ(q("G.relu"), "torch.nn.functional.relu");
 }
 
+TEST(Imports, ACycleOfAliasesHasNoQualifiedName) {
+  // Found by the fuzzer: a name bound to an attribute of itself sent qualified_name round the
+  // cycle until the stack overflowed. `import os; os = os.path` is valid Python.
+  auto p = parse_module(
+      "import os\n"
+      "os = os.path\n"
+      "a = b.x\n"
+      "b = a.y\n"
+      "os.join\na.z\n");
+  const ir::Module& m = *p.module;
+  EXPECT_EQ(m.qualified_name(find_node(m, "attribute", "os.join")), std::nullopt);
+  EXPECT_EQ(m.qualified_name(find_node(m, "attribute", "a.z")), std::nullopt);
+}
+
 TEST(Cfg, ReachingDefinitionsAreFlowSensitive) {
   auto p = parse_module(
       "def f(a, flag):\n"

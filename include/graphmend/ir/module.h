@@ -142,7 +142,10 @@ class Module {
   // Resolves an identifier / attribute chain to a dotted qualified name through imports:
   // `T.where` -> "torch.where" after `import torch as T`. Local (non-import) roots resolve to
   // "<module_name>.<name>" only for module-level defs/classes; otherwise nullopt.
-  [[nodiscard]] std::optional<std::string> qualified_name(Node expr) const;
+  // Aliases are followed at most kMaxAliasHops deep: a cycle (`import os; os = os.path`, or
+  // `a = b.x; b = a.y`) has no qualified name.
+  [[nodiscard]] std::optional<std::string> qualified_name(Node expr) const { return qualified_name(expr, 0); }
+  static constexpr int kMaxAliasHops = 32;
 
   // Module-level function or class by name.
   [[nodiscard]] int module_function(std::string_view name) const;
@@ -160,6 +163,7 @@ class Module {
   source::GeneratedMarkers generated_;
   std::unordered_map<const void*, int> scope_by_node_;     // scope-introducing node -> scope
   void index_scopes();
+  [[nodiscard]] std::optional<std::string> qualified_name(Node expr, int alias_hops) const;
 };
 
 // Dotted module name for a file path relative to a root ("a/b/c.py" -> "a.b.c", "a/__init__.py" -> "a").
