@@ -1,166 +1,225 @@
 #include "graphmend/syntax/tree.h"
 
-#include <algorithm>
-
 #include <tree_sitter/api.h>
 
-#include <cstring>
-#include <functional>
+#include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 extern "C" const TSLanguage* tree_sitter_python();
 
 namespace graphmend::syntax {
 namespace {
 
-static_assert(sizeof(RawNode) == sizeof(TSNode));
+using detail::kNoNode;
+using detail::NodeData;
+using detail::TreeData;
 
-TSNode ts(const Node& n) {
-  TSNode out;
-  std::memcpy(&out, &n.raw(), sizeof(TSNode));
-  return out;
+// The grammar's field id for a name, 0 when it has none; the table is built once.
+uint16_t field_id(std::string_view name) {
+  static const std::unordered_map<std::string_view, uint16_t> kIds = [] {
+    std::unordered_map<std::string_view, uint16_t> ids;
+    const TSLanguage* language = python_language();
+    for (TSFieldId id = 1; id <= ts_language_field_count(language); ++id) {
+      if (const char* field = ts_language_field_name_for_id(language, id)) ids.emplace(field, id);
+    }
+    return ids;
+  }();
+  const auto it = kIds.find(name);
+  return it == kIds.end() ? 0 : it->second;
 }
 
-Node wrap(TSNode n) {
-  if (ts_node_is_null(n)) return Node();
-  RawNode raw;
-  std::memcpy(&raw, &n, sizeof(TSNode));
-  return Node(raw);
+// Copies the visible nodes of `tree` into an array in pre-order, with a cursor (one walk).
+std::unique_ptr<TreeData> flatten(const TSTree* tree) {
+  auto data = std::make_unique<TreeData>();
+  std::vector<NodeData>& nodes = data->nodes;
+  const TSNode root = ts_tree_root_node(tree);
+  nodes.reserve(ts_node_descendant_count(root));
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  std::vector<uint32_t> open;  // the indices of the nodes the cursor is inside
+  for (;;) {
+    const TSNode n = ts_tree_cursor_current_node(&cursor);
+    NodeData d;
+    d.start = ts_node_start_byte(n);
+    d.end = ts_node_end_byte(n);
+    d.symbol = ts_node_symbol(n);
+    d.field = ts_tree_cursor_current_field_id(&cursor);
+    d.flags = static_cast<uint8_t>((ts_node_is_named(n) ? detail::kNamed : 0) |
+                                   (ts_node_is_error(n) ? detail::kError : 0) |
+                                   (ts_node_is_missing(n) ? detail::kMissing : 0) |
+                                   (ts_node_has_error(n) ? detail::kHasError : 0));
+    const auto index = static_cast<uint32_t>(nodes.size());
+    if (!open.empty()) {
+      d.parent = open.back();
+      NodeData& parent = nodes[open.back()];
+      ++parent.child_count;
+      if ((d.flags & detail::kNamed) != 0) ++parent.named_child_count;
+    }
+    nodes.push_back(d);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      open.push_back(index);
+      continue;
+    }
+    nodes[index].subtree_end = index + 1;
+    bool done = false;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        done = true;
+        break;
+      }
+      nodes[open.back()].subtree_end = static_cast<uint32_t>(nodes.size());
+      open.pop_back();
+    }
+    if (done) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+  return data;
+}
+
+// Calls f(index) for each child of `parent` in order until f returns false.
+template <typename F>
+void for_each_child(const TreeData& tree, uint32_t parent, F&& f) {
+  const NodeData& p = tree.nodes[parent];
+  for (uint32_t c = parent + 1; c < p.subtree_end; c = tree.nodes[c].subtree_end) {
+    if (!f(c)) return;
+  }
 }
 
 }  // namespace
 
-uint16_t Node::symbol() const { return ts_node_symbol(ts(*this)); }
-
-std::string_view Node::type() const { return is_null() ? std::string_view() : ts_node_type(ts(*this)); }
-bool Node::is_named() const { return ts_node_is_named(ts(*this)); }
-bool Node::is_error() const { return !is_null() && ts_node_is_error(ts(*this)); }
-bool Node::is_missing() const { return !is_null() && ts_node_is_missing(ts(*this)); }
-bool Node::has_error() const { return !is_null() && ts_node_has_error(ts(*this)); }
-uint32_t Node::start() const { return ts_node_start_byte(ts(*this)); }
-uint32_t Node::end() const { return ts_node_end_byte(ts(*this)); }
-Node Node::parent() const { return is_null() ? Node() : wrap(ts_node_parent(ts(*this))); }
+std::string_view Node::type() const {
+  return is_null() ? std::string_view() : ts_language_symbol_name(python_language(), data().symbol);
+}
 
 Node Node::field(std::string_view name) const {
   if (is_null()) return Node();
-  return wrap(ts_node_child_by_field_name(ts(*this), name.data(), static_cast<uint32_t>(name.size())));
+  const uint16_t id = field_id(name);
+  if (id == 0) return Node();
+  Node found;
+  for_each_child(*tree_, index_, [&](uint32_t c) {
+    if (tree_->nodes[c].field != id) return true;
+    found = Node(tree_, c);
+    return false;
+  });
+  return found;
 }
 
-uint32_t Node::child_count() const { return is_null() ? 0 : ts_node_child_count(ts(*this)); }
-uint32_t Node::named_child_count() const { return is_null() ? 0 : ts_node_named_child_count(ts(*this)); }
-Node Node::child(uint32_t i) const { return wrap(ts_node_child(ts(*this), i)); }
-Node Node::named_child(uint32_t i) const { return wrap(ts_node_named_child(ts(*this), i)); }
-Node Node::next_named_sibling() const { return wrap(ts_node_next_named_sibling(ts(*this))); }
-Node Node::prev_named_sibling() const { return wrap(ts_node_prev_named_sibling(ts(*this))); }
-Node Node::named_descendant_for_range(uint32_t start, uint32_t end) const {
-  if (is_null()) return Node();
-  return wrap(ts_node_named_descendant_for_byte_range(ts(*this), start, end));
+Node Node::child(uint32_t i) const {
+  if (i >= child_count()) return Node();
+  Node found;
+  for_each_child(*tree_, index_, [&](uint32_t c) {
+    if (i-- != 0) return true;
+    found = Node(tree_, c);
+    return false;
+  });
+  return found;
 }
 
-// Children are read with a cursor: ts_node_child(i) walks from the first sibling each time.
+Node Node::named_child(uint32_t i) const {
+  if (i >= named_child_count()) return Node();
+  Node found;
+  for_each_child(*tree_, index_, [&](uint32_t c) {
+    if ((tree_->nodes[c].flags & detail::kNamed) == 0 || i-- != 0) return true;
+    found = Node(tree_, c);
+    return false;
+  });
+  return found;
+}
+
 std::vector<Node> Node::children() const {
   std::vector<Node> out;
   if (is_null()) return out;
-  TSTreeCursor cursor = ts_tree_cursor_new(ts(*this));
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
-    do {
-      out.push_back(wrap(ts_tree_cursor_current_node(&cursor)));
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
-  }
-  ts_tree_cursor_delete(&cursor);
+  out.reserve(data().child_count);
+  for_each_child(*tree_, index_, [&](uint32_t c) {
+    out.emplace_back(tree_, c);
+    return true;
+  });
   return out;
 }
 
 std::vector<Node> Node::named_children() const {
   std::vector<Node> out;
   if (is_null()) return out;
-  TSTreeCursor cursor = ts_tree_cursor_new(ts(*this));
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
-    do {
-      TSNode n = ts_tree_cursor_current_node(&cursor);
-      if (ts_node_is_named(n)) out.push_back(wrap(n));
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
-  }
-  ts_tree_cursor_delete(&cursor);
+  out.reserve(data().named_child_count);
+  for_each_child(*tree_, index_, [&](uint32_t c) {
+    if ((tree_->nodes[c].flags & detail::kNamed) != 0) out.emplace_back(tree_, c);
+    return true;
+  });
   return out;
-}
-
-uint32_t nesting_depth(Node root, uint32_t stop_above) {
-  if (root.is_null()) return 0;
-  TSTreeCursor cursor = ts_tree_cursor_new(ts(root));
-  uint32_t depth = 1;
-  uint32_t deepest = 1;
-  for (;;) {
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > stop_above) break;
-      continue;
-    }
-    bool moved = false;
-    while (!moved) {
-      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-        moved = true;
-      } else if (ts_tree_cursor_goto_parent(&cursor)) {
-        --depth;
-      } else {
-        ts_tree_cursor_delete(&cursor);
-        return deepest;
-      }
-    }
-  }
-  ts_tree_cursor_delete(&cursor);
-  return deepest;
-}
-
-void walk_named(Node root, const std::function<bool(Node)>& visit) {
-  if (root.is_null()) return;
-  TSTreeCursor cursor = ts_tree_cursor_new(ts(root));
-  // Pre-order over named nodes; an unnamed node's named descendants are still visited. A leaf
-  // (most nodes: names, literals, punctuation) is not asked for a first child it does not have.
-  bool descend = visit(root) && ts_node_child_count(ts(root)) != 0;
-  const auto step_into = [&](TSNode n) {
-    return (ts_node_is_named(n) ? visit(wrap(n)) : true) && ts_node_child_count(n) != 0;
-  };
-  for (;;) {
-    if (descend && ts_tree_cursor_goto_first_child(&cursor)) {
-      descend = step_into(ts_tree_cursor_current_node(&cursor));
-      continue;
-    }
-    bool moved = false;
-    while (!moved) {
-      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-        moved = true;
-      } else if (!ts_tree_cursor_goto_parent(&cursor)) {
-        ts_tree_cursor_delete(&cursor);
-        return;
-      }
-    }
-    descend = step_into(ts_tree_cursor_current_node(&cursor));
-  }
 }
 
 std::vector<Node> Node::children_by_field(std::string_view name) const {
   std::vector<Node> out;
-  if (is_null()) return out;
-  const TSFieldId id = ts_language_field_id_for_name(python_language(), name.data(),
-                                                      static_cast<uint32_t>(name.size()));
-  if (id == 0) return out;
-  TSTreeCursor cursor = ts_tree_cursor_new(ts(*this));
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
-    do {
-      if (ts_tree_cursor_current_field_id(&cursor) == id) {
-        out.push_back(wrap(ts_tree_cursor_current_node(&cursor)));
-      }
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
-  }
-  ts_tree_cursor_delete(&cursor);
+  const uint16_t id = field_id(name);
+  if (is_null() || id == 0) return out;
+  for_each_child(*tree_, index_, [&](uint32_t c) {
+    if (tree_->nodes[c].field == id) out.emplace_back(tree_, c);
+    return true;
+  });
   return out;
 }
 
-void TreeDeleter::operator()(TSTree* t) const { ts_tree_delete(t); }
-void ParserDeleter::operator()(TSParser* p) const { ts_parser_delete(p); }
+Node Node::next_named_sibling() const {
+  if (is_null() || data().parent == kNoNode) return Node();
+  const uint32_t stop = tree_->nodes[data().parent].subtree_end;
+  for (uint32_t c = data().subtree_end; c < stop; c = tree_->nodes[c].subtree_end) {
+    if ((tree_->nodes[c].flags & detail::kNamed) != 0) return Node(tree_, c);
+  }
+  return Node();
+}
 
-Node Tree::root() const { return wrap(ts_tree_root_node(tree_.get())); }
+Node Node::prev_named_sibling() const {
+  if (is_null() || data().parent == kNoNode) return Node();
+  Node found;
+  for_each_child(*tree_, data().parent, [&](uint32_t c) {
+    if (c == index_) return false;
+    if ((tree_->nodes[c].flags & detail::kNamed) != 0) found = Node(tree_, c);
+    return true;
+  });
+  return found;
+}
+
+// As tree-sitter's: descend into the first child that reaches `end` and past `start` (to it, when
+// the child is empty) and begins at or before `start`; answer the last named node passed.
+Node Node::named_descendant_for_range(uint32_t start, uint32_t end) const {
+  if (is_null()) return Node();
+  uint32_t node = index_;
+  Node last_named = *this;
+  for (bool descended = true; descended;) {
+    descended = false;
+    for_each_child(*tree_, node, [&](uint32_t c) {
+      const NodeData& d = tree_->nodes[c];
+      if (d.end < end) return true;
+      // It must pass `start`, or reach it when the node itself is empty.
+      if (d.start == d.end ? d.end < start : d.end <= start) return true;
+      if (start < d.start) return false;
+      node = c;
+      if ((d.flags & detail::kNamed) != 0) last_named = Node(tree_, c);
+      descended = true;
+      return false;
+    });
+  }
+  return last_named;
+}
+
+uint32_t nesting_depth(Node root, uint32_t stop_above) {
+  if (root.is_null()) return 0;
+  const std::vector<NodeData>& nodes = root.tree_data()->nodes;
+  // The subtree ends of the nodes open at i: its depth is their count.
+  std::vector<uint32_t> open;
+  uint32_t deepest = 0;
+  for (uint32_t i = root.index(); i < nodes[root.index()].subtree_end; ++i) {
+    while (!open.empty() && open.back() <= i) open.pop_back();
+    open.push_back(nodes[i].subtree_end);
+    deepest = std::max(deepest, static_cast<uint32_t>(open.size()));
+    if (deepest > stop_above) break;
+  }
+  return deepest;
+}
+
+void walk_named(Node root, const std::function<bool(Node)>& visit) { walk(root, visit); }
+
+void ParserDeleter::operator()(TSParser* p) const { ts_parser_delete(p); }
 
 const TSLanguage* python_language() { return tree_sitter_python(); }
 
@@ -176,23 +235,28 @@ void use_allocator(void* (*malloc_fn)(size_t), void* (*calloc_fn)(size_t, size_t
 }
 
 std::optional<Tree> Parser::parse(std::string_view text) {
-  TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, text.data(),
-                                        static_cast<uint32_t>(text.size()));
+  TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, text.data(), static_cast<uint32_t>(text.size()));
   if (tree == nullptr) return std::nullopt;
-  return Tree(tree);
+  std::unique_ptr<TreeData> data;
+  try {
+    data = flatten(tree);
+  } catch (...) {
+    ts_tree_delete(tree);  // out of memory (or budget) while copying: tree-sitter's tree goes too
+    throw;
+  }
+  ts_tree_delete(tree);
+  return Tree(std::move(data));
 }
 
 Node first_error(Node root) {
-  // Document-order search over all children: MISSING nodes are unnamed, so a named walk misses them.
-  std::vector<Node> stack{root};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (n.is_missing() || n.is_error()) return n;
-    std::vector<Node> kids = n.children();
-    for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-      if (it->has_error() || it->is_missing()) stack.push_back(*it);
-    }
+  // Document order over all nodes (MISSING nodes are anonymous), entering only subtrees that hold
+  // an error.
+  if (root.is_null()) return Node();
+  const std::vector<NodeData>& nodes = root.tree_data()->nodes;
+  for (uint32_t i = root.index(); i < nodes[root.index()].subtree_end;) {
+    const NodeData& d = nodes[i];
+    if ((d.flags & (detail::kMissing | detail::kError)) != 0) return Node(root.tree_data(), i);
+    i = i == root.index() || (d.flags & detail::kHasError) != 0 ? i + 1 : d.subtree_end;
   }
   return Node();
 }

@@ -1,7 +1,8 @@
 // RAII owners over the tree-sitter C API and a borrowed Node view.
 //
 // Lifetimes: `Parser` and `Tree` are move-only owners. `Node` is a trivially-copyable view that is
-// valid while the `Tree` it came from lives; it never owns anything.
+// valid while the `Tree` it came from lives (moving the Tree keeps it valid); it never owns
+// anything. tree-sitter's own tree lives only inside Parser::parse.
 #pragma once
 
 #include <cstdint>
@@ -15,45 +16,67 @@
 #include "graphmend/syntax/kinds.h"
 
 struct TSParser;
-struct TSTree;
 struct TSLanguage;
 
 namespace graphmend::syntax {
 
-// Mirrors TSNode so this header does not expose the C API.
-struct RawNode {
-  uint32_t context[4];
-  const void* id;
-  const TSTree* tree;
+namespace detail {
+
+inline constexpr uint32_t kNoNode = UINT32_MAX;
+
+// One node of a parsed file, copied out of tree-sitter's tree. Nodes lie in pre-order, so a
+// node's descendants are the indices (index, subtree_end) and a walk is a scan of an array.
+struct NodeData {
+  uint32_t start = 0;                // byte range
+  uint32_t end = 0;
+  uint32_t parent = kNoNode;
+  uint32_t subtree_end = 0;          // one past the node's last descendant
+  uint32_t child_count = 0;          // named and anonymous
+  uint32_t named_child_count = 0;
+  uint16_t symbol = 0;               // grammar symbol (aliases applied)
+  uint16_t field = 0;                // the field this node fills in its parent; 0 for none
+  uint8_t flags = 0;
 };
 
+enum NodeFlag : uint8_t { kNamed = 1, kError = 2, kMissing = 4, kHasError = 8 };
+
+struct TreeData {
+  std::vector<NodeData> nodes;  // never resized once built: Nodes point into it
+};
+
+}  // namespace detail
+
+// A node of a Tree. Every accessor is O(1) except those that step over siblings (child(i),
+// field(), the sibling and descendant searches: O(children)).
 class Node {
  public:
-  Node() : raw_{{0, 0, 0, 0}, nullptr, nullptr} {}
-  explicit Node(RawNode raw) : raw_(raw) {}
+  Node() = default;
+  Node(const detail::TreeData* tree, uint32_t index) : tree_(tree), index_(index) {}
 
-  [[nodiscard]] bool is_null() const { return raw_.id == nullptr; }
+  [[nodiscard]] bool is_null() const { return tree_ == nullptr; }
   explicit operator bool() const { return !is_null(); }
 
   [[nodiscard]] std::string_view type() const;  // for messages; test kinds with is()
-  [[nodiscard]] bool is(const Kind& kind) const { return !is_null() && kind.matches(symbol()); }
-  [[nodiscard]] uint16_t symbol() const;
-  [[nodiscard]] bool is_named() const;
-  [[nodiscard]] bool is_error() const;    // ERROR node
-  [[nodiscard]] bool is_missing() const;  // MISSING node inserted by recovery
-  [[nodiscard]] bool has_error() const;   // anywhere below
+  [[nodiscard]] bool is(const Kind& kind) const { return !is_null() && kind.matches(data().symbol); }
+  [[nodiscard]] uint16_t symbol() const { return is_null() ? 0 : data().symbol; }
+  [[nodiscard]] bool is_named() const { return has_flag(detail::kNamed); }
+  [[nodiscard]] bool is_error() const { return has_flag(detail::kError); }      // ERROR node
+  [[nodiscard]] bool is_missing() const { return has_flag(detail::kMissing); }  // MISSING node inserted by recovery
+  [[nodiscard]] bool has_error() const { return has_flag(detail::kHasError); }  // anywhere below
 
-  [[nodiscard]] uint32_t start() const;
-  [[nodiscard]] uint32_t end() const;
+  [[nodiscard]] uint32_t start() const { return is_null() ? 0 : data().start; }
+  [[nodiscard]] uint32_t end() const { return is_null() ? 0 : data().end; }
   [[nodiscard]] source::TextRange range() const { return {start(), end()}; }
   [[nodiscard]] std::string_view text(std::string_view source) const {
     return source.substr(start(), end() - start());
   }
 
-  [[nodiscard]] Node parent() const;
+  [[nodiscard]] Node parent() const {
+    return is_null() || data().parent == detail::kNoNode ? Node() : Node(tree_, data().parent);
+  }
   [[nodiscard]] Node field(std::string_view name) const;
-  [[nodiscard]] uint32_t child_count() const;
-  [[nodiscard]] uint32_t named_child_count() const;
+  [[nodiscard]] uint32_t child_count() const { return is_null() ? 0 : data().child_count; }
+  [[nodiscard]] uint32_t named_child_count() const { return is_null() ? 0 : data().named_child_count; }
   [[nodiscard]] Node child(uint32_t i) const;
   [[nodiscard]] Node named_child(uint32_t i) const;
   [[nodiscard]] std::vector<Node> children() const;
@@ -66,30 +89,37 @@ class Node {
   [[nodiscard]] Node named_descendant_for_range(uint32_t start, uint32_t end) const;
 
   // Identity: same node of the same tree.
-  [[nodiscard]] const void* id() const { return raw_.id; }
-  friend bool operator==(const Node& a, const Node& b) { return a.raw_.id == b.raw_.id; }
+  [[nodiscard]] const void* id() const { return is_null() ? nullptr : &data(); }
+  friend bool operator==(const Node& a, const Node& b) { return a.tree_ == b.tree_ && a.index_ == b.index_; }
 
-  [[nodiscard]] const RawNode& raw() const { return raw_; }
+  // The storage behind the node, for walks over the array (see walk()).
+  [[nodiscard]] const detail::TreeData* tree_data() const { return tree_; }
+  [[nodiscard]] uint32_t index() const { return index_; }
 
  private:
-  RawNode raw_;
+  [[nodiscard]] const detail::NodeData& data() const { return tree_->nodes[index_]; }
+  [[nodiscard]] bool has_flag(uint8_t flag) const { return !is_null() && (data().flags & flag) != 0; }
+
+  const detail::TreeData* tree_ = nullptr;
+  uint32_t index_ = 0;
 };
 
-struct TreeDeleter {
-  void operator()(TSTree* t) const;
-};
-struct ParserDeleter {
-  void operator()(TSParser* p) const;
-};
-
+// A parsed file. Parsing copies tree-sitter's tree into a flat array of nodes and frees it at
+// once: the copy is smaller, and walking an array is much faster than tree-sitter's cursors.
 class Tree {
  public:
-  explicit Tree(TSTree* tree) : tree_(tree) {}
-  [[nodiscard]] Node root() const;
+  [[nodiscard]] Node root() const { return Node(data_.get(), 0); }
   [[nodiscard]] bool has_error() const { return root().has_error(); }
+  [[nodiscard]] size_t node_count() const { return data_->nodes.size(); }
 
  private:
-  std::unique_ptr<TSTree, TreeDeleter> tree_;
+  friend class Parser;
+  explicit Tree(std::unique_ptr<detail::TreeData> data) : data_(std::move(data)) {}
+  std::unique_ptr<detail::TreeData> data_;  // a stable address: Nodes outlive moves of the Tree
+};
+
+struct ParserDeleter {
+  void operator()(TSParser* p) const;
 };
 
 // A Python parser. Not thread-safe; use one per thread.
@@ -118,12 +148,25 @@ Node first_error(Node root);
 // Iterative: safe on any input.
 uint32_t nesting_depth(Node root, uint32_t stop_above);
 
-// Pre-order walk over named nodes; `visit` returns false to skip a node's children.
-void walk_named(Node root, const std::function<bool(Node)>& visit);
-
+// Pre-order walk over named nodes below and including `root` (which is visited even if
+// anonymous); `visit` returns false to skip a node's children. A scan of the node array.
 template <typename F>
-void walk(Node node, F&& visit) {
-  walk_named(node, std::function<bool(Node)>(std::forward<F>(visit)));
+void walk(Node root, F&& visit) {
+  if (root.is_null()) return;
+  const std::vector<detail::NodeData>& nodes = root.tree_data()->nodes;
+  const detail::TreeData* tree = root.tree_data();
+  uint32_t i = root.index();
+  const uint32_t stop = nodes[i].subtree_end;
+  if (!visit(root)) return;
+  for (++i; i < stop;) {
+    if ((nodes[i].flags & detail::kNamed) != 0 && !visit(Node(tree, i))) {
+      i = nodes[i].subtree_end;
+    } else {
+      ++i;
+    }
+  }
 }
+
+void walk_named(Node root, const std::function<bool(Node)>& visit);
 
 }  // namespace graphmend::syntax
