@@ -29,5 +29,7 @@ for f in $(find tests/fixtures tests/fuzz/regressions -name '*.py'); do cp "$f" 
 ARGS=("$@")
 ((${#ARGS[@]})) || ARGS=(-max_total_time=60)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-exec "$B/tests/fuzz/graphmend_fuzz" -timeout=20 -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 \
-  -artifact_prefix="$B/findings/" "${ARGS[@]}" "$B/corpus"
+# From inside the build folder: with -jobs, libFuzzer writes its fuzz-N.log files to the working folder.
+cd "$B"
+exec tests/fuzz/graphmend_fuzz -timeout=20 -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 \
+  -artifact_prefix=findings/ "${ARGS[@]}" corpus
