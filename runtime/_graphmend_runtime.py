@@ -14,7 +14,7 @@ part is for.
 import sys
 import types
 
-RUNTIME_VERSION = "3"
+RUNTIME_VERSION = "4"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -51,6 +51,7 @@ def bind(module_globals):
     view = types.ModuleType("_graphmend_runtime[" + key + "]")
     if "_deferring" in globals():  # decorates site helpers when the module is defined
         view.deferred = lambda site: _deferring(key, site)
+        view.call = lambda path: _calling(key, path)
     if _load_torch():
         _complete(view, key)
     else:
@@ -122,10 +123,33 @@ def _register(name, impl, schema):
 
 
 def _site(qualified):
-    """The site helper `key:name` names: a module-level function of a bound module."""
+    """What `key:name` names: a site helper (a module-level function of a bound module),
+    or the callee a `_graphmend.call` site names by its path."""
     key, _, name = qualified.rpartition(":")
+    if not name.startswith("_graphmend_"):
+        return _resolve(key, name)
     site = _state.modules[key][name]
     return getattr(site, "__graphmend_site__", site)  # a @deferred helper: its function
+
+
+def _resolve(key, path):
+    """The object a dotted path ("logger.warning_once", "print") names in a bound
+    module, found as the module's own code finds it: a global, else a builtin, then
+    attributes; a name bound nowhere raises the NameError that code would."""
+    scope = _state.modules[key]
+    head, *attributes = path.split(".")
+    if head in scope:
+        value = scope[head]
+    else:
+        builtins = scope.get("__builtins__", __builtins__)
+        if type(builtins) is not dict:
+            builtins = vars(builtins)
+        if head not in builtins:
+            raise NameError("name '" + head + "' is not defined", name=head)
+        value = builtins[head]
+    for attribute in attributes:
+        value = getattr(value, attribute)
+    return value
 
 
 def _carry(args):
@@ -259,6 +283,26 @@ def _deferring(key, site):
     deferred.__name__ = deferred.__qualname__ = site.__name__
     deferred.__graphmend_site__ = site
     return deferred
+
+
+def _calling(key, path):
+    """`_graphmend.call("logger.warning_once")(...)`: the callee of a [Defer] site
+    whose arguments are all carried as they are, named by its path: no helper needed.
+
+    Eager (or before torch is imported): the callee itself, found as the module's code
+    finds it, so the call runs as written. Under torch.compile: a callable that defers
+    the call as `_graphmend.defer` does; the callee is not looked up while tracing.
+    """
+    if torch is not None and torch.compiler.is_compiling():
+
+        def deferred(*args):
+            carried = _carry(args)
+            if carried is None:
+                return _resolve(key, path)(*args)
+            _emit(_state.sink, key + ":" + path, *carried)
+
+        return deferred
+    return _resolve(key, path)
 
 
 def _check(key, site, cond, negate, *args):

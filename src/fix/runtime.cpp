@@ -16,7 +16,7 @@ constexpr std::string_view kSectionMarker = "# graphmend-section: ";
 // Which runtime section defines each name bind() hands out; the core (before the first section
 // marker) and the closing section are always included.
 const std::map<std::string, std::string, std::less<>> kSectionOf = {
-    {"defer", "effects"},  {"check", "effects"}, {"deferred", "effects"},          {"equal", "equal"},
+    {"defer", "effects"},  {"check", "effects"}, {"deferred", "effects"}, {"call", "effects"},          {"equal", "equal"},
     {"assert_async", "assert_async"}, {"selectable", "where"}, {"where", "where"},
     {"buffer_slot", "buffer"}, {"unmoved", "buffer"}};
 

@@ -210,10 +210,11 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   }
   if (callee_only) {
     if (auto taken = runtime_unavailable(m)) return *taken;
-    const std::string deferred =
-        names.shared(kind_tag(kind), helper_signature(site_helper("", renderer.params(), site_call, kDeferredDecorator)));
-    choose_callee(m, call.field("function"), deferred, fix);
-    fix.helpers = {site_helper(deferred, renderer.params(), site_call, kDeferredDecorator)};
+    // No helper: the runtime finds the callee by its path, as the module's code would.
+    const std::string path = fn.is(kind::attribute)
+                                 ? fmt::format("{}.{}", m.text(fn.field("object")), m.text(fn.field("attribute")))
+                                 : callee;
+    call_through_runtime(m, call.field("function"), path, fix);
     return fix;
   }
 

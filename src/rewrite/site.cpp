@@ -489,23 +489,22 @@ std::optional<Declined> runtime_unavailable(const ir::Module& m) {
   return std::nullopt;
 }
 
-void choose_callee(const ir::Module& m, ir::Node function, std::string_view deferred, source::Fix& fix) {
+void call_through_runtime(const ir::Module& m, ir::Node function, std::string_view path, source::Fix& fix) {
   const std::string_view text = m.text();
-  const std::string choice = fmt::format(" if not _graphmend.compiling() else {}", deferred);
+  const std::string callee = fmt::format("_graphmend.call(\"{}\")", path);
   const size_t before = text.substr(0, function.start()).find_last_of("\r\n");
   const size_t line_start = before == std::string_view::npos ? 0 : before + 1;
   const size_t line_end = std::min(text.find_first_of("\r\n", function.start()), text.size());
-  const size_t width = line_end - line_start + choice.size() + 2;
+  const size_t width = line_end - line_start - std::min<size_t>(function.end(), line_end) + function.start() + callee.size();
   if (width <= kMaxGeneratedLine || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
-    fix.edits.push_back(source::Edit::insertion(function.start(), "("));
-    fix.edits.push_back(source::Edit::insertion(function.end(), choice + ")"));
+    fix.edits.push_back(source::Edit::replace(function.range(), callee));
     return;
   }
   const std::string newline(source::newline_text(m.file().newline));
   const std::string_view indent = source::indentation_at(text, function.start());
   const std::string inner = std::string(indent) + (indent.find('\t') != std::string_view::npos ? "\t" : "    ");
-  fix.edits.push_back(source::Edit::insertion(function.start(), "(" + newline + inner));
-  fix.edits.push_back(source::Edit::insertion(function.end(), choice + newline + std::string(indent) + ")"));
+  fix.edits.push_back(
+      source::Edit::replace(function.range(), "(" + newline + inner + callee + newline + std::string(indent) + ")"));
 }
 
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,

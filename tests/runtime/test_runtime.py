@@ -16,7 +16,10 @@ import torch
 RUNTIME = pathlib.Path(__file__).resolve().parents[2] / "runtime" / "_graphmend_runtime.py"
 # RUNTIME_VERSION -> sha256 of the file: a changed runtime must carry a new version, or packages
 # patched earlier would keep a stale copy (graphmend rewrites the file only when versions differ).
-RELEASED = {"3": "f4df64c24228f9a85d180db09eed82c498a9e9c3d6731d5bc43c9211a11c3ccd"}
+RELEASED = {
+    "3": "f4df64c24228f9a85d180db09eed82c498a9e9c3d6731d5bc43c9211a11c3ccd",
+    "4": "4dcb186b2dbfe673301fbc9946508a02b772dbba8ad47057c6de6a18bca0e9bc",
+}
 
 
 def load_copy(name: str) -> types.ModuleType:
@@ -179,6 +182,55 @@ def f(x):
         assert torch.equal(out, torch.zeros(2))
     assert m.f(torch.ones(1)).tolist() == [2.0]  # eager: the original callee
     assert capsys.readouterr().out == "value [1.0, 1.0]\nvalue [1.0, 1.0]\nvalue tensor([2.])\n"
+
+
+def test_call_defers_a_callee_named_by_its_path(rt, capsys):
+    m = host_module(
+        "pkg_a.by_path",
+        rt,
+        """
+import logging, sys
+logger = logging.getLogger("graphmend.test.by_path")
+logger.addHandler(logging.StreamHandler(sys.stdout))
+logger.propagate = False
+
+def f(x):
+    _graphmend.call("print")("value", x + 1)
+    _graphmend.call("logger.warning")("%s items", x.numel())
+    return x * 2
+""",
+    )
+    torch._dynamo.reset()
+    for backend in ("eager", "aot_eager"):
+        out = torch.compile(m.f, fullgraph=True, backend=backend)(torch.zeros(2))
+        assert torch.equal(out, torch.zeros(2))
+    assert m.f(torch.ones(1)).tolist() == [2.0]  # eager: the callee itself, called in place
+    assert capsys.readouterr().out == (
+        "value tensor([1., 1.])\n2 items\n" * 2 + "value tensor([2.])\n1 items\n"
+    )
+
+
+def test_call_finds_the_callee_as_the_module_does(rt):
+    m = host_module("pkg_a.lookup", rt, "def print(*a):\n    return ('own', a)\nclass ns:\n    value = 3\n")
+    assert m._graphmend.call("print")(1) == ("own", (1,))  # a global shadows the builtin
+    assert m._graphmend.call("len")("abc") == 3  # else the builtin
+    assert m._graphmend.call("ns.value") == 3
+    with pytest.raises(NameError, match=r"^name 'missing' is not defined$"):
+        m._graphmend.call("missing")
+    with pytest.raises(AttributeError, match="has no attribute 'other'"):
+        m._graphmend.call("ns.other")
+
+
+def test_call_with_an_uncarriable_argument_makes_the_original_call(rt, capsys):
+    m = host_module(
+        "pkg_a.by_path_fallback",
+        rt,
+        "def f(x):\n    _graphmend.call('print')('object', type(object()).__name__, {})\n    return x + 1\n",
+    )
+    torch._dynamo.reset()
+    out = torch.compile(m.f, backend="eager")(torch.zeros(1))  # a graph break, as the original
+    assert torch.equal(out, torch.ones(1))
+    assert capsys.readouterr().out == "object object {}\n"
 
 
 def test_check_raises_the_sites_exception_from_the_graph(rt):

@@ -104,18 +104,17 @@ ir::Node dotted_root(ir::Node n);
 // Source text for a diagnostic: one line, at most 40 characters.
 std::string snippet(const ir::Module& m, ir::Node n);
 
-// The decorator that makes a site helper the deferring callable itself.
-inline constexpr std::string_view kDeferredDecorator = "@_graphmend.deferred\n";
-
 // Declined when the module binds `_graphmend` itself (graphmend's generated code needs the name),
 // or when its generated block's markers are damaged (source::GeneratedMarkers::damage).
 std::optional<Declined> runtime_unavailable(const ir::Module& m);
 
-// Makes the call whose callee is `function` call `deferred` instead under torch.compile:
-//     (<callee> if not _graphmend.compiling() else <deferred>)(<arguments, as they were>)
-// on the callee's line, or over three lines when that line would pass 88 columns. The call
-// still starts on its line, so log records and warnings keep their line.
-void choose_callee(const ir::Module& m, ir::Node function, std::string_view deferred, source::Fix& fix);
+// Makes the call whose callee is `function` (a module-level name, or an attribute of one, spelt
+// `path`: "logger.warning_once", "print") defer itself under torch.compile:
+//     _graphmend.call("<path>")(<arguments, as they were>)
+// on the callee's line, or over three lines when that line would pass 88 columns. Eager, the
+// runtime finds the callee as the module's code does; the call still starts on its line, so log
+// records and warnings keep their line.
+void call_through_runtime(const ir::Module& m, ir::Node function, std::string_view path, source::Fix& fix);
 
 // Makes `stmt` run only outside Dynamo and `compiled_code` run in its place under torch.compile:
 //     if not _graphmend.compiling():
