@@ -14,4 +14,5 @@ if [ "$(bench/.venv/bin/ruff --version 2>/dev/null)" != "ruff 0.17.6" ]; then
   bench/.venv/bin/pip install -q --disable-pip-version-check ruff==0.17.6
 fi
 [ -x build/graphmend ] || scripts/build.sh >/dev/null
+cmake --build build --target graphmend_parse_floor >/dev/null
 exec bench/.venv/bin/python bench/speed.py --ruff bench/.venv/bin/ruff "$@"

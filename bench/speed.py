@@ -124,6 +124,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--graphmend", default=str(ROOT / "build" / "graphmend"))
     parser.add_argument("--ruff", default=shutil.which("ruff") or "ruff")
+    parser.add_argument("--parse-floor", default=str(ROOT / "build" / "graphmend_parse_floor"))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--small-files", type=int, default=10_000)
     args = parser.parse_args()
@@ -151,6 +152,8 @@ def main() -> None:
         out["warm_check"]["same_report"] = out["warm_check"]["stdout"] == stored[2] == out["check"]["stdout"]
         out["ruff_check"] = best([ruff, "check", "--no-cache", "--isolated", "--select", "E,F,W", str(tree)],
                                  args.repeat)
+        # tree-sitter's parse of every file, nothing else: what any check built on it cannot go below.
+        out["parse_floor"] = best([args.parse_floor, "-j", jobs, str(tree)], args.repeat)
         fix_copy = work / "fix"
         shutil.copytree(tf, fix_copy / "transformers")
         out["fix"] = best([gm, "fix", "-j", jobs, "--unsafe-fixes", "--no-summary", "--output-format", "concise",
@@ -162,11 +165,13 @@ def main() -> None:
         out["small_ruff_check"] = best([ruff, "check", "--no-cache", "--isolated", "--select", "E,F,W", str(small)],
                                        args.repeat)
         out["footprint"] = footprint(gm, ruff, tf, work / "footprint")
+    out["parse_floor"].update(json.loads(out["parse_floor"].pop("stdout")))
     for key in ("check", "warm_check", "ruff_check", "fix", "small_check", "small_ruff_check"):
         out[key].pop("stdout", None)
     out["ratios"] = {
         "check_vs_ruff_time": round(out["check"]["wall_s"] / out["ruff_check"]["wall_s"], 2),
         "fix_vs_check_time": round(out["fix"]["wall_s"] / out["check"]["wall_s"], 2),
+        "parse_floor_vs_ruff_time": round(out["parse_floor"]["wall_s"] / out["ruff_check"]["wall_s"], 2),
         "small_check_vs_ruff_time": round(out["small_check"]["wall_s"] / out["small_ruff_check"]["wall_s"], 2),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -189,6 +194,9 @@ def write_section(r: dict) -> None:
         "|---|---|---|---|",
         f"| check, transformers: wall | {r['check']['wall_s']} s | {r['ruff_check']['wall_s']} s | "
         f"{r['ratios']['check_vs_ruff_time']}x [<= 1] |",
+        f"| tree-sitter's parse of the same files alone (graphmend's parser, no analysis; `build/graphmend_parse_floor`)"
+        f": wall | {r['parse_floor']['wall_s']} s | {r['ruff_check']['wall_s']} s | "
+        f"{r['ratios']['parse_floor_vs_ruff_time']}x |",
         f"| check, transformers: peak RSS | {r['check']['peak_rss_mb']} MB [<= 150] | "
         f"{r['ruff_check']['peak_rss_mb']} MB | |",
         f"| check again, transformers unchanged (result cache): wall | {r['warm_check']['wall_s']} s [<= 1]; "

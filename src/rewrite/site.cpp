@@ -372,6 +372,12 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
     if (depth < 0) return plain();
   }
   std::string out = std::string(indent) + std::string(line.substr(0, open + 1));
+  // As black and ruff format: the arguments on one line of their own when they fit there, else
+  // one per line.
+  if (indent.size() + unit.size() + inside.size() <= kMaxGeneratedLine && !inside.ends_with(",")) {
+    return out + std::string(newline) + std::string(indent) + std::string(unit) + std::string(inside) +
+           std::string(newline) + std::string(indent) + std::string(tail);
+  }
   for (std::string_view arg : args) {
     while (arg.starts_with(' ')) arg.remove_prefix(1);
     while (arg.ends_with(' ')) arg.remove_suffix(1);
@@ -403,6 +409,12 @@ std::string render_code(std::string_view code, std::string_view newline, std::st
     std::string indent = first ? std::string() : std::string(inner);
     while (line.starts_with(kIndentStep)) {
       indent += unit;
+      line.remove_prefix(1);
+    }
+    // A copied line's own indentation (relative to its statement's first line) is indentation
+    // too: a wrapped line's arguments go one level in from it.
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) {
+      indent += line.front();
       line.remove_prefix(1);
     }
     if (!first) out += newline;

@@ -380,10 +380,11 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     }
     std::string all_conds = cond_tuple;
     if (!guard_names.empty()) {
-      all_conds = "(";
-      for (size_t i = 0; i < conds.size(); ++i) all_conds += cond_name(i) + ", ";
-      for (const std::string& g : guard_names) all_conds += g + ", ";
-      all_conds += ")";
+      // At least two: a condition and a guard, so no trailing comma is needed.
+      std::vector<std::string> tested;
+      for (size_t i = 0; i < conds.size(); ++i) tested.push_back(cond_name(i));
+      tested.insert(tested.end(), guard_names.begin(), guard_names.end());
+      all_conds = fmt::format("({})", fmt::join(tested, ", "));
     }
     compiled.line("if _graphmend.selectable(" + all_conds + groups + "):");
     ++compiled.level;
