@@ -121,7 +121,11 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, const syn
     helpers.push_back(h);
   };
   if (block) {
-    for (const source::Helper& h : source::generated_helpers(text.substr(range->start, range->length()), block->legacy)) keep(h);
+    std::vector<source::TextRange> statements;
+    for (syntax::Node n : tree.root().named_children()) {
+      if (!n.is(kind::comment)) statements.push_back(n.range());
+    }
+    for (const source::Helper& h : source::generated_helpers(text, *block, statements)) keep(h);
   }
   for (const source::Helper* h : new_helpers) keep(*h);
 

@@ -117,8 +117,11 @@ std::string SiteNamer::shared(std::string_view kind, const std::string& signatur
   if (!block_read_) {
     block_read_ = true;
     if (const auto& block = module_.generated().block) {
-      const std::string_view text = module_.text().substr(block->range.start, block->range.length());
-      for (const source::Helper& h : source::generated_helpers(text, block->legacy)) {
+      std::vector<source::TextRange> statements;
+      for (ir::Node n : module_.root().named_children()) {
+        if (!n.is(kind::comment)) statements.push_back(n.range());
+      }
+      for (const source::Helper& h : source::generated_helpers(module_.text(), *block, statements)) {
         by_signature_.emplace(helper_signature(h), h.name);
       }
     }

@@ -91,43 +91,33 @@ GeneratedMarkers scan_generated_markers(std::string_view text) {
 
 std::optional<GeneratedBlock> find_generated_block(std::string_view text) { return scan_generated_markers(text).block; }
 
-std::vector<Helper> generated_helpers(std::string_view block, bool legacy) {
+std::vector<Helper> generated_helpers(std::string_view text, const GeneratedBlock& block,
+                                     std::span<const TextRange> statements) {
   std::vector<Helper> out;
-  const std::string text = with_lf_newlines(block);
-  size_t pos = 0;
-  Helper* current = nullptr;
-  bool legacy_site = false;
-  std::string decorators;  // the current block's `@...` lines before a `def`
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    eol = eol == std::string::npos ? text.size() : eol + 1;
-    const std::string_view line = std::string_view(text).substr(pos, eol - pos);
-    pos = eol;
-    const bool top_level = !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '\n';
-    if (top_level) {
-      current = nullptr;
-      if (line.starts_with(kLegacySiteDecorator)) {
-        legacy_site = true;
-        continue;
-      }
-      if (line.starts_with("@")) {
-        if (!legacy) decorators += line;
-        continue;
-      }
-      const bool is_site = legacy ? legacy_site : true;
-      legacy_site = false;
-      if (is_site && line.starts_with("def _graphmend_")) {
-        const size_t paren = line.find('(');
-        out.push_back({std::string(line.substr(4, paren - 4)), decorators + std::string(line)});
-        current = &out.back();
-      }
-      decorators.clear();
-      continue;
+  for (const TextRange& statement : statements) {
+    if (!block.range.contains(statement)) continue;
+    std::string code = with_lf_newlines(text.substr(statement.start, statement.length()));
+    if (block.legacy) {
+      // graphmend 0.1's blocks held the runtime too: only its `@_graphmend_site` functions count,
+      // without the decorator.
+      if (!code.starts_with(kLegacySiteDecorator)) continue;
+      const size_t eol = code.find('\n');
+      if (eol == std::string::npos) continue;
+      code.erase(0, eol + 1);
     }
-    if (current) current->code += line;
-  }
-  for (Helper& h : out) {
-    while (h.code.ends_with("\n\n")) h.code.pop_back();
+    // The `def` line, after any decorator lines.
+    size_t def = 0;
+    while (def < code.size() && code[def] == '@') {
+      const size_t eol = code.find('\n', def);
+      if (eol == std::string::npos) break;
+      def = eol + 1;
+    }
+    if (code.compare(def, 15, "def _graphmend_") != 0) continue;
+    const size_t paren = code.find('(', def);
+    if (paren == std::string::npos) continue;
+    std::string name = code.substr(def + 4, paren - def - 4);
+    code += '\n';
+    out.push_back({std::move(name), std::move(code)});
   }
   return out;
 }

@@ -100,6 +100,8 @@ TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
     driver::FileReport second = run_one(again);
     EXPECT_EQ(second.text, first.text) << "fixes are not idempotent";
     EXPECT_EQ(second.fixes_applied, 0);
+    // Nor does it have anything to say: a revert ("a fix introduced a syntax error") keeps the text.
+    EXPECT_TRUE(second.notes.empty()) << second.notes.front();
   } else {
     EXPECT_EQ(first.text, original);
   }

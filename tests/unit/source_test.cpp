@@ -3,6 +3,7 @@
 #include "graphmend/source/generated.h"
 #include "graphmend/source/source_file.h"
 #include "graphmend/source/text.h"
+#include "graphmend/syntax/tree.h"
 
 namespace graphmend::source {
 namespace {
@@ -140,6 +141,44 @@ TEST(GeneratedMarkers, Graphmend01BlockIsFoundAsLegacy) {
   ASSERT_TRUE(m.block);
   EXPECT_TRUE(m.block->legacy);
   EXPECT_FALSE(m.damage);
+}
+
+// The top-level statements of `text`, as the fix stage passes them.
+std::vector<TextRange> statements_of(const std::string& text) {
+  std::vector<TextRange> out;
+  static syntax::Parser parser;
+  const std::optional<syntax::Tree> tree = parser.parse(text);
+  for (syntax::Node n : tree->root().named_children()) {
+    if (!n.is(kind::comment)) out.push_back(n.range());
+  }
+  return out;
+}
+
+TEST(GeneratedHelpers, AHelperIsReadBackWholeWhateverItsStringsHoldAtColumnZero) {
+  const std::string helper_a = "def _graphmend_print_0(a0):\n    print(f\"\"\"value:\n{a0}\n\"\"\", end=\"\")\n";
+  const std::string helper_b = "@_graphmend.deferred\ndef _graphmend_log_1(a0):\n    logger.info(a0)\n";
+  const std::string text = joined({"import torch\n\n", kGeneratedBegin, "\n_graphmend = 1\n\n\n", helper_a, "\n\n",
+                                   helper_b, "\n\n", kGeneratedEnd, "\n\n\ndef _graphmend_user():\n    pass\n"});
+  const GeneratedMarkers m = scan_generated_markers(text);
+  ASSERT_TRUE(m.block);
+  const std::vector<Helper> helpers = generated_helpers(text, *m.block, statements_of(text));
+  ASSERT_EQ(helpers.size(), 2u);  // the function after the end marker is not the block's
+  EXPECT_EQ(helpers[0].name, "_graphmend_print_0");
+  EXPECT_EQ(helpers[0].code, helper_a);
+  EXPECT_EQ(helpers[1].name, "_graphmend_log_1");
+  EXPECT_EQ(helpers[1].code, helper_b);
+}
+
+TEST(GeneratedHelpers, Graphmend01BlocksYieldOnlyTheirSiteFunctions) {
+  const std::string text = joined({kLegacyGeneratedBegin, "\ndef _graphmend_runtime_part():\n    pass\n\n",
+                                   "@_graphmend_site\ndef _graphmend_print_f_0(a0):\n    print(a0)\n",
+                                   kLegacyGeneratedEnd, "\n"});
+  const GeneratedMarkers m = scan_generated_markers(text);
+  ASSERT_TRUE(m.block);
+  const std::vector<Helper> helpers = generated_helpers(text, *m.block, statements_of(text));
+  ASSERT_EQ(helpers.size(), 1u);
+  EXPECT_EQ(helpers[0].name, "_graphmend_print_f_0");
+  EXPECT_EQ(helpers[0].code, "def _graphmend_print_f_0(a0):\n    print(a0)\n");
 }
 
 }  // namespace

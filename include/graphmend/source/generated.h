@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,9 +49,12 @@ GeneratedMarkers scan_generated_markers(std::string_view text);
 // The module's generated block, if its markers pair up (scan_generated_markers(text).block).
 std::optional<GeneratedBlock> find_generated_block(std::string_view text);
 
-// The site helpers a block's text defines, by name, each as top-level Python with '\n' newlines
-// ending in one newline. graphmend 0.1's blocks (`legacy`) also held the runtime; only their
-// `@_graphmend_site` functions count, without the decorator.
-std::vector<Helper> generated_helpers(std::string_view block, bool legacy);
+// The site helpers the block of module `text` defines, by name, each as top-level Python with '\n'
+// newlines ending in one newline. `statements` are the module's top-level statements (the parse
+// tree knows where one ends: a helper's string may hold lines at column 0). graphmend 0.1's blocks
+// (`block.legacy`) also held the runtime; only their `@_graphmend_site` functions count, without
+// the decorator.
+std::vector<Helper> generated_helpers(std::string_view text, const GeneratedBlock& block,
+                                     std::span<const TextRange> statements);
 
 }  // namespace graphmend::source
