@@ -35,8 +35,10 @@ class Builder {
     const int module_scope = new_scope(ScopeKind::Module, m_.root(), -1);
     collect_declarations(m_.root(), module_scope);
     visit_block(m_.root(), module_scope);
-    for (size_t f = 0; f < m_.functions.size(); ++f) build_cfg(static_cast<int>(f));
   }
+
+  // The CFG of function `fi` of a built module (Module::cfg builds each on first use).
+  static void build_cfg(const Module& m, int fi, Cfg& cfg);
 
  private:
   Module& m_;
@@ -755,9 +757,10 @@ class Builder {
     }
   };
 
-  void build_cfg(int fi) {
-    Function& f = m_.functions[static_cast<size_t>(fi)];
-    Cfg& cfg = f.cfg;
+};
+
+void Builder::build_cfg(const Module& m, int fi, Cfg& cfg) {
+    const Function& f = m.functions[static_cast<size_t>(fi)];
     CfgBuilder b{cfg, {}, {}};
     cfg.entry = b.add(CfgKind::Entry, Node());
     cfg.exit = b.add(CfgKind::Exit, Node());
@@ -767,10 +770,10 @@ class Builder {
     cfg.index();
     // Attach bindings of this function's own locals to the CFG node that makes them.
     const int scope = f.scope;
-    for (const auto& [name, sym] : m_.scopes[static_cast<size_t>(scope)].symbols) {
+    for (const auto& [name, sym] : m.scopes[static_cast<size_t>(scope)].symbols) {
       (void)name;
-      for (int bi : m_.symbols[static_cast<size_t>(sym)].bindings) {
-        const Binding& binding = m_.bindings[static_cast<size_t>(bi)];
+      for (int bi : m.symbols[static_cast<size_t>(sym)].bindings) {
+        const Binding& binding = m.bindings[static_cast<size_t>(bi)];
         int at = binding.kind == BindingKind::Parameter ? cfg.entry
                                                         : cfg.node_containing(binding.target);
         if (binding.kind == BindingKind::FunctionDef || binding.kind == BindingKind::ClassDef) {
@@ -781,9 +784,8 @@ class Builder {
       }
     }
     for (auto& node : cfg.nodes) std::sort(node.gen.begin(), node.gen.end());
-    cfg.index_definitions(m_);
-  }
-};
+    cfg.index_definitions(m);
+}
 
 Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string module_name)
     : file_(&file), tree_(std::move(tree)), module_name_(std::move(module_name)) {
@@ -884,13 +886,19 @@ int Module::lookup(int scope, std::string_view name) const {
 
 int Module::lookup_at(Node use) const { return lookup(scope_of(use), text(use)); }
 
+const Cfg& Module::cfg(int function) const {
+  LazyCfg& slot = *functions[static_cast<size_t>(function)].lazy_cfg;
+  std::call_once(slot.built, [&] { Builder::build_cfg(*this, function, slot.cfg); });
+  return slot.cfg;
+}
+
 std::vector<int> Module::reaching_bindings(Node use) const {
   const int sym = lookup_at(use);
   if (sym < 0) return {};
   const Symbol& s = symbols[static_cast<size_t>(sym)];
   const Scope& owner = scopes[static_cast<size_t>(s.scope)];
   if (owner.kind == ScopeKind::Function && function_of(use) == owner.function) {
-    const Cfg& cfg = functions[static_cast<size_t>(owner.function)].cfg;
+    const Cfg& cfg = this->cfg(owner.function);
     const int at = cfg.node_containing(use);
     if (at >= 0) return cfg.reaching(at, sym);
   }

@@ -142,8 +142,7 @@ TEST(Cfg, TryExceptWithWhileAndBreak) {
       "        z = fh\n"
       "    return y\n");
   const ir::Module& m = *p.module;
-  const ir::Function& f = m.functions[0];
-  EXPECT_GE(f.cfg.nodes.size(), 12u);
+  EXPECT_GE(m.cfg(0).nodes.size(), 12u);
   // The handler may be entered before the try body assigned y: both y = 0 and y = n.compute()
   // reach it; after the try, y = n.compute() and y = -1 reach `while y`.
   std::vector<std::string> at_while;
@@ -153,7 +152,7 @@ TEST(Cfg, TryExceptWithWhileAndBreak) {
   std::sort(at_while.begin(), at_while.end());
   EXPECT_EQ(at_while, (std::vector<std::string>{"-1", "n.compute()", "y - 1"}));
   bool has_with = false, has_handler = false;
-  for (const auto& node : f.cfg.nodes) {
+  for (const auto& node : m.cfg(0).nodes) {
     has_with |= node.kind == ir::CfgKind::WithItem;
     has_handler |= node.kind == ir::CfgKind::Handler;
   }
@@ -267,7 +266,7 @@ TEST(Cfg, SparseReachingDefinitionsEqualTheDenseSolution) {
     auto p = parse_module(source);
     const ir::Module& m = *p.module;
     ASSERT_EQ(m.functions.size(), 1u) << source;
-    const ir::Cfg& cfg = m.functions[0].cfg;
+    const ir::Cfg& cfg = m.cfg(0);
     std::map<int, std::vector<std::set<int>>> dense;  // by symbol
     syntax::walk(m.root(), [&](ir::Node n) {
       if (!n.is(kind::identifier) || (m.text(n) != "x" && m.text(n) != "y")) return true;

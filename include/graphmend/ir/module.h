@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,6 +82,13 @@ struct Parameter {
   Kind kind = Kind::Regular;
 };
 
+// A function's control-flow graph, built on its first use (Module::cfg): most functions never run
+// under torch.compile and never need one.
+struct LazyCfg {
+  std::once_flag built;
+  Cfg cfg;
+};
+
 struct Function {
   Node node;           // function_definition
   Node outer;          // decorated_definition if decorated, else `node`
@@ -91,7 +99,7 @@ struct Function {
   int klass = -1;        // set when defined directly in a class body
   std::vector<Parameter> params;
   std::vector<Node> decorators;  // decorator expressions
-  Cfg cfg;
+  std::unique_ptr<LazyCfg> lazy_cfg = std::make_unique<LazyCfg>();  // see Module::cfg
 };
 
 struct Class {
@@ -134,6 +142,10 @@ class Module {
   // Python name resolution from `scope` (class scopes are skipped for nested scopes). -1 if unbound.
   [[nodiscard]] int lookup(int scope, std::string_view name) const;
   [[nodiscard]] int lookup_at(Node use) const;  // lookup of an identifier at its position
+
+  // The control-flow graph of function `function` (an index into `functions`), built on the first
+  // call. Thread-safe.
+  [[nodiscard]] const Cfg& cfg(int function) const;
 
   // Bindings of the name used at `use` that may reach it: flow-sensitive for function locals,
   // every binding of the symbol otherwise.
