@@ -504,7 +504,8 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       // site is gone leave, and graphmend 0.1's block is replaced.
       // A text this run produced already has its block derived from it.
       if (fixes.empty() && (units[i].produced || !units[i].module->generated().block)) return;
-      fix::VerifiedResult verified = fix::apply_and_verify(units[i].current->text, fixes, parsers[w], units[i].link);
+      fix::VerifiedResult verified = fix::apply_and_verify(units[i].current->text, fixes, parsers[w], units[i].link,
+                                                                 units[i].module->root());
       if (verified.reverted) {
         files[i].notes.push_back(
             "a fix introduced a syntax error; all fixes to this file were reverted (this is a "

@@ -50,6 +50,7 @@ ApplyResult apply_fixes(std::string_view text, const std::vector<const source::F
       cursor = e.range.end;
       last_end = e.range.end;
       applied_edits.insert(e);
+      result.edits.push_back(e);
     }
     result.applied.push_back(index);
   }

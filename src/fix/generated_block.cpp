@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <algorithm>
 #include <map>
 #include <set>
@@ -63,10 +64,10 @@ bool contains_import(syntax::Node stmt) {
 
 // Where a new block goes: after the module's last top-level import (an `if`/`try` holding
 // imports counts) before its first definition, else after a leading docstring, else the top.
-uint32_t block_anchor(std::string_view text, const syntax::Tree& tree, std::optional<source::TextRange> skip) {
+uint32_t block_anchor(std::string_view text, syntax::Node root, std::optional<source::TextRange> skip) {
   uint32_t anchor = 0;
   bool first = true;
-  for (syntax::Node child : tree.root().children()) {
+  for (syntax::Node child : root.children()) {
     if (child.is(kind::comment) || (skip && skip->contains(child.range()))) continue;
     if (child.is(kind::function_definition) || child.is(kind::class_definition) || child.is(kind::decorated_definition)) break;
     const bool docstring = first && child.is(kind::expression_statement) && child.named_child_count() == 1 &&
@@ -82,10 +83,19 @@ struct Uses {
   std::set<std::string> runtime_attrs;  // X of `_graphmend.X`
 };
 
-Uses uses_outside(std::string_view text, const syntax::Tree& tree, std::optional<source::TextRange> block) {
+// The uses in `text` outside the block and outside the ranges `pending` edits replace.
+Uses uses_outside(std::string_view text, syntax::Node root, std::optional<source::TextRange> block,
+                  std::span<const source::Edit> pending) {
   Uses uses;
-  syntax::walk(tree.root(), [&](syntax::Node n) {
+  const auto replaced = [&](const source::TextRange& r) {
+    // `pending` is sorted: the first edit ending after r.start is the only one that can hold r.
+    auto it = std::lower_bound(pending.begin(), pending.end(), r.start,
+                               [](const source::Edit& e, uint32_t at) { return e.range.end <= at; });
+    return it != pending.end() && !it->range.empty() && it->range.contains(r);
+  };
+  syntax::walk(root, [&](syntax::Node n) {
     if (block && block->contains(n.range())) return false;
+    if (!pending.empty() && replaced(n.range())) return false;
     if (n.is(kind::attribute)) {
       syntax::Node object = n.field("object");
       if (object.is(kind::identifier) && object.text(text) == kRuntimeName) {
@@ -100,18 +110,37 @@ Uses uses_outside(std::string_view text, const syntax::Tree& tree, std::optional
   return uses;
 }
 
-}  // namespace
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
-std::vector<source::Edit> generated_block_edits(std::string_view text, const syntax::Tree& tree,
-                                                const std::vector<const source::Helper*>& new_helpers,
-                                                const RuntimeLink& link) {
+// The `_graphmend*` names and `_graphmend.X` attributes spelt in code that is not parsed yet (an
+// edit's replacement). Text in its strings and comments counts too: at worst a name too many.
+void add_uses_in(std::string_view code, Uses& uses) {
+  for (size_t at = code.find(kRuntimeName); at != std::string_view::npos; at = code.find(kRuntimeName, at + 1)) {
+    if (at > 0 && is_name_char(code[at - 1])) continue;
+    size_t end = at;
+    while (end < code.size() && is_name_char(code[end])) ++end;
+    const std::string_view name = code.substr(at, end - at);
+    uses.names.insert(std::string(name));
+    if (name == kRuntimeName && end < code.size() && code[end] == '.') {
+      size_t attr_end = end + 1;
+      while (attr_end < code.size() && is_name_char(code[attr_end])) ++attr_end;
+      if (attr_end > end + 1) uses.runtime_attrs.insert(std::string(code.substr(end + 1, attr_end - end - 1)));
+    }
+  }
+}
+
+// The block edits for `text` (with tree `root`) once `pending` edits apply to it, in `text`'s
+// coordinates: the names the pending replacements use join those of the code they leave.
+std::vector<source::Edit> block_edits(std::string_view text, syntax::Node root, std::span<const source::Edit> pending,
+                                      const std::vector<const source::Helper*>& new_helpers, const RuntimeLink& link) {
   const source::GeneratedMarkers markers = source::scan_generated_markers(text);
   // Damaged markers: the rewrites declined every fix that needs the block, and maintaining it
   // could cut user code, so it stays as it is.
   if (markers.damage) return {};
   const std::optional<source::GeneratedBlock>& block = markers.block;
   const std::optional<source::TextRange> range = block ? std::optional(block->range) : std::nullopt;
-  Uses uses = uses_outside(text, tree, range);
+  Uses uses = uses_outside(text, root, range, pending);
+  for (const source::Edit& e : pending) add_uses_in(e.replacement, uses);
 
   // The helpers still named outside the block: the block's own first, then the new ones.
   std::vector<source::Helper> helpers;
@@ -122,7 +151,7 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, const syn
   };
   if (block) {
     std::vector<source::TextRange> statements;
-    for (syntax::Node n : tree.root().named_children()) {
+    for (syntax::Node n : root.named_children()) {
       if (!n.is(kind::comment)) statements.push_back(n.range());
     }
     for (const source::Helper& h : source::generated_helpers(text, *block, statements)) keep(h);
@@ -168,7 +197,7 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, const syn
   }
   // No block yet, or graphmend 0.1's (often among the imports): the current form goes after the
   // imports.
-  const uint32_t anchor = block_anchor(text, tree, range);
+  const uint32_t anchor = block_anchor(text, root, range);
   if (block) edits.push_back(source::Edit::deletion(block_lines(text, *range)));
   if (needed) {
     const std::string_view newline = source::newline_text(style);
@@ -186,6 +215,21 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, const syn
   }
   std::sort(edits.begin(), edits.end());
   return edits;
+}
+
+}  // namespace
+
+std::vector<source::Edit> generated_block_edits(std::string_view text, const syntax::Tree& tree,
+                                                const std::vector<const source::Helper*>& new_helpers,
+                                                const RuntimeLink& link) {
+  return block_edits(text, tree.root(), {}, new_helpers, link);
+}
+
+std::vector<source::Edit> generated_block_edits_before(std::string_view text, syntax::Node root,
+                                                       std::span<const source::Edit> pending,
+                                                       const std::vector<const source::Helper*>& new_helpers,
+                                                       const RuntimeLink& link) {
+  return block_edits(text, root, pending, new_helpers, link);
 }
 
 }  // namespace graphmend::fix

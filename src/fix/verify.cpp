@@ -1,5 +1,7 @@
 #include "graphmend/fix/verify.h"
 
+#include <algorithm>
+
 #include "graphmend/fix/generated_block.h"
 #include "graphmend/source/generated.h"
 #include "graphmend/syntax/python_rules.h"
@@ -32,12 +34,47 @@ void apply_in_place(std::string& text, const std::vector<source::Edit>& edits) {
   }
 }
 
+// The one-parse way: the block edits predicted from the input's tree go in with the fixes, and
+// the result is parsed once. Nullopt when the result is not Python or the prediction is not what
+// the result's own code needs; the caller then takes the two-parse way, whose answer is the
+// reference.
+std::optional<VerifiedResult> apply_predicted(std::string_view text, syntax::Node root, const ApplyResult& applied,
+                                              const std::vector<const source::Helper*>& helpers,
+                                              syntax::Parser& parser, const RuntimeLink& link) {
+  std::vector<source::Edit> edits = applied.edits;
+  const std::vector<source::Edit> block = generated_block_edits_before(text, root, edits, helpers, link);
+  edits.insert(edits.end(), block.begin(), block.end());
+  std::sort(edits.begin(), edits.end());
+  for (size_t i = 1; i < edits.size(); ++i) {
+    if (edits[i].range.start < edits[i - 1].range.end) return std::nullopt;
+  }
+  std::string out(text);
+  apply_in_place(out, edits);
+  auto tree = parser.parse(out);
+  if (!is_python(out, tree) || !generated_block_edits(out, *tree, helpers, link).empty()) return std::nullopt;
+  VerifiedResult result;
+  result.applied = applied;
+  result.applied.text = std::move(out);
+  if (result.applied.text != text) result.tree = std::move(tree);
+  return result;
+}
+
 }  // namespace
 
 VerifiedResult apply_and_verify(std::string_view text, const std::vector<const source::Fix*>& fixes,
-                                syntax::Parser& parser, const RuntimeLink& link) {
+                                syntax::Parser& parser, const RuntimeLink& link, syntax::Node root) {
   VerifiedResult result;
   result.applied = apply_fixes(text, fixes);
+  if (root) {
+    std::vector<const source::Helper*> helpers;
+    for (size_t index : result.applied.applied) {
+      for (const source::Helper& h : fixes[index]->helpers) helpers.push_back(&h);
+    }
+    const bool damaged = !helpers.empty() && source::scan_generated_markers(result.applied.text).damage;
+    if (!damaged) {
+      if (auto done = apply_predicted(text, root, result.applied, helpers, parser, link)) return std::move(*done);
+    }
+  }
   auto tree = parser.parse(result.applied.text);
   if (!is_python(result.applied.text, tree)) {
     if (result.applied.text == text) return result;

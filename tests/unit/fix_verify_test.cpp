@@ -76,6 +76,43 @@ TEST(ApplyAndVerify, ADamagedBlockIsLeftAsItIsAndAHelperForItIsReverted) {
   EXPECT_EQ(r.applied.text, text);
 }
 
+TEST(ApplyAndVerify, ParsingOnceGivesWhatParsingTwiceGives) {
+  // Given the input's tree, the block edits are predicted and the output parsed once; the answer
+  // must be the two-parse answer in every case, the prediction's misses included.
+  const std::string begin = "# graphmend: begin generated code (`graphmend fix` maintains it; do not edit)\n";
+  const std::string end = "# graphmend: end generated code\n";
+  const std::string binding = "_graphmend = __import__(\"_graphmend_runtime\", globals(), level=1).bind(globals())\n";
+  const std::string plain = "import torch\n\n\ndef f(x):\n    print(x)\n    return x\n";
+  const std::string patched = "import torch\n\n" + begin + binding + "\n\ndef _graphmend_print_0(a0):\n    print(a0)\n\n\n" +
+                              end + "\n\ndef f(x):\n    _graphmend.defer(_graphmend_print_0, x)\n    return x\n";
+  const source::Helper helper{"_graphmend_print_0", "def _graphmend_print_0(a0):\n    print(a0)\n"};
+  const auto at = [](const std::string& text, std::string_view what) {
+    const auto start = static_cast<uint32_t>(text.find(what));
+    return source::TextRange{start, start + static_cast<uint32_t>(what.size())};
+  };
+  Fix defer{{Edit::replace(at(plain, "print(x)"), "_graphmend.defer(_graphmend_print_0, x)")}};
+  defer.helpers = {helper};
+  // A name in a string of the replacement: the prediction keeps a helper the code does not use.
+  Fix named_in_string{{Edit::replace(at(patched, "_graphmend.defer(_graphmend_print_0, x)"), "print('_graphmend_print_0')")}};
+  Fix site_gone{{Edit::replace(at(patched, "_graphmend.defer(_graphmend_print_0, x)"), "pass")}};
+  Fix broken{{Edit::replace(at(plain, "return x"), "return (")}};
+  Fix runtime_attr{{Edit::replace(at(plain, "print(x)"), "_graphmend.call(\"print\")(x)")}};
+  const std::vector<std::pair<std::string, std::vector<const Fix*>>> cases = {
+      {plain, {&defer}},       {plain, {}},          {patched, {}},         {patched, {&named_in_string}},
+      {patched, {&site_gone}}, {plain, {&broken}},   {plain, {&runtime_attr}},
+      {plain, {&defer, &broken}}};
+  for (const auto& [text, fixes] : cases) {
+    syntax::Parser parser;
+    const auto twice = fix::apply_and_verify(text, fixes, parser, fix::RuntimeLink::package(1));
+    const std::optional<syntax::Tree> tree = parser.parse(text);
+    const auto once = fix::apply_and_verify(text, fixes, parser, fix::RuntimeLink::package(1), tree->root());
+    EXPECT_EQ(once.applied.text, twice.applied.text) << text;
+    EXPECT_EQ(once.reverted, twice.reverted) << text;
+    EXPECT_EQ(once.applied.applied, twice.applied.applied) << text;
+    EXPECT_EQ(once.tree.has_value(), twice.tree.has_value()) << text;
+  }
+}
+
 TEST(UnifiedDiff, HunksAndEmptyForEqualTexts) {
   EXPECT_EQ(report::unified_diff("a\nb\n", "a\nb\n", "m.py"), "");
   const std::string d = report::unified_diff("a\nb\nc\n", "a\nB\nc\n", "m.py");

@@ -13,6 +13,7 @@ struct ApplyResult {
   std::string text;
   std::vector<size_t> applied;  // indices into the input fixes
   std::vector<size_t> skipped;  // dropped whole because they overlapped an earlier fix
+  std::vector<source::Edit> edits;  // the edits made, in order, in the input's coordinates
 };
 
 // Fixes are taken in order of their first edit (ties: input order). A fix any of whose edits

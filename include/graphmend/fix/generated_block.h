@@ -7,6 +7,7 @@
 // written by graphmend 0.1 (the whole runtime pasted in) is replaced by the current form.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "graphmend/fix/runtime.h"
@@ -22,5 +23,16 @@ namespace graphmend::fix {
 std::vector<source::Edit> generated_block_edits(std::string_view text, const syntax::Tree& tree,
                                                 const std::vector<const source::Helper*>& new_helpers,
                                                 const RuntimeLink& link);
+
+// The same edits, predicted before `pending` (sorted, non-overlapping edits inside the module's
+// code, away from its block and imports) are applied, in `text`'s coordinates, from `text`'s own
+// tree: the fix stage then parses once. The names the pending replacements spell are read from
+// their text, strings and comments included, so the prediction can keep a name too many; the
+// caller checks it (generated_block_edits of the result must be empty) and otherwise takes the
+// two-parse way.
+std::vector<source::Edit> generated_block_edits_before(std::string_view text, syntax::Node root,
+                                                       std::span<const source::Edit> pending,
+                                                       const std::vector<const source::Helper*>& new_helpers,
+                                                       const RuntimeLink& link);
 
 }  // namespace graphmend::fix

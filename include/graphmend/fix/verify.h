@@ -21,7 +21,10 @@ struct VerifiedResult {
 // Applies `fixes`, brings the module's generated block up to date (fix/generated_block.h; also
 // with no fixes), re-parses, and reverts every edit if the output has a syntax error or breaks a
 // rule of CPython's tokenizer (syntax/python_rules.h).
+// With `root`, `text`'s tree, the block edits are predicted from it and the output is parsed once
+// (twice only when the prediction is not what the output needs); the result is the same.
 VerifiedResult apply_and_verify(std::string_view text, const std::vector<const source::Fix*>& fixes,
-                                syntax::Parser& parser, const RuntimeLink& link = RuntimeLink::inline_source());
+                                syntax::Parser& parser, const RuntimeLink& link = RuntimeLink::inline_source(),
+                                syntax::Node root = {});
 
 }  // namespace graphmend::fix
