@@ -43,7 +43,9 @@ std::unique_ptr<TreeData> flatten(const TSTree* tree) {
     d.start = ts_node_start_byte(n);
     d.end = ts_node_end_byte(n);
     d.symbol = ts_node_symbol(n);
-    d.field = ts_tree_cursor_current_field_id(&cursor);
+    const TSFieldId field = ts_tree_cursor_current_field_id(&cursor);
+    if (field > UINT8_MAX) throw std::runtime_error("tree-sitter-python has more fields than graphmend stores");
+    d.field = static_cast<uint8_t>(field);
     d.flags = static_cast<uint8_t>((ts_node_is_named(n) ? detail::kNamed : 0) |
                                    (ts_node_is_error(n) ? detail::kError : 0) |
                                    (ts_node_is_missing(n) ? detail::kMissing : 0) |
@@ -52,8 +54,10 @@ std::unique_ptr<TreeData> flatten(const TSTree* tree) {
     if (!open.empty()) {
       d.parent = open.back();
       NodeData& parent = nodes[open.back()];
-      ++parent.child_count;
-      if ((d.flags & detail::kNamed) != 0) ++parent.named_child_count;
+      if (parent.child_count != detail::kManyChildren) ++parent.child_count;
+      if ((d.flags & detail::kNamed) != 0 && parent.named_child_count != detail::kManyChildren) {
+        ++parent.named_child_count;
+      }
     }
     nodes.push_back(d);
     if (ts_tree_cursor_goto_first_child(&cursor)) {
@@ -86,6 +90,15 @@ void for_each_child(const TreeData& tree, uint32_t parent, F&& f) {
 }
 
 }  // namespace
+
+uint32_t Node::count_children(bool named_only) const {
+  uint32_t count = 0;
+  for_each_child(*tree_, index_, [&](uint32_t c) {
+    if (!named_only || (tree_->nodes[c].flags & detail::kNamed) != 0) ++count;
+    return true;
+  });
+  return count;
+}
 
 std::string_view Node::type() const {
   return is_null() ? std::string_view() : ts_language_symbol_name(python_language(), data().symbol);
@@ -129,7 +142,7 @@ Node Node::named_child(uint32_t i) const {
 std::vector<Node> Node::children() const {
   std::vector<Node> out;
   if (is_null()) return out;
-  out.reserve(data().child_count);
+  out.reserve(child_count());
   for_each_child(*tree_, index_, [&](uint32_t c) {
     out.emplace_back(tree_, c);
     return true;
@@ -140,7 +153,7 @@ std::vector<Node> Node::children() const {
 std::vector<Node> Node::named_children() const {
   std::vector<Node> out;
   if (is_null()) return out;
-  out.reserve(data().named_child_count);
+  out.reserve(named_child_count());
   for_each_child(*tree_, index_, [&](uint32_t c) {
     if ((tree_->nodes[c].flags & detail::kNamed) != 0) out.emplace_back(tree_, c);
     return true;

@@ -137,6 +137,18 @@ TEST(Tree, WalkVisitsNamedNodesInPreorderAndSkipsWhereAsked) {
   EXPECT_EQ(seen, (std::vector<std::string>{"a", "f", "b", "c"}));
 }
 
+TEST(Tree, ChildCountsPastSixteenBitsAreCountedAgain) {
+  // A node keeps its child counts in 16 bits; 70,000 statements in a module are counted on demand.
+  std::string text;
+  for (int i = 0; i < 70'000; ++i) text += "x = " + std::to_string(i) + "\n";
+  std::optional<Tree> tree = Parser().parse(text);
+  ASSERT_TRUE(tree);
+  EXPECT_EQ(tree->root().child_count(), 70'000u);
+  EXPECT_EQ(tree->root().named_child_count(), 70'000u);
+  EXPECT_EQ(tree->root().named_child(69'999).start(), text.rfind("x = "));
+  EXPECT_EQ(tree->root().children().size(), 70'000u);
+}
+
 TEST(Tree, NullNodesAnswerEmpty) {
   const Node none;
   EXPECT_FALSE(none);
