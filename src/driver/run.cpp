@@ -257,7 +257,7 @@ std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& fi
   if (!options.fix && !options.diff) return errors;
   std::map<std::filesystem::path, std::vector<size_t>> dependents;
   for (size_t i = 0; i < units.size(); ++i) {
-    if (files[i].error || !files[i].changed() || !binds_packaged_runtime(files[i].text)) continue;
+    if (files[i].error || !files[i].changed() || !binds_packaged_runtime(files[i].text())) continue;
     if (const auto& root = units[i].input.package_root) dependents[*root / fix::kRuntimeFileName].push_back(i);
   }
   for (const auto& [path, users] : dependents) {
@@ -321,7 +321,7 @@ std::optional<std::string> outside_walk_root(const DiscoveredFile& input) {
 std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules::Diagnostic> first) {
   std::vector<rules::Diagnostic> out;
   std::vector<bool> used(first.size(), false);
-  const std::string_view fixed = f.text;
+  const std::string_view fixed = f.text();
   const std::string_view disk = f.original->text;
   for (const rules::Diagnostic& d : f.diagnostics) {
     const std::string_view site = fixed.substr(d.range.start, d.range.length());
@@ -391,7 +391,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       units[i].module.reset();
       units[i].current.reset();
       // Its report shows the file as it is: nothing changed, nothing to write or diff.
-      if (files[i].original) files[i].text = files[i].original->text;
+      files[i].set_text(files[i].original ? files[i].original->text : std::string());
       failures[i] = {};
     }
   };
@@ -556,7 +556,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   for (size_t i = 0; i < units.size(); ++i) {
     FileReport& fr = files[i];
     if (fr.error) continue;
-    fr.text = units[i].current->text;
+    if (units[i].current != fr.original) fr.set_text(units[i].current->text);
   }
   const std::vector<std::string> runtime_errors = prepare_runtime_files(files, units, options, report);
 
@@ -574,7 +574,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     } else if (!runtime_errors[i].empty() && fr.changed()) {
       fr.write_error = runtime_errors[i];
     } else if (options.fix && !options.diff && fr.changed()) {
-      const std::string bytes = source::encode_for_write(*fr.original, fr.text);
+      const std::string bytes = source::encode_for_write(*fr.original, fr.text());
       if (auto outside = outside_walk_root(units[i].input)) {
         fr.write_error = *outside;
       } else if (auto err = fix::write_atomically(fr.path, bytes, fr.original->disk ? &*fr.original->disk : nullptr)) {
@@ -606,6 +606,19 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   report.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   report.dry_run = options.diff;
   return report;
+}
+
+const std::string& FileReport::text() const {
+  static const std::string kNone;
+  return fixed_ ? *fixed_ : original ? original->text : kNone;
+}
+
+void FileReport::set_text(std::string text) {
+  if (original && text == original->text) {
+    fixed_.reset();
+  } else {
+    fixed_ = std::move(text);
+  }
 }
 
 int exit_code(const RunReport& report) {

@@ -599,7 +599,7 @@ void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream
   const bool machine = is_machine_format(options.format);
   if (options.diff && !machine) {
     for (const driver::FileReport& f : run.files) {
-      if (f.changed()) out << unified_diff(f.original->text, f.text, f.display);
+      if (f.changed()) out << unified_diff(f.original->text, f.text(), f.display);
     }
     // The package's runtime file last: the user's own code comes first in a review.
     for (const driver::GeneratedFile& g : run.runtime_files) {

@@ -55,9 +55,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!first.changed()) return 0;
   // The fixed text is what would be written (line endings and BOM as the input's).
-  if (parses(first.original->text) && !parses(first.text)) violated("the fixed text does not parse");
-  const graphmend::driver::FileReport second = fix_text(first.text);
+  if (parses(first.original->text) && !parses(first.text())) violated("the fixed text does not parse");
+  const graphmend::driver::FileReport second = fix_text(first.text());
   if (second.error || second.syntax_error) violated("the fixed text is rejected on a second run");
-  if (second.text != first.text) violated("a second fix changed the text again");
+  if (second.text() != first.text()) violated("a second fix changed the text again");
   return 0;
 }

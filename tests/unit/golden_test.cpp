@@ -73,7 +73,7 @@ TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
   if (std::getenv("GRAPHMEND_UPDATE_GOLDEN")) {
     std::ofstream(expected_path, std::ios::binary) << diagnostics;
     if (first.changed()) {
-      std::ofstream(fixed_path, std::ios::binary) << first.text;
+      std::ofstream(fixed_path, std::ios::binary) << first.text();
     } else {
       fs::remove(fixed_path);
     }
@@ -83,27 +83,27 @@ TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
   EXPECT_EQ(diagnostics, read_bytes(expected_path));
   EXPECT_EQ(read_bytes(input), original) << "a fixture must never be modified on disk";
   if (fs::exists(fixed_path)) {
-    EXPECT_EQ(first.text, read_bytes(fixed_path));
+    EXPECT_EQ(first.text(), read_bytes(fixed_path));
   } else {
-    EXPECT_EQ(first.text, original) << "no fix expected: the output must be byte-identical";
+    EXPECT_EQ(first.text(), original) << "no fix expected: the output must be byte-identical";
   }
   if (!first.syntax_error) {
     // The output parses, and running again on it makes no further edits.
     syntax::Parser parser;
-    auto tree = parser.parse(first.text);
+    auto tree = parser.parse(first.text());
     ASSERT_TRUE(tree.has_value());
     EXPECT_FALSE(tree->has_error());
     TempDir dir;
     // In a package too when the fixture is, so the runtime is reached the same way.
     if (fs::exists(input.parent_path() / "__init__.py")) dir.write("__init__.py", "");
-    const fs::path again = dir.write(input.filename().string(), first.text);
+    const fs::path again = dir.write(input.filename().string(), first.text());
     driver::FileReport second = run_one(again);
-    EXPECT_EQ(second.text, first.text) << "fixes are not idempotent";
+    EXPECT_EQ(second.text(), first.text()) << "fixes are not idempotent";
     EXPECT_EQ(second.fixes_applied, 0);
     // Nor does it have anything to say: a revert ("a fix introduced a syntax error") keeps the text.
     EXPECT_TRUE(second.notes.empty()) << second.notes.front();
   } else {
-    EXPECT_EQ(first.text, original);
+    EXPECT_EQ(first.text(), original);
   }
 }
 

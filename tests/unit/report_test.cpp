@@ -17,11 +17,10 @@ driver::RunReport sample(std::string text, std::string message = "`print` splits
   auto file = std::make_shared<source::SourceFile>();
   file->text = std::move(text);
   f.original = file;
-  f.text = file->text;
   rules::Diagnostic d;
   d.code = "GM201";
   d.message = std::move(message);
-  const auto at = static_cast<uint32_t>(f.text.find("print"));
+  const auto at = static_cast<uint32_t>(f.text().find("print"));
   d.range = {at, at + 5};
   f.diagnostics.push_back(d);
   run.files.push_back(std::move(f));

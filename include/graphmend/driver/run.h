@@ -45,7 +45,6 @@ struct FileReport {
   std::filesystem::path path;
   std::optional<source::ReadError> error;  // could not be read or decoded: skipped
   std::shared_ptr<const source::SourceFile> original;
-  std::string text;                         // final text (fixed, or the original)
   std::vector<rules::Diagnostic> diagnostics;  // against disk_text()
   bool syntax_error = false;
   int fixes_applied = 0;
@@ -56,13 +55,19 @@ struct FileReport {
   std::optional<std::string> write_error;
   bool written = false;
 
-  [[nodiscard]] bool changed() const { return original && text != original->text; }
+  // The final text: the fixed one, or the original (not copied: a check holds every file's text once).
+  [[nodiscard]] const std::string& text() const;
+  void set_text(std::string text);
+  [[nodiscard]] bool changed() const { return fixed_.has_value(); }
   // The text the diagnostics refer to: the file as it is on disk after the run (the fixed text
   // once written; the original when nothing was written, as with --diff or a failed write).
   // For standard input, the text `fix` prints.
   [[nodiscard]] const std::string& disk_text() const {
-    return changed() && !written && !from_stdin ? original->text : text;
+    return changed() && !written && !from_stdin ? original->text : text();
   }
+
+ private:
+  std::optional<std::string> fixed_;  // set only when it differs from the original
 };
 
 // A file graphmend writes whole: the runtime at the root of a package whose modules it patched.
