@@ -498,16 +498,23 @@ constexpr std::string_view kOpaqueTorchNamespaces[] = {
     "torch.optim.",
     "torch.package."};
 
-std::string key(Space space, std::string_view name) {
-  std::string k(1, static_cast<char>(space));
-  k += name;
-  return k;
-}
+// A row's key: the table's names are string literals, so a lookup allocates nothing.
+struct Key {
+  Space space;
+  std::string_view name;
+  friend bool operator==(const Key&, const Key&) = default;
+};
 
-const std::unordered_map<std::string, uint32_t>& index() {
-  static const std::unordered_map<std::string, uint32_t> built = [] {
-    std::unordered_map<std::string, uint32_t> m;
-    for (const Row& r : kRows) m.emplace(key(r.space, r.name), static_cast<uint32_t>(r.facts));
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    return std::hash<std::string_view>()(k.name) * 31 + static_cast<size_t>(k.space);
+  }
+};
+
+const std::unordered_map<Key, uint32_t, KeyHash>& index() {
+  static const std::unordered_map<Key, uint32_t, KeyHash> built = [] {
+    std::unordered_map<Key, uint32_t, KeyHash> m;
+    for (const Row& r : kRows) m.emplace(Key{r.space, r.name}, static_cast<uint32_t>(r.facts));
     return m;
   }();
   return built;
@@ -517,7 +524,7 @@ const std::unordered_map<std::string, uint32_t>& index() {
 
 bool has(Space space, std::string_view name, Fact fact) {
   const auto& m = index();
-  const auto it = m.find(key(space, name));
+  const auto it = m.find(Key{space, name});
   return it != m.end() && (it->second & static_cast<uint32_t>(fact)) != 0;
 }
 

@@ -336,8 +336,6 @@ std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules
   return out;
 }
 
-}  // namespace
-
 // Everything besides the files themselves that a check's findings depend on (the cache key).
 std::string cache_material(const std::vector<std::string>& paths, const Options& options) {
   std::error_code ec;
@@ -353,6 +351,8 @@ std::string cache_material(const std::vector<std::string>& paths, const Options&
                    options.read.max_bytes);
   return m;
 }
+
+}  // namespace
 
 RunReport run(const std::vector<std::string>& paths, const Options& options) {
   const auto t0 = Clock::now();
