@@ -201,12 +201,14 @@ def write_results(rows: list[dict], fix: dict, args, elapsed: float):
             lines.append(f"- {r['row']}: {site} — {category(site)}")
     lines += ["", "![breaks before and after](results/breaks.png)", ""]
     results = ROOT / "bench" / "RESULTS.md"
-    # bench/speed.py's section (speed, memory, patch footprint) is kept as it was.
+    # The sections other scripts write after the table (bench/speed.py's, bench/scale's, ...) are
+    # kept as they were: everything from the first of them to the end.
     previous = results.read_text() if results.exists() else ""
-    begin, end = previous.find("<!-- speed: begin"), previous.find("<!-- speed: end -->")
-    if begin >= 0 and end > begin:
-        lines += [previous[begin:end + len("<!-- speed: end -->")], ""]
-    results.write_text("\n".join(lines))
+    begin = previous.find("<!-- speed: begin")
+    text = "\n".join(lines)
+    if begin >= 0:
+        text += "\n" + previous[begin:]
+    results.write_text(text)
 
     try:
         import matplotlib
