@@ -1,5 +1,7 @@
 #include "graphmend/syntax/python_rules.h"
 
+#include <fmt/format.h>
+
 #include <vector>
 
 #include "graphmend/syntax/kinds.h"
@@ -74,6 +76,19 @@ std::optional<TokenizerError> fstring_nesting_error(std::string_view text, Node 
   walk(root, [&](Node n) {
     if (error) return false;
     if (!n.is(kind::format_specifier)) return true;
+    // A line break in the format spec of a single-quoted f-string: every CPython rejects it (3.11:
+    // "unterminated string literal"; 3.12: "newlines are not allowed in format specifiers").
+    if (const size_t nl = n.text(text).find_first_of("\r\n"); nl != std::string_view::npos) {
+      Node string = n.parent();
+      while (string && !string.is(kind::string)) string = string.parent();
+      const std::string_view opening = string ? string.child(0).text(text) : std::string_view();
+      if (!opening.ends_with("\"\"\"") && !opening.ends_with("'''")) {
+        error = TokenizerError{n.start() + static_cast<uint32_t>(nl),
+                               "SyntaxError: f-string: a line break in the format spec of a single-quoted "
+                               "f-string (CPython rejects the file)"};
+        return false;
+      }
+    }
     for (Node field : n.named_children()) {
       if (!field.is(kind::format_expression)) continue;  // a field inside a format spec
       for (Node spec : field.named_children()) {
@@ -101,6 +116,27 @@ std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Nod
       return TokenizerError{static_cast<uint32_t>(i),
                             "the file mixes lone CR line endings with LF or CRLF ones, which graphmend's parser reads "
                             "differently from CPython"};
+    }
+  }
+  // A control character in code: CPython rejects it ("invalid non-printable character"), the
+  // grammar skips it as whitespace. Inside a string or a comment it is only text (an f-string's
+  // `{...}` field is code again).
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != 0x7F) continue;
+    if (c == '\t' || c == '\n' || c == '\r' || c == '\f') continue;
+    bool is_text = false;
+    for (Node n = root.named_descendant_for_range(static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1)); n;
+         n = n.parent()) {
+      if (n.is(kind::interpolation)) break;
+      if (n.is(kind::string) || n.is(kind::comment)) {
+        is_text = true;
+        break;
+      }
+    }
+    if (!is_text) {
+      return TokenizerError{static_cast<uint32_t>(i),
+                            fmt::format("SyntaxError: invalid non-printable character U+{:04X} (CPython rejects the file)", c)};
     }
   }
   // A line continuation with nothing after it (CPython 3.11 lets one before a final CRLF pass).

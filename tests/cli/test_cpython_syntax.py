@@ -15,6 +15,11 @@ REJECTED = {
     "else_misaligned.py": "import torch\n\n@torch.compile\ndef f(x):\n    if x:\n        print(x)\n      else:\n        pass\n    return x\n",
     "fstring_nested_too_deeply.py": "import torch\n\n@torch.compile\ndef f(x, w=8, p=2):\n    print(f'{x:{w:{p}}}')\n    return x\n",
     "fstring_brace_in_nested_spec.py": "import torch\n\n@torch.compile\ndef f(x, w=8):\n    print(f'{x:{w:{{}}}}')\n    return x\n",
+    # Found by the fuzzer: tree-sitter skips a vertical tab as whitespace, CPython rejects it.
+    "vertical_tab_in_code.py": "import torch\n\n@torch.compile\ndef f(x):\n    if (x > 0).any():\x0b\n        print(x)\n    return x\n",
+    # Found by the fuzzer: a format spec running onto the next line, in a single-quoted f-string.
+    "fstring_spec_line_break.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(f'{x:\n>8}')\n    return x\n",
+    "control_char_in_fstring_field.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(f'{x\x01}')\n    return x\n",
 }
 
 
@@ -35,6 +40,22 @@ def test_files_cpython_rejects_are_reported_and_left_alone(gm, tmp_path, name):
     assert r.returncode == 1, r.stdout + r.stderr
     assert "GM901" in r.stdout
     assert (tmp_path / name).read_bytes() == source
+
+
+def test_control_characters_in_strings_and_comments_are_python(gm, tmp_path):
+    source = "import torch\n\n@torch.compile\ndef f(x):  # a \x0b in a comment\n    print('\x0b\x01', x)\n    return x\n"
+    assert cpython_accepts(source.encode())
+    (tmp_path / "m.py").write_text(source)
+    r = gm("check", "m.py", cwd=tmp_path)
+    assert "GM901" not in r.stdout
+    assert "GM201" in r.stdout
+
+
+def test_a_line_break_in_a_triple_quoted_format_spec_is_python(gm, tmp_path):
+    source = 'import torch\n\n@torch.compile\ndef f(x):\n    print(f"""{x:\n>8}""")\n    return x\n'
+    (tmp_path / "m.py").write_text(source)
+    r = gm("check", "m.py", cwd=tmp_path)
+    assert "GM901" not in r.stdout
 
 
 def test_tabs_used_consistently_are_python(gm, tmp_path):
