@@ -1,5 +1,6 @@
 // libFuzzer target over the whole pipeline: parse -> IR -> rules -> fix (unsafe fixes included) ->
-// re-parse, as `graphmend fix` runs on one loose script. Invariants, checked on every input:
+// re-parse, as `graphmend fix` runs on one module (of a package, or a loose script: see
+// as_package_module). Invariants, checked on every input:
 //   - no crash, no sanitizer report, no hang (libFuzzer's -timeout);
 //   - when the input parses and CPython would accept it (no GM901), the output parses too;
 //   - a second fix of the output changes nothing (idempotence);
@@ -10,19 +11,44 @@
 #include <cstdlib>
 #include <string>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "graphmend/driver/run.h"
 #include "graphmend/syntax/tree.h"
 
 namespace {
 
-graphmend::driver::FileReport fix_text(const std::string& text) {
+// A module of a package on disk (an empty `__init__.py` beside it), made once per process: fixed
+// there, a file binds the runtime with one line instead of carrying it inline.
+const std::string& package_module() {
+  static const std::string path = [] {
+    char dir[] = "/tmp/graphmend-fuzz-XXXXXX";
+    if (::mkdtemp(dir) == nullptr) {
+      std::perror("mkdtemp");
+      std::abort();
+    }
+    const std::string root = std::string(dir) + "/pkg";
+    ::mkdir(root.c_str(), 0700);
+    if (std::FILE* init = std::fopen((root + "/__init__.py").c_str(), "w")) std::fclose(init);
+    return root + "/fuzzed.py";
+  }();
+  return path;
+}
+
+// Inputs of even length run as a module of a package (the block binds the runtime file in one
+// line), the others as a loose script (the runtime inline), so both emission forms are fuzzed; a
+// finding replays the same way.
+bool as_package_module(const std::string& input) { return input.size() % 2 == 0; }
+
+graphmend::driver::FileReport fix_text(const std::string& text, bool in_package) {
   graphmend::driver::Options options;
   options.fix = true;
   options.diff = true;  // in memory: nothing is written
   options.unsafe_fixes = true;
   options.jobs = 1;
   options.stdin_text = text;
-  options.discovery.stdin_filename = "fuzzed.py";
+  options.discovery.stdin_filename = in_package ? package_module() : "fuzzed.py";
   options.discovery.project_context = false;
   options.discovery.respect_gitignore = false;
   graphmend::driver::RunReport report = graphmend::driver::run({"-"}, options);
@@ -48,7 +74,8 @@ bool parses(const std::string& text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
-  const graphmend::driver::FileReport first = fix_text(input);
+  const bool in_package = as_package_module(input);
+  const graphmend::driver::FileReport first = fix_text(input, in_package);
   if (first.error || first.syntax_error) {
     if (first.changed()) violated("a skipped file or one with a syntax error was changed");
     return 0;
@@ -56,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!first.changed()) return 0;
   // The fixed text is what would be written (line endings and BOM as the input's).
   if (parses(first.original->text) && !parses(first.text())) violated("the fixed text does not parse");
-  const graphmend::driver::FileReport second = fix_text(first.text());
+  const graphmend::driver::FileReport second = fix_text(first.text(), in_package);
   if (second.error || second.syntax_error) violated("the fixed text is rejected on a second run");
   if (second.text() != first.text()) violated("a second fix changed the text again");
   return 0;
