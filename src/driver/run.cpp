@@ -391,7 +391,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       units[i].module.reset();
       units[i].current.reset();
       // Its report shows the file as it is: nothing changed, nothing to write or diff.
-      files[i].set_text(files[i].original ? files[i].original->text : std::string());
+      files[i].keep_original_text();
       failures[i] = {};
     }
   };

@@ -129,10 +129,11 @@ void add_uses_in(std::string_view code, Uses& uses) {
   }
 }
 
-// The block edits for `text` (with tree `root`) once `pending` edits apply to it, in `text`'s
-// coordinates: the names the pending replacements use join those of the code they leave.
-std::vector<source::Edit> block_edits(std::string_view text, syntax::Node root, std::span<const source::Edit> pending,
-                                      const std::vector<const source::Helper*>& new_helpers, const RuntimeLink& link) {
+}  // namespace
+
+std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::Node root,
+                                                const std::vector<const source::Helper*>& new_helpers,
+                                                const RuntimeLink& link, std::span<const source::Edit> pending) {
   const source::GeneratedMarkers markers = source::scan_generated_markers(text);
   // Damaged markers: the rewrites declined every fix that needs the block, and maintaining it
   // could cut user code, so it stays as it is.
@@ -150,10 +151,7 @@ std::vector<source::Edit> block_edits(std::string_view text, syntax::Node root, 
     helpers.push_back(h);
   };
   if (block) {
-    std::vector<source::TextRange> statements;
-    for (syntax::Node n : root.named_children()) {
-      if (!n.is(kind::comment)) statements.push_back(n.range());
-    }
+    const std::vector<source::TextRange> statements = syntax::top_level_statements(root);
     for (const source::Helper& h : source::generated_helpers(text, *block, statements)) keep(h);
   }
   for (const source::Helper* h : new_helpers) keep(*h);
@@ -215,21 +213,6 @@ std::vector<source::Edit> block_edits(std::string_view text, syntax::Node root, 
   }
   std::sort(edits.begin(), edits.end());
   return edits;
-}
-
-}  // namespace
-
-std::vector<source::Edit> generated_block_edits(std::string_view text, const syntax::Tree& tree,
-                                                const std::vector<const source::Helper*>& new_helpers,
-                                                const RuntimeLink& link) {
-  return block_edits(text, tree.root(), {}, new_helpers, link);
-}
-
-std::vector<source::Edit> generated_block_edits_before(std::string_view text, syntax::Node root,
-                                                       std::span<const source::Edit> pending,
-                                                       const std::vector<const source::Helper*>& new_helpers,
-                                                       const RuntimeLink& link) {
-  return block_edits(text, root, pending, new_helpers, link);
 }
 
 }  // namespace graphmend::fix

@@ -42,7 +42,7 @@ std::optional<VerifiedResult> apply_predicted(std::string_view text, syntax::Nod
                                               const std::vector<const source::Helper*>& helpers,
                                               syntax::Parser& parser, const RuntimeLink& link) {
   std::vector<source::Edit> edits = applied.edits;
-  const std::vector<source::Edit> block = generated_block_edits_before(text, root, edits, helpers, link);
+  const std::vector<source::Edit> block = generated_block_edits(text, root, helpers, link, edits);
   edits.insert(edits.end(), block.begin(), block.end());
   std::sort(edits.begin(), edits.end());
   for (size_t i = 1; i < edits.size(); ++i) {
@@ -51,7 +51,7 @@ std::optional<VerifiedResult> apply_predicted(std::string_view text, syntax::Nod
   std::string out(text);
   apply_in_place(out, edits);
   auto tree = parser.parse(out);
-  if (!is_python(out, tree) || !generated_block_edits(out, *tree, helpers, link).empty()) return std::nullopt;
+  if (!is_python(out, tree) || !generated_block_edits(out, tree->root(), helpers, link).empty()) return std::nullopt;
   VerifiedResult result;
   result.applied = applied;
   result.applied.text = std::move(out);
@@ -65,22 +65,6 @@ VerifiedResult apply_and_verify(std::string_view text, const std::vector<const s
                                 syntax::Parser& parser, const RuntimeLink& link, syntax::Node root) {
   VerifiedResult result;
   result.applied = apply_fixes(text, fixes);
-  if (root) {
-    std::vector<const source::Helper*> helpers;
-    for (size_t index : result.applied.applied) {
-      for (const source::Helper& h : fixes[index]->helpers) helpers.push_back(&h);
-    }
-    const bool damaged = !helpers.empty() && source::scan_generated_markers(result.applied.text).damage;
-    if (!damaged) {
-      if (auto done = apply_predicted(text, root, result.applied, helpers, parser, link)) return std::move(*done);
-    }
-  }
-  auto tree = parser.parse(result.applied.text);
-  if (!is_python(result.applied.text, tree)) {
-    if (result.applied.text == text) return result;
-    return revert(text, std::move(result));
-  }
-
   // The site helpers of the fixes that went in, in fix order; the block is re-derived from the
   // code even when no fix applied, so helpers whose site is gone leave with it.
   std::vector<const source::Helper*> helpers;
@@ -89,10 +73,17 @@ VerifiedResult apply_and_verify(std::string_view text, const std::vector<const s
   }
   // Helpers with nowhere to go (the rewrites decline fixes that need a damaged block): the fixes'
   // calls would be left dangling.
-  if (!helpers.empty() && source::scan_generated_markers(result.applied.text).damage) {
+  const bool damaged = !helpers.empty() && source::scan_generated_markers(result.applied.text).damage;
+  if (root && !damaged) {
+    if (auto done = apply_predicted(text, root, result.applied, helpers, parser, link)) return std::move(*done);
+  }
+  auto tree = parser.parse(result.applied.text);
+  if (!is_python(result.applied.text, tree)) {
+    if (result.applied.text == text) return result;
     return revert(text, std::move(result));
   }
-  const std::vector<source::Edit> edits = generated_block_edits(result.applied.text, *tree, helpers, link);
+  if (damaged) return revert(text, std::move(result));
+  const std::vector<source::Edit> edits = generated_block_edits(result.applied.text, tree->root(), helpers, link);
   if (!edits.empty()) {
     apply_in_place(result.applied.text, edits);
     tree = parser.parse(result.applied.text);

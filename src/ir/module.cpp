@@ -756,35 +756,34 @@ class Builder {
       return {n};
     }
   };
-
 };
 
 void Builder::build_cfg(const Module& m, int fi, Cfg& cfg) {
-    const Function& f = m.functions[static_cast<size_t>(fi)];
-    CfgBuilder b{cfg, {}, {}};
-    cfg.entry = b.add(CfgKind::Entry, Node());
-    cfg.exit = b.add(CfgKind::Exit, Node());
-    cfg.map(f.node.field("parameters"), cfg.entry);
-    auto end = b.block(f.node.field("body"), {cfg.entry});
-    b.connect(end, cfg.exit);
-    cfg.index();
-    // Attach bindings of this function's own locals to the CFG node that makes them.
-    const int scope = f.scope;
-    for (const auto& [name, sym] : m.scopes[static_cast<size_t>(scope)].symbols) {
-      (void)name;
-      for (int bi : m.symbols[static_cast<size_t>(sym)].bindings) {
-        const Binding& binding = m.bindings[static_cast<size_t>(bi)];
-        int at = binding.kind == BindingKind::Parameter ? cfg.entry
-                                                        : cfg.node_containing(binding.target);
-        if (binding.kind == BindingKind::FunctionDef || binding.kind == BindingKind::ClassDef) {
-          at = cfg.node_containing(binding.statement);
-        }
-        if (at < 0) continue;
-        cfg.nodes[static_cast<size_t>(at)].gen.push_back(bi);
+  const Function& f = m.functions[static_cast<size_t>(fi)];
+  CfgBuilder b{cfg, {}, {}};
+  cfg.entry = b.add(CfgKind::Entry, Node());
+  cfg.exit = b.add(CfgKind::Exit, Node());
+  cfg.map(f.node.field("parameters"), cfg.entry);
+  auto end = b.block(f.node.field("body"), {cfg.entry});
+  b.connect(end, cfg.exit);
+  cfg.index();
+  // Attach bindings of this function's own locals to the CFG node that makes them.
+  const int scope = f.scope;
+  for (const auto& [name, sym] : m.scopes[static_cast<size_t>(scope)].symbols) {
+    (void)name;
+    for (int bi : m.symbols[static_cast<size_t>(sym)].bindings) {
+      const Binding& binding = m.bindings[static_cast<size_t>(bi)];
+      int at = binding.kind == BindingKind::Parameter ? cfg.entry
+                                                      : cfg.node_containing(binding.target);
+      if (binding.kind == BindingKind::FunctionDef || binding.kind == BindingKind::ClassDef) {
+        at = cfg.node_containing(binding.statement);
       }
+      if (at < 0) continue;
+      cfg.nodes[static_cast<size_t>(at)].gen.push_back(bi);
     }
-    for (auto& node : cfg.nodes) std::sort(node.gen.begin(), node.gen.end());
-    cfg.index_definitions(m);
+  }
+  for (auto& node : cfg.nodes) std::sort(node.gen.begin(), node.gen.end());
+  cfg.index_definitions(m);
 }
 
 Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string module_name)

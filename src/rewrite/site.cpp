@@ -117,10 +117,7 @@ std::string SiteNamer::shared(std::string_view kind, const std::string& signatur
   if (!block_read_) {
     block_read_ = true;
     if (const auto& block = module_.generated().block) {
-      std::vector<source::TextRange> statements;
-      for (ir::Node n : module_.root().named_children()) {
-        if (!n.is(kind::comment)) statements.push_back(n.range());
-      }
+      const std::vector<source::TextRange> statements = syntax::top_level_statements(module_.root());
       for (const source::Helper& h : source::generated_helpers(module_.text(), *block, statements)) {
         by_signature_.emplace(helper_signature(h), h.name);
       }
@@ -562,9 +559,8 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
   return std::nullopt;
 }
 
-source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body,
-                           std::string_view decorator) {
-  return {name, std::string(decorator) + "def " + name + fmt::format("({}):\n    {}\n", params, body)};
+source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
+  return {name, "def " + name + fmt::format("({}):\n    {}\n", params, body)};
 }
 
 std::string helper_signature(const source::Helper& helper) {

@@ -29,13 +29,23 @@ uint16_t field_id(std::string_view name) {
   return it == kIds.end() ? 0 : it->second;
 }
 
+// A tree cursor, deleted however the walk ends (the copy's allocations may throw: the budget).
+struct Cursor {
+  explicit Cursor(TSNode root) : cursor(ts_tree_cursor_new(root)) {}
+  Cursor(const Cursor&) = delete;
+  Cursor& operator=(const Cursor&) = delete;
+  ~Cursor() { ts_tree_cursor_delete(&cursor); }
+  TSTreeCursor cursor;
+};
+
 // Copies the visible nodes of `tree` into an array in pre-order, with a cursor (one walk).
 std::unique_ptr<TreeData> flatten(const TSTree* tree) {
   auto data = std::make_unique<TreeData>();
   std::vector<NodeData>& nodes = data->nodes;
   const TSNode root = ts_tree_root_node(tree);
   nodes.reserve(ts_node_descendant_count(root));
-  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  Cursor walk(root);
+  TSTreeCursor& cursor = walk.cursor;
   std::vector<uint32_t> open;  // the indices of the nodes the cursor is inside
   for (;;) {
     const TSNode n = ts_tree_cursor_current_node(&cursor);
@@ -76,7 +86,6 @@ std::unique_ptr<TreeData> flatten(const TSTree* tree) {
     }
     if (done) break;
   }
-  ts_tree_cursor_delete(&cursor);
   return data;
 }
 
@@ -259,6 +268,14 @@ std::optional<Tree> Parser::parse(std::string_view text) {
   }
   ts_tree_delete(tree);
   return Tree(std::move(data));
+}
+
+std::vector<source::TextRange> top_level_statements(Node root) {
+  std::vector<source::TextRange> out;
+  for (Node n : root.named_children()) {
+    if (!n.is(kind::comment)) out.push_back(n.range());
+  }
+  return out;
 }
 
 Node first_error(Node root) {

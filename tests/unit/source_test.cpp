@@ -145,13 +145,9 @@ TEST(GeneratedMarkers, Graphmend01BlockIsFoundAsLegacy) {
 
 // The top-level statements of `text`, as the fix stage passes them.
 std::vector<TextRange> statements_of(const std::string& text) {
-  std::vector<TextRange> out;
   static syntax::Parser parser;
   const std::optional<syntax::Tree> tree = parser.parse(text);
-  for (syntax::Node n : tree->root().named_children()) {
-    if (!n.is(kind::comment)) out.push_back(n.range());
-  }
-  return out;
+  return syntax::top_level_statements(tree->root());
 }
 
 TEST(GeneratedHelpers, AHelperIsReadBackWholeWhateverItsStringsHoldAtColumnZero) {

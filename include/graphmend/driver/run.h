@@ -58,6 +58,7 @@ struct FileReport {
   // The final text: the fixed one, or the original (not copied: a check holds every file's text once).
   [[nodiscard]] const std::string& text() const;
   void set_text(std::string text);
+  void keep_original_text() { fixed_.reset(); }
   [[nodiscard]] bool changed() const { return fixed_.has_value(); }
   // The text the diagnostics refer to: the file as it is on disk after the run (the fixed text
   // once written; the original when nothing was written, as with --diff or a failed write).

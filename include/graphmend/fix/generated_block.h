@@ -18,21 +18,15 @@ namespace graphmend::fix {
 
 // The edits (sorted, non-overlapping; empty when the block is already right) that make `text`'s
 // block what its code needs, adding `new_helpers` (site helpers of fixes just applied; a helper
-// already in the block keeps its text). `tree` is `text` parsed. No edits when the block's markers are
-// damaged (source::GeneratedMarkers::damage): such a block is left alone.
-std::vector<source::Edit> generated_block_edits(std::string_view text, const syntax::Tree& tree,
+// already in the block keeps its text). `root` is `text`'s tree. No edits when the block's markers
+// are damaged (source::GeneratedMarkers::damage): such a block is left alone.
+// With `pending` (sorted, non-overlapping edits inside the module's code, away from its block and
+// imports), the edits are predicted for the text once they apply, in `text`'s coordinates, so the
+// fix stage parses once: the names the pending replacements spell are read from their text,
+// strings and comments included, so the prediction can keep a name too many; the caller checks it
+// (the edits for the result must be none) and otherwise parses the edited text and asks again.
+std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::Node root,
                                                 const std::vector<const source::Helper*>& new_helpers,
-                                                const RuntimeLink& link);
-
-// The same edits, predicted before `pending` (sorted, non-overlapping edits inside the module's
-// code, away from its block and imports) are applied, in `text`'s coordinates, from `text`'s own
-// tree: the fix stage then parses once. The names the pending replacements spell are read from
-// their text, strings and comments included, so the prediction can keep a name too many; the
-// caller checks it (generated_block_edits of the result must be empty) and otherwise takes the
-// two-parse way.
-std::vector<source::Edit> generated_block_edits_before(std::string_view text, syntax::Node root,
-                                                       std::span<const source::Edit> pending,
-                                                       const std::vector<const source::Helper*>& new_helpers,
-                                                       const RuntimeLink& link);
+                                                const RuntimeLink& link, std::span<const source::Edit> pending = {});
 
 }  // namespace graphmend::fix

@@ -154,9 +154,7 @@ std::string reindented(const ir::Module& m, ir::Node node, int levels);
 
 // A site helper, a top-level function of the patched module: `def name(params): body`. The
 // in-graph ops call it back by name (runtime/_graphmend_runtime.py).
-// `decorator` ("@_graphmend.deferred\n") makes it the deferring callable itself.
-source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body,
-                           std::string_view decorator = {});
+source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body);
 // A helper's code with its name left out: equal for helpers that do the same thing.
 std::string helper_signature(const source::Helper& helper);
 

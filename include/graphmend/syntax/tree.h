@@ -152,6 +152,9 @@ const TSLanguage* python_language();
 void use_allocator(void* (*malloc_fn)(size_t), void* (*calloc_fn)(size_t, size_t),
                    void* (*realloc_fn)(void*, size_t), void (*free_fn)(void*));
 
+// The byte ranges of the statements directly below `root` (a module), comments left out.
+std::vector<source::TextRange> top_level_statements(Node root);
+
 // The first ERROR or MISSING node in document order, if any.
 Node first_error(Node root);
 
