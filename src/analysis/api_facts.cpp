@@ -117,7 +117,7 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.argmax", F::Pure},
     {Space::Global, "torch.argmin", F::Pure},
     {Space::Global, "torch.argwhere", F::DynamicShape},
-    {Space::Global, "torch.as_tensor", F::Pure},
+    {Space::Global, "torch.as_tensor", F::Pure | F::MayAlias},  // the tensor itself when no copy is needed
     {Space::Global, "torch.asin", F::Pure},
     {Space::Global, "torch.atan", F::Pure},
     {Space::Global, "torch.atan2", F::Pure},
@@ -220,7 +220,9 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.nn.ParameterDict", F::ReturnsTuple},
     {Space::Global, "torch.nn.ParameterList", F::ReturnsTuple},
     {Space::Global, "torch.nn.RNN", F::ReturnsTuple},
-    {Space::Global, "torch.nn.functional.dropout", F::Pure},
+    // Not pure: random when training (its branch computed unconditionally would advance the RNG);
+    // in eval it returns its input itself.
+    {Space::Global, "torch.nn.functional.dropout", F::MayAlias},
     {Space::Global, "torch.nn.functional.gelu", F::Pure},
     {Space::Global, "torch.nn.functional.layer_norm", F::Pure},
     {Space::Global, "torch.nn.functional.linear", F::Pure},

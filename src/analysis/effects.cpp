@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "graphmend/analysis/api_facts.h"
 
@@ -26,6 +28,30 @@ std::string_view effect_kind_name(EffectKind k) {
   }
   return "control transfer";
 }
+
+namespace {
+
+// The position of the `inplace` parameter of torch.nn.functional's functions that have one: with
+// `inplace=True` they overwrite their input and return it.
+std::optional<size_t> inplace_parameter(std::string_view q) {
+  static const std::unordered_map<std::string_view, size_t> positions = {
+      {"torch.nn.functional.relu", 1},         {"torch.nn.functional.relu6", 1},
+      {"torch.nn.functional.selu", 1},         {"torch.nn.functional.silu", 1},
+      {"torch.nn.functional.mish", 1},         {"torch.nn.functional.hardswish", 1},
+      {"torch.nn.functional.hardsigmoid", 1},  {"torch.nn.functional.elu", 2},
+      {"torch.nn.functional.celu", 2},         {"torch.nn.functional.leaky_relu", 2},
+      {"torch.nn.functional.hardtanh", 3},     {"torch.nn.functional.threshold", 3},
+      {"torch.nn.functional.rrelu", 4},        {"torch.nn.functional.dropout", 3},
+      {"torch.nn.functional.alpha_dropout", 3}, {"torch.nn.functional.feature_alpha_dropout", 3},
+      {"torch.nn.functional.dropout1d", 3},    {"torch.nn.functional.dropout2d", 3},
+      {"torch.nn.functional.dropout3d", 3},
+  };
+  const auto it = positions.find(q);
+  if (it == positions.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
 
 bool is_pure_torch_function(std::string_view q) {
   if (!q.starts_with("torch.")) return false;
@@ -93,14 +119,29 @@ std::vector<Effect> effects_of(const ir::Module& m, TypeOracle& types, ir::Node 
     } else if (t == "call") {
       ir::Node fn = ir::unparenthesize(n.field("function"));
       ir::Node args = n.field("arguments");
+      auto q = m.qualified_name(fn);
+      const std::optional<size_t> inplace_position = q ? inplace_parameter(*q) : std::nullopt;
       if (args) {
+        size_t positional = 0;
+        bool splat = false;
         for (ir::Node a : args.named_children()) {
-          if (a.is(kind::keyword_argument) && m.text(a.field("name")) == "out") {
-            add(EffectKind::InPlaceMutation, n, "writes through `out=`");
+          if (a.is(kind::comment)) continue;
+          splat |= a.is(kind::list_splat) || a.is(kind::dictionary_splat);
+          if (!a.is(kind::keyword_argument)) {
+            ++positional;
+            continue;
+          }
+          const string_view name = m.text(a.field("name"));
+          if (name == "out") add(EffectKind::InPlaceMutation, n, "writes through `out=`");
+          if (name == "inplace" && !ir::unparenthesize(a.field("value")).is(kind::false_)) {
+            add(EffectKind::InPlaceMutation, n, fmt::format("`{}` may update its input in place (`inplace=`)", m.text(fn)));
           }
         }
+        // `F.relu(h, True)`: the flag passed by position (or a splat that may hold it).
+        if (inplace_position && (positional > *inplace_position || splat)) {
+          add(EffectKind::InPlaceMutation, n, fmt::format("`{}` may update its input in place (`inplace` by position)", m.text(fn)));
+        }
       }
-      auto q = m.qualified_name(fn);
       if (q && q->find('.') == std::string::npos && m.lookup_at(fn) < 0) {
         if (api::has(api::Space::Global, *q, api::Fact::Io)) {
           add(EffectKind::IO, n, fmt::format("calls `{}`", *q));

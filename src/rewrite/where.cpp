@@ -28,6 +28,7 @@ bool may_alias(const ir::Module& m, ir::Node value) {
     ir::Node fn = value.field("function");
     if (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field("attribute")), analysis::api::Fact::MayAlias)) return true;
     auto q = m.qualified_name(fn);
+    if (q && analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::MayAlias)) return true;
     if (q && q->starts_with("torch.") && analysis::api::has(analysis::api::Space::TensorMethod, std::string_view(*q).substr(6), analysis::api::Fact::MayAlias)) return true;
   }
   return false;
