@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "graphmend/syntax/kinds.h"
@@ -105,6 +106,51 @@ std::optional<TokenizerError> fstring_nesting_error(std::string_view text, Node 
   return error;
 }
 
+// A character the grammar skips as whitespace that CPython rejects as code ("invalid non-printable
+// character"): a control character (a vertical tab), or a Unicode format or space character the
+// grammar counts as whitespace (a second BOM U+FEFF, U+200B, U+2060, U+00A0). Whatever lies
+// between the tree's tokens was skipped; text inside a string's content or a comment is text (an
+// f-string's `{...}` field is code again). One pass over the array of nodes.
+std::optional<TokenizerError> skipped_character(std::string_view text, Node root) {
+  const std::vector<detail::NodeData>& nodes = root.tree_data()->nodes;
+  // The literal text of format specs (`:>8` in f"{x:>8}") belongs to no token; rare, so a list.
+  std::vector<std::pair<uint32_t, uint32_t>> spec_text;
+  auto in_spec = [&](uint32_t i) {
+    return std::any_of(spec_text.begin(), spec_text.end(), [&](const auto& r) { return i >= r.first && i < r.second; });
+  };
+  auto invalid_in = [&](uint32_t from, uint32_t to) -> std::optional<TokenizerError> {
+    for (uint32_t i = from; i < to && i < text.size(); ++i) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\\') continue;
+      if (in_spec(i)) continue;
+      // The code point, for the message (UTF-8 is checked before parsing).
+      uint32_t cp = c;
+      int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+      if (more) cp = c & (0x3Fu >> more);
+      for (uint32_t k = 1; k <= static_cast<uint32_t>(more) && i + k < text.size(); ++k) {
+        cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3Fu);
+      }
+      return TokenizerError{i, fmt::format("SyntaxError: invalid non-printable character U+{:04X} (CPython rejects the file)", cp)};
+    }
+    return std::nullopt;
+  };
+  uint32_t covered = 0;  // the root starts at its first token, after any leading whitespace
+  const uint32_t stop = nodes[root.index()].subtree_end;
+  for (uint32_t i = root.index(); i < stop; ++i) {
+    const detail::NodeData& d = nodes[i];
+    const Node n(root.tree_data(), i);
+    if (n.is(kind::format_specifier)) spec_text.emplace_back(d.start, d.end);
+    const bool text_leaf = n.is(kind::string_content) || n.is(kind::comment);
+    if (!text_leaf && d.subtree_end != i + 1) continue;  // not a token
+    if (d.start > covered) {
+      if (auto e = invalid_in(covered, d.start)) return e;
+    }
+    covered = std::max(covered, d.end);
+    if (text_leaf) i = d.subtree_end - 1;  // escape sequences inside are text too
+  }
+  return invalid_in(covered, static_cast<uint32_t>(text.size()));
+}
+
 }  // namespace
 
 std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Node root) {
@@ -118,27 +164,7 @@ std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Nod
                             "differently from CPython"};
     }
   }
-  // A control character in code: CPython rejects it ("invalid non-printable character"), the
-  // grammar skips it as whitespace. Inside a string or a comment it is only text (an f-string's
-  // `{...}` field is code again).
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != 0x7F) continue;
-    if (c == '\t' || c == '\n' || c == '\r' || c == '\f') continue;
-    bool is_text = false;
-    for (Node n = root.named_descendant_for_range(static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1)); n;
-         n = n.parent()) {
-      if (n.is(kind::interpolation)) break;
-      if (n.is(kind::string) || n.is(kind::comment)) {
-        is_text = true;
-        break;
-      }
-    }
-    if (!is_text) {
-      return TokenizerError{static_cast<uint32_t>(i),
-                            fmt::format("SyntaxError: invalid non-printable character U+{:04X} (CPython rejects the file)", c)};
-    }
-  }
+  if (auto e = skipped_character(text, root)) return e;
   // A line continuation with nothing after it (CPython 3.11 lets one before a final CRLF pass).
   size_t end = text.size();
   const bool crlf_last = text.ends_with("\r\n");

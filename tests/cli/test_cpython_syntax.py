@@ -20,6 +20,14 @@ REJECTED = {
     # Found by the fuzzer: a format spec running onto the next line, in a single-quoted f-string.
     "fstring_spec_line_break.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(f'{x:\n>8}')\n    return x\n",
     "control_char_in_fstring_field.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(f'{x\x01}')\n    return x\n",
+    # Found by the fuzzer: a second BOM (the first is the encoding's, the second is code). The
+    # grammar skips U+FEFF, U+200B and U+2060 as whitespace, and Unicode spaces such as U+00A0;
+    # CPython rejects each ("invalid non-printable character").
+    "second_bom.py": "\ufeff\ufeffimport torch\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x\n",
+    "zero_width_space_in_code.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(x)\u200b\n    return x\n",
+    "word_joiner_in_code.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(\u2060x)\n    return x\n",
+    "no_break_space_in_code.py": "import torch\n\n@torch.compile\ndef f(x):\n    y = x\u00a0+ 1\n    print(y)\n    return y\n",
+    "ideographic_space_in_fstring_field.py": "import torch\n\n@torch.compile\ndef f(x):\n    print(f'{x\u3000}')\n    return x\n",
 }
 
 
@@ -48,6 +56,16 @@ def test_control_characters_in_strings_and_comments_are_python(gm, tmp_path):
     (tmp_path / "m.py").write_text(source)
     r = gm("check", "m.py", cwd=tmp_path)
     assert "GM901" not in r.stdout
+    assert "GM201" in r.stdout
+
+
+def test_unicode_spaces_in_strings_comments_and_format_specs_are_python(gm, tmp_path):
+    source = ("\ufeffimport torch\n\n@torch.compile\ndef f(x):  # \u00a0\u200b\ufeff\u3000\n"
+              "    print('\u00a0\\n\u200b', f'\u2060{x:\u00a0>8}\u00a0', x)\n    return x\n")
+    assert cpython_accepts(source.encode())
+    (tmp_path / "m.py").write_text(source)
+    r = gm("check", "m.py", cwd=tmp_path)
+    assert "GM901" not in r.stdout, r.stdout
     assert "GM201" in r.stdout
 
 
