@@ -14,7 +14,7 @@ part is for.
 import sys
 import types
 
-RUNTIME_VERSION = "4"
+RUNTIME_VERSION = "5"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -376,6 +376,38 @@ def selectable(conds, *groups):
     return True
 
 
+# The torch.nn classes whose forward returns new storage: never its input, a view of
+# it, or a tensor held elsewhere.
+_ALLOCATING_MODULES = (
+    "LayerNorm",
+    "Linear",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "Embedding",
+    "GroupNorm",
+    "RMSNorm",
+)
+
+
+def allocating_module(module, name):
+    """True when calling `module` returns a new tensor (static under Dynamo).
+
+    It is an instance of exactly torch.nn.<name>, one of _ALLOCATING_MODULES, and no
+    forward hook, of the module or global, can replace what its forward returns.
+    graphmend checks this before it selects (torch.where) in place of a value such a
+    call made: then nothing else can hold the tensor the selection replaces."""
+    if name not in _ALLOCATING_MODULES or type(module) is not getattr(torch.nn, name):
+        return False
+    hooks = torch.nn.modules.module
+    return not (
+        module._forward_hooks
+        or module._forward_pre_hooks
+        or hooks._global_forward_hooks
+        or hooks._global_forward_pre_hooks
+    )
+
+
 def where(cond, a, b):
     """The value the `if` selects: `a` when the condition's truth value is true, else
     `b`."""
@@ -422,6 +454,7 @@ _PUBLIC = (
     "equal",
     "assert_async",
     "selectable",
+    "allocating_module",
     "where",
     "buffer_slot",
     "unmoved",

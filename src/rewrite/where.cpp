@@ -10,6 +10,7 @@
 #include "graphmend/analysis/truth.h"
 #include "graphmend/rewrite/trap.h"
 #include "graphmend/rewrite/where_buffer.h"
+#include "graphmend/rewrite/where_identity.h"
 
 namespace graphmend::rewrite {
 
@@ -165,7 +166,9 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     out.append(conds.size(), ')');
     return out;
   };
-  bool aliasing = false;
+  bool aliasing = false;                     // a candidate is an existing object (a name, a view)
+  std::optional<std::string> unsafe_reason;  // a kept prior object whose replacement may be seen
+  std::vector<std::string> trace_checks;     // what the kept objects' proofs check at trace time
   std::vector<std::string> guard_names;
   std::vector<source::Helper> guard_helpers;
   bool uses_guard_equal = false;
@@ -281,12 +284,18 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
         }
       }
     }
-    // A name some block does not assign keeps its value from before the `if`.
+    // A name some block does not assign keeps its value from before the `if`: the prior object
+    // itself, which the selection replaces by a new tensor (safe only where that is unobservable).
     const bool all_blocks = bool(else_block);
     for (const std::string& name : selected) {
       const bool everywhere = all_blocks && assigned_in[name] == static_cast<int>(branches.size());
       if (everywhere) continue;
-      aliasing = true;  // the kept value is the prior object itself
+      auto proof = prove_kept_value_unobservable(ctx, fn, if_statement, name);
+      if (auto* kept = std::get_if<KeptValueProof>(&proof)) {
+        trace_checks.insert(trace_checks.end(), kept->checks.begin(), kept->checks.end());
+      } else if (!unsafe_reason) {
+        unsafe_reason = std::get<std::string>(proof);
+      }
       bool bound_before = false;
       for (const ir::Parameter& p : fn.params) bound_before |= p.name == name;
       analysis::walk_body(fn, [&](ir::Node n) {
@@ -387,7 +396,9 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       tested.insert(tested.end(), guard_names.begin(), guard_names.end());
       all_conds = fmt::format("({})", fmt::join(tested, ", "));
     }
-    compiled.line("if _graphmend.selectable(" + all_conds + groups + "):");
+    std::string also;
+    for (const std::string& check : trace_checks) also += " and " + check;
+    compiled.line("if _graphmend.selectable(" + all_conds + groups + ")" + also + ":");
     ++compiled.level;
     for (const std::string& c : checks) compiled.line(c);
     for (const std::string& sel : selections) compiled.line(sel);
@@ -398,10 +409,10 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   compiled.line(reindented(m, if_statement, compiled.level));
 
   Fix fix;
-  fix.applicability = aliasing ? source::Applicability::Unsafe : source::Applicability::Safe;
-  fix.title = aliasing ? "select with torch.where under torch.compile (unsafe: the selected tensor is a new object, "
-                         "where the original kept or bound an existing one)"
-                       : "select with torch.where under torch.compile (eager, and grad-enabled code, unchanged)";
+  if (aliasing) unsafe_reason = "the selected tensor is a new object, where the original kept or bound an existing one";
+  fix.applicability = unsafe_reason ? source::Applicability::Unsafe : source::Applicability::Safe;
+  fix.title = unsafe_reason ? fmt::format("select with torch.where under torch.compile (unsafe: {})", *unsafe_reason)
+                            : "select with torch.where under torch.compile (eager, and grad-enabled code, unchanged)";
   fix.helpers = std::move(guard_helpers);
   if (auto declined = wrap_for_compile(m, if_statement, compiled.text, fix, kWhereGate)) {
     return *declined;

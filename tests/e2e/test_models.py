@@ -6,8 +6,9 @@ patched in fresh processes (bench/models/run_row.py), so once-only messages are 
   outputs, and the first compiled call logs what the original's first eager call logged.
 - [Trap] GroundingDINO: its validation-guard breaks are gone, outputs bit-identical; the breaks
   that remain are the out-of-scope categories (data-dependent operators and shapes, .item()).
-- [Where] BART and Marian in fp16 (the overflow guard) and Phi-3 with LongRoPE (the buffer
-  selection, with --unsafe-fixes): zero breaks, fullgraph=True, bit-identical outputs; Phi-3 also
+- [Where] BART and Marian in fp16 (the overflow guard, plain `graphmend fix`) and Phi-3 with
+  LongRoPE (the buffer selection, with --unsafe-fixes): zero breaks, fullgraph=True,
+  bit-identical outputs; Phi-3 also
   over a call sequence that flips the condition and goes from long to short.
 """
 from __future__ import annotations
@@ -50,8 +51,8 @@ def patched_site(graphmend_bin, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def unsafe_patched_site(graphmend_bin, tmp_path_factory):
-    """The same with --unsafe-fixes, which the fp16 overflow guards' [Where] selection needs (the
-    selected tensor is a new object where the original kept the existing one)."""
+    """The same with --unsafe-fixes, which Phi-3's LongRoPE buffer selection needs (the buffer
+    becomes a new tensor where the original rebinds it to an existing one)."""
     return _patch(graphmend_bin, tmp_path_factory.mktemp("unsafe-patched-site"), "--unsafe-fixes")
 
 
@@ -101,8 +102,10 @@ def test_trap_removes_grounding_dino_guard_breaks(patched_site, tmp_path):
 
 
 @pytest.mark.parametrize("row", ["bart-fp16", "marian-fp16"])
-def test_where_removes_fp16_overflow_guard_breaks(row, unsafe_patched_site, tmp_path):
-    site, _report_json = unsafe_patched_site
+def test_where_removes_fp16_overflow_guard_breaks(row, patched_site, tmp_path):
+    """Plain `graphmend fix`: the kept `hidden_states` is a LayerNorm's new output that nothing
+    else holds, so selecting it is safe (rules/GM101.md, "Kept values")."""
+    site, _report_json = patched_site
     weights = tmp_path / f"{row}.pt"
     original = _run(row, "eager", weights, None)
     patched = _run(row, "compiled", weights, site)

@@ -19,6 +19,7 @@ RUNTIME = pathlib.Path(__file__).resolve().parents[2] / "runtime" / "_graphmend_
 RELEASED = {
     "3": "f4df64c24228f9a85d180db09eed82c498a9e9c3d6731d5bc43c9211a11c3ccd",
     "4": "4dcb186b2dbfe673301fbc9946508a02b772dbba8ad47057c6de6a18bca0e9bc",
+    "5": "bdb4168d18a61a6731cca2d1bbd1a29831cc0b93d91258a35f0d825626487799",
 }
 
 
@@ -278,6 +279,53 @@ def test_buffer_helpers(rt):
     assert not rt.buffer_slot(module, "kept")
     assert rt.unmoved(torch.ones(1), torch.device("cpu"))
     assert not rt.unmoved(torch.ones(1), "cpu")
+
+
+def test_allocating_module_holds_only_for_torch_classes_without_hooks(rt):
+    norm = torch.nn.LayerNorm(4)
+    assert rt.allocating_module(norm, "LayerNorm")
+    assert rt.allocating_module(torch.nn.Linear(2, 2), "Linear")
+    assert not rt.allocating_module(norm, "Linear"), "another class"
+    assert not rt.allocating_module(torch.nn.Identity(), "Identity"), "a class that returns its input"
+
+    class Norm(torch.nn.LayerNorm):
+        pass
+
+    assert not rt.allocating_module(Norm(4), "LayerNorm"), "a subclass may override forward"
+    for register in (norm.register_forward_hook, norm.register_forward_pre_hook):
+        handle = register(lambda *args: None)
+        assert not rt.allocating_module(norm, "LayerNorm")
+        handle.remove()
+    for register in (torch.nn.modules.module.register_module_forward_hook,
+                     torch.nn.modules.module.register_module_forward_pre_hook):
+        handle = register(lambda *args: None)
+        assert not rt.allocating_module(norm, "LayerNorm")
+        handle.remove()
+    assert rt.allocating_module(norm, "LayerNorm")
+
+
+def test_allocating_modules_return_new_storage(rt):
+    """Each listed class, called, returns storage that none of its inputs or tensors share."""
+    x3 = torch.randn(1, 4, 4, 4, 4)
+    cases = {
+        "LayerNorm": (torch.nn.LayerNorm(4), torch.randn(2, 4)),
+        "Linear": (torch.nn.Linear(4, 4), torch.randn(2, 4)),
+        "Conv1d": (torch.nn.Conv1d(4, 4, 1), torch.randn(1, 4, 4)),
+        "Conv2d": (torch.nn.Conv2d(4, 4, 1), torch.randn(1, 4, 4, 4)),
+        "Conv3d": (torch.nn.Conv3d(4, 4, 1), x3),
+        "Embedding": (torch.nn.Embedding(4, 4), torch.tensor([0, 1])),
+        "GroupNorm": (torch.nn.GroupNorm(2, 4), torch.randn(1, 4, 3)),
+        "RMSNorm": (torch.nn.RMSNorm(4), torch.randn(2, 4)),
+    }
+    assert set(cases) == set(rt._ALLOCATING_MODULES)
+    for name, (module, x) in cases.items():
+        assert rt.allocating_module(module, name)
+        held = [x, *module.parameters(), *module.buffers()]
+        for grad in (False, True):
+            with torch.set_grad_enabled(grad):
+                out = module(x)
+            ptr = out.untyped_storage().data_ptr()
+            assert all(ptr != t.untyped_storage().data_ptr() for t in held), name
 
 
 def test_source_can_be_embedded_and_inlined():

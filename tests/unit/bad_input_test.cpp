@@ -269,10 +269,11 @@ TEST(BadInput, NestingBelowTheLimitIsAnalysed) {
 namespace graphmend::testing {
 namespace {
 
-// Line 6 prints (fixable), line 8 an `.item()` (report only), line 10 an fp16 guard (unsafe fix).
+// Line 6 prints (fixable), line 8 an `.item()` (report only), line 10 a branch that may keep a
+// view of an argument (an unsafe fix: the selection would be a new tensor).
 const std::string kMixed =
     "import torch\n\n\n@torch.compile\ndef f(x: torch.Tensor, h: torch.Tensor):\n    print('x', x)\n"
-    "    y = x * 2\n    s = y.sum().item()\n    z = h + 1\n    if (z > 0).any():\n        z = z * 2\n"
+    "    y = x * 2\n    s = y.sum().item()\n    z = h.view(-1)\n    if (z > 0).any():\n        z = z * 2\n"
     "    return z, s\n";
 
 TEST(CliContract, DiffWithPendingFixesExitsOneWritesNothingAndReportsDiskLines) {

@@ -35,6 +35,8 @@ enum class Fact : uint32_t {
   WarningCategory = 1u << 13, // a builtin warning category
   Logs = 1u << 14,            // emits a log record
   LoggingLevel = 1u << 15,    // a logging level constant
+  Allocates = 1u << 16,       // its tensor result is new storage: never an argument, a view of one,
+                              // or a tensor held elsewhere (`clamp`, `cat`; not `to`, `contiguous`)
 };
 
 // True if the table lists `name` in `space` with `fact`.

@@ -99,6 +99,7 @@ inline const syntax::Kind module_{"module"};
 inline const syntax::Kind named_expression{"named_expression"};
 inline const syntax::Kind none{"none"};
 inline const syntax::Kind nonlocal_statement{"nonlocal_statement"};
+inline const syntax::Kind comparison_operator{"comparison_operator"};
 inline const syntax::Kind not_operator{"not_operator"};
 inline const syntax::Kind parenthesized_expression{"parenthesized_expression"};
 inline const syntax::Kind pattern_list{"pattern_list"};

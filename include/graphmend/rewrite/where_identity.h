@@ -1,0 +1,30 @@
+// [Where]: when the object an `if` keeps for a name may be replaced by a torch.where selection.
+// A branch that skips a name (the else-less update `if c: h = torch.clamp(h, ...)`) keeps the very
+// object `h` held; the selection is a new tensor of the same value. Nobody can tell them apart when
+// that object is new storage this frame made (an allocating op) and nothing but the name ever held
+// it: every use between its definition and the end of the `if` only reads it. Doc: rules/GM101.md,
+// "Fix safety".
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "graphmend/analysis/context.h"
+
+namespace graphmend::rewrite {
+
+struct KeptValueProof {
+  // Trace-time checks the selection must pass too (static under Dynamo): that a module whose
+  // call made the value is torch's own class with no forward hook that could replace its result.
+  std::vector<std::string> checks;
+};
+
+// The proof that the object `name` holds when `if_statement` starts is unobservable once
+// replaced, or why it is not (phrased to follow "unsafe: ").
+std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
+                                                                         const ir::Function& fn,
+                                                                         ir::Node if_statement, std::string_view name);
+
+}  // namespace graphmend::rewrite

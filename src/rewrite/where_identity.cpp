@@ -1,0 +1,265 @@
+#include "graphmend/rewrite/where_identity.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <optional>
+
+#include "graphmend/analysis/api_facts.h"
+#include "graphmend/analysis/effects.h"
+#include "graphmend/rewrite/site.h"
+
+namespace graphmend::rewrite {
+namespace {
+
+namespace api = analysis::api;
+
+// Deeper operator nests than this are not followed (no recursion proportional to the input).
+constexpr int kMaxDepth = 16;
+
+// torch.nn classes whose forward returns new storage (runtime: _ALLOCATING_MODULES).
+constexpr std::array<std::string_view, 8> kAllocatingModules = {"LayerNorm", "Linear",    "Conv1d",    "Conv2d",
+                                                                  "Conv3d",    "Embedding", "GroupNorm", "RMSNorm"};
+
+bool has_keyword(const ir::Module& m, ir::Node call, std::string_view keyword) {
+  ir::Node args = call.field("arguments");
+  if (!args) return false;
+  for (ir::Node a : args.named_children()) {
+    if (a.is(kind::keyword_argument) && m.text(a.field("name")) == keyword) return true;
+    if (a.is(kind::dictionary_splat)) return true;  // may hold it
+  }
+  return false;
+}
+
+bool numeric_literal(ir::Node e) {
+  e = ir::unparenthesize(e);
+  if (e.is(kind::unary_operator)) e = ir::unparenthesize(e.field("argument"));
+  return e.is(kind::integer) || e.is(kind::float_);
+}
+
+// `self.norm` in a method of a class whose `__init__` assigns `self.norm = torch.nn.K(...)` once
+// and nothing else to `self.norm`: K, when it is an allocating module class. The runtime checks
+// the class again where it matters (the module may have been replaced since).
+std::optional<std::string> module_class(const ir::Module& m, const ir::Function& fn, ir::Node callee) {
+  callee = ir::unparenthesize(callee);
+  if (!callee.is(kind::attribute) || fn.klass < 0 || fn.params.empty()) return std::nullopt;
+  ir::Node receiver = ir::unparenthesize(callee.field("object"));
+  if (!receiver.is(kind::identifier) || m.text(receiver) != fn.params[0].name) return std::nullopt;
+  const std::string_view attr = m.text(callee.field("attribute"));
+  const ir::Class& cls = m.classes[static_cast<size_t>(fn.klass)];
+  const auto init = cls.methods.find("__init__");
+  if (init == cls.methods.end()) return std::nullopt;
+  const ir::Function& ctor = m.functions[static_cast<size_t>(init->second)];
+  if (ctor.params.empty()) return std::nullopt;
+  std::optional<std::string> found;
+  bool ambiguous = false;
+  analysis::walk_body(ctor, [&](ir::Node n) {
+    if (!n.is(kind::assignment)) return true;
+    ir::Node left = ir::unparenthesize(n.field("left"));
+    if (!left.is(kind::attribute) || m.text(left.field("attribute")) != attr) return true;
+    ir::Node owner = ir::unparenthesize(left.field("object"));
+    if (!owner.is(kind::identifier) || m.text(owner) != ctor.params[0].name) return true;
+    ir::Node right = ir::unparenthesize(n.field("right"));
+    const auto q = right.is(kind::call) ? m.qualified_name(right.field("function")) : std::nullopt;
+    if (found || !q || !q->starts_with("torch.nn.")) {
+      ambiguous = true;
+    } else {
+      found = q->substr(9);
+    }
+    return true;
+  });
+  if (ambiguous || !found) return std::nullopt;
+  for (std::string_view k : kAllocatingModules) {
+    if (*found == k) return found;
+  }
+  return std::nullopt;
+}
+
+// Why `e` may not evaluate to new storage, or nullopt when it does (with the trace-time checks
+// that proof needs appended to `checks`).
+std::optional<std::string> not_new_storage(const analysis::FileContext& ctx, const ir::Function& fn, ir::Node e,
+                                           std::vector<std::string>& checks, int depth) {
+  const ir::Module& m = ctx.module;
+  e = ir::unparenthesize(e);
+  if (depth > kMaxDepth) return fmt::format("`{}` nests too deeply to follow", snippet(m, e));
+  // An operand of a tensor operator: a number, a tensor, or new storage itself.
+  auto operand = [&](ir::Node o) -> std::optional<std::string> {
+    o = ir::unparenthesize(o);
+    if (numeric_literal(o) || ctx.types.type_of(m, o).kind == analysis::ValueKind::Tensor) return std::nullopt;
+    if (!not_new_storage(ctx, fn, o, checks, depth + 1)) return std::nullopt;
+    return fmt::format("`{}` is not known to be a tensor", snippet(m, o));
+  };
+  if (e.is(kind::binary_operator)) {
+    // Tensor arithmetic, bitwise and matrix operators always allocate their result.
+    for (ir::Node side : {e.field("left"), e.field("right")}) {
+      if (auto why = operand(side)) return why;
+    }
+    return std::nullopt;
+  }
+  if (e.is(kind::unary_operator)) {
+    // `+t` is torch.positive, which returns `t` itself.
+    if (m.text(e.field("operator")) == "+") return fmt::format("`{}` returns its operand itself", snippet(m, e));
+    return operand(e.field("argument"));
+  }
+  if (e.is(kind::call)) {
+    ir::Node callee = ir::unparenthesize(e.field("function"));
+    if (has_keyword(m, e, "out")) return fmt::format("`{}` returns its `out=` tensor", snippet(m, e));
+    const auto q = m.qualified_name(callee);
+    if (q && api::has(api::Space::Global, *q, api::Fact::Allocates)) return std::nullopt;
+    if (callee.is(kind::attribute) && api::has(api::Space::TensorMethod, m.text(callee.field("attribute")), api::Fact::Allocates) &&
+        ctx.types.type_of(m, callee.field("object")).kind == analysis::ValueKind::Tensor) {
+      return std::nullopt;
+    }
+    if (auto cls = module_class(m, fn, callee)) {
+      checks.push_back(fmt::format("_graphmend.allocating_module({}, \"{}\")", m.text(callee), *cls));
+      return std::nullopt;
+    }
+    return fmt::format("`{}` is not known to return a new tensor", snippet(m, callee));
+  }
+  return fmt::format("`{}` is not known to be a new tensor", snippet(m, e));
+}
+
+// True when this occurrence of a name only reads its tensor: whatever it is passed to keeps no
+// reference to it and returns none.
+bool only_read(const analysis::FileContext& ctx, ir::Node id) {
+  const ir::Module& m = ctx.module;
+  ir::Node n = id;
+  ir::Node p = n.parent();
+  while (p && p.is(kind::parenthesized_expression)) {
+    n = p;
+    p = p.parent();
+  }
+  if (!p) return false;
+  auto pure_call = [&](ir::Node call, std::optional<std::string> q) {
+    if (has_keyword(m, call, "out") || has_keyword(m, call, "inplace")) return false;
+    if (!q || !analysis::is_pure_torch_function(*q) || api::has(api::Space::Global, *q, api::Fact::MayAlias)) return false;
+    return !api::has(api::Space::TensorMethod, std::string_view(*q).substr(6), api::Fact::MayAlias);
+  };
+  if (p.is(kind::attribute)) {
+    if (!(p.field("object") == n)) return false;
+    const std::string_view attr = m.text(p.field("attribute"));
+    ir::Node call = p.parent();
+    if (call && call.is(kind::call) && call.field("function") == p) {
+      return analysis::is_pure_tensor_method(attr) && !api::has(api::Space::TensorMethod, attr, api::Fact::MayAlias) &&
+             !has_keyword(m, call, "out");
+    }
+    return api::has(api::Space::TensorAttribute, attr, api::Fact::Static);
+  }
+  if (p.is(kind::comparison_operator) || p.is(kind::not_operator)) return true;
+  if (p.is(kind::binary_operator)) {
+    // The other operand's reflected operator could keep it, unless that operand is a number or
+    // a tensor (whose operator is torch's).
+    ir::Node other = p.field("left") == n ? p.field("right") : p.field("left");
+    return numeric_literal(other) || ctx.types.type_of(m, other).kind == analysis::ValueKind::Tensor;
+  }
+  if (p.is(kind::unary_operator)) return m.text(p.field("operator")) != "+";
+  if (p.is(kind::keyword_argument)) {
+    if (!(p.field("value") == n) || m.text(p.field("name")) == "out") return false;
+    n = p;
+    p = p.parent();
+  }
+  if (p.is(kind::argument_list)) {
+    ir::Node call = p.parent();
+    return call && call.is(kind::call) && pure_call(call, m.qualified_name(call.field("function")));
+  }
+  return false;
+}
+
+bool calls_frame_introspection(const ir::Module& m, const ir::Function& fn) {
+  bool found = false;
+  analysis::walk_body(fn, [&](ir::Node n) {
+    if (found) return false;
+    if (n.is(kind::call)) {
+      const auto q = m.qualified_name(n.field("function"));
+      found = q && (*q == "locals" || *q == "vars" || *q == "eval" || *q == "exec" || *q == "sys._getframe" ||
+                    *q == "inspect.currentframe");
+    }
+    return !found;
+  });
+  return found;
+}
+
+}  // namespace
+
+std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
+                                                                         const ir::Function& fn,
+                                                                         ir::Node if_statement, std::string_view name) {
+  const ir::Module& m = ctx.module;
+  const std::string kept = fmt::format("the selected tensor is a new object, where the original keeps `{}`", name);
+  // 1. The definition of `name` that reaches the `if`: the last `name = value` among the statements
+  // that dominate it (earlier statements of its block, then of each enclosing `if` block).
+  ir::Node definition;
+  for (ir::Node stmt = if_statement; stmt && !definition;) {
+    for (ir::Node s = stmt.prev_named_sibling(); s; s = s.prev_named_sibling()) {
+      if (!s.is(kind::expression_statement) || s.named_child_count() != 1) continue;
+      ir::Node a = s.named_child(0);
+      if (a.is(kind::assignment) && a.field("left").is(kind::identifier) && m.text(a.field("left")) == name) {
+        definition = a;
+        break;
+      }
+    }
+    if (definition) break;
+    ir::Node block = stmt.parent();
+    ir::Node owner = block ? block.parent() : ir::Node{};
+    if (!owner || owner.is(kind::function_definition)) {
+      for (const ir::Parameter& p : fn.params) {
+        if (p.name == name) return fmt::format("{}, the caller's argument", kept);
+      }
+      return fmt::format("{}, not assigned a value in this function before the `if`", kept);
+    }
+    if (owner.is(kind::else_clause) || owner.is(kind::elif_clause)) owner = owner.parent();
+    if (!owner.is(kind::if_statement)) return fmt::format("{}, assigned outside the `if`'s enclosing blocks", kept);
+    stmt = owner;
+  }
+  ir::Node value = definition.field("right");
+  if (!value || value.is(kind::assignment) || definition.field("type")) {
+    return fmt::format("{}, which `{}` binds to other names too", kept, snippet(m, definition));
+  }
+  // 2. That value is new storage, made here.
+  KeptValueProof proof;
+  if (auto why = not_new_storage(ctx, fn, value, proof.checks, 0)) return fmt::format("{} ({})", kept, *why);
+  // 3. Nothing held it but the name: every occurrence of the name from its definition to the end
+  // of the `if` reads it (a branch may rebind it), and nothing reaches the frame's locals.
+  if (calls_frame_introspection(m, fn)) return fmt::format("{}; the function inspects its own frame", kept);
+  const uint32_t from = definition.end();
+  const uint32_t to = if_statement.end();
+  std::optional<std::string> escape;
+  // Nested functions and lambdas included: a closure that reads the name keeps the object.
+  syntax::walk(fn.node.field("body"), [&](ir::Node n) {
+    if (escape || n.end() <= from || n.start() >= to) return false;
+    if (!n.is(kind::identifier) || m.text(n) != name) return true;
+    ir::Node parent = n.parent();
+    const bool rebinding = parent && parent.is(kind::assignment) && parent.field("left") == n &&
+                           parent.start() > if_statement.start();
+    if (rebinding || only_read(ctx, n)) return true;
+    const bool binding = parent && parent.is(kind::assignment) && parent.field("left") == n;
+    if (binding && parent.parent().is(kind::expression_statement) && !parent.field("type") &&
+        !parent.field("right").is(kind::assignment) &&
+        !not_new_storage(ctx, fn, parent.field("right"), proof.checks, 0)) {
+      return true;  // another definition on some path, new storage too
+    }
+    if (binding) {
+      escape = fmt::format("{}, which `{}` may rebind before the `if`", kept, snippet(m, parent));
+    } else {
+      ir::Node shown = parent && !parent.is(kind::block) ? parent : n;
+      if (shown.is(kind::keyword_argument)) shown = shown.parent();
+      if (shown.is(kind::argument_list)) shown = shown.parent();  // the call it is passed to
+      escape = fmt::format("{}, and `{}` may keep a reference to it", kept, snippet(m, shown));
+    }
+    return true;
+  });
+  if (escape) return *escape;
+  // 4. A module the runtime checks is read again at the selection: nothing in between may
+  // change what the attribute holds.
+  if (!proof.checks.empty()) {
+    for (ir::Node s = definition.parent().next_named_sibling(); s && s.start() < if_statement.start();
+         s = s.next_named_sibling()) {
+      if (!analysis::effects_of(m, ctx.types, s).empty()) {
+        return fmt::format("{}; `{}` runs between the call that made it and the `if`", kept, snippet(m, s));
+      }
+    }
+  }
+  return proof;
+}
+
+}  // namespace graphmend::rewrite

@@ -1,0 +1,130 @@
+"""[Where] and identity on real PyTorch (rules/GM101.md, "Kept values"): an else-less update keeps
+the object the name held, where the selection is a new tensor.
+
+- Proven (where/identity_forms.py, proven_cases): plain `graphmend fix`, with no flag, rewrites
+  the site; the patched copy gives the original's results bit for bit, eager and compiled under
+  torch.no_grad() on eager / aot_eager / inductor, with fullgraph=True, one graph per input shape
+  and no recompile when the condition flips. The hooked LayerNorm case fails the runtime check,
+  runs the original `if` and returns the very tensor the hook holds, as the original does.
+- Not proven (unproven_cases): plain fix leaves the site, offering only an unsafe fix whose title
+  says why; applied with --unsafe-fixes, the selection changes what the caller sees (an identity
+  or an aliasing write), which is what the decline protects.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+import torch
+import torch._dynamo
+from torch._dynamo.utils import counters
+
+import behaviour
+from behaviour import same_result
+
+FORMS = pathlib.Path(__file__).resolve().parent / "where" / "identity_forms.py"
+BACKENDS = ["eager", "aot_eager", "inductor"]
+
+
+def _fix(graphmend_bin, workdir: pathlib.Path, *flags: str):
+    copy = workdir / FORMS.name
+    shutil.copy(FORMS, copy)
+    out = subprocess.run([graphmend_bin, "fix", *flags, "--output-format", "json", str(copy)],
+                         capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    return copy, json.loads(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def modules(graphmend_bin, tmp_path_factory):
+    safe_copy, _ = _fix(graphmend_bin, tmp_path_factory.mktemp("identity-safe"))
+    check = subprocess.run([graphmend_bin, "check", "--output-format", "json", str(FORMS)], capture_output=True, text=True)
+    safe_report = json.loads(check.stdout)
+    unsafe_copy, _ = _fix(graphmend_bin, tmp_path_factory.mktemp("identity-unsafe"), "--unsafe-fixes")
+    fixed = safe_copy.read_bytes()
+    subprocess.run([graphmend_bin, "fix", str(safe_copy)], capture_output=True, text=True)
+    assert safe_copy.read_bytes() == fixed, "a second fix must change nothing"
+    return {
+        "original": behaviour.import_path(FORMS, "identity_forms__original"),
+        "safe": behaviour.import_path(safe_copy, "identity_forms__safe"),
+        "unsafe": behaviour.import_path(unsafe_copy, "identity_forms__unsafe"),
+        "report": safe_report,
+    }
+
+
+def _sites(report):
+    """GM101 diagnostics of the plain fix, by the qualified name of their function."""
+    return {d["function"]: d for d in report["diagnostics"] if d["code"] == "GM101"}
+
+
+PROVEN = [name for name, *_ in behaviour.import_path(FORMS, "identity_forms__names").proven_cases()]
+UNPROVEN = [name for name, *_ in behaviour.import_path(FORMS, "identity_forms__names2").unproven_cases()]
+
+
+def _proven(module, name):
+    return next((m, inputs) for n, m, inputs in module.proven_cases() if n == name)
+
+
+def _unproven(module, name):
+    return next((m, x) for n, m, x in module.unproven_cases() if n == name)
+
+
+def test_plain_fix_applies_every_proven_site_and_no_other(modules):
+    sites = _sites(modules["report"])
+    fixed = {f for f, d in sites.items() if d["fix"] and d["fix"]["applicability"] == "safe"}
+    assert fixed == {"FreshArithmetic.forward", "LayerNormOverflowGuard.forward", "UnderStaticIf.forward"}
+    for name in UNPROVEN:
+        module, _ = _unproven(modules["original"], name)
+        site = sites[f"{type(module).__name__}.forward"]
+        assert site["fix"]["applicability"] == "unsafe", name
+        assert "the selected tensor is a new object" in site["fix"]["title"], site["fix"]["title"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", PROVEN[:3])
+def test_proven_selection_is_identical_without_breaks(modules, name, backend):
+    original, inputs = _proven(modules["original"], name)
+    patched, _ = _proven(modules["safe"], name)
+    patched.load_state_dict(original.state_dict())
+    with torch.no_grad():
+        reference = [original(*args) for args in inputs]
+        assert same_result([patched(*args) for args in inputs], reference)  # eager: the original code
+        torch._dynamo.reset()
+        counters.clear()
+        compiled = torch.compile(patched, backend=backend, fullgraph=True)
+        results = [compiled(*args) for args in inputs * 2]  # both paths, twice
+    assert same_result(results, reference * 2, exact=backend != "inductor")
+    shapes = {tuple((tuple(a.shape), a.dtype) for a in args) for args in inputs}
+    assert counters["stats"]["unique_graphs"] == len(shapes), "no break, no recompile when the condition flips"
+
+
+@pytest.mark.parametrize("name", PROVEN[3:])
+def test_a_failed_runtime_check_runs_the_original(modules, name):
+    """A forward hook returns a tensor it holds, or the LayerNorm was replaced by nn.Identity:
+    the selection would return a new tensor; the original `if` runs and returns that one."""
+    original, inputs = _proven(modules["original"], name)
+    patched, _ = _proven(modules["safe"], name)
+    torch._dynamo.reset()
+    patched.compile(backend="aot_eager")
+    with torch.no_grad():
+        for args in inputs * 2:
+            assert same_result([patched(*args)], [original(*args)])
+            assert patched.observe(*args) == original.observe(*args)
+    with torch.no_grad():
+        low = inputs[-1]
+        assert original.observe(*low) == (True,), "the case returns the held object when the condition is false"
+
+
+@pytest.mark.parametrize("name", UNPROVEN)
+def test_unsafe_selection_changes_what_the_caller_sees(modules, name):
+    original, x = _unproven(modules["original"], name)
+    unsafe, _ = _unproven(modules["unsafe"], name)
+    torch._dynamo.reset()
+    unsafe.compile(backend="aot_eager")
+    with torch.no_grad():
+        assert same_result([unsafe(x)[0] if isinstance(unsafe(x), tuple) else unsafe(x)],
+                           [original(x)[0] if isinstance(original(x), tuple) else original(x)])
+        assert unsafe.observe(x) != original.observe(x)

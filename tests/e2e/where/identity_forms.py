@@ -1,0 +1,265 @@
+"""[Where] and identity: an `if` that skips a name keeps the very object the name held, where the
+selection is a new tensor. test_where_identity.py checks that plain `graphmend fix` (safe fixes
+only) rewrites the PROVEN classes, whose kept object is new storage this frame made and nothing
+else ever held, and leaves every UNPROVEN class to --unsafe-fixes, each with an observation that
+the unsafe selection changes (which is why it is not safe).
+
+Each class: forward(x) for compiled calls, and observe(x) -> a tuple of facts about identity and
+aliasing that the caller can see, computed from forward's result.
+"""
+import torch
+from torch import nn
+
+
+# ---- proven: plain `graphmend fix` selects -------------------------------------------------------
+
+class FreshArithmetic(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x * 2 + 1
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+
+class LayerNormOverflowGuard(nn.Module):
+    """BART's encoder layer: a LayerNorm's output, then the fp16 overflow guard."""
+
+    def __init__(self):
+        super().__init__()
+        self.final_layer_norm = nn.LayerNorm(4)
+
+    def forward(self, x: torch.Tensor):
+        hidden_states = self.final_layer_norm(x)
+        if hidden_states.dtype == torch.float16 and (
+            torch.isinf(hidden_states).any() or torch.isnan(hidden_states).any()
+        ):
+            clamp_value = torch.finfo(hidden_states.dtype).max - 1000
+            hidden_states = torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)
+        return hidden_states
+
+
+class UnderStaticIf(nn.Module):
+    """DETR's encoder layer: the guard nested in a Python `if` on a module flag."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.guard = True
+
+    def forward(self, x: torch.Tensor):
+        h = self.proj(x)
+        if self.guard:
+            if torch.isinf(h).any() or torch.isnan(h).any():
+                h = torch.clamp(h, min=-100.0, max=100.0)
+        return h
+
+
+class HookedNorm(LayerNormOverflowGuard):
+    """The same code as LayerNormOverflowGuard, but a forward hook makes the norm return a tensor
+    it holds: the runtime check (allocating_module) fails and the original `if` runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.held = None
+
+        def hold(module, args, output):
+            self.held = output.clone()
+            return self.held
+
+        self.final_layer_norm.register_forward_hook(hold)
+
+    def observe(self, x):
+        out = self(x)
+        return (out is self.held,)
+
+
+class ReplacedLayerNorm(LayerNormOverflowGuard):
+    """LayerNormOverflowGuard whose norm a user replaced after construction by nn.Identity (which
+    returns its input): the runtime check fails and the original `if` runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.final_layer_norm = nn.Identity()
+
+    def observe(self, x):
+        return (self(x) is x,)
+
+
+def proven_cases():
+    """(name, module, inputs taking both paths: condition true, false, NaN and inf in fp16)."""
+    t = torch.tensor
+    h16 = torch.float16
+    big = [[1.0, 70000.0, 3.0, 4.0]]
+    return [
+        ("fresh arithmetic", FreshArithmetic(), [(t([[0.0, 5.0]]),), (t([[0.0, 0.5]]),)]),
+        ("LayerNorm output, fp16 overflow guard", LayerNormOverflowGuard(),
+         [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]]),),
+          (t([[float("nan"), 2.0, 3.0, 4.0]], dtype=h16),)]),
+        ("Linear output under a static if", UnderStaticIf(),
+         [(t([[1.0, 2.0, 3.0, 4.0]]),), (t([[float("inf"), 2.0, 3.0, 4.0]]),)]),
+        ("hooked LayerNorm: runtime check fails, original runs", HookedNorm(),
+         [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),)]),
+        ("replaced LayerNorm: runtime check fails, original runs", ReplacedLayerNorm(),
+         [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),)]),
+    ]
+
+
+# ---- not proven: left to --unsafe-fixes, each with what the selection would change ---------------
+
+class KeptArgument(nn.Module):
+    def forward(self, x: torch.Tensor):
+        if (x > 3).any():
+            x = torch.clamp(x, max=3.0)
+        return x
+
+    def observe(self, x):
+        return (self(x) is x,)
+
+
+class KeptView(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x.view(-1)
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+    def observe(self, x):
+        x = x.clone()
+        self(x).add_(1)  # writes through the view into x, in the original
+        return (x.sum().item(),)
+
+
+class AliasedBeforeIf(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x + 1
+        before = h
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h, before
+
+    def observe(self, x):
+        out, before = self(x)
+        return (out is before,)
+
+
+class StoredBeforeIf(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x + 1
+        self.last = h
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+    def observe(self, x):
+        return (self(x) is self.last,)
+
+
+class PassedToCallee(nn.Module):
+    def remember(self, t):
+        self.seen = t
+        return t.sum()
+
+    def forward(self, x: torch.Tensor):
+        h = x + 1
+        total = self.remember(h)
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h, total
+
+    def observe(self, x):
+        out, _ = self(x)
+        return (out is self.seen,)
+
+
+class CapturedByClosure(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x + 1
+        get = lambda h=h: h  # noqa: E731  (the default keeps the object itself)
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h, get
+
+    def observe(self, x):
+        out, get = self(x)
+        return (out is get(),)
+
+
+class PositiveOperator(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = +x  # torch.positive: x itself
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+    def observe(self, x):
+        return (self(x) is x,)
+
+
+class ToSameDtype(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x.to(torch.float32)  # x itself when it is float32 already
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+    def observe(self, x):
+        return (self(x) is x,)
+
+
+class RebindingBranchBefore(nn.Module):
+    """d_fine's shape: another binding may or may not run between the definition and the `if`."""
+
+    def __init__(self):
+        super().__init__()
+        self.keep_input = True
+
+    def forward(self, x: torch.Tensor):
+        h = x + 1
+        if self.keep_input:
+            h = x
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+    def observe(self, x):
+        return (self(x) is x,)
+
+
+class PassThrough(nn.Module):
+    def forward(self, x: torch.Tensor):
+        return x
+
+
+class UserModuleCall(nn.Module):
+    """A call of a module of the user's own class, which may return its input."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = PassThrough()
+
+    def forward(self, x: torch.Tensor):
+        h = self.norm(x)
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+    def observe(self, x):
+        return (self(x) is x,)
+
+
+def unproven_cases():
+    """(name, module, input on which the condition is false: the kept object is returned)."""
+    t = torch.tensor
+    low = t([[0.0, 1.0, 2.0, 0.5]])
+    return [
+        ("the caller's argument", KeptArgument(), low),
+        ("a view of the argument", KeptView(), low),
+        ("another name holds it", AliasedBeforeIf(), low),
+        ("stored in an attribute first", StoredBeforeIf(), low),
+        ("passed to a user method first", PassedToCallee(), low),
+        ("captured by a closure", CapturedByClosure(), low),
+        ("unary plus returns its operand", PositiveOperator(), low),
+        ("`.to` may return its receiver", ToSameDtype(), low),
+        ("a conditional rebinding before the `if`", RebindingBranchBefore(), low),
+        ("a module of the user's own class", UserModuleCall(), low),
+    ]
