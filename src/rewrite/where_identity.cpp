@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -121,7 +122,7 @@ std::optional<std::string> not_new_storage(const analysis::FileContext& ctx, con
 
 // True when this occurrence of a name only reads its tensor: whatever it is passed to keeps no
 // reference to it and returns none.
-bool only_read(const analysis::FileContext& ctx, ir::Node id) {
+bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Node id, std::vector<std::string>& checks) {
   const ir::Module& m = ctx.module;
   ir::Node n = id;
   ir::Node p = n.parent();
@@ -160,7 +161,13 @@ bool only_read(const analysis::FileContext& ctx, ir::Node id) {
   }
   if (p.is(kind::argument_list)) {
     ir::Node call = p.parent();
-    return call && call.is(kind::call) && pure_call(call, m.qualified_name(call.field("function")));
+    if (!call || !call.is(kind::call)) return false;
+    if (pure_call(call, m.qualified_name(call.field("function")))) return true;
+    // An allocating module (checked at trace time) reads its input and keeps nothing.
+    if (auto cls = module_class(m, fn, call.field("function"))) {
+      checks.push_back(fmt::format("_graphmend.allocating_module({}, \"{}\")", m.text(ir::unparenthesize(call.field("function"))), *cls));
+      return true;
+    }
   }
   return false;
 }
@@ -231,7 +238,7 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
     ir::Node parent = n.parent();
     const bool rebinding = parent && parent.is(kind::assignment) && parent.field("left") == n &&
                            parent.start() > if_statement.start();
-    if (rebinding || only_read(ctx, n)) return true;
+    if (rebinding || only_read(ctx, fn, n, proof.checks)) return true;
     const bool binding = parent && parent.is(kind::assignment) && parent.field("left") == n;
     if (binding && parent.parent().is(kind::expression_statement) && !parent.field("type") &&
         !parent.field("right").is(kind::assignment) &&
@@ -251,11 +258,21 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
   if (escape) return *escape;
   // 4. A module the runtime checks is read again at the selection: nothing in between may
   // change what the attribute holds.
+  // Calls of the checked modules themselves have no effect (that is what the check proves).
   if (!proof.checks.empty()) {
+    std::sort(proof.checks.begin(), proof.checks.end());
+    proof.checks.erase(std::unique(proof.checks.begin(), proof.checks.end()), proof.checks.end());
+    auto checked = [&](const analysis::Effect& e) {
+      if (e.kind != analysis::EffectKind::UnknownCall || !e.node.is(kind::call)) return false;
+      const std::string prefix = fmt::format("_graphmend.allocating_module({}, ", m.text(ir::unparenthesize(e.node.field("function"))));
+      return std::any_of(proof.checks.begin(), proof.checks.end(), [&](const std::string& c) { return c.starts_with(prefix); });
+    };
     for (ir::Node s = definition.parent().next_named_sibling(); s && s.start() < if_statement.start();
          s = s.next_named_sibling()) {
-      if (!analysis::effects_of(m, ctx.types, s).empty()) {
-        return fmt::format("{}; `{}` runs between the call that made it and the `if`", kept, snippet(m, s));
+      for (const analysis::Effect& e : analysis::effects_of(m, ctx.types, s)) {
+        if (!checked(e)) {
+          return fmt::format("{}; `{}` runs between the call that made it and the `if`", kept, snippet(m, s));
+        }
       }
     }
   }

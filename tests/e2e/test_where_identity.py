@@ -75,7 +75,8 @@ def _unproven(module, name):
 def test_plain_fix_applies_every_proven_site_and_no_other(modules):
     sites = _sites(modules["report"])
     fixed = {f for f, d in sites.items() if d["fix"] and d["fix"]["applicability"] == "safe"}
-    assert fixed == {"FreshArithmetic.forward", "LayerNormOverflowGuard.forward", "UnderStaticIf.forward"}
+    assert fixed == {"FreshArithmetic.forward", "LayerNormOverflowGuard.forward", "UnderStaticIf.forward",
+                     "ConditionalNorm.forward"}
     for name in UNPROVEN:
         module, _ = _unproven(modules["original"], name)
         site = sites[f"{type(module).__name__}.forward"]
@@ -84,7 +85,7 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", PROVEN[:3])
+@pytest.mark.parametrize("name", PROVEN[:4])
 def test_proven_selection_is_identical_without_breaks(modules, name, backend):
     original, inputs = _proven(modules["original"], name)
     patched, _ = _proven(modules["safe"], name)
@@ -101,7 +102,7 @@ def test_proven_selection_is_identical_without_breaks(modules, name, backend):
     assert counters["stats"]["unique_graphs"] == len(shapes), "no break, no recompile when the condition flips"
 
 
-@pytest.mark.parametrize("name", PROVEN[3:])
+@pytest.mark.parametrize("name", PROVEN[4:])
 def test_a_failed_runtime_check_runs_the_original(modules, name):
     """A forward hook returns a tensor it holds, or the LayerNorm was replaced by nn.Identity:
     the selection would return a new tensor; the original `if` runs and returns that one."""

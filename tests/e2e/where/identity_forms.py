@@ -54,6 +54,24 @@ class UnderStaticIf(nn.Module):
         return h
 
 
+class ConditionalNorm(nn.Module):
+    """D-FINE's encoder layer: the LayerNorm runs on some paths only, between the definition and
+    the guard (it reads the value and keeps nothing, as the runtime check proves)."""
+
+    def __init__(self):
+        super().__init__()
+        self.final_layer_norm = nn.LayerNorm(4)
+        self.normalize_before = False
+
+    def forward(self, x: torch.Tensor):
+        hidden_states = x * 2.0
+        if not self.normalize_before:
+            hidden_states = self.final_layer_norm(hidden_states)
+        if torch.isinf(hidden_states).any() or torch.isnan(hidden_states).any():
+            hidden_states = torch.clamp(hidden_states, min=-100.0, max=100.0)
+        return hidden_states
+
+
 class HookedNorm(LayerNormOverflowGuard):
     """The same code as LayerNormOverflowGuard, but a forward hook makes the norm return a tensor
     it holds: the runtime check (allocating_module) fails and the original `if` runs."""
@@ -97,6 +115,8 @@ def proven_cases():
           (t([[float("nan"), 2.0, 3.0, 4.0]], dtype=h16),)]),
         ("Linear output under a static if", UnderStaticIf(),
          [(t([[1.0, 2.0, 3.0, 4.0]]),), (t([[float("inf"), 2.0, 3.0, 4.0]]),)]),
+        ("LayerNorm on some paths before the guard", ConditionalNorm(),
+         [(t([[1.0, 2.0, 3.0, 4.0]]),), (t([[float("nan"), 2.0, 3.0, 4.0]]),)]),
         ("hooked LayerNorm: runtime check fails, original runs", HookedNorm(),
          [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),)]),
         ("replaced LayerNorm: runtime check fails, original runs", ReplacedLayerNorm(),
