@@ -376,6 +376,15 @@ def selectable(conds, *groups):
     return True
 
 
+def plain_tensors(*values):
+    """True when every value is a plain torch.Tensor (static under Dynamo).
+
+    graphmend checks this before a selection that read the values as tensors where the
+    code alone did not say so (an unannotated or Optional parameter); otherwise the
+    original `if` runs."""
+    return all(type(v) is torch.Tensor for v in values)
+
+
 # The torch.nn classes whose forward returns new storage: never its input, a view of
 # it, or a tensor held elsewhere.
 _ALLOCATING_MODULES = (
@@ -455,6 +464,7 @@ _PUBLIC = (
     "assert_async",
     "selectable",
     "allocating_module",
+    "plain_tensors",
     "where",
     "buffer_slot",
     "unmoved",

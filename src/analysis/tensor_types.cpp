@@ -1,6 +1,7 @@
 #include "graphmend/analysis/tensor_types.h"
 
 #include <set>
+#include <utility>
 #include <string>
 
 #include "graphmend/analysis/api_facts.h"
@@ -167,7 +168,28 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
   return {};
 }
 
+TypeOracle::Assumption::Assumption(TypeOracle& oracle, source::TextRange region, std::vector<std::string> names)
+    : oracle_(oracle) {
+  oracle_.saved_memo_ = std::exchange(oracle_.memo_, {});
+  oracle_.saved_returns_ = std::exchange(oracle_.returns_, {});
+  oracle_.saved_self_stores_ = std::exchange(oracle_.self_stores_, {});
+  oracle_.assumed_ = Assumed{region, std::move(names)};
+}
+
+TypeOracle::Assumption::~Assumption() {
+  oracle_.memo_ = std::exchange(oracle_.saved_memo_, {});
+  oracle_.returns_ = std::exchange(oracle_.saved_returns_, {});
+  oracle_.self_stores_ = std::exchange(oracle_.saved_self_stores_, {});
+  oracle_.assumed_.reset();
+}
+
 ValueType TypeOracle::identifier(const ir::Module& m, ir::Node id) {
+  if (assumed_ && id.start() >= assumed_->region.start && id.end() <= assumed_->region.end) {
+    const string_view name = m.text(id);
+    for (const std::string& n : assumed_->names) {
+      if (n == name) return of(ValueKind::Tensor);
+    }
+  }
   const auto bindings = m.reaching_bindings(id);
   if (bindings.empty()) {
     const string_view name = m.text(id);

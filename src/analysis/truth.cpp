@@ -31,10 +31,13 @@ std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
     walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
       if (!n.is(kind::if_statement)) return true;
       ir::Node cond = ir::unparenthesize(n.field("condition"));
-      // graphmend's [Where] gate, `not _graphmend.compiling() or <grad enabled>`: the original
-      // statement it keeps is already handled (its selection is in the else-branch).
+      // graphmend's [Where] gate, `not _graphmend.compiling() or <grad enabled> [or <checks>]`:
+      // the original statement it keeps is already handled (its selection is in the else-branch).
       if (cond.is(kind::boolean_operator) && ctx.module.text(cond.field("operator")) == "or") {
         ir::Node left = ir::unparenthesize(cond.field("left"));
+        while (left.is(kind::boolean_operator) && ctx.module.text(left.field("operator")) == "or") {
+          left = ir::unparenthesize(left.field("left"));  // `a or b or c` is `(a or b) or c`
+        }
         if (left.is(kind::not_operator) && is_compiling_check(ctx.module, left.field("argument")) &&
             is_runtime_compiling(ctx.module, ir::unparenthesize(left.field("argument")).field("function"))) {
           out.push_back(n.field("consequence").range());

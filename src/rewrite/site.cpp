@@ -519,6 +519,31 @@ void call_through_runtime(const ir::Module& m, ir::Node function, std::string_vi
       source::Edit::replace(function.range(), "(" + newline + inner + callee + newline + std::string(indent) + ")"));
 }
 
+namespace {
+
+// `if <guard>:` as black and ruff would write it at `indent`: on one line when it fits in 88
+// columns; else the guard in parentheses on a line of its own; else one `or` operand a line.
+// (The guard is graphmend's own text, so " or " separates its operands.)
+std::string gate_header(std::string_view guard, std::string_view indent, std::string_view inner,
+                        std::string_view newline) {
+  if (indent.size() + guard.size() + 4 <= kMaxGeneratedLine) return fmt::format("if {}:", guard);
+  std::string out = fmt::format("if ({}{}", newline, inner);
+  if (inner.size() + guard.size() <= kMaxGeneratedLine) {
+    out += guard;
+  } else {
+    size_t from = 0;
+    for (size_t at = guard.find(" or "); ; at = guard.find(" or ", from)) {
+      out += guard.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from);
+      if (at == std::string_view::npos) break;
+      out += fmt::format("{}{}or ", newline, inner);
+      from = at + 4;
+    }
+  }
+  return out + fmt::format("{}{}):", newline, indent);
+}
+
+}  // namespace
+
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
                                          source::Fix& fix, std::string_view guard) {
   const std::string_view text = m.text();
@@ -543,7 +568,7 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
                                ? std::string(indent.substr(header_indent.size()))
                                : std::string("    ");
   const std::string inner = std::string(indent) + unit;
-  fix.edits.push_back(source::Edit::insertion(stmt.start(), fmt::format("if {}:", guard) + newline + inner));
+  fix.edits.push_back(source::Edit::insertion(stmt.start(), gate_header(guard, indent, inner, newline) + newline + inner));
   // The statement's other lines move in with it, except lines inside a multi-line string, whose
   // bytes are the string's value.
   const auto strings = multiline_strings_in(m, stmt);

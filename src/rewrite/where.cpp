@@ -104,6 +104,69 @@ bool inside_loop_or_try(ir::Node n) {
   return false;
 }
 
+// True when this occurrence is used as only a tensor can be: the receiver of a Tensor method
+// (`x.abs()`), or an operand of a comparison or operator whose result is (`(mask == 0).all()`).
+bool used_as_tensor(const ir::Module& m, ir::Node id) {
+  ir::Node n = id;
+  for (int hops = 0; hops < 4; ++hops) {
+    ir::Node p = n.parent();
+    while (p && p.is(kind::parenthesized_expression)) {
+      n = p;
+      p = p.parent();
+    }
+    if (!p) return false;
+    if (p.is(kind::attribute) && p.field("object") == n) {
+      return analysis::api::has(analysis::api::Space::TensorMethod, m.text(p.field("attribute")),
+                                analysis::api::Fact::TensorEvidence);
+    }
+    if (!p.is(kind::comparison_operator) && !p.is(kind::binary_operator)) return false;
+    n = p;
+  }
+  return false;
+}
+
+// Parameters of unknown type (unannotated, Optional, ...) that the `if` uses as tensors and that
+// nothing rebinds before the `if` ends: the planner assumes they are plain tensors, and the gate
+// checks it at trace time (`_graphmend.plain_tensors(...)`), running the original otherwise.
+std::vector<std::string> assumable_tensors(const analysis::FileContext& ctx, const ir::Function& fn, ir::Node if_statement) {
+  const ir::Module& m = ctx.module;
+  std::vector<std::string> out;
+  const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const ir::Parameter& p = fn.params[i];
+    if (i == 0 && fn.klass >= 0) continue;  // self
+    if (p.kind != ir::Parameter::Kind::Regular && p.kind != ir::Parameter::Kind::KeywordOnly) continue;
+    const auto sym = scope.symbols.find(p.name);
+    if (sym == scope.symbols.end()) continue;
+    const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym->second)];
+    if (symbol.declared_global || symbol.declared_nonlocal) continue;
+    // Bound only as the parameter up to the end of the `if` (which is not inside a loop): its
+    // value at the gate is the one every earlier use saw.
+    bool rebound = false;
+    for (int b : symbol.bindings) {
+      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+      rebound |= binding.kind != ir::BindingKind::Parameter && binding.target.start() < if_statement.end();
+    }
+    if (rebound) continue;
+    bool used = false;
+    analysis::ValueType type;
+    syntax::walk(if_statement, [&](ir::Node n) {
+      if (used) return false;
+      if (n.is(kind::identifier) && m.text(n) == p.name && used_as_tensor(m, n)) {
+        used = true;
+        type = ctx.types.type_of(m, n);
+      }
+      return true;
+    });
+    if (!used) continue;
+    if (type.kind == analysis::ValueKind::Unknown || type.kind == analysis::ValueKind::LikelyTensor ||
+        type.kind == analysis::ValueKind::OptionalTensor) {
+      out.push_back(p.name);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names,
@@ -118,6 +181,13 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   if (fi < 0) return Declined{"the `if` is not inside a function"};
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
   if (auto buffer = plan_buffer_selection(ctx, if_statement, index.names_after(fi, if_statement))) return std::move(*buffer);
+  // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked
+  // by the gate at trace time.
+  const std::vector<std::string> assumed = assumable_tensors(ctx, fn, if_statement);
+  std::optional<analysis::TypeOracle::Assumption> assumption;
+  if (!assumed.empty()) assumption.emplace(ctx.types, source::TextRange{fn.node.start(), if_statement.end()}, assumed);
+  std::string gate(kWhereGate);
+  if (!assumed.empty()) gate += fmt::format(" or not _graphmend.plain_tensors({})", fmt::join(assumed, ", "));
 
   // 1. The chain: (condition, block) for the `if` and each `elif`, then the `else` block if any.
   std::vector<std::pair<ir::Node, ir::Node>> arms = {{if_statement.field("condition"), if_statement.field("consequence")}};
@@ -414,7 +484,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   fix.title = unsafe_reason ? fmt::format("select with torch.where under torch.compile (unsafe: {})", *unsafe_reason)
                             : "select with torch.where under torch.compile (eager, and grad-enabled code, unchanged)";
   fix.helpers = std::move(guard_helpers);
-  if (auto declined = wrap_for_compile(m, if_statement, compiled.text, fix, kWhereGate)) {
+  if (auto declined = wrap_for_compile(m, if_statement, compiled.text, fix, gate)) {
     return *declined;
   }
   return fix;

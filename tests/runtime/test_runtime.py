@@ -19,7 +19,7 @@ RUNTIME = pathlib.Path(__file__).resolve().parents[2] / "runtime" / "_graphmend_
 RELEASED = {
     "3": "f4df64c24228f9a85d180db09eed82c498a9e9c3d6731d5bc43c9211a11c3ccd",
     "4": "4dcb186b2dbfe673301fbc9946508a02b772dbba8ad47057c6de6a18bca0e9bc",
-    "5": "bdb4168d18a61a6731cca2d1bbd1a29831cc0b93d91258a35f0d825626487799",
+    "5": "0914559cc6e4b70377fb43ed95f5b405580af811171d853022fc27c88c8a135b",
 }
 
 
@@ -302,6 +302,18 @@ def test_allocating_module_holds_only_for_torch_classes_without_hooks(rt):
         assert not rt.allocating_module(norm, "LayerNorm")
         handle.remove()
     assert rt.allocating_module(norm, "LayerNorm")
+
+
+def test_plain_tensors_accepts_only_plain_tensors(rt):
+    assert rt.plain_tensors(torch.ones(1), torch.zeros(2, dtype=torch.int64))
+    assert rt.plain_tensors()
+    for other in (None, 1.0, 3, True, [torch.ones(1)], torch.nn.Parameter(torch.ones(1))):
+        assert not rt.plain_tensors(torch.ones(1), other), other
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert not rt.plain_tensors(torch.ones(1).as_subclass(Sub))
 
 
 def test_allocating_modules_return_new_storage(rt):

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "graphmend/analysis/project.h"
 
@@ -43,6 +46,20 @@ class TypeOracle {
 
   ValueType type_of(const ir::Module& module, ir::Node expr);
 
+  // A planner's hypothesis, which the code it emits checks at trace time: while an Assumption
+  // lives, every identifier inside `region` named in `names` is a plain tensor. Types computed
+  // meanwhile are kept apart and dropped with it; assumptions do not nest.
+  class Assumption {
+   public:
+    Assumption(TypeOracle& oracle, source::TextRange region, std::vector<std::string> names);
+    ~Assumption();
+    Assumption(const Assumption&) = delete;
+    Assumption& operator=(const Assumption&) = delete;
+
+   private:
+    TypeOracle& oracle_;
+  };
+
  private:
   ValueType compute(const ir::Module& module, ir::Node expr);
   ValueType identifier(const ir::Module& module, ir::Node id);
@@ -55,6 +72,15 @@ class TypeOracle {
   ValueType self_attribute(const ir::Module& module, int klass, std::string_view name);
 
   const SelfStores& self_stores(ClassRef cls);
+
+  struct Assumed {
+    source::TextRange region;
+    std::vector<std::string> names;
+  };
+  std::optional<Assumed> assumed_;
+  std::unordered_map<const void*, ValueType> saved_memo_;  // the real caches, while assuming
+  std::unordered_map<const void*, ValueType> saved_returns_;
+  std::unordered_map<const void*, SelfStores> saved_self_stores_;
 
   const Project& project_;
   std::unordered_map<const void*, SelfStores> self_stores_;  // by class node

@@ -1,0 +1,50 @@
+"""[Where] on values whose type the code does not state (rules/GM101.md, "Unknown types"):
+parameters without an annotation, or Optional ones. graphmend plans the selection as if they were
+plain tensors and the gate checks it at trace time (`_graphmend.plain_tensors`); when a value is
+None, a Python number or anything else, the original `if` runs.
+
+Each case: (name, module, inputs as tensors: both paths; inputs of other types: the original runs).
+"""
+from typing import Optional
+
+import torch
+from torch import nn
+
+
+class Unannotated(nn.Module):
+    def forward(self, x):
+        h = x * 2
+        if (x.abs() > 5).any():
+            h = torch.clamp(h, -5, 5)
+        return h
+
+
+class OptionalMask(nn.Module):
+    def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None):
+        h = x * 2
+        if mask is not None and (mask == 0).all():
+            h = h + 1
+        return h
+
+
+class SometimesNumber(nn.Module):
+    def forward(self, x: torch.Tensor, scale):
+        h = x + 1
+        if (scale * x > 1).any():
+            h = h * 3
+        return h
+
+
+def cases():
+    t = torch.tensor
+    return [
+        ("unannotated parameter", Unannotated(),
+         [(t([1.0, 2.0]),), (t([1.0, 9.0]),)],
+         [(7.0,), (t([1, 9]),)]),  # a float has no .abs(); an integer tensor selects too
+        ("Optional parameter", OptionalMask(),
+         [(t([1.0, 2.0]), t([0, 0])), (t([1.0, 2.0]), t([0, 1]))],
+         [(t([1.0, 2.0]), None)]),
+        ("a receiver that is sometimes a Python number", SometimesNumber(),
+         [(t([1.0, 2.0]), t([0.1, 0.1])), (t([1.0, 2.0]), t([3.0, 3.0]))],
+         [(t([1.0, 2.0]), 0.1), (t([1.0, 2.0]), 3.0), (t([1.0, 2.0]), 3)]),
+    ]
