@@ -2,10 +2,11 @@
 
     python bench/models/run_table.py [--rows NAME ...] [--no-timing] [--graphmend build/graphmend]
 
-1. Copies the installed transformers package and runs `graphmend fix --unsafe-fixes` over the
-   whole copy (files, fixes by rule, time).
-2. Runs every row of registry.py in two fresh processes, original and patched, with weights
-   pinned by a strict state_dict and a private Inductor cache per process (cold compilation).
+1. Copies the installed transformers package twice and runs `graphmend fix --unsafe-fixes` over
+   one copy (files, fixes by rule, time) and plain `graphmend fix` (safe fixes only) over the other.
+2. Runs every row of registry.py in fresh processes: original, patched with --unsafe-fixes (timed)
+   and patched with plain fix (breaks and outputs), with weights pinned by a strict state_dict and
+   a private Inductor cache per process (cold compilation).
 3. Writes bench/results/models.json, bench/RESULTS.md and bench/results/breaks.png.
 
 Run it through bench/run_models.sh, which creates the pinned virtual environment.
@@ -36,21 +37,21 @@ def log(message: str):
     print(message, flush=True)
 
 
-def patch_transformers(graphmend: str, work: pathlib.Path) -> dict:
+def patch_transformers(graphmend: str, work: pathlib.Path, *flags: str, name: str = "patched") -> dict:
     import transformers
 
     source = pathlib.Path(transformers.__file__).parent
-    site = work / "patched"
+    site = work / name
     if site.exists():
         shutil.rmtree(site)
     shutil.copytree(source, site / "transformers")
     # Which sites have a fix, by rule (before fixing), then the fix itself, timed.
-    check = subprocess.run([graphmend, "check", "--no-cache", "--unsafe-fixes", "--output-format", "json", str(site / "transformers")],
+    check = subprocess.run([graphmend, "check", "--no-cache", *flags, "--output-format", "json", str(site / "transformers")],
                            capture_output=True, text=True)
     before = json.loads(check.stdout)
     fixable = collections.Counter(d["code"] for d in before["diagnostics"] if d["fix"])
     start = time.perf_counter()
-    fixed = subprocess.run([graphmend, "fix", "--unsafe-fixes", "--output-format", "json", str(site / "transformers")],
+    fixed = subprocess.run([graphmend, "fix", *flags, "--output-format", "json", str(site / "transformers")],
                            capture_output=True, text=True)
     seconds = time.perf_counter() - start
     report = json.loads(fixed.stdout)
@@ -129,7 +130,18 @@ def category(reason: str) -> str:
     return "other"
 
 
-def write_results(rows: list[dict], fix: dict, args, elapsed: float):
+def plain_columns(original: dict, plain: dict) -> dict:
+    """The row patched by plain `graphmend fix`: breaks after, and outputs identical."""
+    if "error" in original or "error" in plain:
+        return {"plain_error": plain.get("error") or original.get("error")}
+    reference = original["eager_sha256"]
+    outputs = [plain["eager_sha256"] == reference, plain["counting_sha256"] == original["counting_sha256"]]
+    outputs += [plain[k] == reference for k in ("fullgraph_eager_sha256",) if k in plain]
+    return {"breaks_after_plain": plain["breaks"], "outputs_identical_plain": all(outputs),
+            "fullgraph_after_plain": plain["fullgraph_eager"]}
+
+
+def write_results(rows: list[dict], fix: dict, plain_fix: dict, args, elapsed: float):
     RESULTS.mkdir(parents=True, exist_ok=True)
     import torch
     import transformers
@@ -139,14 +151,18 @@ def write_results(rows: list[dict], fix: dict, args, elapsed: float):
            "elapsed_min": round(elapsed / 60, 1),
            "rerun_rows": args.rows or [],
            "timings_from_previous_run": bool(args.no_timing and any("cold_ratio" in r for r in rows))}
-    (RESULTS / "models.json").write_text(json.dumps({"environment": env, "fix": fix, "rows": rows}, indent=2) + "\n")
+    (RESULTS / "models.json").write_text(json.dumps({"environment": env, "fix": fix, "plain_fix": plain_fix,
+                                                     "rows": rows}, indent=2) + "\n")
 
-    def totals(names):
-        sel = [r for r in rows if r["row"] in names and "error" not in r]
-        return sum(r["breaks_before"] for r in sel), sum(r["breaks_after"] for r in sel)
+    def totals(names, after="breaks_after"):
+        sel = [r for r in rows if r["row"] in names and "error" not in r and after in r]
+        return sum(r["breaks_before"] for r in sel), sum(r[after] for r in sel)
 
     fp32_before, fp32_after = totals(ROWS)
     fp16_before, fp16_after = totals(FP16_ROWS)
+    _, fp32_plain = totals(ROWS, "breaks_after_plain")
+    _, fp16_plain = totals(FP16_ROWS, "breaks_after_plain")
+    plain_identical = all(r.get("outputs_identical_plain", False) for r in rows if "error" not in r)
     lines = [
         "# Model table: graph breaks before and after `graphmend fix`",
         "",
@@ -165,6 +181,8 @@ def write_results(rows: list[dict], fix: dict, args, elapsed: float):
         f"{fix['fixes_applied']} fixes and changed {fix['files_changed']} files in {fix['fix_seconds']} s.",
         f"Sites with a fix, by rule: {fix['fixable_by_rule']}.",
         f"Findings left (declined or out of scope): {fix['findings_after']} {fix['remaining_by_rule']}.",
+        f"Plain `graphmend fix` (safe fixes only) over another copy applied {plain_fix['fixes_applied']} fixes in "
+        f"{plain_fix['files_changed']} files; sites with a safe fix, by rule: {plain_fix['fixable_by_rule']}.",
         "",
         "## Rows (small configs, random weights pinned across arms, CPU, fp32 unless noted)",
         "",
@@ -172,26 +190,31 @@ def write_results(rows: list[dict], fix: dict, args, elapsed: float):
         "- **identical**: the patched arm's outputs have the same SHA-256 as the original's: eager against",
         "  eager, the counting backend against the counting backend, and (when the patched arm passes it)",
         "  `fullgraph=True` against eager.",
+        "- **plain fix**: breaks after plain `graphmend fix` (no flag), and whether those outputs are identical.",
         "- **cold** / **warm**: Inductor latency ratios, original / patched.",
         "  - cold: the first call, compilation included, with a private cache per arm;",
         "  - warm: the median of 20 calls.",
         "",
-        "| row | paper impl. | breaks before → after | identical | fullgraph after | cold × | warm × | rule |",
-        "|---|---|---|---|---|---|---|---|",
+        "| row | paper impl. | breaks before → after | identical | fullgraph after | plain fix: after, identical | cold × | warm × | rule |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['row']} | {r['paper']} | error: {r['error']} | | | | | {r['rule']} |")
+            lines.append(f"| {r['row']} | {r['paper']} | error: {r['error']} | | | | | | {r['rule']} |")
             continue
         lines.append(
             f"| {r['row']} | {r['paper']} | {r['breaks_before']} → {r['breaks_after']} | "
             f"{'yes' if r['outputs_identical'] else '**NO**'} | {'yes' if r['fullgraph_after'] else 'no'} | "
-            f"{r.get('cold_ratio', '–')} | {r.get('warm_ratio', '–')} | {r['rule']} |")
+            + (f"{r['breaks_after_plain']}, {'yes' if r['outputs_identical_plain'] else '**NO**'} | "
+               if "breaks_after_plain" in r else f"{r.get('plain_error', '–')} | ")
+            + f"{r.get('cold_ratio', '–')} | {r.get('warm_ratio', '–')} | {r['rule']} |")
     lines += [
         "",
         f"**Totals.** The 21 fp32 rows go from {fp32_before} to {fp32_after} breaks; the paper's "
         "implementation measured 89 → 19 on torch 2.12.1.",
         f"The fp16 rows go from {fp16_before} to {fp16_after}.",
+        f"With plain `graphmend fix` (safe fixes only): fp32 {fp32_before} → {fp32_plain}, fp16 {fp16_before} → "
+        f"{fp16_plain}; outputs identical in every row: {'yes' if plain_identical else '**NO**'}.",
         "",
         "## Every remaining break, with its category",
         "",
@@ -242,9 +265,12 @@ def main():
     work = ROOT / "bench" / ".work"
     work.mkdir(parents=True, exist_ok=True)
     log("patching a copy of transformers with graphmend fix --unsafe-fixes ...")
-    fix = patch_transformers(args.graphmend, work)
+    fix = patch_transformers(args.graphmend, work, "--unsafe-fixes")
     log(f"  {fix['fixes_applied']} fixes in {fix['files_changed']} files, {fix['fix_seconds']} s; "
         f"fixable by rule: {fix['fixable_by_rule']}")
+    log("patching another copy with plain graphmend fix (safe fixes only) ...")
+    plain_fix = patch_transformers(args.graphmend, work, name="patched-plain")
+    log(f"  {plain_fix['fixes_applied']} fixes in {plain_fix['files_changed']} files")
     table = {**ROWS, **FP16_ROWS}
     names = args.rows or list(table)
     rows = []
@@ -258,10 +284,14 @@ def main():
         t0 = time.perf_counter()
         original = run_arm(name, weights, None, not args.no_timing)  # saves the pinned weights
         patched = run_arm(name, weights, fix["site"], not args.no_timing)
+        plain = run_arm(name, weights, plain_fix["site"], False)
         rows.append(summarize(name, paper, rule, original, patched))
         r = rows[-1]
+        if "error" not in r:
+            r.update(plain_columns(original, plain))
         status = r.get("error") or (f"breaks {r['breaks_before']} -> {r['breaks_after']}, identical "
                                     f"{r['outputs_identical']}, fullgraph {r['fullgraph_after']}, "
+                                    f"plain fix {r.get('breaks_after_plain', r.get('plain_error'))}, "
                                     f"cold x{r.get('cold_ratio', '-')}, warm x{r.get('warm_ratio', '-')}")
         log(f"[{i}/{len(names)}] {name}: {status} ({time.perf_counter() - t0:.0f} s)")
     if previous:
@@ -274,7 +304,7 @@ def main():
             for key, value in timed.get(r["row"], {}).items():
                 if key.startswith(("cold_", "warm_")) or key == "inductor_outputs_identical":
                     r.setdefault(key, value)
-    write_results(rows, fix, args, time.perf_counter() - start)
+    write_results(rows, fix, plain_fix, args, time.perf_counter() - start)
     log(f"wrote {ROOT / 'bench' / 'RESULTS.md'} and {RESULTS}")
 
 

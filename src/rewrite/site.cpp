@@ -348,10 +348,9 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
       std::string out = std::string(indent) + "if (";
       for (size_t i = 0; i < operands.size(); ++i) {
         out += newline;
-        out += indent;
-        out += unit;
-        if (i) out += "and ";
-        out += operands[i];
+        // An operand still too long is wrapped in turn, as black does.
+        out += wrapped_line((i ? "and " : "") + std::string(operands[i]), std::string(indent) + std::string(unit), unit,
+                            newline);
       }
       out += newline;
       out += indent;
@@ -359,9 +358,35 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
       return out;
     }
   }
-  const size_t open = line.find('(');
   const std::string_view tail = line.ends_with("):") ? "):" : line.ends_with(")") ? ")" : "";
-  if (open == std::string_view::npos || tail.empty() || open + tail.size() > line.size()) return plain();
+  if (tail.empty()) return plain();
+  // As black splits: at the bracket that closes the line (`f(a)(b)` splits `(b)`), unless what
+  // comes before it does not fit; then at the first call's bracket.
+  size_t open = line.find('(');
+  {
+    std::vector<size_t> opened;
+    char quote = 0;
+    const size_t last = line.size() - tail.size();
+    for (size_t i = 0; i <= last; ++i) {
+      const char c = line[i];
+      if (quote) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == quote) {
+          quote = 0;
+        }
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '(' || c == '[' || c == '{') {
+        opened.push_back(i);
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (opened.empty()) break;
+        if (i == last && c == ')' && indent.size() + opened.back() + 1 <= kMaxGeneratedLine) open = opened.back();
+        opened.pop_back();
+      }
+    }
+  }
+  if (open == std::string_view::npos || open + tail.size() > line.size()) return plain();
   const std::string_view inside = line.substr(open + 1, line.size() - tail.size() - open - 1);
   const std::vector<std::string_view> args = top_level_split(inside, ",");
   if (args.empty()) return plain();
