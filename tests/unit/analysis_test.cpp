@@ -172,6 +172,23 @@ TEST(ApiFacts, OneTableAnsweredBySpaceNameAndFact) {
   EXPECT_TRUE(has(Space::Global, "logging.DEBUG", Fact::LoggingLevel));
   // Unknown is no fact at all.
   EXPECT_FALSE(has(Space::Global, "torch.some_future_op", Fact::Pure));
+}
+
+TEST(ApiFacts, TorchsOwnSchemasCorrectTheTable) {
+  using analysis::api::Fact;
+  using analysis::api::Space;
+  using analysis::api::has;
+  // The table lists `torch.squeeze` as pure only; its schema returns `Tensor(a)`: it may alias.
+  EXPECT_TRUE(has(Space::Global, "torch.squeeze", Fact::MayAlias));
+  EXPECT_TRUE(has(Space::Global, "torch.squeeze", Fact::Pure));
+  EXPECT_FALSE(has(Space::Global, "torch.squeeze", Fact::Allocates));
+  // Allocating, and its schema agrees (no alias, no write, no random draw).
+  EXPECT_TRUE(has(Space::Global, "torch.clamp", Fact::Allocates));
+  EXPECT_TRUE(has(Space::TensorMethod, "clamp", Fact::Allocates));
+  EXPECT_TRUE(has(Space::Global, "torch.nn.functional.layer_norm", Fact::Allocates));
+  // Random (the nondeterministic_seeded tag): never pure.
+  EXPECT_FALSE(has(Space::Global, "torch.nn.functional.dropout", Fact::Pure));
+  EXPECT_TRUE(has(Space::Global, "torch.as_tensor", Fact::MayAlias));
   EXPECT_FALSE(has(Space::TensorMethod, "", Fact::Pure));
   EXPECT_TRUE(analysis::api::in_opaque_torch_namespace("torch.cuda.synchronize"));
   EXPECT_FALSE(analysis::api::in_opaque_torch_namespace("torch.cudax"));
