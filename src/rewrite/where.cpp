@@ -307,11 +307,12 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     if (selected.empty() && guard_count == 0) {
       return Declined{"no value the branches compute is used after the `if`"};
     }
-    for (const auto& [name, count] : assigned_in) {
-      if (!later.contains(name) && count > 1) {
-        return Declined{fmt::format("the temporary `{}` is assigned in more than one branch", name)};
-      }
-    }
+    // A temporary several branches assign is fine as long as each of them reads only its own
+    // value: the branches run one after another, and the temporary is dead after the `if`.
+    auto shared_temporary = [&](const std::string& name) {
+      const auto in = assigned_in.find(name);
+      return !later.contains(name) && in != assigned_in.end() && in->second > 1;
+    };
     // Per branch: where each name is first assigned (indexed, so a chain of n arms costs O(n)).
     std::vector<std::map<std::string, uint32_t, std::less<>>> first_assigned(branches.size());
     for (size_t b = 0; b < branches.size(); ++b) {
@@ -335,6 +336,9 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
               if (later.contains(r) && assigned_anywhere.contains(r)) {
                 return Declined{fmt::format("the guard's message reads `{}`, which a branch selects", r)};
               }
+              if (shared_temporary(r)) {
+                return Declined{fmt::format("the guard's message reads `{}`, which several branches assign", r)};
+              }
             }
           }
           continue;
@@ -345,11 +349,17 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
           const auto in = assigned_in.find(r);
           const int elsewhere = (in == assigned_in.end() ? 0 : in->second) - (assigned_here ? 1 : 0);
           // Selected names are assigned under new names, so other branches read the prior value.
-          if (elsewhere > 0 && !later.contains(r)) {
+          if (elsewhere > 0 && !later.contains(r) && !assigned_here) {
             return Declined{fmt::format("the temporary `{}` is assigned in one branch and read in another", r)};
           }
           if (assigned_here && later.contains(r) && own->second < a.statement.start()) {
             return Declined{fmt::format("`{}` is read after its branch assigned it", r)};
+          }
+          // Before its own assignment it would read another branch's value, not the prior one.
+          if (assigned_here && shared_temporary(r) && own->second >= a.statement.start()) {
+            return Declined{fmt::format("the temporary `{}` is assigned in more than one branch and read in one "
+                                        "before that branch assigns it",
+                                        r)};
           }
         }
       }

@@ -19,6 +19,37 @@ class IfElse(nn.Module):
         return y + 1
 
 
+class TemporaryInBothBranches(nn.Module):
+    """Each branch assigns `t` and reads only its own: computed one after the other, each reads
+    the value it just made (and `t` is dead after the `if`)."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if h.sum() > 0:
+            t = h * 3
+            y = t + 1
+        else:
+            t = h - 3
+            y = t * 2
+        return y
+
+
+class NotFiniteAll(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if not torch.isfinite(h).all():
+            h = torch.nan_to_num(h)
+        return h
+
+
+class AnyOrAny(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if torch.isinf(h).any() | torch.isnan(h).any():
+            h = torch.clamp(h, -1.0, 1.0)
+        return h
+
+
 class ReturnBoth(nn.Module):
     def forward(self, x: torch.Tensor):
         h = x + 1
@@ -158,6 +189,10 @@ def cases():
     return [
         ("if/else with a temporary", IfElse(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
         ("return in both branches", ReturnBoth(), [(t([1.0, 2.0]),), (t([-3.0, 2.0]),)]),
+        ("a temporary in both branches", TemporaryInBothBranches(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
+        ("not isfinite(h).all()", NotFiniteAll(),
+         [(t([1.0, 2.0]),), (t([float("nan"), 2.0]),), (t([float("inf"), 2.0]),)]),
+        ("any() | any()", AnyOrAny(), [(t([1.0, 2.0]),), (t([float("nan"), 2.0]),), (t([float("-inf"), 2.0]),)]),
         ("else-less update", ElseLess(), [(t([1.0, 5.0]),), (t([0.0, 1.0]),)]),
         ("elif chain", ElifChain(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),), (t([-0.1, 0.05]),)]),
         ("fp16 overflow guard", Fp16Guard(),
