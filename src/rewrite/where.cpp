@@ -143,9 +143,11 @@ std::vector<std::string> assumable_tensors(const analysis::FileContext& ctx, con
     // Bound only as the parameter up to the end of the `if` (which is not inside a loop): its
     // value at the gate is the one every earlier use saw.
     bool rebound = false;
-    for (int b : symbol.bindings) {
+    for (int b : symbol.bindings) {  // in source order
       const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-      rebound |= binding.kind != ir::BindingKind::Parameter && binding.target.start() < if_statement.end();
+      if (binding.target.start() >= if_statement.end()) break;
+      rebound |= binding.kind != ir::BindingKind::Parameter;
+      if (rebound) break;
     }
     if (rebound) continue;
     bool used = false;
@@ -370,21 +372,25 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     for (const std::string& name : selected) {
       const bool everywhere = all_blocks && assigned_in[name] == static_cast<int>(branches.size());
       if (everywhere) continue;
-      auto proof = prove_kept_value_unobservable(ctx, fn, if_statement, name);
+      auto proof = prove_kept_value_unobservable(ctx, fn, index.inspects_frame(fi), if_statement, name);
       if (auto* kept = std::get_if<KeptValueProof>(&proof)) {
         trace_checks.insert(trace_checks.end(), kept->checks.begin(), kept->checks.end());
       } else if (!unsafe_reason) {
         unsafe_reason = std::get<std::string>(proof);
       }
+      // A parameter, or `name = ...` before the `if` (from the symbol table: no walk per site).
       bool bound_before = false;
-      for (const ir::Parameter& p : fn.params) bound_before |= p.name == name;
-      analysis::walk_body(fn, [&](ir::Node n) {
-        if (bound_before || n.start() >= if_statement.start()) return false;
-        if (n.is(kind::assignment) && n.field("left").is(kind::identifier) && m.text(n.field("left")) == name) {
-          bound_before = true;
+      const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
+      if (const auto sym = scope.symbols.find(name); sym != scope.symbols.end()) {
+        for (int b : m.symbols[static_cast<size_t>(sym->second)].bindings) {  // in source order
+          const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+          if (binding.target.start() >= if_statement.start()) break;
+          bound_before = binding.kind == ir::BindingKind::Parameter ||
+                         (binding.kind == ir::BindingKind::Assignment && binding.value) ||
+                         (binding.kind == ir::BindingKind::AnnotatedAssignment && binding.value);
+          if (bound_before) break;
         }
-        return !bound_before;
-      });
+      }
       if (!bound_before) {
         return Declined{fmt::format("`{}` is not bound before the `if`, so a branch that skips it has no value "
                                     "to select",

@@ -17,6 +17,10 @@ namespace api = analysis::api;
 
 // Deeper operator nests than this are not followed (no recursion proportional to the input).
 constexpr int kMaxDepth = 16;
+// A proof looks at most this many statements back for the definition, and this many nodes between
+// it and the end of the `if`: each site costs a bounded amount, so n sites cost O(n), not O(n^2).
+constexpr int kMaxStatementsBack = 64;
+constexpr int kMaxNodesScanned = 8192;
 
 // torch.nn classes whose forward returns new storage (runtime: _ALLOCATING_MODULES).
 constexpr std::array<std::string_view, 8> kAllocatingModules = {"LayerNorm", "Linear",    "Conv1d",    "Conv2d",
@@ -172,32 +176,22 @@ bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Nod
   return false;
 }
 
-bool calls_frame_introspection(const ir::Module& m, const ir::Function& fn) {
-  bool found = false;
-  analysis::walk_body(fn, [&](ir::Node n) {
-    if (found) return false;
-    if (n.is(kind::call)) {
-      const auto q = m.qualified_name(n.field("function"));
-      found = q && (*q == "locals" || *q == "vars" || *q == "eval" || *q == "exec" || *q == "sys._getframe" ||
-                    *q == "inspect.currentframe");
-    }
-    return !found;
-  });
-  return found;
-}
-
 }  // namespace
 
 std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
-                                                                         const ir::Function& fn,
+                                                                         const ir::Function& fn, bool inspects_frame,
                                                                          ir::Node if_statement, std::string_view name) {
   const ir::Module& m = ctx.module;
   const std::string kept = fmt::format("the selected tensor is a new object, where the original keeps `{}`", name);
   // 1. The definition of `name` that reaches the `if`: the last `name = value` among the statements
   // that dominate it (earlier statements of its block, then of each enclosing `if` block).
   ir::Node definition;
+  int statements_back = 0;
   for (ir::Node stmt = if_statement; stmt && !definition;) {
     for (ir::Node s = stmt.prev_named_sibling(); s; s = s.prev_named_sibling()) {
+      if (++statements_back > kMaxStatementsBack) {
+        return fmt::format("{}, assigned too far before the `if` to analyse", kept);
+      }
       if (!s.is(kind::expression_statement) || s.named_child_count() != 1) continue;
       ir::Node a = s.named_child(0);
       if (a.is(kind::assignment) && a.field("left").is(kind::identifier) && m.text(a.field("left")) == name) {
@@ -227,23 +221,29 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
   if (auto why = not_new_storage(ctx, fn, value, proof.checks, 0)) return fmt::format("{} ({})", kept, *why);
   // 3. Nothing held it but the name: every occurrence of the name from its definition to the end
   // of the `if` reads it (a branch may rebind it), and nothing reaches the frame's locals.
-  if (calls_frame_introspection(m, fn)) return fmt::format("{}; the function inspects its own frame", kept);
+  if (inspects_frame) return fmt::format("{}; the function inspects its own frame", kept);
   const uint32_t from = definition.end();
-  const uint32_t to = if_statement.end();
   std::optional<std::string> escape;
-  // Nested functions and lambdas included: a closure that reads the name keeps the object.
-  syntax::walk(fn.node.field("body"), [&](ir::Node n) {
-    if (escape || n.end() <= from || n.start() >= to) return false;
-    if (!n.is(kind::identifier) || m.text(n) != name) return true;
+  // The nodes from the definition to the end of the `if`, in source order (the tree is one
+  // pre-order array): nested functions and lambdas included, as a closure that reads the name
+  // keeps the object.
+  const auto& nodes = if_statement.tree_data()->nodes;
+  const uint32_t last = nodes[if_statement.index()].subtree_end;
+  if (last - definition.index() > static_cast<uint32_t>(kMaxNodesScanned)) {
+    return fmt::format("{}, assigned too far before the `if` to analyse", kept);
+  }
+  for (uint32_t i = definition.index(); i < last && !escape; ++i) {
+    const ir::Node n(if_statement.tree_data(), i);
+    if (n.end() <= from || !n.is(kind::identifier) || m.text(n) != name) continue;
     ir::Node parent = n.parent();
     const bool rebinding = parent && parent.is(kind::assignment) && parent.field("left") == n &&
                            parent.start() > if_statement.start();
-    if (rebinding || only_read(ctx, fn, n, proof.checks)) return true;
+    if (rebinding || only_read(ctx, fn, n, proof.checks)) continue;
     const bool binding = parent && parent.is(kind::assignment) && parent.field("left") == n;
     if (binding && parent.parent().is(kind::expression_statement) && !parent.field("type") &&
         !parent.field("right").is(kind::assignment) &&
         !not_new_storage(ctx, fn, parent.field("right"), proof.checks, 0)) {
-      return true;  // another definition on some path, new storage too
+      continue;  // another definition on some path, new storage too
     }
     if (binding) {
       escape = fmt::format("{}, which `{}` may rebind before the `if`", kept, snippet(m, parent));
@@ -253,8 +253,7 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
       if (shown.is(kind::argument_list)) shown = shown.parent();  // the call it is passed to
       escape = fmt::format("{}, and `{}` may keep a reference to it", kept, snippet(m, shown));
     }
-    return true;
-  });
+  }
   if (escape) return *escape;
   // 4. A module the runtime checks is read again at the selection: nothing in between may
   // change what the attribute holds.

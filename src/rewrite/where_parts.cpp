@@ -111,6 +111,10 @@ const FunctionIndex::Facts& FunctionIndex::facts(int function) {
     if (n.is(kind::identifier)) {
       uint32_t& last = f.last_occurrence[std::string(m.text(n))];
       last = std::max(last, n.start());
+    } else if (n.is(kind::call) && !f.inspects_frame) {
+      const auto q = m.qualified_name(n.field("function"));
+      f.inspects_frame = q && (*q == "locals" || *q == "vars" || *q == "eval" || *q == "exec" ||
+                               *q == "sys._getframe" || *q == "inspect.currentframe");
     }
     return true;
   });

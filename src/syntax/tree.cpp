@@ -190,15 +190,18 @@ Node Node::next_named_sibling() const {
   return Node();
 }
 
+// O(depth), not O(siblings): the node before this one in pre-order ends the previous sibling's
+// subtree, and that sibling is its ancestor (or itself) whose parent is ours.
 Node Node::prev_named_sibling() const {
   if (is_null() || data().parent == kNoNode) return Node();
-  Node found;
-  for_each_child(*tree_, data().parent, [&](uint32_t c) {
-    if (c == index_) return false;
-    if ((tree_->nodes[c].flags & detail::kNamed) != 0) found = Node(tree_, c);
-    return true;
-  });
-  return found;
+  const uint32_t parent = data().parent;
+  for (uint32_t at = index_; at > parent + 1;) {
+    uint32_t sibling = at - 1;
+    while (tree_->nodes[sibling].parent != parent) sibling = tree_->nodes[sibling].parent;
+    if ((tree_->nodes[sibling].flags & detail::kNamed) != 0) return Node(tree_, sibling);
+    at = sibling;
+  }
+  return Node();
 }
 
 // As tree-sitter's: descend into the first child that reaches `end` and past `start` (to it, when

@@ -23,8 +23,10 @@ struct KeptValueProof {
 
 // The proof that the object `name` holds when `if_statement` starts is unobservable once
 // replaced, or why it is not (phrased to follow "unsafe: ").
+// `inspects_frame`: the function reads its locals by other means than names (locals(), eval, ...).
+// Each call costs a bounded amount of work, whatever the size of the function.
 std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
-                                                                         const ir::Function& fn,
+                                                                         const ir::Function& fn, bool inspects_frame,
                                                                          ir::Node if_statement, std::string_view name);
 
 }  // namespace graphmend::rewrite

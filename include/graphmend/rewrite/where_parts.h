@@ -48,11 +48,15 @@ class FunctionIndex {
   // The first statement starting after `node` ends that updates a tensor in place (an in-place
   // method or a subscript store): what it does, or nullopt.
   [[nodiscard]] std::optional<std::string> update_after(int function, ir::Node node);
+  // True when the function calls locals(), vars(), eval, exec or reads its own frame: then any
+  // local may be reached by name.
+  [[nodiscard]] bool inspects_frame(int function) { return facts(function).inspects_frame; }
 
  private:
   struct Facts {
     std::unordered_map<std::string, uint32_t> last_occurrence;  // identifier -> start of its last occurrence
     std::vector<std::pair<uint32_t, std::string>> updates;       // (statement start, what), by start
+    bool inspects_frame = false;
   };
   const Facts& facts(int function);
 
