@@ -9,6 +9,11 @@ the object the name held, where the selection is a new tensor.
 - Not proven (unproven_cases): plain fix leaves the site, offering only an unsafe fix whose title
   says why; applied with --unsafe-fixes, the selection changes what the caller sees (an identity
   or an aliasing write), which is what the decline protects.
+- Declined outright (declined_cases: an in-place update after the `if`, a user method with a side
+  effect in the branch): no fix, plain or unsafe, and both copies behave as the original.
+- Fixed, but sent to the original at trace time (fallback_cases: int/float promotion,
+  broadcasting) or by the grad gate (autograd through both arms): compiled results and gradients
+  are the original's.
 """
 from __future__ import annotations
 
@@ -76,7 +81,8 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
     sites = _sites(modules["report"])
     fixed = {f for f, d in sites.items() if d["fix"] and d["fix"]["applicability"] == "safe"}
     assert fixed == {"FreshArithmetic.forward", "LayerNormOverflowGuard.forward", "UnderStaticIf.forward",
-                     "ConditionalNorm.forward"}
+                     "ConditionalNorm.forward", "PromotionInBranch.forward", "BroadcastInBranch.forward",
+                     "GradThroughBothArms.forward"}
     for name in UNPROVEN:
         module, _ = _unproven(modules["original"], name)
         site = sites[f"{type(module).__name__}.forward"]
@@ -129,3 +135,49 @@ def test_unsafe_selection_changes_what_the_caller_sees(modules, name):
         assert same_result([unsafe(x)[0] if isinstance(unsafe(x), tuple) else unsafe(x)],
                            [original(x)[0] if isinstance(original(x), tuple) else original(x)])
         assert unsafe.observe(x) != original.observe(x)
+
+
+DECLINED = [name for name, *_ in behaviour.import_path(FORMS, "identity_forms__names3").declined_cases()]
+FALLBACK = [name for name, *_ in behaviour.import_path(FORMS, "identity_forms__names4").fallback_cases()]
+
+
+@pytest.mark.parametrize("name", DECLINED)
+def test_declined_sites_get_no_fix_and_the_patched_copy_behaves_the_same(modules, name):
+    module = next(m for n, m, _ in modules["original"].declined_cases() if n == name)
+    site = _sites(modules["report"])[f"{type(module).__name__}.forward"]
+    assert site["fix"] is None and site["decline_reason"], site
+    for copy in ("safe", "unsafe"):
+        _, patched, inputs = next(c for c in modules[copy].declined_cases() if c[0] == name)
+        _, original, _ = next(c for c in modules["original"].declined_cases() if c[0] == name)
+        with torch.no_grad():
+            for args in inputs:
+                mine = [a.clone() for a in args]
+                theirs = [a.clone() for a in args]
+                assert same_result([patched(*mine), *mine], [original(*theirs), *theirs])
+        if name.startswith("a user method"):
+            assert patched.calls == original.calls
+
+
+@pytest.mark.parametrize("name", FALLBACK)
+def test_fallbacks_give_the_original_result(modules, name):
+    """Promotion and broadcasting fail `selectable` at trace time; grad enabled runs the original:
+    results (and gradients) are the original's, compiled."""
+    original = next(m for n, m, _ in modules["original"].fallback_cases() if n == name)
+    patched, inputs = next((m, i) for n, m, i in modules["safe"].fallback_cases() if n == name)
+    site = _sites(modules["report"])[f"{type(original).__name__}.forward"]
+    assert site["fix"] and site["fix"]["applicability"] == "safe", site
+    torch._dynamo.reset()
+    compiled = torch.compile(patched, backend="aot_eager")
+    grad = name.startswith("autograd")
+    for args in inputs:
+        if grad:
+            mine = [a.detach().clone().requires_grad_() for a in args]
+            theirs = [a.detach().clone().requires_grad_() for a in args]
+            y, ref = compiled(*mine), original(*theirs)
+            y.sum().backward()
+            ref.sum().backward()
+            assert same_result([y.detach(), *[a.grad for a in mine]], [ref.detach(), *[a.grad for a in theirs]])
+        else:
+            with torch.no_grad():
+                assert same_result([compiled(*args)], [original(*args)])
+

@@ -283,3 +283,87 @@ def unproven_cases():
         ("a conditional rebinding before the `if`", RebindingBranchBefore(), low),
         ("a module of the user's own class", UserModuleCall(), low),
     ]
+
+
+# ---- declined outright, or selected only when a trace-time check passes ---------------------------
+
+class UpdatedInPlaceAfter(nn.Module):
+    """Declined: the original's `h.mul_` after the `if` writes into the caller's tensor when the
+    branch is not taken; a selection would write into a copy."""
+
+    def forward(self, x: torch.Tensor):
+        h = x
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        h.mul_(2)
+        return h
+
+
+class SideEffectInBranch(nn.Module):
+    """Declined: computing both branches would run the user's method when its branch is not taken."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def count(self, t):
+        self.calls += 1
+        return t * 2
+
+    def forward(self, x: torch.Tensor):
+        h = x + 1
+        if (h > 3).any():
+            h = self.count(h)
+        return h
+
+
+class PromotionInBranch(nn.Module):
+    """Fixed, but an integer input makes the candidates' dtypes differ (the branch promotes to
+    float): `selectable` fails at trace time and the original `if` runs."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if (h > 3).any():
+            h = h * 0.5
+        return h
+
+
+class BroadcastInBranch(nn.Module):
+    """Fixed, but the branch broadcasts to a larger shape: `selectable` fails and the original runs."""
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor):
+        h = x * 2
+        if (h > 3).any():
+            h = h + bias
+        return h
+
+
+class GradThroughBothArms(nn.Module):
+    """Fixed; with grad enabled the gate runs the original, so gradients are the original's."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+
+def declined_cases():
+    """(name, module, inputs): no fix at all, plain or unsafe."""
+    t = torch.tensor
+    return [
+        ("an in-place update after the `if`", UpdatedInPlaceAfter(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
+        ("a user method with a side effect in the branch", SideEffectInBranch(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
+    ]
+
+
+def fallback_cases():
+    """(name, module, inputs): fixed safely; on these inputs a trace-time check sends them to the
+    original `if` (promotion, broadcasting) or grad is enabled (autograd)."""
+    t = torch.tensor
+    return [
+        ("int/float promotion", PromotionInBranch(), [(t([1, 5]),), (t([1, 2]),)]),
+        ("broadcasting", BroadcastInBranch(), [(t([1.0, 5.0]), t([[1.0], [2.0]])), (t([1.0, 2.0]), t([[1.0], [2.0]]))]),
+        ("autograd through both arms", GradThroughBothArms(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
+    ]
+
