@@ -10,6 +10,7 @@
 
 #include "graphmend/source/generated.h"
 #include "graphmend/source/text.h"
+#include "graphmend/syntax/python_rules.h"
 
 namespace graphmend::fix {
 
@@ -137,7 +138,7 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
   const source::GeneratedMarkers markers = source::scan_generated_markers(text);
   // Damaged markers: the rewrites declined every fix that needs the block, and maintaining it
   // could cut user code, so it stays as it is.
-  if (markers.damage) return {};
+  if (markers.damage || syntax::marker_outside_comment(root, markers.lines)) return {};
   const std::optional<source::GeneratedBlock>& block = markers.block;
   const std::optional<source::TextRange> range = block ? std::optional(block->range) : std::nullopt;
   Uses uses = uses_outside(text, root, range, pending);

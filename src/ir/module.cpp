@@ -4,6 +4,8 @@
 #include <functional>
 #include <unordered_set>
 
+#include "graphmend/syntax/python_rules.h"
+
 namespace graphmend::ir {
 
 Node unparenthesize(Node n) {
@@ -790,6 +792,13 @@ Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string mo
     : file_(&file), tree_(std::move(tree)), module_name_(std::move(module_name)) {
   mentions_torch_ = file.text.find("torch") != std::string::npos;
   generated_ = source::scan_generated_markers(file.text);
+  if (!generated_.damage) {
+    if (const auto at = syntax::marker_outside_comment(tree_.root(), generated_.lines)) {
+      generated_.block.reset();
+      generated_.damage = "a marker line lies inside a string or other code, where it is not a comment";
+      generated_.damage_at = *at;
+    }
+  }
   Builder(*this).build();
   index_scopes();
 }

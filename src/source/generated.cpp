@@ -57,6 +57,7 @@ GeneratedMarkers scan_generated_markers(std::string_view text) {
   }
   GeneratedMarkers out;
   if (markers.empty()) return out;
+  for (const MarkerLine& m : markers) out.lines.push_back(static_cast<uint32_t>(m.pos));
   for (const MarkerLine& m : markers) {
     if (m.line != m.shape->exact) {
       out.damage = "a marker line was altered";

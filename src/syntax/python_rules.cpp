@@ -227,4 +227,12 @@ std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Nod
   return fstring_nesting_error(text, root);
 }
 
+std::optional<uint32_t> marker_outside_comment(Node root, std::span<const uint32_t> marker_lines) {
+  for (const uint32_t at : marker_lines) {
+    const Node n = root.named_descendant_for_range(at, at + 1);
+    if (!n.is(kind::comment) || n.start() != at) return at;
+  }
+  return std::nullopt;
+}
+
 }  // namespace graphmend::syntax

@@ -174,3 +174,24 @@ def test_an_internal_error_in_one_file_shows_no_diff(gm, tmp_path):
     r = gm("fix", "--diff", "--max-file-memory", "20", "big.py", cwd=tmp_path)
     assert r.returncode == 2, r.stderr
     assert "---" not in r.stdout and "-    y = 1" not in r.stdout
+
+
+def test_marker_lines_inside_a_string_are_text_not_a_block(gm, tmp_path):
+    """Found by the fuzzer: a docstring holding graphmend's marker lines. Taken for the block, its
+    text was rewritten (the string's value changed) and a second fix changed it again; now the
+    block counts as damaged, the file is left as it is and the fixes that need the block decline."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    source = (
+        'import torch\n\n"""Notes:\n'
+        "# graphmend: begin generated code (`graphmend fix` maintains it; do not edit)\n"
+        "x = 1\n"
+        "# graphmend: end generated code\n"
+        '"""\n\n\n@torch.compile\ndef f(x):\n    print("value", x)\n    return x\n'
+    )
+    (pkg / "m.py").write_text(source)
+    r = gm("fix", "pkg/m.py", cwd=tmp_path)
+    assert (pkg / "m.py").read_text() == source, r.stdout
+    assert "inside a string" in r.stdout + r.stderr
+    assert r.returncode == 1

@@ -42,6 +42,7 @@ struct GeneratedMarkers {
   // more), so graphmend leaves it alone and declines the fixes that need it.
   std::optional<std::string> damage;
   uint32_t damage_at = 0;  // the offset of the marker line concerned (the altered one, or the first)
+  std::vector<uint32_t> lines;  // the offset of every marker line found, in order
 };
 
 GeneratedMarkers scan_generated_markers(std::string_view text);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,11 @@ struct TokenizerError {
 
 // Checks `text`, whose tree (without error nodes) is `root`. Visits statements and clauses with an
 // explicit stack, then format specs in one iterative walk: linear in the tree, whatever its nesting.
+// The first of `marker_lines` (offsets of lines that read as graphmend's generated-block markers)
+// that is not a comment of the parsed file: a marker inside a string literal is text, and a block
+// "found" there would make graphmend rewrite the string. nullopt when every one is a comment.
+std::optional<uint32_t> marker_outside_comment(Node root, std::span<const uint32_t> marker_lines);
+
 std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Node root);
 
 }  // namespace graphmend::syntax
