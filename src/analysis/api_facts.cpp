@@ -585,6 +585,11 @@ bool has(Space space, std::string_view name, Fact fact) {
   return it != m.end() && (it->second & static_cast<uint32_t>(fact)) != 0;
 }
 
+bool torch_function_may_alias(std::string_view qualified_name) {
+  if (has(Space::Global, qualified_name, Fact::MayAlias)) return true;
+  return qualified_name.starts_with("torch.") && has(Space::TensorMethod, qualified_name.substr(6), Fact::MayAlias);
+}
+
 bool in_opaque_torch_namespace(std::string_view qualified_name) {
   for (std::string_view prefix : kOpaqueTorchNamespaces) {
     if (qualified_name.starts_with(prefix)) return true;

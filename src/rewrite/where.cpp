@@ -29,8 +29,7 @@ bool may_alias(const ir::Module& m, ir::Node value) {
     ir::Node fn = value.field("function");
     if (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field("attribute")), analysis::api::Fact::MayAlias)) return true;
     auto q = m.qualified_name(fn);
-    if (q && analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::MayAlias)) return true;
-    if (q && q->starts_with("torch.") && analysis::api::has(analysis::api::Space::TensorMethod, std::string_view(*q).substr(6), analysis::api::Fact::MayAlias)) return true;
+    if (q && analysis::api::torch_function_may_alias(*q)) return true;
   }
   return false;
 }
@@ -372,12 +371,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     for (const std::string& name : selected) {
       const bool everywhere = all_blocks && assigned_in[name] == static_cast<int>(branches.size());
       if (everywhere) continue;
-      auto proof = prove_kept_value_unobservable(ctx, fn, index.inspects_frame(fi), if_statement, name);
-      if (auto* kept = std::get_if<KeptValueProof>(&proof)) {
-        trace_checks.insert(trace_checks.end(), kept->checks.begin(), kept->checks.end());
-      } else if (!unsafe_reason) {
-        unsafe_reason = std::get<std::string>(proof);
-      }
       // A parameter, or `name = ...` before the `if` (from the symbol table: no walk per site).
       bool bound_before = false;
       const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
@@ -395,6 +388,15 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
         return Declined{fmt::format("`{}` is not bound before the `if`, so a branch that skips it has no value "
                                     "to select",
                                     name)};
+      }
+      auto proof = prove_kept_value_unobservable(ctx, fn, index.inspects_frame(fi), if_statement, name);
+      if (auto* kept = std::get_if<KeptValueProof>(&proof)) {
+        for (const ModuleCheck& c : kept->modules) {
+          const std::string check = fmt::format("_graphmend.allocating_module({}, \"{}\")", c.module, c.cls);
+          if (std::find(trace_checks.begin(), trace_checks.end(), check) == trace_checks.end()) trace_checks.push_back(check);
+        }
+      } else if (!unsafe_reason) {
+        unsafe_reason = std::get<std::string>(proof);
       }
     }
     // Nothing after the `if` may update a value in place: the selection is a new tensor.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <tuple>
 
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/effects.h"
@@ -34,6 +35,10 @@ bool has_keyword(const ir::Module& m, ir::Node call, std::string_view keyword) {
     if (a.is(kind::dictionary_splat)) return true;  // may hold it
   }
   return false;
+}
+
+void add_check(std::vector<ModuleCheck>& checks, ModuleCheck check) {
+  if (std::find(checks.begin(), checks.end(), check) == checks.end()) checks.push_back(std::move(check));
 }
 
 bool numeric_literal(ir::Node e) {
@@ -80,10 +85,10 @@ std::optional<std::string> module_class(const ir::Module& m, const ir::Function&
   return std::nullopt;
 }
 
-// Why `e` may not evaluate to new storage, or nullopt when it does (with the trace-time checks
-// that proof needs appended to `checks`).
+// Why `e` may not evaluate to new storage, or nullopt when it does (with the modules that proof
+// needs checked at trace time added to `checks`).
 std::optional<std::string> not_new_storage(const analysis::FileContext& ctx, const ir::Function& fn, ir::Node e,
-                                           std::vector<std::string>& checks, int depth) {
+                                           std::vector<ModuleCheck>& checks, int depth) {
   const ir::Module& m = ctx.module;
   e = ir::unparenthesize(e);
   if (depth > kMaxDepth) return fmt::format("`{}` nests too deeply to follow", snippet(m, e));
@@ -116,7 +121,7 @@ std::optional<std::string> not_new_storage(const analysis::FileContext& ctx, con
       return std::nullopt;
     }
     if (auto cls = module_class(m, fn, callee)) {
-      checks.push_back(fmt::format("_graphmend.allocating_module({}, \"{}\")", m.text(callee), *cls));
+      add_check(checks, {std::string(m.text(callee)), *cls});
       return std::nullopt;
     }
     return fmt::format("`{}` is not known to return a new tensor", snippet(m, callee));
@@ -126,7 +131,7 @@ std::optional<std::string> not_new_storage(const analysis::FileContext& ctx, con
 
 // True when this occurrence of a name only reads its tensor: whatever it is passed to keeps no
 // reference to it and returns none.
-bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Node id, std::vector<std::string>& checks) {
+bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Node id, std::vector<ModuleCheck>& checks) {
   const ir::Module& m = ctx.module;
   ir::Node n = id;
   ir::Node p = n.parent();
@@ -137,8 +142,7 @@ bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Nod
   if (!p) return false;
   auto pure_call = [&](ir::Node call, std::optional<std::string> q) {
     if (has_keyword(m, call, "out") || has_keyword(m, call, "inplace")) return false;
-    if (!q || !analysis::is_pure_torch_function(*q) || api::has(api::Space::Global, *q, api::Fact::MayAlias)) return false;
-    return !api::has(api::Space::TensorMethod, std::string_view(*q).substr(6), api::Fact::MayAlias);
+    return q && analysis::is_pure_torch_function(*q) && !api::torch_function_may_alias(*q);
   };
   if (p.is(kind::attribute)) {
     if (!(p.field("object") == n)) return false;
@@ -169,7 +173,7 @@ bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Nod
     if (pure_call(call, m.qualified_name(call.field("function")))) return true;
     // An allocating module (checked at trace time) reads its input and keeps nothing.
     if (auto cls = module_class(m, fn, call.field("function"))) {
-      checks.push_back(fmt::format("_graphmend.allocating_module({}, \"{}\")", m.text(ir::unparenthesize(call.field("function"))), *cls));
+      add_check(checks, {std::string(m.text(ir::unparenthesize(call.field("function")))), *cls});
       return true;
     }
   }
@@ -218,7 +222,7 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
   }
   // 2. That value is new storage, made here.
   KeptValueProof proof;
-  if (auto why = not_new_storage(ctx, fn, value, proof.checks, 0)) return fmt::format("{} ({})", kept, *why);
+  if (auto why = not_new_storage(ctx, fn, value, proof.modules, 0)) return fmt::format("{} ({})", kept, *why);
   // 3. Nothing held it but the name: every occurrence of the name from its definition to the end
   // of the `if` reads it (a branch may rebind it), and nothing reaches the frame's locals.
   if (inspects_frame) return fmt::format("{}; the function inspects its own frame", kept);
@@ -238,11 +242,11 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
     ir::Node parent = n.parent();
     const bool rebinding = parent && parent.is(kind::assignment) && parent.field("left") == n &&
                            parent.start() > if_statement.start();
-    if (rebinding || only_read(ctx, fn, n, proof.checks)) continue;
+    if (rebinding || only_read(ctx, fn, n, proof.modules)) continue;
     const bool binding = parent && parent.is(kind::assignment) && parent.field("left") == n;
     if (binding && parent.parent().is(kind::expression_statement) && !parent.field("type") &&
         !parent.field("right").is(kind::assignment) &&
-        !not_new_storage(ctx, fn, parent.field("right"), proof.checks, 0)) {
+        !not_new_storage(ctx, fn, parent.field("right"), proof.modules, 0)) {
       continue;  // another definition on some path, new storage too
     }
     if (binding) {
@@ -258,13 +262,14 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
   // 4. A module the runtime checks is read again at the selection: nothing in between may
   // change what the attribute holds.
   // Calls of the checked modules themselves have no effect (that is what the check proves).
-  if (!proof.checks.empty()) {
-    std::sort(proof.checks.begin(), proof.checks.end());
-    proof.checks.erase(std::unique(proof.checks.begin(), proof.checks.end()), proof.checks.end());
+  if (!proof.modules.empty()) {
+    std::sort(proof.modules.begin(), proof.modules.end(), [](const ModuleCheck& a, const ModuleCheck& b) {
+      return std::tie(a.module, a.cls) < std::tie(b.module, b.cls);
+    });
     auto checked = [&](const analysis::Effect& e) {
       if (e.kind != analysis::EffectKind::UnknownCall || !e.node.is(kind::call)) return false;
-      const std::string prefix = fmt::format("_graphmend.allocating_module({}, ", m.text(ir::unparenthesize(e.node.field("function"))));
-      return std::any_of(proof.checks.begin(), proof.checks.end(), [&](const std::string& c) { return c.starts_with(prefix); });
+      const std::string_view callee = m.text(ir::unparenthesize(e.node.field("function")));
+      return std::any_of(proof.modules.begin(), proof.modules.end(), [&](const ModuleCheck& c) { return c.module == callee; });
     };
     for (ir::Node s = definition.parent().next_named_sibling(); s && s.start() < if_statement.start();
          s = s.next_named_sibling()) {

@@ -46,6 +46,10 @@ enum class Fact : uint32_t {
 // True if the table lists `name` in `space` with `fact`.
 bool has(Space space, std::string_view name, Fact fact);
 
+// True if the torch function `qualified_name` may return an argument or a view of one: its row
+// says so, or the Tensor method of the same name does (`torch.flatten` as `Tensor.flatten`).
+bool torch_function_may_alias(std::string_view qualified_name);
+
 // True if the qualified name lies in a torch namespace whose functions are not tensor
 // operations (`torch.cuda.`, `torch.distributed.`, ...): their results are of unknown type.
 bool in_opaque_torch_namespace(std::string_view qualified_name);

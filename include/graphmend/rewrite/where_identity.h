@@ -15,10 +15,16 @@
 
 namespace graphmend::rewrite {
 
+// A module the selection must check at trace time (static under Dynamo): that `module` (its source
+// text, `self.norm`) is exactly torch.nn.<cls> with no forward hook that could replace its result.
+struct ModuleCheck {
+  std::string module;
+  std::string cls;
+  friend bool operator==(const ModuleCheck&, const ModuleCheck&) = default;
+};
+
 struct KeptValueProof {
-  // Trace-time checks the selection must pass too (static under Dynamo): that a module whose
-  // call made the value is torch's own class with no forward hook that could replace its result.
-  std::vector<std::string> checks;
+  std::vector<ModuleCheck> modules;  // each once
 };
 
 // The proof that the object `name` holds when `if_statement` starts is unobservable once
