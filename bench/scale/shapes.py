@@ -77,6 +77,14 @@ def functions(n: int) -> str:
     return out
 
 
+def module_augmented(n: int) -> str:
+    """n augmented assignments of one module-level name, read in a compiled function: module-level
+    definitions all reach each other, the case a fuzzer found (exponential before)."""
+    out = "import torch\nimport torch.nn as nn\n\nacc = torch.zeros(2)\n" + "acc += 1\n" * n
+    return out + ("\n\nclass Model(nn.Module):\n    def forward(self, x: torch.Tensor) -> torch.Tensor:\n"
+                  "        if acc.sum() > 0:\n            x = x + 1\n        return x\n")
+
+
 SHAPES = {  # name -> (generator, sizes)
     "statements": (statements, [25_000, 50_000, 100_000, 200_000, 400_000]),
     "names": (names, [5_000, 10_000, 20_000, 40_000, 80_000]),
@@ -85,6 +93,7 @@ SHAPES = {  # name -> (generator, sizes)
     "if_sequence": (if_sequence, [500, 1_000, 2_000, 4_000, 8_000]),
     "and_chain": (and_chain, [2_000, 4_000, 8_000, 16_000, 32_000]),
     "functions": (functions, [2_500, 5_000, 10_000, 20_000, 40_000]),
+    "module_augmented": (module_augmented, [1_000, 2_000, 4_000, 8_000, 16_000]),
 }
 
 

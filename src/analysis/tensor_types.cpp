@@ -2,6 +2,7 @@
 
 #include <set>
 #include <utility>
+#include <span>
 #include <string>
 
 #include "graphmend/analysis/api_facts.h"
@@ -79,6 +80,8 @@ ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
   in_progress_.erase(expr.id());
   if (depth_ == 0) {
     cycles_ = 0;
+    binding_steps_ = 0;
+    provisional_bindings_.clear();
     if (t.kind == ValueKind::Bottom) t = {};
   }
   if (cycles_ == cycles_before || depth_ == 0) memo_[expr.id()] = t;
@@ -171,6 +174,8 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
 TypeOracle::Assumption::Assumption(TypeOracle& oracle, source::TextRange region, std::vector<std::string> names)
     : oracle_(oracle) {
   oracle_.saved_memo_ = std::exchange(oracle_.memo_, {});
+  oracle_.saved_binding_memo_ = std::exchange(oracle_.binding_memo_, {});
+  oracle_.saved_unordered_plain_ = std::exchange(oracle_.unordered_plain_, {});
   oracle_.saved_returns_ = std::exchange(oracle_.returns_, {});
   oracle_.saved_self_stores_ = std::exchange(oracle_.self_stores_, {});
   oracle_.assumed_ = Assumed{region, std::move(names)};
@@ -178,6 +183,8 @@ TypeOracle::Assumption::Assumption(TypeOracle& oracle, source::TextRange region,
 
 TypeOracle::Assumption::~Assumption() {
   oracle_.memo_ = std::exchange(oracle_.saved_memo_, {});
+  oracle_.binding_memo_ = std::exchange(oracle_.saved_binding_memo_, {});
+  oracle_.unordered_plain_ = std::exchange(oracle_.saved_unordered_plain_, {});
   oracle_.returns_ = std::exchange(oracle_.saved_returns_, {});
   oracle_.self_stores_ = std::exchange(oracle_.saved_self_stores_, {});
   oracle_.assumed_.reset();
@@ -261,15 +268,50 @@ ValueType TypeOracle::annotation(const ir::Module& m, ir::Node ann) {
 ValueType TypeOracle::binding(const ir::Module& m, int bi) {
   // Definitions can reach each other in loops (a += 1; a += 2): a re-entered binding adds
   // nothing new, like a re-entered expression.
+  // A result reached without a cycle is final and kept. One reached under a cycle assumed the
+  // definitions in progress contribute nothing yet, and holds only until the outermost query
+  // ends; within it, each definition is still evaluated once. Otherwise definitions that all
+  // reach each other (a name augmented k times at module level, where reaching is
+  // flow-insensitive) were explored along every order, k! of them. The work of one outermost
+  // query is also bounded, past which a definition is Unknown, the conservative answer.
   const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
   const void* key = b.target.id();
+  if (auto known = binding_memo_.find(key); known != binding_memo_.end()) return known->second;
+  if (auto known = provisional_bindings_.find(key); known != provisional_bindings_.end()) {
+    ++cycles_;  // what depends on it is provisional too
+    return known->second;
+  }
   if (in_progress_bindings_.contains(key)) {
     ++cycles_;
     return ValueType{ValueKind::Bottom, false};
   }
+  if (++binding_steps_ > kMaxBindingSteps) {
+    ++cycles_;  // a truncated answer is not cached
+    return {};
+  }
   in_progress_bindings_.insert(key);
+  const int cycles_before = cycles_;
   ValueType result = binding_uncached(m, bi);
   in_progress_bindings_.erase(key);
+  (cycles_ == cycles_before ? binding_memo_ : provisional_bindings_)[key] = result;
+  return result;
+}
+
+ValueType TypeOracle::unordered_plain_definitions(const ir::Module& m, std::span<const int> bindings) {
+  // Where definitions are unordered (module and class scope), every augmented assignment reaches
+  // every other, and following those chains costs k² for k of them. The operator on a tensor is a
+  // tensor and on statics static, so the plain definitions and the augmented value alone decide
+  // the result: the other augmented assignments are not followed, and the join is kept per name.
+  if (auto known = unordered_plain_.find(bindings.data()); known != unordered_plain_.end()) return known->second;
+  const int cycles_before = cycles_;
+  std::optional<ValueType> joined;
+  for (int p : bindings) {
+    if (m.bindings[static_cast<size_t>(p)].kind == ir::BindingKind::AugmentedAssignment) continue;
+    ValueType plain = binding(m, p);
+    joined = joined ? join(*joined, plain) : plain;
+  }
+  const ValueType result = joined.value_or(ValueType{});
+  if (cycles_ == cycles_before) unordered_plain_[bindings.data()] = result;
   return result;
 }
 
@@ -310,13 +352,18 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
     }
     case ir::BindingKind::AugmentedAssignment: {
       ValueType v = type_of(m, b.value);
-      std::optional<ValueType> prev;
-      for (int p : m.reaching_bindings(b.target)) {
-        if (p == bi) continue;
-        ValueType pv = binding(m, p);
-        prev = prev ? join(*prev, pv) : pv;
+      ValueType pv;
+      if (m.reaching_is_flow_sensitive(b.target)) {
+        std::optional<ValueType> prev;
+        for (int p : m.reaching_bindings(b.target)) {
+          if (p == bi) continue;
+          ValueType reaching = binding(m, p);
+          prev = prev ? join(*prev, reaching) : reaching;
+        }
+        pv = prev.value_or(ValueType{});
+      } else {
+        pv = unordered_plain_definitions(m, m.bindings_of(b.target));
       }
-      ValueType pv = prev.value_or(ValueType{});
       if (pv.tensor_like() || v.tensor_like()) {
         return of(pv.kind == ValueKind::Tensor || v.kind == ValueKind::Tensor ? ValueKind::Tensor
                                                                             : ValueKind::LikelyTensor);

@@ -913,6 +913,20 @@ std::vector<int> Module::reaching_bindings(Node use) const {
   return s.bindings;
 }
 
+std::span<const int> Module::bindings_of(Node use) const {
+  const int sym = lookup_at(use);
+  if (sym < 0) return {};
+  return symbols[static_cast<size_t>(sym)].bindings;
+}
+
+bool Module::reaching_is_flow_sensitive(Node use) const {
+  const int sym = lookup_at(use);
+  if (sym < 0) return false;
+  const Scope& owner = scopes[static_cast<size_t>(symbols[static_cast<size_t>(sym)].scope)];
+  return owner.kind == ScopeKind::Function && function_of(use) == owner.function &&
+         cfg(owner.function).node_containing(use) >= 0;
+}
+
 std::optional<std::string> Module::qualified_name(Node expr, int alias_hops) const {
   expr = unparenthesize(expr);
   if (expr.is(kind::attribute)) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -65,6 +66,7 @@ class TypeOracle {
   ValueType identifier(const ir::Module& module, ir::Node id);
   ValueType binding(const ir::Module& module, int binding);
   ValueType binding_uncached(const ir::Module& module, int binding);
+  ValueType unordered_plain_definitions(const ir::Module& module, std::span<const int> bindings);
   ValueType call(const ir::Module& module, ir::Node call);
   ValueType attribute(const ir::Module& module, ir::Node attr);
   ValueType annotation(const ir::Module& module, ir::Node annotation);
@@ -79,6 +81,8 @@ class TypeOracle {
   };
   std::optional<Assumed> assumed_;
   std::unordered_map<const void*, ValueType> saved_memo_;  // the real caches, while assuming
+  std::unordered_map<const void*, ValueType> saved_binding_memo_;
+  std::unordered_map<const void*, ValueType> saved_unordered_plain_;
   std::unordered_map<const void*, ValueType> saved_returns_;
   std::unordered_map<const void*, SelfStores> saved_self_stores_;
 
@@ -86,10 +90,15 @@ class TypeOracle {
   std::unordered_map<const void*, SelfStores> self_stores_;  // by class node
   std::unordered_map<const void*, ValueType> memo_;
   std::unordered_set<const void*> in_progress_;
+  std::unordered_map<const void*, ValueType> binding_memo_;  // by binding target node
+  std::unordered_map<const void*, ValueType> provisional_bindings_;  // reached under a cycle
+  std::unordered_map<const void*, ValueType> unordered_plain_;  // by a name's binding list
   std::unordered_set<const void*> in_progress_bindings_;
   std::unordered_map<const void*, ValueType> returns_;  // keyed by function node id
   int depth_ = 0;
   int cycles_ = 0;  // cycle hits since the outermost query began
+  int binding_steps_ = 0;  // definitions evaluated since the outermost query began
+  static constexpr int kMaxBindingSteps = 4096;
 };
 
 // Names of Tensor methods that return a non-tensor static value (shape, dtype, ...).

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -150,6 +151,11 @@ class Module {
   // Bindings of the name used at `use` that may reach it: flow-sensitive for function locals,
   // every binding of the symbol otherwise.
   [[nodiscard]] std::vector<int> reaching_bindings(Node use) const;
+  // Whether reaching_bindings(use) follows the control flow (a use inside the function that owns
+  // the name) or is every binding of the name, unordered (module and class scope, closures).
+  [[nodiscard]] bool reaching_is_flow_sensitive(Node use) const;
+  // Every binding of the name used at `use`, in source order, without a copy.
+  [[nodiscard]] std::span<const int> bindings_of(Node use) const;
 
   // Resolves an identifier / attribute chain to a dotted qualified name through imports:
   // `T.where` -> "torch.where" after `import torch as T`. Local (non-import) roots resolve to
