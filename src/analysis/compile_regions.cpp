@@ -49,6 +49,18 @@ void CompileRegions::add(FunctionRef f, std::string reason, bool entry) {
   worklist_.push_back(f);
 }
 
+void CompileRegions::add_call(FunctionRef caller, ir::Node call, FunctionRef callee, bool via_attribute,
+                              std::string reason) {
+  // Through an attribute, a method receives its instance or class first, unless it is static.
+  const ir::Function& fn = callee.module->functions[static_cast<size_t>(callee.function)];
+  bool bound = via_attribute && fn.klass >= 0;
+  for (ir::Node d : fn.decorators) {
+    if (callee.module->text(d) == "staticmethod") bound = false;
+  }
+  calls_.push_back({caller, call, callee, bound});
+  add(callee, std::move(reason), false);
+}
+
 void CompileRegions::add_class_forward(ClassRef cls, const std::string& reason, bool entry) {
   if (auto fwd = project_.find_method(cls, "forward")) add(*fwd, reason, entry);
 }
@@ -256,8 +268,9 @@ void CompileRegions::close_over_calls() {
       if (n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
       if (!n.is(kind::call)) return true;
       ir::Node callee = ir::unparenthesize(n.field("function"));
+      const bool via_attribute = callee.is(kind::attribute);
       if (auto target = project_.function_of_expr(m, callee)) {
-        add(*target, why, false);
+        add_call(f, n, *target, via_attribute, why);
         return true;
       }
       if (auto cls = project_.class_of_expr(m, callee)) {
@@ -269,7 +282,7 @@ void CompileRegions::close_over_calls() {
       const auto attr = m.text(callee.field("attribute"));
       if (obj.is(kind::identifier) && m.text(obj) == "self" && own_class) {
         if (auto meth = project_.find_method(*own_class, attr)) {
-          add(*meth, why, false);
+          add_call(f, n, *meth, true, why);
           return true;
         }
         // self.sub(...) where self.sub = SomeModule(...) somewhere in the class.
@@ -280,7 +293,9 @@ void CompileRegions::close_over_calls() {
           for (const SelfStore& store : st->second) {
             ir::Node right = ir::unparenthesize(store.value);
             if (store.buffer || !right.is(kind::call)) continue;
-            if (auto sub = project_.class_of_expr(m, right.field("function"))) add_class_forward(*sub, why, false);
+            if (auto sub = project_.class_of_expr(m, right.field("function"))) {
+              if (auto fwd = project_.find_method(*sub, "forward")) add_call(f, n, *fwd, true, why);
+            }
           }
         }
         return true;
@@ -288,7 +303,7 @@ void CompileRegions::close_over_calls() {
       if (obj.is(kind::call) && m.text(obj.field("function")) == "super" && own_class) {
         for (ClassRef base : project_.bases_of(*own_class)) {
           if (auto meth = project_.find_method(base, attr)) {
-            add(*meth, why, false);
+            add_call(f, n, *meth, true, why);
             break;
           }
         }

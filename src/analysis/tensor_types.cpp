@@ -36,6 +36,7 @@ std::string_view kind_name(ValueKind k) {
     case ValueKind::Static: return "Static";
     case ValueKind::None: return "None";
     case ValueKind::Module: return "Module";
+    case ValueKind::TensorTuple: return "TensorTuple";
     case ValueKind::Bottom: return "Bottom";
     case ValueKind::Unknown: break;
   }
@@ -99,8 +100,23 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
   if (t == "identifier") return identifier(m, e);
   if (t == "attribute") return attribute(m, e);
   if (t == "call") return call(m, e);
+  if (t == "tuple" || t == "list" || t == "expression_list") {
+    // A sequence of tensors, as a call's argument or a function's result, keeps its elements'
+    // tensor-ness for whoever unpacks or indexes it.
+    bool all_tensors = false;
+    for (ir::Node element : e.named_children()) {
+      if (element.is(kind::comment)) continue;
+      if (!type_of(m, element).tensor_like()) return {};
+      all_tensors = true;
+    }
+    return all_tensors ? of(ValueKind::TensorTuple) : ValueType{};
+  }
   if (t == "subscript") {
     ValueType v = type_of(m, e.field("value"));
+    if (v.kind == ValueKind::TensorTuple) {
+      ir::Node index = e.field("subscript");
+      return index && index.is(kind::slice) ? v : of(ValueKind::LikelyTensor);
+    }
     if (v.tensor_like()) return of(v.kind, v.bool_tensor);
     if (v.kind == ValueKind::OptionalTensor) return of(ValueKind::Tensor, v.bool_tensor);
     if (v.kind == ValueKind::Static || v.kind == ValueKind::DataScalar) return of(v.kind);
@@ -297,6 +313,36 @@ ValueType TypeOracle::binding(const ir::Module& m, int bi) {
   return result;
 }
 
+ValueType TypeOracle::parameter(const ir::Module& m, const ir::Binding& b) {
+  // What compiled callers pass outweighs an annotation that says the parameter is not a tensor:
+  // EnCodec's `_pad1d(..., paddings: Tuple[int, int])` receives a tuple of buffers.
+  std::optional<ValueType> observed;
+  if (evidence_ && !evidence_->empty()) {
+    const int scope = m.symbols[static_cast<size_t>(b.symbol)].scope;
+    const int f = scope >= 0 ? m.scopes[static_cast<size_t>(scope)].function : -1;
+    if (f >= 0) {
+      const auto& params = m.functions[static_cast<size_t>(f)].params;
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (params[i].node != b.statement) continue;
+        if (auto it = evidence_->find({&m, f, static_cast<int>(i)}); it != evidence_->end()) observed = it->second;
+      }
+    }
+  }
+  if (b.annotation) {
+    ValueType a = annotation(m, b.annotation);
+    if (a.kind == ValueKind::Tensor || a.kind == ValueKind::OptionalTensor || a.kind == ValueKind::Module) return a;
+    if (observed) return *observed;
+    if (a.kind != ValueKind::Unknown) return a;
+  }
+  if (observed) return *observed;
+  ir::Node def = b.statement.field("value");
+  if (def && !def.is(kind::none)) {
+    ValueType d = type_of(m, def);
+    if (d.kind == ValueKind::Static) return d;
+  }
+  return {};
+}
+
 ValueType TypeOracle::unordered_plain_definitions(const ir::Module& m, std::span<const int> bindings) {
   // Where definitions are unordered (module and class scope), every augmented assignment reaches
   // every other, and following those chains costs k² for k of them. The operator on a tensor is a
@@ -318,18 +364,7 @@ ValueType TypeOracle::unordered_plain_definitions(const ir::Module& m, std::span
 ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
   const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
   switch (b.kind) {
-    case ir::BindingKind::Parameter: {
-      if (b.annotation) {
-        ValueType a = annotation(m, b.annotation);
-        if (a.kind != ValueKind::Unknown) return a;
-      }
-      ir::Node def = b.statement.field("value");
-      if (def && !def.is(kind::none)) {
-        ValueType d = type_of(m, def);
-        if (d.kind == ValueKind::Static) return d;
-      }
-      return {};
-    }
+    case ir::BindingKind::Parameter: return parameter(m, b);
     case ir::BindingKind::Assignment:
     case ir::BindingKind::AnnotatedAssignment:
     case ir::BindingKind::Walrus: {
@@ -347,6 +382,7 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
         ValueType r = type_of(m, right);
         if (r.kind == ValueKind::Static) return r;
         if (r.tensor_like()) return of(r.kind);
+        if (r.kind == ValueKind::TensorTuple) return of(ValueKind::LikelyTensor);
       }
       return {};
     }
@@ -380,6 +416,7 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
       }
       ValueType r = type_of(m, right);
       if (r.tensor_like()) return of(r.kind);
+      if (r.kind == ValueKind::TensorTuple) return of(ValueKind::LikelyTensor);
       return {};
     }
     case ir::BindingKind::FunctionDef:
@@ -482,6 +519,21 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
         return of(ValueKind::Static);
       }
       if (name == "abs" || name == "round") return type_of(m, first_arg());
+      if (name == "max" || name == "min") {
+        // Dynamo turns max/min of tensors into torch.maximum/clamp: a tensor, no break.
+        if (!args || !args.is(kind::argument_list)) return {};
+        std::vector<ir::Node> operands;
+        for (ir::Node a : args.named_children()) {
+          if (a.is(kind::comment)) continue;
+          if (a.is(kind::keyword_argument) || a.is(kind::list_splat) || a.is(kind::dictionary_splat)) return {};
+          operands.push_back(a);
+        }
+        if (operands.size() != 2) return {};
+        const ValueType l = type_of(m, operands[0]);
+        const ValueType r = type_of(m, operands[1]);
+        if (!l.tensor_like() && !r.tensor_like()) return {};
+        return of(l.kind == ValueKind::Tensor || r.kind == ValueKind::Tensor ? ValueKind::Tensor : ValueKind::LikelyTensor);
+      }
       if (api::has(api::Space::Global, name, api::Fact::Static)) return of(ValueKind::Static);
     }
     if (api::has(api::Space::Global, name, api::Fact::DataDependent)) return of(ValueKind::DataScalar);

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <thread>
 
+#include "graphmend/analysis/call_evidence.h"
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/project.h"
 #include "graphmend/driver/cache.h"
@@ -473,8 +474,9 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     }
     const analysis::CompileRegions regions(project);
     report.compiled_functions = regions.size();
+    const analysis::ParameterEvidence evidence = analysis::gather_parameter_evidence(project, regions);
     std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
-    for (unsigned w = 0; w < jobs; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project));
+    for (unsigned w = 0; w < jobs; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project, &evidence));
     parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
       if (!dirty[i] || !units[i].current || units[i].input.context_only) return;
       UnitFindings found = check_unit(units[i], project, regions, *oracles[w], options, selections[i]);

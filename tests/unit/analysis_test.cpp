@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "graphmend/analysis/api_facts.h"
+#include "graphmend/analysis/call_evidence.h"
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/tensor_types.h"
@@ -261,6 +262,53 @@ TEST(TensorTypes, MutuallyReachingAugmentedAssignmentsTerminate) {
       "        acc *= 2\n"
       "    out = acc\n");
   EXPECT_EQ(a.kind_of_assigned("out"), ValueKind::Tensor);
+}
+
+// Issue 16, item 4: a parameter is a tensor where a compiled call passes it one, whatever its
+// annotation says; a call from code that is not compiled, or an int, adds nothing.
+TEST(TensorTypes, ParametersTypedByWhatCompiledCallersPass) {
+  ParsedModule parsed = parse_module(
+      "import torch\n"
+      "from typing import Tuple\n"
+      "def pad(h, paddings: Tuple[int, int]):\n"
+      "    left, right = paddings\n"
+      "    a1 = max(left, right)\n"
+      "def helper(v, n):\n"
+      "    a2 = v\n"
+      "    a3 = n\n"
+      "    return deeper(w=v)\n"
+      "def deeper(w):\n"
+      "    a4 = w\n"
+      "def eager_only(e):\n"
+      "    a5 = e\n"
+      "@torch.compile\n"
+      "def f(x: torch.Tensor):\n"
+      "    pad(x, (x.sum(), x.mean()))\n"
+      "    return helper(x.sum(), 3)\n"
+      "def g():\n"
+      "    eager_only(torch.ones(2))\n");
+  analysis::Project project;
+  project.add(parsed.module.get());
+  const analysis::CompileRegions regions(project);
+  const analysis::ParameterEvidence evidence = analysis::gather_parameter_evidence(project, regions);
+  analysis::TypeOracle types(project, &evidence);
+  const ir::Module& m = *parsed.module;
+  auto kind_of = [&](std::string_view name, analysis::TypeOracle* oracle = nullptr) {
+    ir::Node value;
+    syntax::walk(m.root(), [&](ir::Node n) {
+      if (n.is(kind::assignment) && m.text(n.field("left")) == name) value = n.field("right");
+      return true;
+    });
+    return (oracle ? *oracle : types).type_of(m, value).kind;
+  };
+  EXPECT_EQ(kind_of("a1"), ValueKind::LikelyTensor);  // a tuple of tensors, unpacked, then max
+  EXPECT_EQ(kind_of("a2"), ValueKind::LikelyTensor);
+  EXPECT_EQ(kind_of("a3"), ValueKind::Unknown);       // only ever passed an int
+  EXPECT_EQ(kind_of("a4"), ValueKind::LikelyTensor);  // two calls down, by keyword
+  EXPECT_EQ(kind_of("a5"), ValueKind::Unknown);       // its caller is not compiled
+  analysis::TypeOracle without_evidence(project);
+  EXPECT_EQ(kind_of("a1", &without_evidence), ValueKind::Unknown);
+  EXPECT_EQ(kind_of("a2", &without_evidence), ValueKind::Unknown);
 }
 
 // Module-level definitions all reach each other (reaching is flow-insensitive there). Explored

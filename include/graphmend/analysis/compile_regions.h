@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "graphmend/analysis/project.h"
 
@@ -13,6 +14,14 @@ namespace graphmend::analysis {
 struct RegionEntry {
   std::string reason;  // why this function is compiled code
   bool entry = false;  // compiled directly, not only reached from a compiled function
+};
+
+// A call in a compiled function that resolves to a function of the analysed files.
+struct CompiledCall {
+  FunctionRef caller;
+  ir::Node call;          // the call expression, in caller's module
+  FunctionRef callee;
+  bool receiver_bound = false;  // the callee's first parameter (self, cls) is not in the arguments
 };
 
 class CompileRegions {
@@ -27,11 +36,14 @@ class CompileRegions {
   // class that defines `forward` is assumed to be a Module).
   [[nodiscard]] bool is_nn_module(ClassRef cls) const;
   [[nodiscard]] size_t size() const { return regions_.size(); }
+  // Every call from a compiled function to an analysed one, in a deterministic order.
+  [[nodiscard]] const std::vector<CompiledCall>& calls() const { return calls_; }
 
  private:
   void seed(const ir::Module& module);
   void close_over_calls();
   void add(FunctionRef f, std::string reason, bool entry);
+  void add_call(FunctionRef caller, ir::Node call, FunctionRef callee, bool via_attribute, std::string reason);
   void add_class_forward(ClassRef cls, const std::string& reason, bool entry);
   std::optional<ClassRef> instance_class(const ir::Module& module, ir::Node expr) const;
   bool is_nn_module_impl(ClassRef cls, int depth) const;
@@ -39,6 +51,7 @@ class CompileRegions {
   const Project& project_;
   std::map<std::pair<const ir::Module*, int>, RegionEntry> regions_;
   std::vector<FunctionRef> worklist_;
+  std::vector<CompiledCall> calls_;
   mutable std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;
   std::map<const void*, SelfStores> self_stores_;  // by class node
 };

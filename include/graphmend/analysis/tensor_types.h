@@ -3,7 +3,9 @@
 // values of analysed functions and module forwards.
 #pragma once
 
+#include <compare>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,6 +27,7 @@ enum class ValueKind : uint8_t {
   Static,          // a non-tensor value Dynamo treats as a constant or shape: int, str, dtype, ...
   None,
   Module,          // an nn.Module instance
+  TensorTuple,     // a tuple or list whose elements are all tensors (or likely so)
   Bottom,          // no information yet (a definition still being evaluated); join identity
 };
 
@@ -41,9 +44,21 @@ struct ValueType {
 ValueType join(ValueType a, ValueType b);
 std::string_view kind_name(ValueKind k);
 
+// Parameters observed receiving a tensor (or a tuple of tensors) at a compiled call site, keyed
+// by (module, function index, parameter index); analysis/call_evidence.h gathers it. Evidence,
+// not proof: a parameter may receive other values at other calls.
+struct ParameterKey {
+  const ir::Module* module = nullptr;
+  int function = -1;
+  int parameter = -1;
+  friend auto operator<=>(const ParameterKey&, const ParameterKey&) = default;
+};
+using ParameterEvidence = std::map<ParameterKey, ValueType>;
+
 class TypeOracle {
  public:
-  explicit TypeOracle(const Project& project) : project_(project) {}
+  explicit TypeOracle(const Project& project, const ParameterEvidence* evidence = nullptr)
+      : project_(project), evidence_(evidence) {}
 
   ValueType type_of(const ir::Module& module, ir::Node expr);
 
@@ -66,6 +81,7 @@ class TypeOracle {
   ValueType identifier(const ir::Module& module, ir::Node id);
   ValueType binding(const ir::Module& module, int binding);
   ValueType binding_uncached(const ir::Module& module, int binding);
+  ValueType parameter(const ir::Module& module, const ir::Binding& binding);
   ValueType unordered_plain_definitions(const ir::Module& module, std::span<const int> bindings);
   ValueType call(const ir::Module& module, ir::Node call);
   ValueType attribute(const ir::Module& module, ir::Node attr);
@@ -87,6 +103,7 @@ class TypeOracle {
   std::unordered_map<const void*, SelfStores> saved_self_stores_;
 
   const Project& project_;
+  const ParameterEvidence* evidence_;
   std::unordered_map<const void*, SelfStores> self_stores_;  // by class node
   std::unordered_map<const void*, ValueType> memo_;
   std::unordered_set<const void*> in_progress_;

@@ -109,6 +109,7 @@ inline const syntax::Kind relative_import{"relative_import"};
 inline const syntax::Kind return_statement{"return_statement"};
 inline const syntax::Kind set{"set"};
 inline const syntax::Kind set_comprehension{"set_comprehension"};
+inline const syntax::Kind slice{"slice"};
 inline const syntax::Kind splat_pattern{"splat_pattern"};
 inline const syntax::Kind string{"string"};
 inline const syntax::Kind string_content{"string_content"};

@@ -35,6 +35,25 @@ class SometimesNumber(nn.Module):
         return h
 
 
+class Threshold(nn.Module):
+    def forward(self, s):
+        h = s * 2
+        if s > 0:  # no tensor method: only the caller below says `s` is a tensor
+            h = h + 1
+        else:
+            h = h - 1
+        return h
+
+
+class CalledWithATensor(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.threshold = Threshold()
+
+    def forward(self, x: torch.Tensor):
+        return self.threshold(x.sum())
+
+
 def cases():
     t = torch.tensor
     return [
@@ -47,4 +66,10 @@ def cases():
         ("a receiver that is sometimes a Python number", SometimesNumber(),
          [(t([1.0, 2.0]), t([0.1, 0.1])), (t([1.0, 2.0]), t([3.0, 3.0]))],
          [(t([1.0, 2.0]), 0.1), (t([1.0, 2.0]), 3.0), (t([1.0, 2.0]), 3)]),
+        ("a parameter a compiled caller passes a tensor", CalledWithATensor(),
+         [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)],
+         []),
+        ("the same module called with a Python number", Threshold(),
+         [(t(1.0),), (t(-1.0),)],
+         [(1.0,), (-1,)]),
     ]

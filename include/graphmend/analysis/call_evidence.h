@@ -1,0 +1,18 @@
+// Tensor-ness of parameters from the compiled calls that reach them (issue 16, item 4): an
+// unannotated `forward(self, x)` or helper `def scale(v, k)` is typed by what compiled callers in
+// the analysed files pass it.
+#pragma once
+
+#include "graphmend/analysis/compile_regions.h"
+#include "graphmend/analysis/tensor_types.h"
+
+namespace graphmend::analysis {
+
+// A parameter is a LikelyTensor when some compiled call passes it a tensor (proven or likely),
+// and a TensorTuple when some call passes a tuple or list of tensors and none passes a tensor.
+// Dynamo traces each of those calls with that value, so a branch on it breaks there. Evidence
+// flows along chains of calls: gathered again with what was found until nothing changes (at most
+// a few rounds; each round types every compiled call's arguments once).
+ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions);
+
+}  // namespace graphmend::analysis
