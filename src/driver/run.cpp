@@ -172,10 +172,11 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
   // functions (a helper called from another file's forward).
   if (u.module->mentions_torch() || !ctx.compiled_functions().empty()) {
     rules::DiagnosticSink sink;
+    std::vector<const rules::Rule*> enabled;
     for (const rules::Rule* rule : rules::all_rules()) {
-      if (!selection.enabled(rule->info().code)) continue;
-      rule->check(ctx, sink);
+      if (selection.enabled(rule->info().code)) enabled.push_back(rule);
     }
+    rules::check_file(ctx, enabled, sink);
     const std::vector<source::TextRange> dead = rules::compile_dead_ranges(ctx);
     for (rules::Diagnostic& d : sink.diagnostics()) {
       if (std::any_of(dead.begin(), dead.end(), [&](const source::TextRange& r) { return r.contains(d.range); })) {

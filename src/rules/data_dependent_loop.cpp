@@ -1,5 +1,7 @@
 #include "graphmend/rules/data_dependent_loop.h"
 
+#include <array>
+
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -10,41 +12,43 @@ const RuleInfo& DataDependentLoopRule::info() const {
   return kInfo;
 }
 
-void DataDependentLoopRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
-  const ir::Module& m = ctx.module;
-  for (int fi : ctx.compiled_functions()) {
-    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (n.is(kind::while_statement)) {
-        Truth t = classify_truth(ctx, n.field("condition"));
-        if (t.kind == TruthKind::TensorTruth) {
-          sink.report(make_diagnostic(
-              info(), n.field("condition"),
-              "`while` tests a tensor value on every iteration (GB0170: Data-dependent branching)",
-              "use a static trip count, torch._higher_order_ops.while_loop, or move the loop out"));
-        }
-        return true;
-      }
-      if (n.is(kind::for_statement)) {
-        ir::Node iter = ir::unparenthesize(n.field("right"));
-        if (!iter.is(kind::call)) return true;
-        auto q = callee_name(m, iter);
-        if (!q || *q != "range") return true;
-        for (ir::Node a : iter.field("arguments").named_children()) {
-          if (ctx.types.type_of(m, a).tensor_like()) {
-            Diagnostic d = make_diagnostic(
-                info(), iter,
-                "`range()` of a tensor makes the trip count data-dependent (GB0059: Failed to trace "
-                "builtin operator)",
-                "use a static trip count, or move the loop out of the compiled region");
-            d.graph_break_id = "GB0059";
-            sink.report(std::move(d));
-            break;
-          }
-        }
+std::span<const syntax::Kind* const> DataDependentLoopRule::kinds() const {
+  static const std::array<const syntax::Kind*, 2> kKinds{&kind::while_statement, &kind::for_statement};
+  return kKinds;
+}
+
+std::unique_ptr<FilePass> DataDependentLoopRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
+    if (n.is(kind::while_statement)) {
+      Truth t = classify_truth(ctx, n.field("condition"));
+      if (t.kind == TruthKind::TensorTruth) {
+        sink.report(make_diagnostic(
+            info(), n.field("condition"),
+            "`while` tests a tensor value on every iteration (GB0170: Data-dependent branching)",
+            "use a static trip count, torch._higher_order_ops.while_loop, or move the loop out"));
       }
       return true;
-    });
-  }
+    }
+    if (n.is(kind::for_statement)) {
+      ir::Node iter = ir::unparenthesize(n.field("right"));
+      if (!iter.is(kind::call)) return true;
+      auto q = callee_name(m, iter);
+      if (!q || *q != "range") return true;
+      for (ir::Node a : iter.field("arguments").named_children()) {
+        if (ctx.types.type_of(m, a).tensor_like()) {
+          Diagnostic d = make_diagnostic(
+              info(), iter,
+              "`range()` of a tensor makes the trip count data-dependent (GB0059: Failed to trace "
+              "builtin operator)",
+              "use a static trip count, or move the loop out of the compiled region");
+          d.graph_break_id = "GB0059";
+          sink.report(std::move(d));
+          break;
+        }
+      }
+    }
+    return true;
+  });
 }
 
 }  // namespace graphmend::rules

@@ -1,5 +1,7 @@
 #include "graphmend/rules/dynamic_shape.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include <set>
@@ -20,58 +22,58 @@ const RuleInfo& DynamicShapeRule::info() const {
   return kInfo;
 }
 
-void DynamicShapeRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
-  const ir::Module& m = ctx.module;
-  const std::string help =
-      "use a static-shape form (torch.where with a fill value, nonzero_static), set "
-      "torch._dynamo.config.capture_dynamic_output_shape_ops = True, or move it out of the compiled region";
-  auto report = [&](ir::Node n, std::string what) {
+std::span<const syntax::Kind* const> DynamicShapeRule::kinds() const {
+  static const std::array<const syntax::Kind*, 2> kKinds{&kind::call, &kind::subscript};
+  return kKinds;
+}
+
+std::unique_ptr<FilePass> DynamicShapeRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  auto report = [this, &sink](ir::Node n, std::string what) {
     sink.report(make_diagnostic(
         info(), n,
         fmt::format("{} has a data-dependent output shape; the graph is split here (GB0036: "
                     "Dynamic shape operator)",
                     what),
-        help));
+        "use a static-shape form (torch.where with a fill value, nonzero_static), set "
+        "torch._dynamo.config.capture_dynamic_output_shape_ops = True, or move it out of the compiled region"));
   };
-  for (int fi : ctx.compiled_functions()) {
-    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (n.is(kind::call)) {
-        ir::Node fn = n.field("function");
-        ir::Node args = n.field("arguments");
-        auto q = callee_name(m, n);
-        if (q && analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::DynamicShape)) {
-          if (*q == "torch.repeat_interleave" &&
-              !(args && args.named_child_count() >= 2 &&
-                ctx.types.type_of(m, args.named_child(1)).tensor_like())) {
-            return true;
-          }
-          report(n, fmt::format("`{}`", *q));
+  return file_pass([&ctx, &m = ctx.module, report](ir::Node n) {
+    if (n.is(kind::call)) {
+      ir::Node fn = n.field("function");
+      ir::Node args = n.field("arguments");
+      auto q = callee_name(m, n);
+      if (q && analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::DynamicShape)) {
+        if (*q == "torch.repeat_interleave" &&
+            !(args && args.named_child_count() >= 2 &&
+              ctx.types.type_of(m, args.named_child(1)).tensor_like())) {
           return true;
         }
-        if (q && *q == "torch.where" && args && args.named_child_count() == 1) {
-          report(n, "single-argument `torch.where`");
-          return true;
-        }
-        if (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field("attribute")), analysis::api::Fact::DynamicShape) &&
-            ctx.types.type_of(m, fn.field("object")).tensor_like()) {
-          report(n, fmt::format("`.{}()`", m.text(fn.field("attribute"))));
-        }
+        report(n, fmt::format("`{}`", *q));
         return true;
       }
-      if (n.is(kind::subscript)) {
-        // Boolean-mask indexing: x[mask] with a bool tensor index.
-        if (!ctx.types.type_of(m, n.field("value")).tensor_like()) return true;
-        for (ir::Node index : n.children_by_field("subscript")) {
-          const auto t = ctx.types.type_of(m, index);
-          if (t.tensor_like() && t.bool_tensor) {
-            report(n, "boolean-mask indexing");
-            break;
-          }
-        }
+      if (q && *q == "torch.where" && args && args.named_child_count() == 1) {
+        report(n, "single-argument `torch.where`");
+        return true;
+      }
+      if (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field("attribute")), analysis::api::Fact::DynamicShape) &&
+          ctx.types.type_of(m, fn.field("object")).tensor_like()) {
+        report(n, fmt::format("`.{}()`", m.text(fn.field("attribute"))));
       }
       return true;
-    });
-  }
+    }
+    if (n.is(kind::subscript)) {
+      // Boolean-mask indexing: x[mask] with a bool tensor index.
+      if (!ctx.types.type_of(m, n.field("value")).tensor_like()) return true;
+      for (ir::Node index : n.children_by_field("subscript")) {
+        const auto t = ctx.types.type_of(m, index);
+        if (t.tensor_like() && t.bool_tensor) {
+          report(n, "boolean-mask indexing");
+          break;
+        }
+      }
+    }
+    return true;
+  });
 }
 
 }  // namespace graphmend::rules

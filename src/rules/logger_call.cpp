@@ -1,5 +1,7 @@
 #include "graphmend/rules/logger_call.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include <set>
@@ -64,43 +66,44 @@ const RuleInfo& LoggerCallRule::info() const {
   return kInfo;
 }
 
-void LoggerCallRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
-  const ir::Module& m = ctx.module;
-  SiteNamer names(m);
-  for (int fi : ctx.compiled_functions()) {
-    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is(kind::call)) return true;
-      ir::Node fn = ir::unparenthesize(n.field("function"));
-      if (!fn.is(kind::attribute)) return true;
-      const std::string_view method = m.text(fn.field("attribute"));
-      if (!analysis::api::has(analysis::api::Space::LoggerMethod, method, analysis::api::Fact::Logs)) return true;
-      ir::Node receiver = fn.field("object");
-      auto q = m.qualified_name(fn);
-      if (q && *q == fmt::format("logging.{}", method)) {
-        Diagnostic d = make_diagnostic(
-            info(), n,
-            fmt::format("`logging.{}` is traced into the logging module, where Dynamo breaks "
-                        "(GB4841: Unsupported python_type() call)",
-                        method),
-            "run the log call inside the graph, or move it out of the compiled code");
-        d.graph_break_id = "GB4841";
-        attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggingFunction, names));
-        sink.report(std::move(d));
-        return true;
-      }
-      if (is_logger_expr(ctx, m, receiver, 0)) {
-        Diagnostic d = make_diagnostic(
-            info(), n,
-            fmt::format("`{}.{}` cannot be traced; the graph is split around it (GB0291: "
-                        "logging.Logger method not supported)",
-                        m.text(receiver), method),
-            "run the log call inside the graph, or move it out of the compiled code");
-        attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggerMethod, names));
-        sink.report(std::move(d));
-      }
+std::span<const syntax::Kind* const> LoggerCallRule::kinds() const {
+  static const std::array<const syntax::Kind*, 1> kKinds{&kind::call};
+  return kKinds;
+}
+
+std::unique_ptr<FilePass> LoggerCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, names = SiteNamer(ctx.module)](ir::Node n) mutable {
+    if (!n.is(kind::call)) return true;
+    ir::Node fn = ir::unparenthesize(n.field("function"));
+    if (!fn.is(kind::attribute)) return true;
+    const std::string_view method = m.text(fn.field("attribute"));
+    if (!analysis::api::has(analysis::api::Space::LoggerMethod, method, analysis::api::Fact::Logs)) return true;
+    ir::Node receiver = fn.field("object");
+    auto q = m.qualified_name(fn);
+    if (q && *q == fmt::format("logging.{}", method)) {
+      Diagnostic d = make_diagnostic(
+          info(), n,
+          fmt::format("`logging.{}` is traced into the logging module, where Dynamo breaks "
+                      "(GB4841: Unsupported python_type() call)",
+                      method),
+          "run the log call inside the graph, or move it out of the compiled code");
+      d.graph_break_id = "GB4841";
+      attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggingFunction, names));
+      sink.report(std::move(d));
       return true;
-    });
-  }
+    }
+    if (is_logger_expr(ctx, m, receiver, 0)) {
+      Diagnostic d = make_diagnostic(
+          info(), n,
+          fmt::format("`{}.{}` cannot be traced; the graph is split around it (GB0291: "
+                      "logging.Logger method not supported)",
+                      m.text(receiver), method),
+          "run the log call inside the graph, or move it out of the compiled code");
+      attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggerMethod, names));
+      sink.report(std::move(d));
+    }
+    return true;
+  });
 }
 
 }  // namespace graphmend::rules

@@ -1,5 +1,7 @@
 #include "graphmend/rules/scalar_conversion.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "graphmend/rules/conditions.h"
@@ -13,27 +15,29 @@ const RuleInfo& ScalarConversionRule::info() const {
   return kInfo;
 }
 
-void ScalarConversionRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
-  const ir::Module& m = ctx.module;
-  for (int fi : ctx.compiled_functions()) {
-    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is(kind::call)) return true;
-      ir::Node fn = n.field("function");
-      if (!fn.is(kind::identifier) || m.lookup_at(fn) >= 0) return true;
-      const std::string_view name = m.text(fn);
-      if (name != "int" && name != "float" && name != "bool" && name != "complex") return true;
-      ir::Node args = n.field("arguments");
-      if (!args || args.named_child_count() != 1) return true;
-      if (!ctx.types.type_of(m, args.named_child(0)).tensor_like()) return true;
-      sink.report(make_diagnostic(
-          info(), n,
-          fmt::format("`{}()` of a tensor reads its value into Python; the graph is split here "
-                      "(GB0124: Unsupported Tensor.item() call)",
-                      name),
-          "keep the value as a tensor (e.g. .to(dtype)), or set capture_scalar_outputs = True"));
-      return true;
-    });
-  }
+std::span<const syntax::Kind* const> ScalarConversionRule::kinds() const {
+  static const std::array<const syntax::Kind*, 1> kKinds{&kind::call};
+  return kKinds;
+}
+
+std::unique_ptr<FilePass> ScalarConversionRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
+    if (!n.is(kind::call)) return true;
+    ir::Node fn = n.field("function");
+    if (!fn.is(kind::identifier) || m.lookup_at(fn) >= 0) return true;
+    const std::string_view name = m.text(fn);
+    if (name != "int" && name != "float" && name != "bool" && name != "complex") return true;
+    ir::Node args = n.field("arguments");
+    if (!args || args.named_child_count() != 1) return true;
+    if (!ctx.types.type_of(m, args.named_child(0)).tensor_like()) return true;
+    sink.report(make_diagnostic(
+        info(), n,
+        fmt::format("`{}()` of a tensor reads its value into Python; the graph is split here "
+                    "(GB0124: Unsupported Tensor.item() call)",
+                    name),
+        "keep the value as a tensor (e.g. .to(dtype)), or set capture_scalar_outputs = True"));
+    return true;
+  });
 }
 
 }  // namespace graphmend::rules

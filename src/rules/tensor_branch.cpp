@@ -1,5 +1,7 @@
 #include "graphmend/rules/tensor_branch.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include <unordered_map>
@@ -40,49 +42,70 @@ const RuleInfo& TensorBranchRule::info() const {
   return kInfo;
 }
 
-void TensorBranchRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
-  const ir::Module& m = ctx.module;
-  SiteNamer names(m);
-  rewrite::FunctionIndex index(ctx);
+std::span<const syntax::Kind* const> TensorBranchRule::kinds() const {
+  static const std::array<const syntax::Kind*, 2> kKinds{&kind::if_statement, &kind::elif_clause};
+  return kKinds;
+}
+
+namespace {
+
+class TensorBranchPass final : public FilePass {
+ public:
+  TensorBranchPass(const TensorBranchRule& rule, const RuleContext& ctx, DiagnosticSink& sink)
+      : rule_(rule), ctx_(ctx), m_(ctx.module), sink_(sink), names_(ctx.module), index_(ctx) {}
+
+  bool on_node(ir::Node n) override {
+    if (!n.is(kind::if_statement) && !n.is(kind::elif_clause)) return true;
+    if (is_where_fallback(m_, n)) return false;
+    // A single-raise guard is the [Trap] rule's (GM301).
+    if (n.is(kind::if_statement) && is_validation_guard(m_, n)) return true;
+    const Truth truth = classify_truth(ctx_, n.field("condition"));
+    if (truth.kind == TruthKind::TensorTruth) {
+      Diagnostic d = make_diagnostic(
+          rule_.info(), n.field("condition"),
+          fmt::format("`{}` branches on a tensor value; Dynamo cannot trace data-dependent "
+                      "control flow (GB0170: Data-dependent branching)",
+                      n.is(kind::elif_clause) ? "elif" : "if"),
+          "predicate both branches with torch.where, or use torch.cond");
+      attach_chain_plan(d, n);
+      sink_.report(std::move(d));
+    } else if (truth.kind == TruthKind::DataOperator) {
+      Diagnostic d = make_diagnostic(
+          rule_.info(), n.field("condition"),
+          fmt::format("`{}` branches on `{}`, whose Python bool depends on tensor data "
+                      "(GB0033: Data dependent operator)",
+                      n.is(kind::elif_clause) ? "elif" : "if", m_.text(truth.atom.field("function"))),
+          "compare with (a == b).all() after a static shape/dtype check, then predicate with torch.where");
+      d.graph_break_id = "GB0033";
+      attach_chain_plan(d, n);
+      sink_.report(std::move(d));
+    }
+    return true;
+  }
+
+ private:
   // An `if` and its `elif`s are rewritten together: the chain is planned once and every arm's
   // diagnostic shares the plan (planning per arm would cost O(arms^2) and name helpers twice).
-  std::unordered_map<uint32_t, SharedPlan> chains;  // by the `if`'s start
-  auto attach_chain_plan = [&](Diagnostic& d, ir::Node arm) {
+  void attach_chain_plan(Diagnostic& d, ir::Node arm) {
     const ir::Node chain = arm.is(kind::elif_clause) ? arm.parent() : arm;
-    auto it = chains.find(chain.start());
-    if (it == chains.end()) it = chains.emplace(chain.start(), share(plan_where(ctx, chain, names, index))).first;
+    auto it = chains_.find(chain.start());
+    if (it == chains_.end()) it = chains_.emplace(chain.start(), share(plan_where(ctx_, chain, names_, index_))).first;
     attach_plan(d, it->second);
-  };
-  for (int fi : ctx.compiled_functions()) {
-    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is(kind::if_statement) && !n.is(kind::elif_clause)) return true;
-      if (is_where_fallback(m, n)) return false;
-      // A single-raise guard is the [Trap] rule's (GM301).
-      if (n.is(kind::if_statement) && is_validation_guard(m, n)) return true;
-      const Truth truth = classify_truth(ctx, n.field("condition"));
-      if (truth.kind == TruthKind::TensorTruth) {
-        Diagnostic d = make_diagnostic(
-            info(), n.field("condition"),
-            fmt::format("`{}` branches on a tensor value; Dynamo cannot trace data-dependent "
-                        "control flow (GB0170: Data-dependent branching)",
-                        n.is(kind::elif_clause) ? "elif" : "if"),
-            "predicate both branches with torch.where, or use torch.cond");
-        attach_chain_plan(d, n);
-        sink.report(std::move(d));
-      } else if (truth.kind == TruthKind::DataOperator) {
-        Diagnostic d = make_diagnostic(
-            info(), n.field("condition"),
-            fmt::format("`{}` branches on `{}`, whose Python bool depends on tensor data "
-                        "(GB0033: Data dependent operator)",
-                        n.is(kind::elif_clause) ? "elif" : "if", m.text(truth.atom.field("function"))),
-            "compare with (a == b).all() after a static shape/dtype check, then predicate with torch.where");
-        d.graph_break_id = "GB0033";
-        attach_chain_plan(d, n);
-        sink.report(std::move(d));
-      }
-      return true;
-    });
   }
+
+  const TensorBranchRule& rule_;
+  const RuleContext& ctx_;
+  const ir::Module& m_;
+  DiagnosticSink& sink_;
+  SiteNamer names_;
+  rewrite::FunctionIndex index_;
+  std::unordered_map<uint32_t, SharedPlan> chains_;  // by the `if`'s start
+};
+
+}  // namespace
+
+std::unique_ptr<FilePass> TensorBranchRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  return std::make_unique<TensorBranchPass>(*this, ctx, sink);
 }
 
 }  // namespace graphmend::rules

@@ -1,5 +1,7 @@
 #include "graphmend/rules/tensor_tolist.h"
 
+#include <array>
+
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -12,23 +14,25 @@ const RuleInfo& TensorTolistRule::info() const {
   return kInfo;
 }
 
-void TensorTolistRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
-  const ir::Module& m = ctx.module;
-  for (int fi : ctx.compiled_functions()) {
-    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is(kind::call)) return true;
-      ir::Node fn = n.field("function");
-      if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "tolist") return true;
-      const auto t = ctx.types.type_of(m, fn.field("object"));
-      if (t.kind == ValueKind::Static || t.kind == ValueKind::None || t.kind == ValueKind::Module) return true;
-      sink.report(make_diagnostic(
-          info(), n,
-          "`.tolist()` moves tensor data into Python; the graph is split here (GB0109: "
-          "Tensor.tolist())",
-          "keep the values as tensors inside the compiled region"));
-      return true;
-    });
-  }
+std::span<const syntax::Kind* const> TensorTolistRule::kinds() const {
+  static const std::array<const syntax::Kind*, 1> kKinds{&kind::call};
+  return kKinds;
+}
+
+std::unique_ptr<FilePass> TensorTolistRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
+    if (!n.is(kind::call)) return true;
+    ir::Node fn = n.field("function");
+    if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "tolist") return true;
+    const auto t = ctx.types.type_of(m, fn.field("object"));
+    if (t.kind == ValueKind::Static || t.kind == ValueKind::None || t.kind == ValueKind::Module) return true;
+    sink.report(make_diagnostic(
+        info(), n,
+        "`.tolist()` moves tensor data into Python; the graph is split here (GB0109: "
+        "Tensor.tolist())",
+        "keep the values as tensors inside the compiled region"));
+    return true;
+  });
 }
 
 }  // namespace graphmend::rules

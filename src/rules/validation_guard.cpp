@@ -1,5 +1,7 @@
 #include "graphmend/rules/validation_guard.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "graphmend/rules/conditions.h"
@@ -17,27 +19,28 @@ const RuleInfo& ValidationGuardRule::info() const {
   return kInfo;
 }
 
-void ValidationGuardRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
-  const ir::Module& m = ctx.module;
-  SiteNamer names(m);
-  for (int fi : ctx.compiled_functions()) {
-    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is(kind::if_statement) || !is_validation_guard(m, n)) return true;
-      const Truth truth = classify_truth(ctx, n.field("condition"));
-      if (truth.kind != TruthKind::TensorTruth && truth.kind != TruthKind::DataOperator) return true;
-      Diagnostic d = make_diagnostic(
-          info(), n.field("condition"),
-          fmt::format("validation guard tests a tensor value before raising; Dynamo cannot trace "
-                      "the data-dependent check ({})",
-                      truth.kind == TruthKind::DataOperator ? "GB0033: Data dependent operator"
-                                                             : "GB0170: Data-dependent branching"),
-          "lower the check into the graph so the original exception is still raised");
-      if (truth.kind == TruthKind::DataOperator) d.graph_break_id = "GB0033";
-      attach_plan(d, plan_trap(ctx, n, names));
-      sink.report(std::move(d));
-      return true;
-    });
-  }
+std::span<const syntax::Kind* const> ValidationGuardRule::kinds() const {
+  static const std::array<const syntax::Kind*, 1> kKinds{&kind::if_statement};
+  return kKinds;
+}
+
+std::unique_ptr<FilePass> ValidationGuardRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, names = SiteNamer(ctx.module)](ir::Node n) mutable {
+    if (!n.is(kind::if_statement) || !is_validation_guard(m, n)) return true;
+    const Truth truth = classify_truth(ctx, n.field("condition"));
+    if (truth.kind != TruthKind::TensorTruth && truth.kind != TruthKind::DataOperator) return true;
+    Diagnostic d = make_diagnostic(
+        info(), n.field("condition"),
+        fmt::format("validation guard tests a tensor value before raising; Dynamo cannot trace "
+                    "the data-dependent check ({})",
+                    truth.kind == TruthKind::DataOperator ? "GB0033: Data dependent operator"
+                                                           : "GB0170: Data-dependent branching"),
+        "lower the check into the graph so the original exception is still raised");
+    if (truth.kind == TruthKind::DataOperator) d.graph_break_id = "GB0033";
+    attach_plan(d, plan_trap(ctx, n, names));
+    sink.report(std::move(d));
+    return true;
+  });
 }
 
 }  // namespace graphmend::rules

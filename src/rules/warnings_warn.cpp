@@ -1,5 +1,7 @@
 #include "graphmend/rules/warnings_warn.h"
 
+#include <array>
+
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rewrite/defer.h"
 
@@ -16,25 +18,26 @@ const RuleInfo& WarningsWarnRule::info() const {
   return kInfo;
 }
 
-void WarningsWarnRule::check(const RuleContext& ctx, DiagnosticSink& sink) const {
-  const ir::Module& m = ctx.module;
-  SiteNamer names(m);
-  for (int fi : ctx.compiled_functions()) {
-    walk_body(m.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
-      if (!n.is(kind::call)) return true;
-      auto q = callee_name(m, n);
-      if (q && (*q == "warnings.warn" || *q == "warnings.warn_explicit")) {
-        Diagnostic d = make_diagnostic(
-            info(), n,
-            "`warnings.warn` is a C builtin Dynamo skips; the graph is split around it (GB0007: "
-            "Attempted to call function marked as skipped)",
-            "run the warning inside the graph, or move it out of the compiled code");
-        attach_plan(d, plan_defer(ctx, n, DeferredCall::WarningsWarn, names));
-        sink.report(std::move(d));
-      }
-      return true;
-    });
-  }
+std::span<const syntax::Kind* const> WarningsWarnRule::kinds() const {
+  static const std::array<const syntax::Kind*, 1> kKinds{&kind::call};
+  return kKinds;
+}
+
+std::unique_ptr<FilePass> WarningsWarnRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, names = SiteNamer(ctx.module)](ir::Node n) mutable {
+    if (!n.is(kind::call)) return true;
+    auto q = callee_name(m, n);
+    if (q && (*q == "warnings.warn" || *q == "warnings.warn_explicit")) {
+      Diagnostic d = make_diagnostic(
+          info(), n,
+          "`warnings.warn` is a C builtin Dynamo skips; the graph is split around it (GB0007: "
+          "Attempted to call function marked as skipped)",
+          "run the warning inside the graph, or move it out of the compiled code");
+      attach_plan(d, plan_defer(ctx, n, DeferredCall::WarningsWarn, names));
+      sink.report(std::move(d));
+    }
+    return true;
+  });
 }
 
 }  // namespace graphmend::rules

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "graphmend/rules/registry.h"
+#include "graphmend/rules/rule.h"
+#include "test_support.h"
 #include "graphmend/rules/rule_docs.h"
 
 namespace graphmend::rules {
@@ -41,3 +43,64 @@ TEST(Registry, EveryRuleHasADocument) {
 
 }  // namespace
 }  // namespace graphmend::rules
+
+// The engine's one walk (rules::check_file): each rule sees only the nodes of its kinds, in source
+// order, in compiled functions only; a rule that skips a subtree skips it for itself alone.
+namespace graphmend::testing {
+namespace {
+
+class RecordingRule final : public rules::Rule {
+ public:
+  RecordingRule(const syntax::Kind* kind, bool prune_ifs, std::vector<std::string>& seen)
+      : kind_(kind), prune_ifs_(prune_ifs), seen_(seen) {}
+  [[nodiscard]] const rules::RuleInfo& info() const override {
+    static const rules::RuleInfo kInfo{"GM999", "recording", "test", "", rules::RuleFamily::Report,
+                                       rules::FixAvailability::None};
+    return kInfo;
+  }
+  [[nodiscard]] std::span<const syntax::Kind* const> kinds() const override { return {&kind_, 1}; }
+  [[nodiscard]] std::unique_ptr<rules::FilePass> start(const rules::RuleContext& ctx,
+                                                       rules::DiagnosticSink&) const override {
+    return rules::file_pass([this, &m = ctx.module](ir::Node n) {
+      seen_.emplace_back(m.text(n).substr(0, m.text(n).find('\n')));
+      return !(prune_ifs_ && n.is(kind::if_statement));
+    });
+  }
+
+ private:
+  const syntax::Kind* kind_;
+  bool prune_ifs_;
+  std::vector<std::string>& seen_;
+};
+
+TEST(RuleEngine, OneWalkHandsEachRuleItsKindsAndPrunesPerRule) {
+  ParsedModule parsed = parse_module(
+      "import torch\n"
+      "def eager(x):\n"
+      "    print(x)\n"
+      "@torch.compile\n"
+      "def f(x):\n"
+      "    if x:\n"
+      "        print(1)\n"
+      "        if x:\n"
+      "            print(2)\n"
+      "    print(3)\n");
+  analysis::Project project;
+  project.add(parsed.module.get());
+  const analysis::CompileRegions regions(project);
+  analysis::TypeOracle types(project);
+  const analysis::FixOptions options;
+  const rules::RuleContext ctx{*parsed.module, project, regions, types, options};
+  std::vector<std::string> calls, ifs;
+  const RecordingRule call_rule(&kind::call, false, calls);
+  const RecordingRule if_rule(&kind::if_statement, true, ifs);
+  const std::array<const rules::Rule*, 2> both{&call_rule, &if_rule};
+  rules::DiagnosticSink sink;
+  rules::check_file(ctx, both, sink);
+  EXPECT_EQ(calls, (std::vector<std::string>{"print(1)", "print(2)", "print(3)"}));  // not eager's
+  EXPECT_EQ(ifs, (std::vector<std::string>{"if x:"}));  // the inner `if` lies in its pruned subtree
+  EXPECT_TRUE(sink.diagnostics().empty());
+}
+
+}  // namespace
+}  // namespace graphmend::testing

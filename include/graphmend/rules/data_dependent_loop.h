@@ -8,7 +8,8 @@ namespace graphmend::rules {
 class DataDependentLoopRule final : public Rule {
  public:
   [[nodiscard]] const RuleInfo& info() const override;
-  void check(const RuleContext& ctx, DiagnosticSink& sink) const override;
+  [[nodiscard]] std::span<const syntax::Kind* const> kinds() const override;
+  [[nodiscard]] std::unique_ptr<FilePass> start(const RuleContext& ctx, DiagnosticSink& sink) const override;
 };
 
 }  // namespace graphmend::rules

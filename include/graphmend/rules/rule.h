@@ -2,12 +2,14 @@
 // global state; everything they need arrives in the RuleContext.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "graphmend/analysis/context.h"
 #include "graphmend/rules/diagnostic.h"
+#include "graphmend/syntax/kinds.h"
 
 namespace graphmend::rules {
 
@@ -37,11 +39,39 @@ class DiagnosticSink {
   std::vector<Diagnostic> diagnostics_;
 };
 
+// One rule's pass over one file, holding whatever the rule keeps per file (helper names, plans
+// shared by the arms of an if/elif chain).
+class FilePass {
+ public:
+  virtual ~FilePass() = default;
+  // Called with each node of the rule's kinds() in a compiled function body, in source order.
+  // Returning false skips the node's subtree, for this rule only.
+  virtual bool on_node(ir::Node node) = 0;
+};
+
 class Rule {
  public:
   virtual ~Rule() = default;
   [[nodiscard]] virtual const RuleInfo& info() const = 0;
-  virtual void check(const RuleContext& ctx, DiagnosticSink& sink) const = 0;
+  // The node kinds this rule looks at: check_file walks each compiled function once and hands
+  // every rule only the nodes of its kinds.
+  [[nodiscard]] virtual std::span<const syntax::Kind* const> kinds() const = 0;
+  [[nodiscard]] virtual std::unique_ptr<FilePass> start(const RuleContext& ctx, DiagnosticSink& sink) const = 0;
 };
+
+// A FilePass from a callable `bool(ir::Node)` that carries its own per-file state.
+template <typename Visit>
+std::unique_ptr<FilePass> file_pass(Visit visit) {
+  struct Pass final : FilePass {
+    explicit Pass(Visit v) : visit_(std::move(v)) {}
+    bool on_node(ir::Node node) override { return visit_(node); }
+    Visit visit_;
+  };
+  return std::make_unique<Pass>(std::move(visit));
+}
+
+// Runs `rules` over the compiled functions of ctx.module: one walk of each body, each node handed
+// to the rules that declared its kind. Diagnostics go to `sink`, each rule's in source order.
+void check_file(const RuleContext& ctx, std::span<const Rule* const> rules, DiagnosticSink& sink);
 
 }  // namespace graphmend::rules

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace graphmend::syntax {
@@ -20,6 +21,7 @@ class Kind {
     return false;
   }
   [[nodiscard]] std::string_view name() const { return name_; }
+  [[nodiscard]] std::span<const uint16_t> symbols() const { return {symbols_.data(), count_}; }
 
  private:
   std::array<uint16_t, 6> symbols_{};
