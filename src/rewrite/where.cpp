@@ -93,11 +93,12 @@ std::set<std::string> names_read(const ir::Module& m, ir::Node n) {
   return out;
 }
 
+// A `with` body runs once, in order, like the code around it (its manager's enter and exit
+// bracket both the original `if` and the selection); a loop body runs again and reads what the
+// last iteration selected, and a `try` hands an exception's partial state to its handlers.
 bool inside_loop_or_try(ir::Node n) {
   for (ir::Node p = n.parent(); p; p = p.parent()) {
-    if (p.is(kind::for_statement) || p.is(kind::while_statement) || p.is(kind::try_statement) || p.is(kind::with_statement)) {
-      return true;
-    }
+    if (p.is(kind::for_statement) || p.is(kind::while_statement) || p.is(kind::try_statement)) return true;
     if (p.is(kind::function_definition)) return false;
   }
   return false;
@@ -176,7 +177,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   if (if_statement.is(kind::elif_clause)) if_statement = if_statement.parent();  // planned with its `if`
   if (!if_statement.is(kind::if_statement)) return Declined{"not an `if` statement"};
   if (inside_loop_or_try(if_statement)) {
-    return Declined{"the `if` is inside a loop, `try` or `with`; its values' lifetimes are not analysed there"};
+    return Declined{"the `if` is inside a loop or `try`; its values' lifetimes are not analysed there"};
   }
   const int fi = m.function_of(if_statement);
   if (fi < 0) return Declined{"the `if` is not inside a function"};

@@ -182,6 +182,32 @@ def rope_positions():
     return [(x, short), (x, long), (x, short), (x, long), (x, long), (x, short)]
 
 
+class InsideNoGrad(nn.Module):
+    """A `with` body runs once and in order: the selection inside it is the straight-line case."""
+
+    def forward(self, x: torch.Tensor):
+        with torch.no_grad():
+            h = x * 2
+            if h.sum() > 0:
+                y = h + 1
+            else:
+                y = h - 1
+        return y * 3
+
+
+class InsideAutocast(nn.Module):
+    """Under autocast both branches run in bfloat16, as the taken one does in the original."""
+
+    def forward(self, x: torch.Tensor):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            h = torch.mm(x, x.t())
+            if h.sum() > 0:
+                y = torch.mm(h, h)
+            else:
+                y = h - 1
+        return y.float()
+
+
 def cases():
     """(name, module, [inputs covering every branch])."""
     t = torch.tensor
@@ -205,6 +231,8 @@ def cases():
          [(t(True), t([1.0])), (t(False), t([1.0])), (t([1]), t([1.0])), (t([0.0]), t([1.0])),
           (t(float("nan")), t([1.0])), (t(float("inf")), t([1.0])), (t(-0.0), t([1.0]))]),
         ("buffer selection (LongRoPE)", LongShortRope(), rope_positions()),
+        ("inside torch.no_grad()", InsideNoGrad(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
+        ("inside torch.autocast", InsideAutocast(), [(t([[1.0, 2.0]]),), (t([[0.0, 0.0]]),)]),
         ("buffer selection (two tables)", TwoTables(),
          [(t([1.0, 2.0, 3.0, 4.0]),), (t([1.0, -2.0, 3.0, 4.0]),), (t([1.0, 2.0, 3.0, 4.0]),)]),
     ]
