@@ -403,6 +403,16 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
     return out + std::string(newline) + std::string(indent) + std::string(unit) + std::string(inside) +
            std::string(newline) + std::string(indent) + std::string(tail);
   }
+  // A single argument too long for its own line stays whole there (black adds no comma to split
+  // at), its own brackets split in turn.
+  if (args.size() == 1 && !inside.ends_with(",")) {
+    std::string_view arg = inside;
+    while (arg.starts_with(' ')) arg.remove_prefix(1);
+    while (arg.ends_with(' ')) arg.remove_suffix(1);
+    return out + std::string(newline) +
+           wrapped_line(arg, std::string(indent) + std::string(unit), unit, newline) + std::string(newline) +
+           std::string(indent) + std::string(tail);
+  }
   for (std::string_view arg : args) {
     while (arg.starts_with(' ')) arg.remove_prefix(1);
     while (arg.ends_with(' ')) arg.remove_suffix(1);
@@ -610,7 +620,11 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
 }
 
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
-  return {name, "def " + name + fmt::format("({}):\n    {}\n", params, body)};
+  // The body is one line unless it keeps a string's own line breaks; one line is wrapped at 88
+  // columns as black would (a helper's lines are graphmend's, and ruff checks them).
+  const std::string line = body.find('\n') == std::string::npos ? wrapped_line(body, "    ", "    ", "\n")
+                                                                  : "    " + body;
+  return {name, "def " + name + fmt::format("({}):\n{}\n", params, line)};
 }
 
 std::string helper_signature(const source::Helper& helper) {
