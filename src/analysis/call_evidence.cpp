@@ -5,23 +5,23 @@ namespace {
 
 constexpr int kMaxRounds = 4;  // call chains deeper than this add no evidence past it
 
-// The parameter index each argument of `call` binds, or -1: positional arguments in order
-// (after an implicit receiver), keywords by name; a splat ends what can be known.
-void for_each_argument(const CompiledCall& c, auto&& visit) {
-  const ir::Module& cm = *c.callee.module;
-  const auto& params = cm.functions[static_cast<size_t>(c.callee.function)].params;
-  ir::Node args = c.call.field("arguments");
-  if (!args || !args.is(kind::argument_list)) return;
-  size_t next = c.receiver_bound ? 1 : 0;
-  bool positional_open = true;
+}  // namespace
+
+bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef callee, bool receiver_bound,
+                       const std::function<void(int, ir::Node)>& visit) {
+  const auto& params = callee.module->functions[static_cast<size_t>(callee.function)].params;
+  ir::Node args = call.field("arguments");
+  if (!args || !args.is(kind::argument_list)) return false;
+  size_t next = receiver_bound ? 1 : 0;
+  bool positional_open = true, complete = true;
   for (ir::Node a : args.named_children()) {
     if (a.is(kind::comment)) continue;
     if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
-      positional_open = false;
+      positional_open = complete = false;
       continue;
     }
     if (a.is(kind::keyword_argument)) {
-      const auto name = c.caller.module->text(a.field("name"));
+      const auto name = caller.text(a.field("name"));
       for (size_t i = 0; i < params.size(); ++i) {
         if (params[i].name == name && params[i].kind != ir::Parameter::Kind::VarArgs &&
             params[i].kind != ir::Parameter::Kind::VarKeyword) {
@@ -32,14 +32,13 @@ void for_each_argument(const CompiledCall& c, auto&& visit) {
     }
     if (!positional_open) continue;
     if (next >= params.size() || params[next].kind != ir::Parameter::Kind::Regular) {
-      positional_open = false;
+      positional_open = complete = false;
       continue;
     }
     visit(static_cast<int>(next++), a);
   }
+  return complete;
 }
-
-}  // namespace
 
 ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions) {
   ParameterEvidence evidence;
@@ -47,7 +46,7 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
     TypeOracle types(project, &evidence);
     ParameterEvidence found = evidence;
     for (const CompiledCall& c : regions.calls()) {
-      for_each_argument(c, [&](int parameter, ir::Node argument) {
+      for_each_argument(*c.caller.module, c.call, c.callee, c.receiver_bound, [&](int parameter, ir::Node argument) {
         const ValueType t = types.type_of(*c.caller.module, argument);
         ValueType seen;
         if (t.tensor_like()) {

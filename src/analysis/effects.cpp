@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "graphmend/analysis/api_facts.h"
+#include "graphmend/analysis/call_evidence.h"
 
 namespace graphmend::analysis {
 namespace {
@@ -62,7 +63,70 @@ bool is_pure_tensor_method(std::string_view name) {
   return api::has(api::Space::TensorMethod, name, api::Fact::Pure);
 }
 
+namespace {
+
+std::vector<Effect> effects_within(const ir::Module& m, TypeOracle& types, ir::Node node, int depth);
+
+constexpr int kMaxCallDepth = 3;  // user functions summarised through at most this many calls
+
+// The effects of calling a function of the analysed files, as its body shows them (issue 16,
+// item 3): nullopt when they cannot be known. Only a module-level function bound once (by its
+// `def`, or an import of one), undecorated, can be summarised: a method may be overridden and a
+// decorator may wrap it. Its `return`s, and `break`s and `continue`s of its own loops, stay
+// inside it. Its body was typed for every call at once (a parameter is a tensor if some compiled
+// call passes one), so this call must pass what the body assumed: a proven tensor where it
+// takes a tensor, a static value where it takes one.
+std::optional<std::vector<Effect>> user_call_effects(const ir::Module& m, TypeOracle& types, ir::Node call, int depth) {
+  if (depth >= kMaxCallDepth) return std::nullopt;
+  ir::Node fn = ir::unparenthesize(call.field("function"));
+  if (!fn.is(kind::identifier) && !fn.is(kind::attribute)) return std::nullopt;
+  if (fn.is(kind::identifier)) {
+    const int sym = m.lookup_at(fn);
+    if (sym < 0 || m.symbols[static_cast<size_t>(sym)].bindings.size() != 1) return std::nullopt;
+  }
+  const auto callee = types.project().function_of_expr(m, fn);
+  if (!callee) return std::nullopt;
+  const ir::Module& cm = *callee->module;
+  const ir::Function& f = cm.functions[static_cast<size_t>(callee->function)];
+  if (f.klass >= 0 || f.enclosing_function >= 0 || !f.decorators.empty()) return std::nullopt;
+  if (const auto it = cm.scopes[0].symbols.find(f.name);
+      it == cm.scopes[0].symbols.end() || cm.symbols[static_cast<size_t>(it->second)].bindings.size() != 1) {
+    return std::nullopt;
+  }
+  for (const ir::Parameter& p : f.params) {
+    if (p.kind == ir::Parameter::Kind::VarArgs || p.kind == ir::Parameter::Kind::VarKeyword) return std::nullopt;
+  }
+  bool matches = true;
+  const bool complete = for_each_argument(m, call, *callee, false, [&](int i, ir::Node argument) {
+    const ValueType assumed = types.parameter_type(cm, callee->function, static_cast<size_t>(i));
+    const ValueType passed = types.type_of(m, argument);
+    if (assumed.tensor_like() || assumed.kind == ValueKind::OptionalTensor) {
+      matches &= passed.kind == ValueKind::Tensor;
+    } else if (assumed.kind == ValueKind::Static) {
+      matches &= passed.kind == ValueKind::Static;
+    }
+  });
+  if (!complete || !matches) return std::nullopt;
+  std::vector<Effect> inside;
+  for (Effect& e : effects_within(cm, types, f.node.field("body"), depth + 1)) {
+    if (e.kind == EffectKind::ControlTransfer &&
+        (e.node.is(kind::return_statement) || e.node.is(kind::break_statement) || e.node.is(kind::continue_statement))) {
+      continue;
+    }
+    inside.push_back({e.kind, call, fmt::format("calls `{}`; inside it, {}", m.text(fn), e.what)});
+  }
+  return inside;
+}
+
+}  // namespace
+
 std::vector<Effect> effects_of(const ir::Module& m, TypeOracle& types, ir::Node node) {
+  return effects_within(m, types, node, 0);
+}
+
+namespace {
+
+std::vector<Effect> effects_within(const ir::Module& m, TypeOracle& types, ir::Node node, int depth) {
   std::vector<Effect> out;
   auto add = [&](EffectKind k, ir::Node n, std::string what) { out.push_back({k, n, std::move(what)}); };
   auto store_target = [&](ir::Node target, ir::Node at) {
@@ -168,11 +232,17 @@ std::vector<Effect> effects_of(const ir::Module& m, TypeOracle& types, ir::Node 
           return true;
         }
       }
+      if (auto summary = user_call_effects(m, types, n, depth)) {
+        out.insert(out.end(), summary->begin(), summary->end());
+        return true;
+      }
       add(EffectKind::UnknownCall, n, fmt::format("calls `{}`", m.text(fn)));
     }
     return true;
   });
   return out;
 }
+
+}  // namespace
 
 }  // namespace graphmend::analysis

@@ -313,6 +313,28 @@ ValueType TypeOracle::binding(const ir::Module& m, int bi) {
   return result;
 }
 
+ValueType TypeOracle::parameter_type(const ir::Module& m, int function, size_t index) {
+  const ir::Function& f = m.functions[static_cast<size_t>(function)];
+  if (index >= f.params.size() || f.scope < 0) return {};
+  const auto& symbols = m.scopes[static_cast<size_t>(f.scope)].symbols;
+  const auto it = symbols.find(f.params[index].name);
+  if (it == symbols.end()) return {};
+  for (int bi : m.symbols[static_cast<size_t>(it->second)].bindings) {
+    const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
+    if (b.kind != ir::BindingKind::Parameter || b.statement != f.params[index].node) continue;
+    const bool outermost = depth_ == 0;
+    ValueType t = binding(m, bi);
+    if (outermost) {  // as type_of does when its outermost query ends
+      cycles_ = 0;
+      binding_steps_ = 0;
+      provisional_bindings_.clear();
+      if (t.kind == ValueKind::Bottom) t = {};
+    }
+    return t;
+  }
+  return {};
+}
+
 ValueType TypeOracle::parameter(const ir::Module& m, const ir::Binding& b) {
   // What compiled callers pass outweighs an annotation that says the parameter is not a tensor:
   // EnCodec's `_pad1d(..., paddings: Tuple[int, int])` receives a tuple of buffers.

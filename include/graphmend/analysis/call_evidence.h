@@ -3,6 +3,8 @@
 // the analysed files pass it.
 #pragma once
 
+#include <functional>
+
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/tensor_types.h"
 
@@ -14,5 +16,11 @@ namespace graphmend::analysis {
 // flows along chains of calls: gathered again with what was found until nothing changes (at most
 // a few rounds; each round types every compiled call's arguments once).
 ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions);
+
+// Calls visit(parameter index, argument) for each argument of `call` (in `caller`) that binds a
+// parameter of `callee`: positional ones in order after an implicit receiver, keywords by name;
+// a splat ends what can be known. Returns false when a splat hid some arguments.
+bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef callee, bool receiver_bound,
+                       const std::function<void(int, ir::Node)>& visit);
 
 }  // namespace graphmend::analysis

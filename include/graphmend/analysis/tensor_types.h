@@ -61,6 +61,10 @@ class TypeOracle {
       : project_(project), evidence_(evidence) {}
 
   ValueType type_of(const ir::Module& module, ir::Node expr);
+  [[nodiscard]] const Project& project() const { return project_; }
+  // The type function `function`'s body gives its parameter `index` (annotation, call evidence,
+  // a static default): what a use of the name in the body starts from.
+  ValueType parameter_type(const ir::Module& module, int function, size_t index);
 
   // A planner's hypothesis, which the code it emits checks at trace time: while an Assumption
   // lives, every identifier inside `region` named in `names` is a plain tensor. Types computed

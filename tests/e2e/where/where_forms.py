@@ -182,6 +182,22 @@ def rope_positions():
     return [(x, short), (x, long), (x, short), (x, long), (x, long), (x, short)]
 
 
+def soft_clip(t: torch.Tensor, bound: float):
+    """A helper of the analysed file: pure (its body has no effect), so a branch may call it."""
+    scaled = t / bound
+    return torch.tanh(scaled) * bound
+
+
+class PureHelperInBranch(nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if h.abs().max() > 3:
+            y = soft_clip(h, 3.0)
+        else:
+            y = h + 0.5
+        return y
+
+
 class InsideNoGrad(nn.Module):
     """A `with` body runs once and in order: the selection inside it is the straight-line case."""
 
@@ -231,6 +247,7 @@ def cases():
          [(t(True), t([1.0])), (t(False), t([1.0])), (t([1]), t([1.0])), (t([0.0]), t([1.0])),
           (t(float("nan")), t([1.0])), (t(float("inf")), t([1.0])), (t(-0.0), t([1.0]))]),
         ("buffer selection (LongRoPE)", LongShortRope(), rope_positions()),
+        ("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
         ("inside torch.no_grad()", InsideNoGrad(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
         ("inside torch.autocast", InsideAutocast(), [(t([[1.0, 2.0]]),), (t([[0.0, 0.0]]),)]),
         ("buffer selection (two tables)", TwoTables(),
