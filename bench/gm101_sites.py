@@ -101,9 +101,11 @@ def main() -> None:
         f"## [Where] over transformers {version}: GM101 sites and why each is left",
         "",
         "`bench/.venv/bin/python bench/gm101_sites.py` (seconds; `graphmend check`, nothing written).",
-        f"{len(plain)} GM101 sites: **{len(safe_fixed)} fixed by plain `graphmend fix`**, "
-        f"{len(unsafe_only)} more with `--unsafe-fixes`, {len(declined)} declined [goal of issue 16: "
-        f">= 150 by plain fix]. A reason's quoted names are replaced by `…`; the example is its first site.",
+        (
+            f"{len(plain)} GM101 sites: **{len(safe_fixed)} fixed by plain `graphmend fix`**, "
+            f"{len(unsafe_only)} more with `--unsafe-fixes`, {len(declined)} declined [goal of issue 16: "
+            f">= 150 by plain fix]. A reason's quoted names are replaced by `…`; the example is its first site."
+        ),
         "",
         "| declined because | sites | first example |",
         "|---|---:|---|",
