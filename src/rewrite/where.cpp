@@ -41,7 +41,60 @@ struct Assignment {
   std::optional<GuardPlan> guard;  // `if <tensor cond>: raise E(msg)` inside the branch
 };
 
-// A branch body as plain `name = value` assignments, or why not.
+std::set<std::string> names_read(const ir::Module& m, ir::Node n);
+
+std::vector<ir::Node> elements(ir::Node sequence) {
+  std::vector<ir::Node> out;
+  for (ir::Node e : sequence.named_children()) {
+    if (!e.is(kind::comment)) out.push_back(e);
+  }
+  return out;
+}
+
+// `a, b = x, y` as the assignments `a = x` and `b = y`: the same when the targets are distinct
+// names and no value reads one of them (Python evaluates every value before binding any name;
+// the selection computes them in the same order). Empty with `why` unset when `assignment` is
+// no such statement; empty with `why` set when it is one that cannot be split.
+std::vector<std::pair<ir::Node, ir::Node>> split_tuple_assignment(const ir::Module& m, ir::Node assignment,
+                                                                  std::string& why) {
+  const ir::Node left = assignment.field("left");
+  const ir::Node right = assignment.field("right");
+  if (!left || !right || assignment.field("type") ||
+      !(left.is(kind::pattern_list) || left.is(kind::tuple_pattern) || left.is(kind::list_pattern))) {
+    return {};
+  }
+  const std::vector<ir::Node> targets = elements(left);
+  for (ir::Node t : targets) {
+    if (ir::unparenthesize(t).is(kind::attribute)) {
+      why = fmt::format("a branch assigns the attribute `{}`; a selection would not keep the stored object's "
+                        "identity and aliasing",
+                        snippet(m, t));
+      return {};
+    }
+  }
+  if (!(right.is(kind::expression_list) || right.is(kind::tuple) || right.is(kind::list))) return {};
+  const std::vector<ir::Node> values = elements(right);
+  if (values.size() != targets.size()) return {};
+  std::set<std::string> names;
+  for (ir::Node t : targets) {
+    if (!t.is(kind::identifier) || !names.insert(std::string(m.text(t))).second) return {};
+  }
+  std::vector<std::pair<ir::Node, ir::Node>> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].is(kind::list_splat)) return {};
+    for (const std::string& r : names_read(m, values[i])) {
+      if (names.contains(r)) {
+        why = fmt::format("the tuple assignment `{}` reads `{}`, which it also assigns", snippet(m, assignment), r);
+        return {};
+      }
+    }
+    out.emplace_back(targets[i], values[i]);
+  }
+  return out;
+}
+
+// A branch body as plain `name = value` assignments (a tuple of names = a tuple of values counts
+// as one per name), or why not.
 std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContext& ctx, ir::Node block, std::string& why) {
   std::vector<Assignment> out;
   for (ir::Node s : block.named_children()) {
@@ -63,6 +116,22 @@ std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContex
       }
     }
     ir::Node a = s.is(kind::expression_statement) && s.named_child_count() == 1 ? s.named_child(0) : ir::Node{};
+    if (a && a.is(kind::assignment)) {
+      std::string unsplittable;
+      const auto pairs = split_tuple_assignment(ctx.module, a, unsplittable);
+      if (!unsplittable.empty()) {
+        why = unsplittable;
+        return std::nullopt;
+      }
+      for (const auto& [target, value] : pairs) {
+        if (auto bad = branch_effect(ctx, value)) {
+          why = *bad;
+          return std::nullopt;
+        }
+        out.push_back({s, target, value, std::nullopt});
+      }
+      if (!pairs.empty()) continue;
+    }
     if (a && a.is(kind::assignment) && ir::unparenthesize(a.field("left")).is(kind::attribute)) {
       why = fmt::format("a branch assigns the attribute `{}`; a selection would not keep the stored object's "
                         "identity and aliasing",

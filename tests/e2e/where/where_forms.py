@@ -198,6 +198,18 @@ class PureHelperInBranch(nn.Module):
         return y
 
 
+class TupleTargets(nn.Module):
+    """`lo, hi = a, b` in each branch: one selection per name, the values in the same order."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if h.sum() > 0:
+            lo, hi = h - 1, h + 1
+        else:
+            lo, hi = h + 1, (h - 1).abs()
+        return lo * hi
+
+
 class InsideNoGrad(nn.Module):
     """A `with` body runs once and in order: the selection inside it is the straight-line case."""
 
@@ -248,6 +260,7 @@ def cases():
           (t(float("nan")), t([1.0])), (t(float("inf")), t([1.0])), (t(-0.0), t([1.0]))]),
         ("buffer selection (LongRoPE)", LongShortRope(), rope_positions()),
         ("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
+        ("tuple targets", TupleTargets(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
         ("inside torch.no_grad()", InsideNoGrad(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
         ("inside torch.autocast", InsideAutocast(), [(t([[1.0, 2.0]]),), (t([[0.0, 0.0]]),)]),
         ("buffer selection (two tables)", TwoTables(),
