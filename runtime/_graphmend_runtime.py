@@ -14,7 +14,7 @@ part is for.
 import sys
 import types
 
-RUNTIME_VERSION = "5"
+RUNTIME_VERSION = "6"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -98,6 +98,16 @@ def _keyed(call, key):
 
     keyed.__name__ = call.__name__.lstrip("_")
     return keyed
+
+
+def _plain_tensor(value):
+    """A plain torch.Tensor (not a Parameter or another subclass); under torch.export,
+    which runs the code on fake tensors when not strict, a FakeTensor stands for one."""
+    if type(value) is torch.Tensor:
+        return True
+    if not torch.compiler.is_exporting():
+        return False
+    return type(value) is torch._subclasses.fake_tensor.FakeTensor
 
 
 # graphmend-section: effects
@@ -263,6 +273,8 @@ def _defer(key, site, *args):
     A value that cannot be carried makes it call site(*args) right here: the original
     call, and its graph break.
     """
+    if torch.compiler.is_exporting():
+        return None  # see _exported
     carried = _carry(args)
     if carried is None:
         return site(*args)
@@ -296,6 +308,8 @@ def _calling(key, path):
     if torch is not None and torch.compiler.is_compiling():
 
         def deferred(*args):
+            if torch.compiler.is_exporting():
+                return None  # see _exported
             carried = _carry(args)
             if carried is None:
                 return _resolve(key, path)(*args)
@@ -314,12 +328,36 @@ def _check(key, site, cond, negate, *args):
     message value that cannot be carried, is tested right here, as the original `if`
     did.
     """
+    if torch.compiler.is_exporting() and _plain_tensor(cond):
+        passed = cond.reshape(()).bool()
+        if not negate:
+            passed = torch.logical_not(passed)
+        torch._assert_async(passed, _exported(site, args))
+        return
     carried = _carry(args)
     if type(cond) is not torch.Tensor or carried is None:
         if bool(cond) != negate:
             site(*args)
         return
     _check_op(_state.sink, key + ":" + site.__name__, cond.detach(), negate, *carried)
+
+
+def _exported(site, args):
+    """Under torch.export, what a [Trap] check's failure says.
+
+    An exported program (AOTInductor, a C++ runtime) runs without Python, so it cannot
+    hold the in-graph ops, whose implementations are Python. Under torch.export only
+    (eager and torch.compile are unchanged): a [Defer] effect is dropped (the exported
+    program prints and logs nothing), and a [Trap] check becomes torch._assert_async,
+    which raises RuntimeError("<Class>: <message>") with the original exception's class
+    and message (asynchronously on CUDA). The message is made here, at export time, by
+    calling the site helper, which raises it: its arguments are static values.
+    """
+    try:
+        site(*args)
+    except Exception as error:  # noqa: BLE001 - any exception the site raises is the message
+        return type(error).__name__ + ": " + str(error)
+    return site.__name__
 
 
 # graphmend-section: equal
@@ -360,12 +398,12 @@ def selectable(conds, *groups):
     broadcasts nor promotes.
     """
     for cond in conds if type(conds) is tuple else (conds,):
-        if type(cond) is not torch.Tensor or cond.numel() != 1:
+        if not _plain_tensor(cond) or cond.numel() != 1:
             return False
     for group in groups:
         first = group[0]
         for v in group:
-            if type(v) is not torch.Tensor or not v.is_contiguous():
+            if not _plain_tensor(v) or not v.is_contiguous():
                 return False
             if (
                 v.shape != first.shape
@@ -382,7 +420,7 @@ def plain_tensors(*values):
     graphmend checks this before a selection that read the values as tensors where the
     code alone did not say so (an unannotated or Optional parameter); otherwise the
     original `if` runs."""
-    return all(type(v) is torch.Tensor for v in values)
+    return all(_plain_tensor(v) for v in values)
 
 
 # The torch.nn classes whose forward returns new storage: never its input, a view of
