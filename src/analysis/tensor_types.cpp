@@ -79,12 +79,7 @@ ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
   ValueType t = compute(module, expr);
   --depth_;
   in_progress_.erase(expr.id());
-  if (depth_ == 0) {
-    cycles_ = 0;
-    binding_steps_ = 0;
-    provisional_bindings_.clear();
-    if (t.kind == ValueKind::Bottom) t = {};
-  }
+  if (depth_ == 0) end_outermost_query(t);
   if (cycles_ == cycles_before || depth_ == 0) memo_[expr.id()] = t;
   return t;
 }
@@ -103,13 +98,11 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
   if (t == "tuple" || t == "list" || t == "expression_list") {
     // A sequence of tensors, as a call's argument or a function's result, keeps its elements'
     // tensor-ness for whoever unpacks or indexes it.
-    bool all_tensors = false;
-    for (ir::Node element : e.named_children()) {
-      if (element.is(kind::comment)) continue;
+    const std::vector<ir::Node> elements = ir::children_without_comments(e);
+    for (ir::Node element : elements) {
       if (!type_of(m, element).tensor_like()) return {};
-      all_tensors = true;
     }
-    return all_tensors ? of(ValueKind::TensorTuple) : ValueType{};
+    return elements.empty() ? ValueType{} : of(ValueKind::TensorTuple);
   }
   if (t == "subscript") {
     ValueType v = type_of(m, e.field("value"));
@@ -313,6 +306,15 @@ ValueType TypeOracle::binding(const ir::Module& m, int bi) {
   return result;
 }
 
+void TypeOracle::end_outermost_query(ValueType& result) {
+  // What held only while the query ran (results under a cycle, the work bound) ends with it;
+  // an answer still waiting on a cycle is no answer.
+  cycles_ = 0;
+  binding_steps_ = 0;
+  provisional_bindings_.clear();
+  if (result.kind == ValueKind::Bottom) result = {};
+}
+
 ValueType TypeOracle::parameter_type(const ir::Module& m, int function, size_t index) {
   const ir::Function& f = m.functions[static_cast<size_t>(function)];
   if (index >= f.params.size() || f.scope < 0) return {};
@@ -324,12 +326,7 @@ ValueType TypeOracle::parameter_type(const ir::Module& m, int function, size_t i
     if (b.kind != ir::BindingKind::Parameter || b.statement != f.params[index].node) continue;
     const bool outermost = depth_ == 0;
     ValueType t = binding(m, bi);
-    if (outermost) {  // as type_of does when its outermost query ends
-      cycles_ = 0;
-      binding_steps_ = 0;
-      provisional_bindings_.clear();
-      if (t.kind == ValueKind::Bottom) t = {};
-    }
+    if (outermost) end_outermost_query(t);
     return t;
   }
   return {};
@@ -411,9 +408,9 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
     case ir::BindingKind::AugmentedAssignment: {
       ValueType v = type_of(m, b.value);
       ValueType pv;
-      if (m.reaching_is_flow_sensitive(b.target)) {
+      if (const auto ordered = m.ordered_reaching_bindings(b.target)) {
         std::optional<ValueType> prev;
-        for (int p : m.reaching_bindings(b.target)) {
+        for (int p : *ordered) {
           if (p == bi) continue;
           ValueType reaching = binding(m, p);
           prev = prev ? join(*prev, reaching) : reaching;
@@ -544,13 +541,11 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
       if (name == "max" || name == "min") {
         // Dynamo turns max/min of tensors into torch.maximum/clamp: a tensor, no break.
         if (!args || !args.is(kind::argument_list)) return {};
-        std::vector<ir::Node> operands;
-        for (ir::Node a : args.named_children()) {
-          if (a.is(kind::comment)) continue;
-          if (a.is(kind::keyword_argument) || a.is(kind::list_splat) || a.is(kind::dictionary_splat)) return {};
-          operands.push_back(a);
-        }
+        const std::vector<ir::Node> operands = ir::children_without_comments(args);
         if (operands.size() != 2) return {};
+        for (ir::Node a : operands) {
+          if (a.is(kind::keyword_argument) || a.is(kind::list_splat) || a.is(kind::dictionary_splat)) return {};
+        }
         const ValueType l = type_of(m, operands[0]);
         const ValueType r = type_of(m, operands[1]);
         if (!l.tensor_like() && !r.tensor_like()) return {};

@@ -13,6 +13,14 @@ Node unparenthesize(Node n) {
   return n;
 }
 
+std::vector<Node> children_without_comments(Node n) {
+  std::vector<Node> out;
+  for (Node c : n.named_children()) {
+    if (!c.is(kind::comment)) out.push_back(c);
+  }
+  return out;
+}
+
 std::string module_name_for(const std::string& relative_path) {
   std::string p = relative_path;
   if (p.ends_with(".py")) p.resize(p.size() - 3);
@@ -900,31 +908,32 @@ const Cfg& Module::cfg(int function) const {
   return slot.cfg;
 }
 
+std::optional<std::vector<int>> Module::ordered_reaching_bindings(Node use) const {
+  const int sym = lookup_at(use);
+  if (sym < 0) return std::nullopt;
+  return ordered_reaching(use, sym);
+}
+
+std::optional<std::vector<int>> Module::ordered_reaching(Node use, int sym) const {
+  const Scope& owner = scopes[static_cast<size_t>(symbols[static_cast<size_t>(sym)].scope)];
+  if (owner.kind != ScopeKind::Function || function_of(use) != owner.function) return std::nullopt;
+  const Cfg& cfg = this->cfg(owner.function);
+  const int at = cfg.node_containing(use);
+  if (at < 0) return std::nullopt;
+  return cfg.reaching(at, sym);
+}
+
 std::vector<int> Module::reaching_bindings(Node use) const {
   const int sym = lookup_at(use);
   if (sym < 0) return {};
-  const Symbol& s = symbols[static_cast<size_t>(sym)];
-  const Scope& owner = scopes[static_cast<size_t>(s.scope)];
-  if (owner.kind == ScopeKind::Function && function_of(use) == owner.function) {
-    const Cfg& cfg = this->cfg(owner.function);
-    const int at = cfg.node_containing(use);
-    if (at >= 0) return cfg.reaching(at, sym);
-  }
-  return s.bindings;
+  if (auto ordered = ordered_reaching(use, sym)) return std::move(*ordered);
+  return symbols[static_cast<size_t>(sym)].bindings;
 }
 
 std::span<const int> Module::bindings_of(Node use) const {
   const int sym = lookup_at(use);
   if (sym < 0) return {};
   return symbols[static_cast<size_t>(sym)].bindings;
-}
-
-bool Module::reaching_is_flow_sensitive(Node use) const {
-  const int sym = lookup_at(use);
-  if (sym < 0) return false;
-  const Scope& owner = scopes[static_cast<size_t>(symbols[static_cast<size_t>(sym)].scope)];
-  return owner.kind == ScopeKind::Function && function_of(use) == owner.function &&
-         cfg(owner.function).node_containing(use) >= 0;
 }
 
 std::optional<std::string> Module::qualified_name(Node expr, int alias_hops) const {

@@ -43,12 +43,10 @@ struct Assignment {
 
 std::set<std::string> names_read(const ir::Module& m, ir::Node n);
 
-std::vector<ir::Node> elements(ir::Node sequence) {
-  std::vector<ir::Node> out;
-  for (ir::Node e : sequence.named_children()) {
-    if (!e.is(kind::comment)) out.push_back(e);
-  }
-  return out;
+std::string attribute_store_reason(const ir::Module& m, ir::Node target) {
+  return fmt::format("a branch assigns the attribute `{}`; a selection would not keep the stored object's identity "
+                     "and aliasing",
+                     snippet(m, target));
 }
 
 // `a, b = x, y` as the assignments `a = x` and `b = y`: the same when the targets are distinct
@@ -63,17 +61,15 @@ std::vector<std::pair<ir::Node, ir::Node>> split_tuple_assignment(const ir::Modu
       !(left.is(kind::pattern_list) || left.is(kind::tuple_pattern) || left.is(kind::list_pattern))) {
     return {};
   }
-  const std::vector<ir::Node> targets = elements(left);
+  const std::vector<ir::Node> targets = ir::children_without_comments(left);
   for (ir::Node t : targets) {
     if (ir::unparenthesize(t).is(kind::attribute)) {
-      why = fmt::format("a branch assigns the attribute `{}`; a selection would not keep the stored object's "
-                        "identity and aliasing",
-                        snippet(m, t));
+      why = attribute_store_reason(m, t);
       return {};
     }
   }
   if (!(right.is(kind::expression_list) || right.is(kind::tuple) || right.is(kind::list))) return {};
-  const std::vector<ir::Node> values = elements(right);
+  const std::vector<ir::Node> values = ir::children_without_comments(right);
   if (values.size() != targets.size()) return {};
   std::set<std::string> names;
   for (ir::Node t : targets) {
@@ -133,9 +129,7 @@ std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContex
       if (!pairs.empty()) continue;
     }
     if (a && a.is(kind::assignment) && ir::unparenthesize(a.field("left")).is(kind::attribute)) {
-      why = fmt::format("a branch assigns the attribute `{}`; a selection would not keep the stored object's "
-                        "identity and aliasing",
-                        snippet(ctx.module, a.field("left")));
+      why = attribute_store_reason(ctx.module, a.field("left"));
       return std::nullopt;
     }
     if (!a || !a.is(kind::assignment) || !a.field("left").is(kind::identifier) || !a.field("right") || a.field("type")) {

@@ -40,15 +40,6 @@ std::optional<std::string> attribute_name_literal(const ir::Module& m, ir::Node 
   return std::string(inner);
 }
 
-// A block's statements or a call's arguments, without comments.
-std::vector<ir::Node> children_without_comments(ir::Node n) {
-  std::vector<ir::Node> out;
-  for (ir::Node c : n.named_children()) {
-    if (!c.is(kind::comment)) out.push_back(c);
-  }
-  return out;
-}
-
 bool has_call(ir::Node n) {
   bool found = false;
   syntax::walk(n, [&](ir::Node c) {
@@ -107,7 +98,7 @@ struct Matcher {
     if (m.text(object) != receiver) return fail("the branches register buffers on different objects");
     std::vector<ir::Node> positional;
     bool non_persistent = false;
-    for (ir::Node a : children_without_comments(call.field("arguments"))) {
+    for (ir::Node a : ir::children_without_comments(call.field("arguments"))) {
       if (a.is(kind::keyword_argument)) {
         if (m.text(a.field("name")) != "persistent" || m.text(a.field("value")) != "False") {
           return fail(fmt::format("register_buffer's argument `{}` is not `persistent=False`", snippet(m, a)));
@@ -138,11 +129,11 @@ struct Matcher {
         m.lookup_at(test.field("function")) >= 0 || !statement.children_by_field("alternative").empty()) {
       return false;
     }
-    const std::vector<ir::Node> args = children_without_comments(test.field("arguments"));
+    const std::vector<ir::Node> args = ir::children_without_comments(test.field("arguments"));
     if (args.size() != 2 || !args[0].is(kind::identifier) || m.text(args[0]) != receiver) return false;
     auto attribute = attribute_name_literal(m, args[1]);
     if (!attribute) return false;
-    auto body = children_without_comments(statement.field("consequence"));
+    auto body = ir::children_without_comments(statement.field("consequence"));
     ir::Node assignment = body.size() == 1 && body[0].is(kind::expression_statement) && body[0].named_child_count() == 1
                               ? body[0].named_child(0)
                               : ir::Node{};
@@ -170,7 +161,7 @@ struct Matcher {
     if (has_call(callee)) {
       return fail(fmt::format("the cache's initialiser `{}` is not a plain name", snippet(m, callee)));
     }
-    for (ir::Node a : children_without_comments(memo.call.field("arguments"))) {
+    for (ir::Node a : ir::children_without_comments(memo.call.field("arguments"))) {
       if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
         return fail("the cache's initialiser is called with unpacked arguments");
       }
@@ -188,14 +179,14 @@ struct Matcher {
     if (!call.is(kind::call) || !call.field("function").is(kind::attribute)) return false;
     ir::Node fn = call.field("function");
     if (m.text(fn.field("attribute")) != "to" || m.text(fn.field("object")) != m.text(a.field("left"))) return false;
-    const std::vector<ir::Node> args = children_without_comments(call.field("arguments"));
+    const std::vector<ir::Node> args = ir::children_without_comments(call.field("arguments"));
     if (args.size() != 1 || !(args[0].is(kind::identifier) || args[0].is(kind::attribute)) || has_call(args[0])) return false;
     branch.moves.push_back({a.field("left"), args[0]});
     return true;
   }
 
   std::optional<Branch> branch(ir::Node block) {
-    auto body = children_without_comments(block);
+    auto body = ir::children_without_comments(block);
     Branch out;
     ir::Node registration = body.empty() ? ir::Node{} : register_buffer_call(m, body.back());
     if (!registration) {
@@ -251,7 +242,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
   }
   ir::Node consequence = if_statement.field("consequence");
   auto ends_in_register = [&](ir::Node block) {
-    auto body = block ? children_without_comments(block) : std::vector<ir::Node>{};
+    auto body = block ? ir::children_without_comments(block) : std::vector<ir::Node>{};
     return !body.empty() && bool(register_buffer_call(m, body.back()));
   };
   if (!ends_in_register(consequence) && !ends_in_register(else_block)) return std::nullopt;

@@ -22,7 +22,6 @@ std::span<const syntax::Kind* const> DataDependentOperatorRule::kinds() const {
 
 std::unique_ptr<FilePass> DataDependentOperatorRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
-    if (!n.is(kind::call)) return true;
     auto q = callee_name(m, n);
     if (!q || (*q != "torch.equal" && *q != "torch.allclose" && *q != "torch.is_nonzero")) return true;
     // Inside an if/elif condition the branch rules (GM101/GM301) report it.

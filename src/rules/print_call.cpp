@@ -24,7 +24,6 @@ std::span<const syntax::Kind* const> PrintCallRule::kinds() const {
 
 std::unique_ptr<FilePass> PrintCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module, names = SiteNamer(ctx.module)](ir::Node n) mutable {
-    if (!n.is(kind::call)) return true;
     ir::Node fn = n.field("function");
     // Only the builtin: a local or imported `print` is someone else's function.
     if (fn.is(kind::identifier) && m.text(fn) == "print" && m.lookup_at(fn) < 0) {

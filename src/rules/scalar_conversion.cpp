@@ -22,7 +22,6 @@ std::span<const syntax::Kind* const> ScalarConversionRule::kinds() const {
 
 std::unique_ptr<FilePass> ScalarConversionRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
-    if (!n.is(kind::call)) return true;
     ir::Node fn = n.field("function");
     if (!fn.is(kind::identifier) || m.lookup_at(fn) >= 0) return true;
     const std::string_view name = m.text(fn);

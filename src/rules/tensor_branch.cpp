@@ -55,7 +55,6 @@ class TensorBranchPass final : public FilePass {
       : rule_(rule), ctx_(ctx), m_(ctx.module), sink_(sink), names_(ctx.module), index_(ctx) {}
 
   bool on_node(ir::Node n) override {
-    if (!n.is(kind::if_statement) && !n.is(kind::elif_clause)) return true;
     if (is_where_fallback(m_, n)) return false;
     // A single-raise guard is the [Trap] rule's (GM301).
     if (n.is(kind::if_statement) && is_validation_guard(m_, n)) return true;

@@ -21,7 +21,6 @@ std::span<const syntax::Kind* const> TensorItemRule::kinds() const {
 
 std::unique_ptr<FilePass> TensorItemRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
-    if (!n.is(kind::call)) return true;
     ir::Node fn = n.field("function");
     if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "item") return true;
     if (n.field("arguments").named_child_count() != 0) return true;

@@ -21,7 +21,6 @@ std::span<const syntax::Kind* const> TensorTolistRule::kinds() const {
 
 std::unique_ptr<FilePass> TensorTolistRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
-    if (!n.is(kind::call)) return true;
     ir::Node fn = n.field("function");
     if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "tolist") return true;
     const auto t = ctx.types.type_of(m, fn.field("object"));

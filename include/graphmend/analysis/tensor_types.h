@@ -86,6 +86,7 @@ class TypeOracle {
   ValueType binding(const ir::Module& module, int binding);
   ValueType binding_uncached(const ir::Module& module, int binding);
   ValueType parameter(const ir::Module& module, const ir::Binding& binding);
+  void end_outermost_query(ValueType& result);
   ValueType unordered_plain_definitions(const ir::Module& module, std::span<const int> bindings);
   ValueType call(const ir::Module& module, ir::Node call);
   ValueType attribute(const ir::Module& module, ir::Node attr);

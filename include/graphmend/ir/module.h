@@ -151,9 +151,9 @@ class Module {
   // Bindings of the name used at `use` that may reach it: flow-sensitive for function locals,
   // every binding of the symbol otherwise.
   [[nodiscard]] std::vector<int> reaching_bindings(Node use) const;
-  // Whether reaching_bindings(use) follows the control flow (a use inside the function that owns
-  // the name) or is every binding of the name, unordered (module and class scope, closures).
-  [[nodiscard]] bool reaching_is_flow_sensitive(Node use) const;
+  // The bindings that reach `use` along the control flow, for a use inside the function that owns
+  // the name; nullopt where bindings are unordered (module and class scope, closures).
+  [[nodiscard]] std::optional<std::vector<int>> ordered_reaching_bindings(Node use) const;
   // Every binding of the name used at `use`, in source order, without a copy.
   [[nodiscard]] std::span<const int> bindings_of(Node use) const;
 
@@ -174,6 +174,8 @@ class Module {
 
  private:
   friend class Builder;
+  // ordered_reaching_bindings for the symbol `sym` that `use` names.
+  [[nodiscard]] std::optional<std::vector<int>> ordered_reaching(Node use, int sym) const;
   const source::SourceFile* file_;
   syntax::Tree tree_;
   std::string module_name_;
@@ -189,5 +191,8 @@ std::string module_name_for(const std::string& relative_path);
 
 // Strips parentheses around an expression.
 Node unparenthesize(Node n);
+
+// A block's statements, a call's arguments or a sequence's elements, without comments.
+std::vector<Node> children_without_comments(Node n);
 
 }  // namespace graphmend::ir
