@@ -14,7 +14,7 @@ part is for.
 import sys
 import types
 
-RUNTIME_VERSION = "6"
+RUNTIME_VERSION = "7"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -437,6 +437,19 @@ _ALLOCATING_MODULES = (
 )
 
 
+def _module_type(module):
+    """The class of `module`. Non-strict torch.export, once a model shares a submodule
+    between two paths, reaches submodules through proxies: instances of a class made
+    from (_AttrProxy, the module's class) that share the module's __dict__. Under
+    export such a proxy stands for its module, so its class is that module's."""
+    if torch.compiler.is_exporting():
+        tracing = sys.modules.get("torch.fx.experimental.proxy_tensor")
+        proxy = getattr(tracing, "_AttrProxy", None)
+        if proxy is not None and isinstance(module, proxy):
+            return type(module.get_base())
+    return type(module)
+
+
 def allocating_module(module, name):
     """True when calling `module` returns a new tensor (static under Dynamo).
 
@@ -444,7 +457,9 @@ def allocating_module(module, name):
     forward hook, of the module or global, can replace what its forward returns.
     graphmend checks this before it selects (torch.where) in place of a value such a
     call made: then nothing else can hold the tensor the selection replaces."""
-    if name not in _ALLOCATING_MODULES or type(module) is not getattr(torch.nn, name):
+    if name not in _ALLOCATING_MODULES:
+        return False
+    if _module_type(module) is not getattr(torch.nn, name):
         return False
     hooks = torch.nn.modules.module
     return not (

@@ -80,3 +80,44 @@ def test_eager_and_compiled_still_raise_the_original_exception(pair):
         for run in (block, compiled):
             with pytest.raises(ValueError, match="activations overflowed"):
                 run(bad)
+
+
+SHARED = pathlib.Path(__file__).resolve().parent / "export" / "shared_submodule.py"
+
+
+@pytest.fixture(scope="module")
+def shared_pair(graphmend_bin, tmp_path_factory):
+    copy = tmp_path_factory.mktemp("export_shared") / SHARED.name
+    shutil.copy(SHARED, copy)
+    out = subprocess.run([graphmend_bin, "fix", str(copy)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "_graphmend.allocating_module(" in copy.read_text()
+    return (behaviour.import_path(SHARED, "shared_submodule__original"),
+            behaviour.import_path(copy, "shared_submodule__patched"))
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_guard_after_a_module_reached_through_a_shared_one_exports(shared_pair, strict):
+    """The fp16 guard's selection is safe because the LayerNorm returns new storage; under
+    non-strict export the LayerNorm is reached through a proxy, which must count as one."""
+    original, patched = shared_pair
+    torch.manual_seed(2)
+    reference = original.overflowing(original.Model().half().eval())
+    target = patched.Model().half().eval()
+    target.load_state_dict(reference.state_dict())
+    with torch.no_grad():
+        overflow = [bool(torch.isinf(reference.layer.final_layer_norm(reference.layer.proj(2 * reference.shared(ids))))
+                         .any()) for ids in original.inputs()]
+    assert overflow == [True, False]  # the inputs take both branches
+    with pytest.raises(Exception, match="[Dd]ata-dependent|data dependent"):
+        with torch.no_grad():
+            torch.export.export(reference, (original.inputs()[0],), strict=strict)
+    with torch.no_grad():
+        program = torch.export.export(target, (original.inputs()[0],), strict=strict)
+    ops = [str(n.target) for n in program.graph.nodes if n.op == "call_function"]
+    assert not [op for op in ops if "graphmend" in op] and "aten.where.self" in ops, ops
+    with torch.no_grad():
+        for ids in original.inputs():
+            expected = reference(ids)
+            got = program.module()(ids)
+            assert torch.equal(got, expected) and got.dtype == expected.dtype == torch.float16
