@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start 2: install, build, and run every test (GoogleTest unit + golden tests, a short
 # ASan+UBSan fuzz run, the Python runtime, the CLI, packaging and pre-commit, then the end-to-end
-# suite against real torch==2.13.0).
+# suite against real torch==2.13.0, which includes one model served from C++ by AOTInductor).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -24,5 +24,8 @@ echo "== the CLI as a user drives it: formats, configuration, suppression, input
 GRAPHMEND_BIN="$PWD/build/graphmend" .venv/bin/python -m pytest tests/cli -q -p no:cacheprovider
 echo "== packaging: wheel (auditwheel), pip install ., cmake --install, pre-commit hooks"
 .venv/bin/python -m pytest tests/packaging -q -p no:cacheprovider
+echo "== the C++ serving harness (bench/serve/harness.cpp against the torch wheel's LibTorch), for tests/e2e/test_serve.py"
+GRAPHMEND_SERVE_BIN="$(bash bench/serve/build.sh)"
+export GRAPHMEND_SERVE_BIN
 echo "== end-to-end tests with torch $(.venv/bin/python -c 'import torch; print(torch.__version__)')"
 GRAPHMEND_BIN="$PWD/build/graphmend" .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider
