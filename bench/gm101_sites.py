@@ -81,6 +81,7 @@ def main() -> None:
         key = pattern(d.get("decline_reason") or "(no reason)")
         examples.setdefault(key, f"{d['filename'].removeprefix('transformers/')}:{d['location']['row']}")
     unsafe_reasons = collections.Counter(pattern(d["fix"]["title"]) for d in unsafe_only)
+    codes = collections.Counter(d.get("decline_code") or "(none)" for d in declined)
 
     result = {
         "transformers": version,
@@ -88,6 +89,7 @@ def main() -> None:
         "fixed_by_plain_fix": len(safe_fixed),
         "fixed_only_with_unsafe_fixes": len(unsafe_only),
         "declined": len(declined),
+        "decline_codes": dict(codes.most_common()),
         "decline_reasons": dict(rows.most_common()),
         "unsafe_reasons": dict(unsafe_reasons.most_common()),
     }
@@ -106,6 +108,10 @@ def main() -> None:
             f"{len(unsafe_only)} more with `--unsafe-fixes`, {len(declined)} declined [goal of issue 16: "
             f">= 150 by plain fix]. A reason's quoted names are replaced by `…`; the example is its first site."
         ),
+        "",
+        "| decline code (`decline_code` in JSON) | sites |",
+        "|---|---:|",
+        *[f"| `{code}` | {count} |" for code, count in codes.most_common()],
         "",
         "| declined because | sites | first example |",
         "|---|---:|---|",

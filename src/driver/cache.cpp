@@ -87,7 +87,9 @@ json to_json(const rules::Diagnostic& d) {
             {"function", d.function},
             {"region", d.region_reason}};
   if (d.fix) j["fix"] = to_json(*d.fix);
-  if (d.decline_reason) j["declined"] = *d.decline_reason;
+  if (d.decline_reason) {
+    j["declined"] = {{"code", rewrite::code_name(d.decline_reason->code)}, {"fields", d.decline_reason->fields}};
+  }
   return j;
 }
 
@@ -101,7 +103,12 @@ rules::Diagnostic diagnostic_from(const json& j) {
   d.function = j.at("function");
   d.region_reason = j.at("region");
   if (j.contains("fix")) d.fix = std::make_shared<const source::Fix>(fix_from(j.at("fix")));
-  if (j.contains("declined")) d.decline_reason = j.at("declined").get<std::string>();
+  if (j.contains("declined")) {
+    const json& declined = j.at("declined");
+    const auto code = rewrite::code_named(declined.at("code").get<std::string>());
+    if (!code) throw std::runtime_error("unknown decline code in the cache");  // an entry from another version
+    d.decline_reason = rewrite::Decline{*code, declined.at("fields").get<std::vector<std::string>>()};
+  }
   return d;
 }
 

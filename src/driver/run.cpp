@@ -198,7 +198,7 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
     const std::string_view family = rule->info().family == rules::RuleFamily::Where   ? "[Where]"
                                     : rule->info().family == rules::RuleFamily::Defer ? "[Defer]"
                                                                                       : "[Trap]";
-    d.decline_reason = fmt::format("the {} rewrite is not implemented in this version (detection only)", family);
+    d.decline_reason = rewrite::decline<rewrite::DeclineCode::NotImplemented>(family);
   }
   std::stable_sort(out.begin(), out.end(), [](const rules::Diagnostic& a, const rules::Diagnostic& b) {
     if (a.range.start != b.range.start) return a.range.start < b.range.start;

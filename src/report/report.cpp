@@ -24,7 +24,7 @@ std::string fix_status(const rules::Diagnostic& d) {
   if (d.fix) {
     return fmt::format("fix [{}]: {}", source::applicability_name(d.fix->applicability), d.fix->title);
   }
-  if (d.decline_reason) return fmt::format("no fix: {}", *d.decline_reason);
+  if (d.decline_reason) return fmt::format("no fix: {}", rewrite::render(*d.decline_reason));
   return {};  // report-only rules: the help line gives PyTorch's remedy
 }
 
@@ -171,7 +171,9 @@ ordered_json diagnostic_json(const driver::FileReport& f, std::string_view text,
   } else {
     j["fix"] = nullptr;
   }
-  j["decline_reason"] = d.decline_reason ? ordered_json(*d.decline_reason) : ordered_json(nullptr);
+  j["decline_reason"] = d.decline_reason ? ordered_json(rewrite::render(*d.decline_reason)) : ordered_json(nullptr);
+  j["decline_code"] =
+      d.decline_reason ? ordered_json(rewrite::code_name(d.decline_reason->code)) : ordered_json(nullptr);
   j["help"] = d.help.empty() ? ordered_json(nullptr) : ordered_json(d.help);
   return j;
 }
@@ -348,7 +350,10 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
       if (!d.function.empty()) properties["function"] = d.function;
       if (d.fix) properties["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
                                       {"title", d.fix->title}};
-      if (d.decline_reason) properties["decline_reason"] = *d.decline_reason;
+      if (d.decline_reason) {
+        properties["decline_reason"] = rewrite::render(*d.decline_reason);
+        properties["decline_code"] = rewrite::code_name(d.decline_reason->code);
+      }
       if (!properties.empty()) result["properties"] = std::move(properties);
       results.push_back(std::move(result));
     }

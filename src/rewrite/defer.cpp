@@ -74,7 +74,7 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   // 1. A call standing alone as a statement.
   ir::Node stmt = call.parent();
   if (!stmt.is(kind::expression_statement) || stmt.named_child_count() != 1) {
-    return Declined{"the call's value is used; only a call that is a statement on its own can be deferred"};
+    return Declined{decline<DeclineCode::CallValueUsed>()};
   }
 
   // 2. The callee, which the helper must be able to name.
@@ -85,29 +85,27 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
     callee = "print";
   } else {
     if (!fn.is(kind::attribute) && !(kind == DeferredCall::WarningsWarn && fn.is(kind::identifier))) {
-      return Declined{"the callee is not a plain name graphmend can reference from a helper"};
+      return Declined{decline<DeclineCode::CalleeNotPlainName>()};
     }
     ir::Node root = dotted_root(fn);
     const ir::Symbol* sym = root ? module_symbol(m, root) : nullptr;
     if (!sym || (root != fn && fn.field("object") != root)) {
-      return Declined{fmt::format("`{}` is not a module-level name; a helper outside this function could "
-                                  "not reach it",
-                                  m.text(fn.is(kind::attribute) ? fn.field("object") : fn))};
+      return Declined{decline<DeclineCode::CalleeNotModuleLevel>(m.text(fn.is(kind::attribute) ? fn.field("object") : fn))};
     }
     if (kind == DeferredCall::LoggerMethod &&
         !bound_only_by(m, *sym, {ir::BindingKind::Assignment, ir::BindingKind::AnnotatedAssignment,
                                  ir::BindingKind::Import})) {
-      return Declined{fmt::format("the logger `{}` is rebound in ways graphmend cannot follow", m.text(root))};
+      return Declined{decline<DeclineCode::LoggerRebound>(m.text(root))};
     }
     if (kind != DeferredCall::LoggerMethod && !bound_only_by(m, *sym, {ir::BindingKind::Import})) {
-      return Declined{fmt::format("`{}` is not only an import of the standard module", m.text(root))};
+      return Declined{decline<DeclineCode::NotStandardModule>(m.text(root))};
     }
     if (fn.is(kind::attribute)) method = std::string(m.text(fn.field("attribute")));
     if (method == "exception") {
-      return Declined{"`exception` logs the exception being handled, which the deferred call cannot see"};
+      return Declined{decline<DeclineCode::LogsHandledException>()};
     }
     if (method == "warn_explicit") {
-      return Declined{"`warnings.warn_explicit` names its own location and registry; it is left as it is"};
+      return Declined{decline<DeclineCode::WarnExplicit>()};
     }
     callee = std::string(m.text(fn));
   }
@@ -115,13 +113,13 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   // 3. Arguments.
   ir::Node arglist = call.field("arguments");
   if (!arglist.is(kind::argument_list)) {
-    return Declined{"a generator argument cannot be carried into the graph"};
+    return Declined{decline<DeclineCode::GeneratorArgument>()};
   }
   std::vector<Argument> args;
   for (ir::Node a : arglist.named_children()) {
     if (a.is(kind::comment)) continue;
     if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
-      return Declined{"`*args`/`**kwargs` of unknown content cannot be carried into the graph"};
+      return Declined{decline<DeclineCode::UnpackedArguments>()};
     }
     if (a.is(kind::keyword_argument)) {
       args.push_back({std::string(m.text(a.field("name"))), a.field("value")});
@@ -142,40 +140,35 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
       if (kw == "file") {
         ir::Node v = ir::unparenthesize(a.value);
         if (!v.is(kind::none) && !renderer.is_stable_reference(v)) {
-          return Declined{fmt::format("print(file={}) writes to an object graphmend cannot reach from the graph; "
-                                      "only sys.stdout and sys.stderr are deferred",
-                                      m.text(a.value))};
+          return Declined{decline<DeclineCode::PrintFileUnreachable>(m.text(a.value))};
         }
       } else if (!kw.empty() && kw != "sep" && kw != "end" && kw != "flush") {
-        return Declined{fmt::format("print has no keyword `{}`", kw)};
+        return Declined{decline<DeclineCode::PrintUnknownKeyword>(kw)};
       }
     } else if (kind == DeferredCall::WarningsWarn) {
       const size_t position = static_cast<size_t>(&a - args.data());
       const bool is_stacklevel = kw == "stacklevel" || (kw.empty() && position == 2);
       const bool is_category = kw == "category" || (kw.empty() && position == 1);
       if (kw == "source" || kw == "skip_file_prefixes") {
-        return Declined{fmt::format("`{}=` refers to the call point, which the deferred call does not have", kw)};
+        return Declined{decline<DeclineCode::CallPointKeyword>(kw)};
       }
       if (is_category && !renderer.is_stable_reference(ir::unparenthesize(a.value)) &&
           !ir::unparenthesize(a.value).is(kind::none)) {
-        return Declined{fmt::format("the category `{}` is not a class graphmend can name from a helper",
-                                    m.text(a.value))};
+        return Declined{decline<DeclineCode::CategoryNotNameable>(m.text(a.value))};
       }
       if (is_stacklevel) {
-        if (!is_literal(a.value)) return Declined{"a computed stacklevel cannot be deferred"};
+        if (!is_literal(a.value)) return Declined{decline<DeclineCode::ComputedStacklevel>()};
         // The helper warns from its own line (one per call site), so the original stack depth
         // would point into torch; see rules/GM203.md.
         continue;
       }
     } else {
       if (kw == "exc_info" || kw == "stack_info") {
-        return Declined{fmt::format("`{}=` describes the call point's exception or stack, which the deferred call "
-                                    "cannot see",
-                                    kw)};
+        return Declined{decline<DeclineCode::CallPointException>(kw)};
       }
-      if (kw == "stacklevel" && !is_literal(a.value)) return Declined{"a computed stacklevel cannot be deferred"};
+      if (kw == "stacklevel" && !is_literal(a.value)) return Declined{decline<DeclineCode::ComputedStacklevel>()};
       if (!kw.empty() && kw != "stacklevel" && kw != "extra") {
-        return Declined{fmt::format("the keyword `{}` is not one graphmend defers", kw)};
+        return Declined{decline<DeclineCode::KeywordNotDeferred>(kw)};
       }
     }
     kept.push_back(&a);

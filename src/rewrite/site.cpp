@@ -135,17 +135,13 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
   if (is_literal(value)) return source::with_lf_newlines(m_.text(value));
   if (value.is(kind::string) || value.is(kind::concatenated_string)) return render_fstring(value);
   if (kUncarriable.contains(value.type())) {
-    return decline(fmt::format("the argument `{}` is a {}, which cannot be carried into the graph; only "
-                               "tensors, numbers, strings, booleans, None, torch.Size, dtypes and "
-                               "tuples and lists of them can",
-                               snippet(m_, value), readable_type(value)));
+    return decline(rewrite::decline<DeclineCode::UncarriableValue>(snippet(m_, value), readable_type(value)));
   }
   if (is_stable_reference(value)) return source::with_lf_newlines(m_.text(value));
   if (value.is(kind::call)) {
     ir::Node fn = value.field("function");
     if (fn.is(kind::identifier) && m_.lookup_at(fn) < 0 && is_builtin_class(m_.text(fn))) {
-      return decline(fmt::format("the argument `{}` is an object, which cannot be carried into the graph",
-                                 snippet(m_, value)));
+      return decline(rewrite::decline<DeclineCode::ObjectArgument>(snippet(m_, value)));
     }
   }
   return hole(value);
@@ -168,7 +164,7 @@ bool SiteRenderer::is_stable_reference(ir::Node n) const {
   return false;
 }
 
-std::optional<std::string> SiteRenderer::decline(std::string reason) {
+std::optional<std::string> SiteRenderer::decline(Decline reason) {
   if (!declined_) declined_ = std::move(reason);
   return std::nullopt;
 }
@@ -179,7 +175,7 @@ std::optional<std::string> SiteRenderer::hole(ir::Node value) {
     if (c.is(kind::yield) || c.is(kind::await) || c.is(kind::lambda)) bad = true;
     return !bad;
   });
-  if (bad) return decline(fmt::format("the argument `{}` contains yield, await or lambda", snippet(m_, value)));
+  if (bad) return decline(rewrite::decline<DeclineCode::YieldAwaitLambda>(snippet(m_, value)));
   holes_.push_back(value);
   return hole_marker(holes_.size() - 1);
 }
@@ -196,9 +192,7 @@ std::optional<std::string> SiteRenderer::render_fstring(ir::Node value) {
       for (ir::Node c : n.children()) {
         if (!c.is_named() && m_.text(c) == "=") {
           ok = false;
-          decline(fmt::format("the f-string `{}` uses a self-documenting `=` field, whose text would name the "
-                              "helper's parameter",
-                              snippet(m_, value)));
+          decline(rewrite::decline<DeclineCode::SelfDocumentingField>(snippet(m_, value)));
           return false;
         }
       }
@@ -525,13 +519,10 @@ const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name
 
 std::optional<Declined> runtime_unavailable(const ir::Module& m) {
   if (const auto& damage = m.generated().damage) {
-    return Declined{fmt::format(
-        "graphmend's generated block in this module is damaged ({}); restore it from version control "
-        "or delete its marker lines",
-        *damage)};
+    return Declined{decline<DeclineCode::GeneratedBlockDamaged>(*damage)};
   }
   if (module_symbol_named(m, "_graphmend") && !m.generated().block) {
-    return Declined{"the module already binds the name `_graphmend`, which graphmend's generated code needs"};
+    return Declined{decline<DeclineCode::RuntimeNameTaken>()};
   }
   return std::nullopt;
 }
@@ -593,7 +584,7 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
   }
   const bool ends_line = after == text.size() || text[after] == '\n' || text[after] == '\r';
   if (!block.is(kind::block) || !starts_line || !ends_line) {
-    return Declined{"the statement shares its line with other code; put it on a line of its own"};
+    return Declined{decline<DeclineCode::SharesLine>()};
   }
   if (auto taken = runtime_unavailable(m)) return taken;
 

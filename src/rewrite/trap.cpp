@@ -33,8 +33,7 @@ std::variant<LoweredCondition, Declined> lower_condition(const analysis::FileCon
     e = ir::unparenthesize(e);
     if (e.is(kind::boolean_operator)) {
       if (classify_truth(ctx, e.field("left")).kind != TruthKind::Static) {
-        declined = Declined{"`and`/`or` tests a tensor's truth before the last operand; only a static Python "
-                            "test may come first (`x.dtype == torch.float16 and t.any()`)"};
+        declined = Declined{decline<DeclineCode::TruthBeforeLastOperand>()};
         return;
       }
       self(self, e.field("right"));
@@ -42,14 +41,14 @@ std::variant<LoweredCondition, Declined> lower_condition(const analysis::FileCon
     }
     if (e.is(kind::not_operator)) {
       if (classify_truth(ctx, e.field("argument")).kind != TruthKind::Static) {
-        declined = Declined{"a `not` inside the condition tests a tensor's truth"};
+        declined = Declined{decline<DeclineCode::NotTestsTruth>()};
       }
       return;
     }
     if (e.is(kind::call)) {
       auto q = callee_name(m, e);
       if (q && (*q == "torch.allclose" || *q == "torch.is_nonzero")) {
-        declined = Declined{fmt::format("`{}` returns a Python bool from tensor data; it has no graph form here", *q)};
+        declined = Declined{decline<DeclineCode::BoolFromTensorData>(*q)};
         return;
       }
       if (q && *q == "torch.equal") {
@@ -60,7 +59,7 @@ std::variant<LoweredCondition, Declined> lower_condition(const analysis::FileCon
         }
         if (pos.size() != 2 || pos[0].is(kind::keyword_argument) || pos[1].is(kind::keyword_argument) ||
             pos[0].is(kind::list_splat) || pos[1].is(kind::list_splat)) {
-          declined = Declined{"`torch.equal` is called with other than two positional arguments"};
+          declined = Declined{decline<DeclineCode::EqualArguments>()};
           return;
         }
         replacements.push_back({e.field("function").range(), "_graphmend.equal"});
@@ -121,16 +120,14 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
   for (ir::Node s : if_statement.field("consequence").named_children()) {
     if (s.is(kind::raise_statement)) raise = s;
   }
-  if (!raise || raise.named_child_count() == 0) return Declined{"a bare `raise` re-raises an exception the graph does not have"};
-  if (raise.field("cause")) return Declined{"`raise ... from ...` chains an exception object graphmend does not carry"};
+  if (!raise || raise.named_child_count() == 0) return Declined{decline<DeclineCode::BareRaise>()};
+  if (raise.field("cause")) return Declined{decline<DeclineCode::RaiseFrom>()};
 
   // The exception: a builtin class, called with a message graphmend can carry (or not called).
   ir::Node exc = ir::unparenthesize(raise.named_child(0));
   ir::Node cls = exc.is(kind::call) ? exc.field("function") : exc;
   if (!cls.is(kind::identifier) || m.lookup_at(cls) >= 0 || !analysis::api::has(analysis::api::Space::Global, m.text(cls), analysis::api::Fact::ExceptionClass)) {
-    return Declined{fmt::format("`{}` is not a builtin exception class; constructing it may have side effects "
-                                "graphmend cannot rule out",
-                                snippet(m, cls))};
+    return Declined{decline<DeclineCode::NotBuiltinException>(snippet(m, cls))};
   }
   GuardPlan plan;
   plan.exception = std::string(m.text(cls));
@@ -138,12 +135,12 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
   std::string raised(m.text(cls));
   if (exc.is(kind::call)) {
     ir::Node args = exc.field("arguments");
-    if (!args.is(kind::argument_list)) return Declined{"the exception's argument is a generator"};
+    if (!args.is(kind::argument_list)) return Declined{decline<DeclineCode::GeneratorException>()};
     std::vector<std::string> rendered;
     for (ir::Node a : args.named_children()) {
       if (a.is(kind::comment)) continue;
       if (a.is(kind::keyword_argument) || a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
-        return Declined{"the exception is constructed with keyword or unpacked arguments"};
+        return Declined{decline<DeclineCode::ExceptionKeywords>()};
       }
       auto r = renderer.render(a);
       if (!r) return Declined{*renderer.declined()};
@@ -151,9 +148,7 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
     }
     for (ir::Node h : renderer.holes()) {
       if (ctx.types.type_of(m, h).tensor_like()) {
-        return Declined{fmt::format("the message is formatted from the tensor value `{}`, which is not static "
-                                    "at trace time",
-                                    snippet(m, h))};
+        return Declined{decline<DeclineCode::MessageFromTensor>(snippet(m, h))};
       }
     }
     renderer.choose_names(m.text(raise));
@@ -185,15 +180,13 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
 std::variant<Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names) {
   const ir::Module& m = ctx.module;
   if (inside_try(if_statement)) {
-    return Declined{"the guard is inside a `try`; its handler would see the exception raised from inside the graph"};
+    return Declined{decline<DeclineCode::GuardInTry>()};
   }
   auto planned = plan_guard(ctx, if_statement);
   if (auto* d = std::get_if<Declined>(&planned)) return *d;
   const GuardPlan& g = std::get<GuardPlan>(planned);
   if (auto update = earlier_in_place_update(ctx, if_statement)) {
-    return Declined{fmt::format("an in-place update comes earlier in this function ({}); compiled, it is applied "
-                                "when the graph returns, so a guard failing inside the graph would leave it undone",
-                                *update)};
+    return Declined{decline<DeclineCode::EarlierInPlaceUpdate>(*update)};
   }
 
   const int fi = m.function_of(if_statement);
@@ -203,7 +196,7 @@ std::variant<Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node
   std::string compiled;
   if (ctx.options.trap_async) {
     if (!g.literal_message) {
-      return Declined{"the asynchronous tier needs a literal message (torch._assert_async takes a constant string)"};
+      return Declined{decline<DeclineCode::AsyncNeedsLiteral>()};
     }
     fix.title = "assert the guard asynchronously with torch._assert_async (opt-in tier: raises RuntimeError, not " +
                 g.exception + "; on CUDA a device-side assert, reported later)";

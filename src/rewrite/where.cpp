@@ -43,10 +43,8 @@ struct Assignment {
 
 std::set<std::string> names_read(const ir::Module& m, ir::Node n);
 
-std::string attribute_store_reason(const ir::Module& m, ir::Node target) {
-  return fmt::format("a branch assigns the attribute `{}`; a selection would not keep the stored object's identity "
-                     "and aliasing",
-                     snippet(m, target));
+Decline attribute_store_reason(const ir::Module& m, ir::Node target) {
+  return decline<DeclineCode::AssignsAttribute>(snippet(m, target));
 }
 
 // `a, b = x, y` as the assignments `a = x` and `b = y`: the same when the targets are distinct
@@ -54,7 +52,7 @@ std::string attribute_store_reason(const ir::Module& m, ir::Node target) {
 // the selection computes them in the same order). Empty with `why` unset when `assignment` is
 // no such statement; empty with `why` set when it is one that cannot be split.
 std::vector<std::pair<ir::Node, ir::Node>> split_tuple_assignment(const ir::Module& m, ir::Node assignment,
-                                                                  std::string& why) {
+                                                                  std::optional<Decline>& why) {
   const ir::Node left = assignment.field("left");
   const ir::Node right = assignment.field("right");
   if (!left || !right || assignment.field("type") ||
@@ -80,7 +78,7 @@ std::vector<std::pair<ir::Node, ir::Node>> split_tuple_assignment(const ir::Modu
     if (values[i].is(kind::list_splat)) return {};
     for (const std::string& r : names_read(m, values[i])) {
       if (names.contains(r)) {
-        why = fmt::format("the tuple assignment `{}` reads `{}`, which it also assigns", snippet(m, assignment), r);
+        why = decline<DeclineCode::TupleReadsItsTarget>(snippet(m, assignment), r);
         return {};
       }
     }
@@ -91,7 +89,8 @@ std::vector<std::pair<ir::Node, ir::Node>> split_tuple_assignment(const ir::Modu
 
 // A branch body as plain `name = value` assignments (a tuple of names = a tuple of values counts
 // as one per name), or why not.
-std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContext& ctx, ir::Node block, std::string& why) {
+std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContext& ctx, ir::Node block,
+                                                      std::optional<Decline>& why) {
   std::vector<Assignment> out;
   for (ir::Node s : block.named_children()) {
     if (s.is(kind::comment)) continue;
@@ -100,11 +99,11 @@ std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContex
       if (kind == TruthKind::TensorTruth || kind == TruthKind::DataOperator) {
         auto g = plan_guard(ctx, s);
         if (auto* d = std::get_if<Declined>(&g)) {
-          why = "a guard in a branch cannot run in the graph: " + d->reason;
+          why = decline<DeclineCode::GuardCannotRun>(render(d->reason));
           return std::nullopt;
         }
-        if (auto bad = branch_effect(ctx, s.field("condition"))) {
-          why = "a guard's condition " + bad->substr(9);
+        if (auto bad = branch_effect(ctx, s.field("condition"), "a guard's condition")) {
+          why = std::move(bad);
           return std::nullopt;
         }
         out.push_back({s, {}, {}, std::get<GuardPlan>(g)});
@@ -113,15 +112,15 @@ std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContex
     }
     ir::Node a = s.is(kind::expression_statement) && s.named_child_count() == 1 ? s.named_child(0) : ir::Node{};
     if (a && a.is(kind::assignment)) {
-      std::string unsplittable;
+      std::optional<Decline> unsplittable;
       const auto pairs = split_tuple_assignment(ctx.module, a, unsplittable);
-      if (!unsplittable.empty()) {
-        why = unsplittable;
+      if (unsplittable) {
+        why = std::move(unsplittable);
         return std::nullopt;
       }
       for (const auto& [target, value] : pairs) {
         if (auto bad = branch_effect(ctx, value)) {
-          why = *bad;
+          why = std::move(bad);
           return std::nullopt;
         }
         out.push_back({s, target, value, std::nullopt});
@@ -133,13 +132,11 @@ std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContex
       return std::nullopt;
     }
     if (!a || !a.is(kind::assignment) || !a.field("left").is(kind::identifier) || !a.field("right") || a.field("type")) {
-      why = fmt::format("a branch has the statement `{}`; only `name = value` assignments (or one `return` in "
-                        "each branch) are selected",
-                        snippet(ctx.module, s));
+      why = decline<DeclineCode::UnselectableStatement>(snippet(ctx.module, s));
       return std::nullopt;
     }
     if (auto bad = branch_effect(ctx, a.field("right"))) {
-      why = *bad;
+      why = std::move(bad);
       return std::nullopt;
     }
     out.push_back({s, a.field("left"), a.field("right"), std::nullopt});
@@ -238,12 +235,12 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
                                        FunctionIndex& index) {
   const ir::Module& m = ctx.module;
   if (if_statement.is(kind::elif_clause)) if_statement = if_statement.parent();  // planned with its `if`
-  if (!if_statement.is(kind::if_statement)) return Declined{"not an `if` statement"};
+  if (!if_statement.is(kind::if_statement)) return Declined{decline<DeclineCode::NotAnIf>()};
   if (inside_loop_or_try(if_statement)) {
-    return Declined{"the `if` is inside a loop or `try`; its values' lifetimes are not analysed there"};
+    return Declined{decline<DeclineCode::InsideLoopOrTry>()};
   }
   const int fi = m.function_of(if_statement);
-  if (fi < 0) return Declined{"the `if` is not inside a function"};
+  if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
   if (auto buffer = plan_buffer_selection(ctx, if_statement, index.names_after(fi, if_statement))) return std::move(*buffer);
   // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked
@@ -269,18 +266,18 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   // tensor part of each arm lowered to one boolean tensor.
   ir::Node static_part;
   bool uses_equal = false;
-  std::string why;
+  std::optional<Decline> why;
   std::vector<std::string> conds;
   for (size_t i = 0; i < arms.size(); ++i) {
     ir::Node cond = ir::unparenthesize(arms[i].first);
     if (i == 0 && arms.size() == 1 && cond.is(kind::boolean_operator) && m.text(cond.field("operator")) == "and" &&
         classify_truth(ctx, cond.field("left")).kind == TruthKind::Static) {
       static_part = cond.field("left");
-      if (auto bad = branch_effect(ctx, static_part)) return Declined{"the static conjunct " + bad->substr(9)};
+      if (auto bad = branch_effect(ctx, static_part, "the static conjunct")) return Declined{std::move(*bad)};
       cond = cond.field("right");
     }
     auto lowered_cond = lower_tensor_condition(ctx, cond, uses_equal, why);
-    if (!lowered_cond) return Declined{why};
+    if (!lowered_cond) return Declined{std::move(*why)};
     conds.push_back(*lowered_cond);
   }
   std::vector<ir::Node> blocks;
@@ -325,10 +322,10 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       else_block && std::all_of(returns.begin(), returns.end(), [](ir::Node r) { return bool(r); });
 
   if (return_form) {
-    if (static_part) return Declined{"a static conjunct with `return` branches is not rewritten in this version"};
+    if (static_part) return Declined{decline<DeclineCode::StaticConjunctWithReturns>()};
     std::vector<std::string> values;
     for (size_t b = 0; b < returns.size(); ++b) {
-      if (auto bad = branch_effect(ctx, returns[b])) return Declined{*bad};
+      if (auto bad = branch_effect(ctx, returns[b])) return Declined{std::move(*bad)};
       aliasing |= may_alias(m, returns[b]);
       values.push_back(fmt::format("_graphmend_v{}_0", b));
     }
@@ -344,7 +341,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     std::vector<std::vector<Assignment>> branches;
     for (ir::Node block : blocks) {
       auto a = assignments_of(ctx, block, why);
-      if (!a) return Declined{why};
+      if (!a) return Declined{std::move(*why)};
       branches.push_back(std::move(*a));
     }
     // Which assigned names are used after the `if` (selected) and which are branch temporaries.
@@ -364,13 +361,13 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
         const bool first_anywhere = assigned_anywhere.insert(name).second;
         if (++here[name] == 1) ++assigned_in[name];
         if (here[name] > 1 && later.contains(name)) {
-          return Declined{fmt::format("`{}` is assigned twice in one branch", name)};
+          return Declined{decline<DeclineCode::AssignedTwice>(name)};
         }
         if (later.contains(name) && first_anywhere) selected.push_back(name);
       }
     }
     if (selected.empty() && guard_count == 0) {
-      return Declined{"no value the branches compute is used after the `if`"};
+      return Declined{decline<DeclineCode::NothingUsedAfter>()};
     }
     // A temporary several branches assign is fine as long as each of them reads only its own
     // value: the branches run one after another, and the temporary is dead after the `if`.
@@ -393,16 +390,16 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
           // before the `if` (its message may also read temporaries).
           for (const std::string& r : names_read(m, a.guard->condition)) {
             if (assigned_anywhere.contains(r)) {
-              return Declined{fmt::format("the guard in a branch tests `{}`, which a branch assigns", r)};
+              return Declined{decline<DeclineCode::GuardTestsSelected>(r)};
             }
           }
           for (ir::Node h : a.guard->holes) {
             for (const std::string& r : names_read(m, h)) {
               if (later.contains(r) && assigned_anywhere.contains(r)) {
-                return Declined{fmt::format("the guard's message reads `{}`, which a branch selects", r)};
+                return Declined{decline<DeclineCode::GuardMessageReadsSelected>(r)};
               }
               if (shared_temporary(r)) {
-                return Declined{fmt::format("the guard's message reads `{}`, which several branches assign", r)};
+                return Declined{decline<DeclineCode::GuardMessageReadsShared>(r)};
               }
             }
           }
@@ -415,16 +412,14 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
           const int elsewhere = (in == assigned_in.end() ? 0 : in->second) - (assigned_here ? 1 : 0);
           // Selected names are assigned under new names, so other branches read the prior value.
           if (elsewhere > 0 && !later.contains(r) && !assigned_here) {
-            return Declined{fmt::format("the temporary `{}` is assigned in one branch and read in another", r)};
+            return Declined{decline<DeclineCode::TemporaryAcrossBranches>(r)};
           }
           if (assigned_here && later.contains(r) && own->second < a.statement.start()) {
-            return Declined{fmt::format("`{}` is read after its branch assigned it", r)};
+            return Declined{decline<DeclineCode::ReadAfterOwnBranch>(r)};
           }
           // Before its own assignment it would read another branch's value, not the prior one.
           if (assigned_here && shared_temporary(r) && own->second >= a.statement.start()) {
-            return Declined{fmt::format("the temporary `{}` is assigned in more than one branch and read in one "
-                                        "before that branch assigns it",
-                                        r)};
+            return Declined{decline<DeclineCode::TemporaryReadBeforeAssigned>(r)};
           }
         }
       }
@@ -449,9 +444,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
         }
       }
       if (!bound_before) {
-        return Declined{fmt::format("`{}` is not bound before the `if`, so a branch that skips it has no value "
-                                    "to select",
-                                    name)};
+        return Declined{decline<DeclineCode::NotBoundBefore>(name)};
       }
       auto proof = prove_kept_value_unobservable(ctx, fn, index.inspects_frame(fi), if_statement, name);
       if (auto* kept = std::get_if<KeptValueProof>(&proof)) {
@@ -466,9 +459,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     // Nothing after the `if` may update a value in place: the selection is a new tensor.
     const std::optional<std::string> later_update = index.update_after(fi, if_statement);
     if (later_update) {
-      return Declined{fmt::format("a tensor is updated in place after the `if` ({}); the selected value would not "
-                                  "alias what the original bound",
-                                  *later_update)};
+      return Declined{decline<DeclineCode::LaterInPlaceUpdate>(*later_update)};
     }
 
     if (static_part) {

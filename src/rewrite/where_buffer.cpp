@@ -75,9 +75,9 @@ struct Matcher {
   const ir::Module& m;
   std::string receiver;     // R
   std::string buffer_name;  // N
-  std::string why;
+  std::optional<Decline> why;
 
-  bool fail(std::string reason) {
+  bool fail(Decline reason) {
     why = std::move(reason);
     return false;
   }
@@ -92,32 +92,31 @@ struct Matcher {
     ir::Node fn = call.field("function");
     ir::Node object = fn.field("object");
     if (!object.is(kind::identifier)) {
-      return fail(fmt::format("`{}` is not called on a plain name", snippet(m, fn)));
+      return fail(decline<DeclineCode::BufferCallNotOnName>(snippet(m, fn)));
     }
     if (receiver.empty()) receiver = std::string(m.text(object));
-    if (m.text(object) != receiver) return fail("the branches register buffers on different objects");
+    if (m.text(object) != receiver) return fail(decline<DeclineCode::BufferDifferentObjects>());
     std::vector<ir::Node> positional;
     bool non_persistent = false;
     for (ir::Node a : ir::children_without_comments(call.field("arguments"))) {
       if (a.is(kind::keyword_argument)) {
         if (m.text(a.field("name")) != "persistent" || m.text(a.field("value")) != "False") {
-          return fail(fmt::format("register_buffer's argument `{}` is not `persistent=False`", snippet(m, a)));
+          return fail(decline<DeclineCode::BufferNotNonPersistent>(snippet(m, a)));
         }
         non_persistent = true;
       } else if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
-        return fail("register_buffer is called with unpacked arguments");
+        return fail(decline<DeclineCode::BufferUnpackedArguments>());
       } else {
         positional.push_back(a);
       }
     }
     if (positional.size() != 2 || !non_persistent) {
-      return fail("only `register_buffer(\"name\", value, persistent=False)` rebinds a buffer graphmend can "
-                  "prove already exists");
+      return fail(decline<DeclineCode::BufferCallForm>());
     }
     auto name = attribute_name_literal(m, positional[0]);
-    if (!name) return fail(fmt::format("the buffer name `{}` is not a plain string", snippet(m, positional[0])));
+    if (!name) return fail(decline<DeclineCode::BufferNameNotString>(snippet(m, positional[0])));
     if (buffer_name.empty()) buffer_name = *name;
-    if (*name != buffer_name) return fail("the branches register different buffers");
+    if (*name != buffer_name) return fail(decline<DeclineCode::BufferDifferentNames>());
     branch.value = positional[1];
     return true;
   }
@@ -139,7 +138,7 @@ struct Matcher {
                               : ir::Node{};
     if (!assignment || !assignment.is(kind::assignment) || !assignment.field("right") ||
         !assignment.field("right").is(kind::call) || assignment.field("type")) {
-      return fail(fmt::format("the cache `{}` is not filled by one `= call(...)` assignment", *attribute));
+      return fail(decline<DeclineCode::CacheNotOneAssignment>(*attribute));
     }
     Memo memo{*attribute, {}, assignment.field("right"), {}};
     ir::Node left = ir::unparenthesize(assignment.field("left"));
@@ -153,19 +152,19 @@ struct Matcher {
       if (is_receiver_attribute(t, *attribute)) {
         ++caches;
       } else if (!t.is(kind::identifier) || m.text(t) == receiver) {
-        return fail(fmt::format("the cache `{}` is filled together with `{}`", *attribute, snippet(m, t)));
+        return fail(decline<DeclineCode::CacheFilledTogether>(*attribute, snippet(m, t)));
       }
     }
-    if (caches != 1) return fail(fmt::format("the assignment under `hasattr` does not fill `{}`", *attribute));
+    if (caches != 1) return fail(decline<DeclineCode::CacheNotFilled>(*attribute));
     ir::Node callee = memo.call.field("function");
     if (has_call(callee)) {
-      return fail(fmt::format("the cache's initialiser `{}` is not a plain name", snippet(m, callee)));
+      return fail(decline<DeclineCode::CacheInitialiserNotName>(snippet(m, callee)));
     }
     for (ir::Node a : ir::children_without_comments(memo.call.field("arguments"))) {
       if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
-        return fail("the cache's initialiser is called with unpacked arguments");
+        return fail(decline<DeclineCode::CacheInitialiserUnpacked>());
       }
-      if (auto bad = branch_effect(ctx, a)) return fail("an argument of the cache's initialiser " + bad->substr(9));
+      if (auto bad = branch_effect(ctx, a, "an argument of the cache's initialiser")) return fail(std::move(*bad));
     }
     branch.memos.push_back(std::move(memo));
     return true;
@@ -190,18 +189,16 @@ struct Matcher {
     Branch out;
     ir::Node registration = body.empty() ? ir::Node{} : register_buffer_call(m, body.back());
     if (!registration) {
-      fail("a branch does not end by registering the buffer");
+      fail(decline<DeclineCode::BufferNotLast>());
       return std::nullopt;
     }
     if (!register_call(registration, out)) return std::nullopt;
     for (size_t i = 0; i + 1 < body.size(); ++i) {
       ir::Node s = body[i];
       if (s.is(kind::if_statement) && memo(s, out)) continue;
-      if (!why.empty()) return std::nullopt;
+      if (why) return std::nullopt;
       if (move(s, out)) continue;
-      fail(fmt::format("a branch has `{}` before registering the buffer; only a cache filled under "
-                       "`if not hasattr(...)` and a `.to(device)` move are handled there",
-                       snippet(m, s)));
+      fail(decline<DeclineCode::BufferAfterOther>(snippet(m, s)));
       return std::nullopt;
     }
     // The value: a cache this branch fills, or a pure expression that reads no cache.
@@ -212,7 +209,7 @@ struct Matcher {
       }
     }
     if (auto bad = branch_effect(ctx, out.value)) {
-      fail("the registered value: " + *bad);
+      fail(decline<DeclineCode::RegisteredValue>(render(*bad)));
       return std::nullopt;
     }
     return out;
@@ -247,24 +244,23 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
   };
   if (!ends_in_register(consequence) && !ends_in_register(else_block)) return std::nullopt;
   if (elif || !else_block) {
-    return Declined{"a buffer is registered under an `if` without exactly one `else`; only an if/else pair "
-                    "selects between two buffers"};
+    return Declined{decline<DeclineCode::BufferWithoutElse>()};
   }
   ir::Node cond = ir::unparenthesize(if_statement.field("condition"));
   if (cond.is(kind::boolean_operator) && m.text(cond.field("operator")) == "and" &&
       classify_truth(ctx, cond.field("left")).kind == TruthKind::Static) {
-    return Declined{"a static conjunct before a buffer selection is not rewritten in this version"};
+    return Declined{decline<DeclineCode::StaticConjunctBeforeBuffer>()};
   }
   bool uses_equal = false;
-  std::string why;
+  std::optional<Decline> why;
   auto lowered = lower_tensor_condition(ctx, cond, uses_equal, why);
-  if (!lowered) return Declined{why};
+  if (!lowered) return Declined{std::move(*why)};
 
   Matcher match{ctx, m, {}, {}, {}};
   std::vector<Branch> branches;
   for (ir::Node block : {consequence, else_block}) {
     auto b = match.branch(block);
-    if (!b) return Declined{match.why};
+    if (!b) return Declined{std::move(*match.why)};
     branches.push_back(std::move(*b));
   }
   // Both values are computed on every compiled call: neither may read a cache the other branch
@@ -280,8 +276,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
           return !reads;
         });
         if (reads && !own) {
-          return Declined{fmt::format("a registered value reads the cache `{}` outside the branch that fills it",
-                                      memo.attribute)};
+          return Declined{decline<DeclineCode::CacheReadOutsideBranch>(memo.attribute)};
         }
       }
     }
@@ -294,8 +289,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
       memo.local = fmt::format("_graphmend_m{}", memo_count++);
       for (ir::Node t : memo.targets) {
         if (t.is(kind::identifier) && later.contains(std::string(m.text(t)))) {
-          return Declined{fmt::format("`{}`, which the cache assignment also binds, is read after the `if`",
-                                      m.text(t))};
+          return Declined{decline<DeclineCode::CacheBindingReadAfter>(m.text(t))};
         }
       }
     }

@@ -15,19 +15,17 @@ using analysis::TruthKind;
 
 // A statement's effects that stop the rewrite (what may run unconditionally and be reordered is
 // pure, non-raising tensor code), with the reason.
-std::optional<std::string> branch_effect(const analysis::FileContext& ctx, ir::Node node) {
+std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node, std::string_view part) {
   for (const analysis::Effect& e : analysis::effects_of(ctx.module, ctx.types, node)) {
     switch (e.kind) {
       case analysis::EffectKind::AttributeStore:
-        return fmt::format("a branch {}: the stored object's identity and aliasing cannot be kept by a "
-                           "selection",
-                           e.what);
+        return decline<DeclineCode::PartStoresAttribute>(part, e.what);
       case analysis::EffectKind::UnknownCall:
-        return fmt::format("a branch {}, which graphmend cannot prove pure and unable to raise", e.what);
+        return decline<DeclineCode::PartNotProvenPure>(part, e.what);
       case analysis::EffectKind::ControlTransfer:
-        return fmt::format("a branch transfers control ({})", e.what);
+        return decline<DeclineCode::PartTransfersControl>(part, e.what);
       default:
-        return fmt::format("a branch {} ({})", e.what, analysis::effect_kind_name(e.kind));
+        return decline<DeclineCode::PartHasEffect>(part, e.what, analysis::effect_kind_name(e.kind));
     }
   }
   return std::nullopt;
@@ -37,26 +35,26 @@ std::optional<std::string> branch_effect(const analysis::FileContext& ctx, ir::N
 // logical ops (every atom is pure and cannot raise, so losing the short-circuit is invisible).
 namespace {
 
-std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal, std::string& why,
-                                 int depth);
+std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal,
+                                 std::optional<Decline>& why, int depth);
 
 }  // namespace
 
 std::optional<std::string> lower_tensor_condition(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal,
-                                                  std::string& why) {
+                                                  std::optional<Decline>& why) {
   return lower(ctx, e, uses_equal, why, 0);
 }
 
 namespace {
 
-std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal, std::string& why,
-                                 int depth) {
+std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal,
+                                 std::optional<Decline>& why, int depth) {
   const ir::Module& m = ctx.module;
   e = ir::unparenthesize(e);
   if ((e.is(kind::not_operator) || e.is(kind::boolean_operator)) && depth >= kMaxLoweredNesting) {
     // Each level becomes a nested call in the generated code, and CPython rejects more than 200
     // nested parentheses; the recursion stays shallow too.
-    why = fmt::format("the condition nests more than {} `and`/`or`/`not` levels", kMaxLoweredNesting);
+    why = decline<DeclineCode::ConditionTooNested>(std::to_string(kMaxLoweredNesting));
     return std::nullopt;
   }
   if (e.is(kind::not_operator)) {
@@ -74,17 +72,17 @@ std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, b
   }
   const Truth t = classify_truth(ctx, e);
   if (t.kind == TruthKind::Static) {
-    why = fmt::format("the condition mixes the Python value `{}` into its tensor part", snippet(m, e));
+    why = decline<DeclineCode::PythonValueInCondition>(snippet(m, e));
     return std::nullopt;
   }
-  if (auto bad = branch_effect(ctx, e)) {
-    why = "the condition " + bad->substr(9);  // "a branch " -> "the condition "
+  if (auto bad = branch_effect(ctx, e, "the condition")) {
+    why = std::move(bad);
     return std::nullopt;
   }
   if (t.kind == TruthKind::DataOperator) {
     auto q = callee_name(m, e);
     if (!q || *q != "torch.equal") {
-      why = fmt::format("`{}` has no tensor form here", snippet(m, e));
+      why = decline<DeclineCode::NoTensorForm>(snippet(m, e));
       return std::nullopt;
     }
     uses_equal = true;
@@ -93,7 +91,7 @@ std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, b
     return "_graphmend.equal" + text.substr(fn.size());
   }
   if (t.kind != TruthKind::TensorTruth) {
-    why = fmt::format("`{}` is not a tensor graphmend can select on", snippet(m, e));
+    why = decline<DeclineCode::NotSelectableTensor>(snippet(m, e));
     return std::nullopt;
   }
   return "(" + copied(m, e) + ")";

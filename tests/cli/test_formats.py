@@ -109,3 +109,26 @@ def test_a_very_long_line_is_shown_as_a_bounded_excerpt(gm, tmp_path):
     assert "GM201" in r.stdout
     assert len(r.stdout) < 4_000, len(r.stdout)
     assert "…" in r.stdout
+
+
+def test_a_declined_site_carries_its_reason_and_its_stable_code(gm, tmp_path):
+    """JSON, JSON lines and SARIF give the sentence users read and a code to group by."""
+    (tmp_path / "m.py").write_text(
+        "import torch\n\n\n@torch.compile\ndef f(x):\n    for _ in range(2):\n        if x.sum() > 0:\n"
+        "            x = x * 2\n    return x\n")
+    out = gm("check", "m.py", "--output-format", "json-lines", cwd=tmp_path).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [(row["code"], row["decline_code"]) for row in rows] == [("GM101", "inside-loop-or-try")]
+    assert rows[0]["decline_reason"].startswith("the `if` is inside a loop or `try`")
+    doc = json.loads(gm("check", "m.py", "--output-format", "json", cwd=tmp_path).stdout)
+    assert [d["decline_code"] for d in doc["diagnostics"]] == ["inside-loop-or-try"]
+    sarif = json.loads(gm("check", "m.py", "--output-format", "sarif", cwd=tmp_path).stdout)
+    jsonschema.validate(sarif, sarif_schema())
+    assert sarif["runs"][0]["results"][0]["properties"]["decline_code"] == "inside-loop-or-try"
+    assert rows[0]["fix"] is None
+
+
+def test_a_fixed_site_has_no_decline_code(gm, project):
+    out = gm("check", "pkg", "--output-format", "json-lines", cwd=project).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows and all(row["fix"] and row["decline_code"] is None and row["decline_reason"] is None for row in rows)

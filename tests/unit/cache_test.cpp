@@ -34,7 +34,7 @@ TEST(ResultCache, AnEntryComesBackAsItWasStored) {
   declined.code = "GM901";
   declined.range = {0, 1};
   declined.message = "syntax error";
-  declined.decline_reason = "the `if` is inside a loop";
+  declined.decline_reason = rewrite::decline<rewrite::DeclineCode::AssignedTwice>("x");
   Entry entry{"digest-1", 7, {{{with_everything(), declined}, {"3: a warning"}, true}, {}}};
   store(dir.path, "key", entry);
 
@@ -61,7 +61,7 @@ TEST(ResultCache, AnEntryComesBackAsItWasStored) {
   EXPECT_EQ(d.function, expected.function);
   EXPECT_EQ(d.region_reason, expected.region_reason);
   EXPECT_FALSE(f.diagnostics[1].fix);
-  EXPECT_EQ(f.diagnostics[1].decline_reason, "the `if` is inside a loop");
+  EXPECT_EQ(f.diagnostics[1].decline_reason, rewrite::decline<rewrite::DeclineCode::AssignedTwice>("x"));
   EXPECT_TRUE(loaded->files[1].diagnostics.empty());
 }
 

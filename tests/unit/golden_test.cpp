@@ -40,7 +40,7 @@ std::string render(const driver::FileReport& f) {
     if (d.fix) {
       out += fmt::format("  fix[{}]: {}\n", source::applicability_name(d.fix->applicability), d.fix->title);
     } else if (d.decline_reason) {
-      out += fmt::format("  declined: {}\n", *d.decline_reason);
+      out += fmt::format("  declined: {}\n", rewrite::render(*d.decline_reason));
     }
   }
   for (const std::string& note : f.notes) out += fmt::format("note: {}\n", note);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graphmend/analysis/context.h"
+#include "graphmend/rewrite/decline.h"
 #include "graphmend/source/edit.h"
 
 namespace graphmend::rewrite {
@@ -21,7 +22,7 @@ namespace graphmend::rewrite {
 using source::Fix;
 
 struct Declined {
-  std::string reason;
+  Decline reason;
 };
 
 // Names site helpers `_graphmend_<kind>_<function>_<n>`, never reusing a name the module binds
@@ -66,7 +67,7 @@ class SiteRenderer {
   [[nodiscard]] bool is_stable_reference(ir::Node n) const;
 
   [[nodiscard]] const std::vector<ir::Node>& holes() const { return holes_; }
-  [[nodiscard]] const std::optional<std::string>& declined() const { return declined_; }
+  [[nodiscard]] const std::optional<Decline>& declined() const { return declined_; }
 
   // Picks parameter names that no identifier in `source_text` uses.
   void choose_names(std::string_view source_text);
@@ -78,7 +79,7 @@ class SiteRenderer {
   [[nodiscard]] std::string hole_args() const;  // ", <hole 0's source>, <hole 1's source>"
 
  private:
-  std::optional<std::string> decline(std::string reason);
+  std::optional<std::string> decline(Decline reason);
   std::optional<std::string> hole(ir::Node value);
   std::optional<std::string> render_fstring(ir::Node value);
   [[nodiscard]] std::string param(size_t i) const;
@@ -86,7 +87,7 @@ class SiteRenderer {
   const analysis::FileContext& ctx_;
   const ir::Module& m_;
   std::vector<ir::Node> holes_;
-  std::optional<std::string> declined_;
+  std::optional<Decline> declined_;
   std::string prefix_ = "a";
   bool carry_strings_ = false;
 };

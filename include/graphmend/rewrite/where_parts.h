@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "graphmend/analysis/context.h"
+#include "graphmend/rewrite/decline.h"
 
 namespace graphmend::rewrite {
 
@@ -19,8 +20,9 @@ namespace graphmend::rewrite {
 inline constexpr std::string_view kWhereGate = "not _graphmend.compiling() or _graphmend.torch.is_grad_enabled()";
 
 // Why a branch statement (or expression) cannot run unconditionally, or nullopt when it is pure
-// and cannot raise. Reasons start with "a branch ".
-std::optional<std::string> branch_effect(const analysis::FileContext& ctx, ir::Node node);
+// and cannot raise. `part` names what is checked in the reason ("a branch", "the condition", ...).
+std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node,
+                                     std::string_view part = "a branch");
 
 // The names whose values may be used after a statement: every identifier of the function that
 // occurs after it ends, nested functions and lambdas included (a closure may read them later).
@@ -69,6 +71,6 @@ class FunctionIndex {
 // condition has no tensor form.
 inline constexpr int kMaxLoweredNesting = 64;
 std::optional<std::string> lower_tensor_condition(const analysis::FileContext& ctx, ir::Node condition, bool& uses_equal,
-                                                  std::string& why);
+                                                  std::optional<Decline>& why);
 
 }  // namespace graphmend::rewrite

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "graphmend/rewrite/decline.h"
 #include "graphmend/source/edit.h"
 #include "graphmend/source/text.h"
 
@@ -19,10 +20,10 @@ struct Diagnostic {
   // Shared: the arms of one `if`/`elif` chain are fixed by one rewrite of the whole chain, and a
   // copy per arm would make a chain of n arms cost O(n^2).
   std::shared_ptr<const source::Fix> fix;
-  std::optional<std::string> decline_reason;  // why no fix, for fixable categories
-  std::string help;                           // remedy, for sites no rule can rewrite
-  std::string function;                       // qualname of the enclosing compiled function
-  std::string region_reason;                  // why that function is compiled code
+  std::optional<rewrite::Decline> decline_reason;  // why no fix, for fixable categories
+  std::string help;                                // remedy, for sites no rule can rewrite
+  std::string function;                            // qualname of the enclosing compiled function
+  std::string region_reason;                       // why that function is compiled code
 };
 
 }  // namespace graphmend::rules

@@ -1,0 +1,340 @@
+// Why a rewrite planner declined a site, as data: a code and the fields its sentence names.
+// Every reason is one entry of kDeclineTable below: the code, its stable name in reports and the
+// result cache (JSON `decline_code`) and the sentence users read, whose `{}` are the reason's
+// fields in order. The sentence is rendered in one place (render), so the report, the cache and
+// the benches can group sites by code while users read the same sentence as before. A new reason
+// is one enumerator and one table entry (in the same order: checked when this compiles); a name
+// never changes meaning once released.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace graphmend::rewrite {
+
+enum class DeclineCode : std::uint8_t {
+  // Shared by every rewrite: the statement and the module.
+  SharesLine,
+  GeneratedBlockDamaged,
+  RuntimeNameTaken,
+  NotImplemented,
+
+  // Values a site helper would need carried into the graph (SiteRenderer).
+  UncarriableValue,
+  ObjectArgument,
+  YieldAwaitLambda,
+  SelfDocumentingField,
+
+  // [Defer]
+  CallValueUsed,
+  CalleeNotPlainName,
+  CalleeNotModuleLevel,
+  LoggerRebound,
+  NotStandardModule,
+  LogsHandledException,
+  WarnExplicit,
+  GeneratorArgument,
+  UnpackedArguments,
+  PrintFileUnreachable,
+  PrintUnknownKeyword,
+  CallPointKeyword,
+  CategoryNotNameable,
+  ComputedStacklevel,
+  CallPointException,
+  KeywordNotDeferred,
+
+  // [Trap]
+  TruthBeforeLastOperand,
+  NotTestsTruth,
+  BoolFromTensorData,
+  EqualArguments,
+  BareRaise,
+  RaiseFrom,
+  NotBuiltinException,
+  GeneratorException,
+  ExceptionKeywords,
+  MessageFromTensor,
+  GuardInTry,
+  EarlierInPlaceUpdate,
+  AsyncNeedsLiteral,
+
+  // [Where]: where the `if` is.
+  NotAnIf,
+  InsideLoopOrTry,
+  NotInFunction,
+
+  // [Where]: effects of a part of the `if` (the first field names the part: "a branch", "the
+  // condition", "the static conjunct", ...).
+  PartStoresAttribute,
+  PartNotProvenPure,
+  PartTransfersControl,
+  PartHasEffect,
+
+  // [Where]: the condition.
+  ConditionTooNested,
+  PythonValueInCondition,
+  NoTensorForm,
+  NotSelectableTensor,
+  StaticConjunctWithReturns,
+
+  // [Where]: the branches.
+  AssignsAttribute,
+  TupleReadsItsTarget,
+  GuardCannotRun,
+  UnselectableStatement,
+  AssignedTwice,
+  NothingUsedAfter,
+  GuardTestsSelected,
+  GuardMessageReadsSelected,
+  GuardMessageReadsShared,
+  TemporaryAcrossBranches,
+  ReadAfterOwnBranch,
+  TemporaryReadBeforeAssigned,
+  NotBoundBefore,
+  LaterInPlaceUpdate,
+
+  // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
+  BufferCallNotOnName,
+  BufferDifferentObjects,
+  BufferNotNonPersistent,
+  BufferUnpackedArguments,
+  BufferCallForm,
+  BufferNameNotString,
+  BufferDifferentNames,
+  CacheNotOneAssignment,
+  CacheFilledTogether,
+  CacheNotFilled,
+  CacheInitialiserNotName,
+  CacheInitialiserUnpacked,
+  BufferNotLast,
+  BufferAfterOther,
+  RegisteredValue,
+  BufferWithoutElse,
+  StaticConjunctBeforeBuffer,
+  CacheReadOutsideBranch,
+  CacheBindingReadAfter,
+};
+
+struct DeclineEntry {
+  DeclineCode code;
+  std::string_view name;      // stable, for JSON and the cache: "not-in-function"
+  std::string_view sentence;  // what users read; each `{}` is one field
+};
+
+inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
+    // Shared by every rewrite: the statement and the module.
+    {DeclineCode::SharesLine, "shares-line",
+     "the statement shares its line with other code; put it on a line of its own"},
+    {DeclineCode::GeneratedBlockDamaged, "generated-block-damaged",
+     "graphmend's generated block in this module is damaged ({}); restore it from version control or "
+     "delete its marker lines"},
+    {DeclineCode::RuntimeNameTaken, "runtime-name-taken",
+     "the module already binds the name `_graphmend`, which graphmend's generated code needs"},
+    {DeclineCode::NotImplemented, "not-implemented",
+     "the {} rewrite is not implemented in this version (detection only)"},
+
+    // Values a site helper would need carried into the graph (SiteRenderer).
+    {DeclineCode::UncarriableValue, "uncarriable-value",
+     "the argument `{}` is a {}, which cannot be carried into the graph; only tensors, numbers, strings, "
+     "booleans, None, torch.Size, dtypes and tuples and lists of them can"},
+    {DeclineCode::ObjectArgument, "object-argument",
+     "the argument `{}` is an object, which cannot be carried into the graph"},
+    {DeclineCode::YieldAwaitLambda, "yield-await-lambda", "the argument `{}` contains yield, await or lambda"},
+    {DeclineCode::SelfDocumentingField, "self-documenting-field",
+     "the f-string `{}` uses a self-documenting `=` field, whose text would name the helper's parameter"},
+
+    // [Defer]
+    {DeclineCode::CallValueUsed, "call-value-used",
+     "the call's value is used; only a call that is a statement on its own can be deferred"},
+    {DeclineCode::CalleeNotPlainName, "callee-not-plain-name",
+     "the callee is not a plain name graphmend can reference from a helper"},
+    {DeclineCode::CalleeNotModuleLevel, "callee-not-module-level",
+     "`{}` is not a module-level name; a helper outside this function could not reach it"},
+    {DeclineCode::LoggerRebound, "logger-rebound", "the logger `{}` is rebound in ways graphmend cannot follow"},
+    {DeclineCode::NotStandardModule, "not-standard-module", "`{}` is not only an import of the standard module"},
+    {DeclineCode::LogsHandledException, "logs-handled-exception",
+     "`exception` logs the exception being handled, which the deferred call cannot see"},
+    {DeclineCode::WarnExplicit, "warn-explicit",
+     "`warnings.warn_explicit` names its own location and registry; it is left as it is"},
+    {DeclineCode::GeneratorArgument, "generator-argument", "a generator argument cannot be carried into the graph"},
+    {DeclineCode::UnpackedArguments, "unpacked-arguments",
+     "`*args`/`**kwargs` of unknown content cannot be carried into the graph"},
+    {DeclineCode::PrintFileUnreachable, "print-file-unreachable",
+     "print(file={}) writes to an object graphmend cannot reach from the graph; only sys.stdout and "
+     "sys.stderr are deferred"},
+    {DeclineCode::PrintUnknownKeyword, "print-unknown-keyword", "print has no keyword `{}`"},
+    {DeclineCode::CallPointKeyword, "call-point-keyword",
+     "`{}=` refers to the call point, which the deferred call does not have"},
+    {DeclineCode::CategoryNotNameable, "category-not-nameable",
+     "the category `{}` is not a class graphmend can name from a helper"},
+    {DeclineCode::ComputedStacklevel, "computed-stacklevel", "a computed stacklevel cannot be deferred"},
+    {DeclineCode::CallPointException, "call-point-exception",
+     "`{}=` describes the call point's exception or stack, which the deferred call cannot see"},
+    {DeclineCode::KeywordNotDeferred, "keyword-not-deferred", "the keyword `{}` is not one graphmend defers"},
+
+    // [Trap]
+    {DeclineCode::TruthBeforeLastOperand, "truth-before-last-operand",
+     "`and`/`or` tests a tensor's truth before the last operand; only a static Python test may come first "
+     "(`x.dtype == torch.float16 and t.any()`)"},
+    {DeclineCode::NotTestsTruth, "not-tests-truth", "a `not` inside the condition tests a tensor's truth"},
+    {DeclineCode::BoolFromTensorData, "bool-from-tensor-data",
+     "`{}` returns a Python bool from tensor data; it has no graph form here"},
+    {DeclineCode::EqualArguments, "equal-arguments",
+     "`torch.equal` is called with other than two positional arguments"},
+    {DeclineCode::BareRaise, "bare-raise", "a bare `raise` re-raises an exception the graph does not have"},
+    {DeclineCode::RaiseFrom, "raise-from",
+     "`raise ... from ...` chains an exception object graphmend does not carry"},
+    {DeclineCode::NotBuiltinException, "not-builtin-exception",
+     "`{}` is not a builtin exception class; constructing it may have side effects graphmend cannot rule "
+     "out"},
+    {DeclineCode::GeneratorException, "generator-exception", "the exception's argument is a generator"},
+    {DeclineCode::ExceptionKeywords, "exception-keywords",
+     "the exception is constructed with keyword or unpacked arguments"},
+    {DeclineCode::MessageFromTensor, "message-from-tensor",
+     "the message is formatted from the tensor value `{}`, which is not static at trace time"},
+    {DeclineCode::GuardInTry, "guard-in-try",
+     "the guard is inside a `try`; its handler would see the exception raised from inside the graph"},
+    {DeclineCode::EarlierInPlaceUpdate, "earlier-in-place-update",
+     "an in-place update comes earlier in this function ({}); compiled, it is applied when the graph "
+     "returns, so a guard failing inside the graph would leave it undone"},
+    {DeclineCode::AsyncNeedsLiteral, "async-needs-literal",
+     "the asynchronous tier needs a literal message (torch._assert_async takes a constant string)"},
+
+    // [Where]: where the `if` is.
+    {DeclineCode::NotAnIf, "not-an-if", "not an `if` statement"},
+    {DeclineCode::InsideLoopOrTry, "inside-loop-or-try",
+     "the `if` is inside a loop or `try`; its values' lifetimes are not analysed there"},
+    {DeclineCode::NotInFunction, "not-in-function", "the `if` is not inside a function"},
+
+    // [Where]: effects of a part of the `if` (the first field names the part: "a branch", "the
+    // condition", "the static conjunct", ...).
+    {DeclineCode::PartStoresAttribute, "stores-attribute",
+     "{} {}: the stored object's identity and aliasing cannot be kept by a selection"},
+    {DeclineCode::PartNotProvenPure, "not-proven-pure",
+     "{} {}, which graphmend cannot prove pure and unable to raise"},
+    {DeclineCode::PartTransfersControl, "transfers-control", "{} transfers control ({})"},
+    {DeclineCode::PartHasEffect, "has-effect", "{} {} ({})"},
+
+    // [Where]: the condition.
+    {DeclineCode::ConditionTooNested, "condition-too-nested",
+     "the condition nests more than {} `and`/`or`/`not` levels"},
+    {DeclineCode::PythonValueInCondition, "python-value-in-condition",
+     "the condition mixes the Python value `{}` into its tensor part"},
+    {DeclineCode::NoTensorForm, "no-tensor-form", "`{}` has no tensor form here"},
+    {DeclineCode::NotSelectableTensor, "not-selectable-tensor", "`{}` is not a tensor graphmend can select on"},
+    {DeclineCode::StaticConjunctWithReturns, "static-conjunct-with-returns",
+     "a static conjunct with `return` branches is not rewritten in this version"},
+
+    // [Where]: the branches.
+    {DeclineCode::AssignsAttribute, "assigns-attribute",
+     "a branch assigns the attribute `{}`; a selection would not keep the stored object's identity and "
+     "aliasing"},
+    {DeclineCode::TupleReadsItsTarget, "tuple-reads-its-target",
+     "the tuple assignment `{}` reads `{}`, which it also assigns"},
+    {DeclineCode::GuardCannotRun, "guard-cannot-run", "a guard in a branch cannot run in the graph: {}"},
+    {DeclineCode::UnselectableStatement, "unselectable-statement",
+     "a branch has the statement `{}`; only `name = value` assignments (or one `return` in each branch) "
+     "are selected"},
+    {DeclineCode::AssignedTwice, "assigned-twice", "`{}` is assigned twice in one branch"},
+    {DeclineCode::NothingUsedAfter, "nothing-used-after", "no value the branches compute is used after the `if`"},
+    {DeclineCode::GuardTestsSelected, "guard-tests-selected",
+     "the guard in a branch tests `{}`, which a branch assigns"},
+    {DeclineCode::GuardMessageReadsSelected, "guard-message-reads-selected",
+     "the guard's message reads `{}`, which a branch selects"},
+    {DeclineCode::GuardMessageReadsShared, "guard-message-reads-shared",
+     "the guard's message reads `{}`, which several branches assign"},
+    {DeclineCode::TemporaryAcrossBranches, "temporary-across-branches",
+     "the temporary `{}` is assigned in one branch and read in another"},
+    {DeclineCode::ReadAfterOwnBranch, "read-after-own-branch", "`{}` is read after its branch assigned it"},
+    {DeclineCode::TemporaryReadBeforeAssigned, "temporary-read-before-assigned",
+     "the temporary `{}` is assigned in more than one branch and read in one before that branch assigns it"},
+    {DeclineCode::NotBoundBefore, "not-bound-before",
+     "`{}` is not bound before the `if`, so a branch that skips it has no value to select"},
+    {DeclineCode::LaterInPlaceUpdate, "later-in-place-update",
+     "a tensor is updated in place after the `if` ({}); the selected value would not alias what the "
+     "original bound"},
+
+    // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
+    {DeclineCode::BufferCallNotOnName, "buffer-call-not-on-name", "`{}` is not called on a plain name"},
+    {DeclineCode::BufferDifferentObjects, "buffer-different-objects",
+     "the branches register buffers on different objects"},
+    {DeclineCode::BufferNotNonPersistent, "buffer-not-non-persistent",
+     "register_buffer's argument `{}` is not `persistent=False`"},
+    {DeclineCode::BufferUnpackedArguments, "buffer-unpacked-arguments",
+     "register_buffer is called with unpacked arguments"},
+    {DeclineCode::BufferCallForm, "buffer-call-form",
+     "only `register_buffer(\"name\", value, persistent=False)` rebinds a buffer graphmend can prove "
+     "already exists"},
+    {DeclineCode::BufferNameNotString, "buffer-name-not-string", "the buffer name `{}` is not a plain string"},
+    {DeclineCode::BufferDifferentNames, "buffer-different-names", "the branches register different buffers"},
+    {DeclineCode::CacheNotOneAssignment, "cache-not-one-assignment",
+     "the cache `{}` is not filled by one `= call(...)` assignment"},
+    {DeclineCode::CacheFilledTogether, "cache-filled-together", "the cache `{}` is filled together with `{}`"},
+    {DeclineCode::CacheNotFilled, "cache-not-filled", "the assignment under `hasattr` does not fill `{}`"},
+    {DeclineCode::CacheInitialiserNotName, "cache-initialiser-not-name",
+     "the cache's initialiser `{}` is not a plain name"},
+    {DeclineCode::CacheInitialiserUnpacked, "cache-initialiser-unpacked",
+     "the cache's initialiser is called with unpacked arguments"},
+    {DeclineCode::BufferNotLast, "buffer-not-last", "a branch does not end by registering the buffer"},
+    {DeclineCode::BufferAfterOther, "buffer-after-other",
+     "a branch has `{}` before registering the buffer; only a cache filled under `if not hasattr(...)` and "
+     "a `.to(device)` move are handled there"},
+    {DeclineCode::RegisteredValue, "registered-value", "the registered value: {}"},
+    {DeclineCode::BufferWithoutElse, "buffer-without-else",
+     "a buffer is registered under an `if` without exactly one `else`; only an if/else pair selects "
+     "between two buffers"},
+    {DeclineCode::StaticConjunctBeforeBuffer, "static-conjunct-before-buffer",
+     "a static conjunct before a buffer selection is not rewritten in this version"},
+    {DeclineCode::CacheReadOutsideBranch, "cache-read-outside-branch",
+     "a registered value reads the cache `{}` outside the branch that fills it"},
+    {DeclineCode::CacheBindingReadAfter, "cache-binding-read-after",
+     "`{}`, which the cache assignment also binds, is read after the `if`"},
+});
+
+// The table lists every code once, in the enum's order, so a code indexes its entry.
+constexpr bool table_in_enum_order() {
+  for (size_t i = 0; i < kDeclineTable.size(); ++i) {
+    if (static_cast<size_t>(kDeclineTable[i].code) != i) return false;
+  }
+  return true;
+}
+static_assert(table_in_enum_order(), "kDeclineTable must list every DeclineCode once, in the enum's order");
+static_assert(static_cast<size_t>(DeclineCode::CacheBindingReadAfter) + 1 == kDeclineTable.size(),
+              "every DeclineCode needs a table entry");
+
+// How many fields a code's sentence names (its `{}`).
+constexpr size_t field_count(DeclineCode code) {
+  const std::string_view sentence = kDeclineTable[static_cast<size_t>(code)].sentence;
+  size_t count = 0;
+  for (size_t at = sentence.find("{}"); at != std::string_view::npos; at = sentence.find("{}", at + 2)) ++count;
+  return count;
+}
+
+struct Decline {
+  DeclineCode code;
+  std::vector<std::string> fields;  // the sentence's `{}`, in order
+
+  bool operator==(const Decline&) const = default;
+};
+
+// A reason with its fields (anything a std::string can be made from); the number of fields is
+// checked against the sentence when this compiles.
+template <DeclineCode Code, class... Fields>
+Decline decline(Fields&&... fields) {
+  static_assert(sizeof...(Fields) == field_count(Code), "a decline reason needs one field per `{}` of its sentence");
+  return Decline{Code, {std::string(std::forward<Fields>(fields))...}};
+}
+
+// The sentence users read ("the `if` is not inside a function").
+std::string render(const Decline& reason);
+// The code's stable name ("not-in-function"), as JSON reports and the cache write it.
+std::string_view code_name(DeclineCode code);
+std::optional<DeclineCode> code_named(std::string_view name);
+
+}  // namespace graphmend::rewrite
