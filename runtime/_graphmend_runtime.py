@@ -14,7 +14,7 @@ part is for.
 import sys
 import types
 
-RUNTIME_VERSION = "7"
+RUNTIME_VERSION = "8"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -504,6 +504,19 @@ def unmoved(tensor, device):
     )
 
 
+# graphmend-section: scalar
+def scalar(tensor):
+    """What `tensor.item()` gives, for a comparison with a number (static under Dynamo).
+
+    For one floating-point element: the value as a 0-d float64 tensor. Widening to
+    float64 is exact, and a float64 comparison with a float (or an integer up to 2**53)
+    is Python's, so the comparison's truth is the one `.item()` would give, with no
+    graph break. Otherwise `.item()` itself: the original value, error and break."""
+    if tensor.dtype.is_floating_point and tensor.numel() == 1:
+        return tensor.reshape(()).double()
+    return tensor.item()
+
+
 # graphmend-section: end
 # What each section sets up once torch is imported.
 _SETUP = ("_setup_effects",)
@@ -521,4 +534,5 @@ _PUBLIC = (
     "where",
     "buffer_slot",
     "unmoved",
+    "scalar",
 )

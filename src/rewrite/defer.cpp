@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/rewrite/item_effect.h"
+
 namespace graphmend::rewrite {
 
 namespace {
@@ -56,7 +58,10 @@ struct Argument {
   ir::Node value;
 };
 
-std::string_view kind_tag(DeferredCall kind) {
+
+}  // namespace
+
+std::string_view deferred_kind_tag(DeferredCall kind) {
   switch (kind) {
     case DeferredCall::Print: return "print";
     case DeferredCall::LoggerMethod:
@@ -66,9 +71,8 @@ std::string_view kind_tag(DeferredCall kind) {
   return "call";
 }
 
-}  // namespace
-
-std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Node call, DeferredCall kind, SiteNamer& names) {
+std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::FileContext& ctx, ir::Node call,
+                                                              DeferredCall kind, bool share) {
   const ir::Module& m = ctx.module;
 
   // 1. A call standing alone as a statement.
@@ -131,7 +135,7 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   SiteRenderer renderer(ctx);
   // Print and log helpers are shared by every site of one shape, their messages carried from the
   // call. A warning keeps a helper per site: the warnings registry keys on the line it warns from.
-  const bool shared = kind != DeferredCall::WarningsWarn;
+  const bool shared = share && kind != DeferredCall::WarningsWarn;
   if (shared) renderer.carry_string_literals();
   std::vector<const Argument*> kept;  // rendered into the helper's call, in order
   for (const Argument& a : args) {
@@ -182,12 +186,39 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   }
   renderer.choose_names(m.text(call));
 
+  DeferredCallText out;
+  out.statement = stmt;
+  out.shared = shared;
+  for (const std::string& r : rendered) out.arguments.push_back(renderer.finish(r));
+  out.site_call = helper_call(callee, out.arguments);
+  out.params = renderer.params();
+  out.hole_args = renderer.hole_args();
+  out.holes = renderer.holes().size();
+  // Every argument positional and carried as it is: only the callee changes under torch.compile,
+  // to a helper that defers the call; the arguments stay written once.
+  out.callee_only = shared && kept.size() == args.size();
+  for (size_t i = 0; out.callee_only && i < kept.size(); ++i) {
+    out.callee_only = kept[i]->keyword.empty() && rendered[i] == SiteRenderer::hole_marker(i);
+  }
+  out.callee = callee;
+  return out;
+}
+
+std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Node call, DeferredCall kind, SiteNamer& names) {
+  const ir::Module& m = ctx.module;
+  if (decided_by_item_effect(ctx, call)) return Declined{decline<DeclineCode::DeferredWithItem>()};
+  auto rendered_call = render_deferred_call(ctx, call, kind);
+  if (auto* d = std::get_if<Declined>(&rendered_call)) return std::move(*d);
+  const DeferredCallText& text = std::get<DeferredCallText>(rendered_call);
+  const ir::Node stmt = text.statement;
+  const ir::Node fn = ir::unparenthesize(call.field("function"));
+
   // 4. The site helper, and the statement wrapped to call it under torch.compile.
   const int fi = m.function_of(call);
   const std::string function = fi >= 0 ? m.functions[static_cast<size_t>(fi)].name : "module";
-  std::vector<std::string> finished;
-  for (const std::string& r : rendered) finished.push_back(renderer.finish(r));
-  const std::string site_call = helper_call(callee, finished);
+  const std::string& site_call = text.site_call;
+  const std::string& callee = text.callee;
+  const bool shared = text.shared;
 
   Fix fix;
   fix.title = kind == DeferredCall::Print          ? "run the print inside the compiled graph (eager path unchanged)"
@@ -195,13 +226,7 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
                                                    : "run the log call inside the compiled graph (eager path unchanged)";
   fix.applicability = source::Applicability::Safe;
 
-  // Every argument positional and carried as it is: only the callee changes under torch.compile,
-  // to a helper that defers the call; the arguments stay written once.
-  bool callee_only = shared && kept.size() == args.size();
-  for (size_t i = 0; callee_only && i < kept.size(); ++i) {
-    callee_only = kept[i]->keyword.empty() && rendered[i] == SiteRenderer::hole_marker(i);
-  }
-  if (callee_only) {
+  if (text.callee_only) {
     if (auto taken = runtime_unavailable(m)) return *taken;
     // No helper: the runtime finds the callee by its path, as the module's code would.
     const std::string path = fn.is(kind::attribute)
@@ -211,12 +236,12 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
     return fix;
   }
 
-  const std::string site = shared ? names.shared(kind_tag(kind), helper_signature(site_helper("", renderer.params(), site_call)))
-                                  : names.next(kind_tag(kind), function);
-  if (auto declined = wrap_for_compile(m, stmt, fmt::format("_graphmend.defer({}{})", site, renderer.hole_args()), fix)) {
+  const std::string site = shared ? names.shared(deferred_kind_tag(kind), helper_signature(site_helper("", text.params, site_call)))
+                                  : names.next(deferred_kind_tag(kind), function);
+  if (auto declined = wrap_for_compile(m, stmt, fmt::format("_graphmend.defer({}{})", site, text.hole_args), fix)) {
     return *declined;
   }
-  fix.helpers = {site_helper(site, renderer.params(), site_call)};
+  fix.helpers = {site_helper(site, text.params, site_call)};
   return fix;
 }
 

@@ -572,18 +572,24 @@ std::string gate_header(std::string_view guard, std::string_view indent, std::st
 
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
                                          source::Fix& fix, std::string_view guard) {
+  return wrap_for_compile(m, stmt, stmt, compiled_code, fix, guard);
+}
+
+std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir::Node last,
+                                         std::string_view compiled_code, source::Fix& fix, std::string_view guard) {
   const std::string_view text = m.text();
+  const ir::Node stmt = first;
   ir::Node block = stmt.parent();
   const std::string_view indent = source::indentation_at(text, stmt.start());
   const uint32_t line_start = stmt.start() - static_cast<uint32_t>(indent.size());
   const bool starts_line = line_start == 0 || text[line_start - 1] == '\n' || text[line_start - 1] == '\r';
-  uint32_t after = stmt.end();
+  uint32_t after = last.end();
   while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
   if (after < text.size() && text[after] == '#') {
     while (after < text.size() && text[after] != '\n' && text[after] != '\r') ++after;
   }
   const bool ends_line = after == text.size() || text[after] == '\n' || text[after] == '\r';
-  if (!block.is(kind::block) || !starts_line || !ends_line) {
+  if (!block.is(kind::block) || last.parent() != block || !starts_line || !ends_line) {
     return Declined{decline<DeclineCode::SharesLine>()};
   }
   if (auto taken = runtime_unavailable(m)) return taken;
@@ -597,11 +603,15 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
   fix.edits.push_back(source::Edit::insertion(stmt.start(), gate_header(guard, indent, inner, newline) + newline + inner));
   // The statement's other lines move in with it, except lines inside a multi-line string, whose
   // bytes are the string's value.
-  const auto strings = multiline_strings_in(m, stmt);
-  for (uint32_t i = stmt.start(); i < stmt.end(); ++i) {
+  std::vector<source::TextRange> strings;
+  for (ir::Node s = first; s; s = s.next_named_sibling()) {
+    for (const source::TextRange& r : multiline_strings_in(m, s)) strings.push_back(r);
+    if (s == last) break;
+  }
+  for (uint32_t i = stmt.start(); i < last.end(); ++i) {
     if (!is_newline_at(text, i)) continue;
     const uint32_t next = i + 1;
-    if (next >= stmt.end() || text[next] == '\n' || text[next] == '\r') continue;  // a blank line
+    if (next >= last.end() || text[next] == '\n' || text[next] == '\r') continue;  // a blank line
     if (!inside_any(strings, next)) fix.edits.push_back(source::Edit::insertion(next, unit));
   }
   fix.edits.push_back(source::Edit::insertion(

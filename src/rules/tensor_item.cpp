@@ -2,15 +2,14 @@
 
 #include <array>
 
+#include "graphmend/rewrite/item_effect.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
 
-using analysis::ValueKind;
-
 const RuleInfo& TensorItemRule::info() const {
   static const RuleInfo kInfo{"GM401", "tensor-item", "`Tensor.item()` in compiled code splits the graph",
-                              "GB0124", RuleFamily::Report, FixAvailability::None};
+                              "GB0124", RuleFamily::Defer, FixAvailability::Sometimes};
   return kInfo;
 }
 
@@ -20,17 +19,17 @@ std::span<const syntax::Kind* const> TensorItemRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> TensorItemRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
-    ir::Node fn = n.field("function");
-    if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "item") return true;
-    if (n.field("arguments").named_child_count() != 0) return true;
-    const auto t = ctx.types.type_of(m, fn.field("object"));
-    if (t.kind == ValueKind::Static || t.kind == ValueKind::None || t.kind == ValueKind::Module) return true;
-    sink.report(make_diagnostic(
+  return file_pass([this, &ctx, &sink, names = rewrite::SiteNamer(ctx.module),
+                    index = rewrite::FunctionIndex(ctx)](ir::Node n) mutable {
+    if (!rewrite::is_tensor_item_call(ctx, n)) return true;
+    Diagnostic d = make_diagnostic(
         info(), n,
         "`.item()` moves a tensor value into Python; the graph is split here (GB0124: "
         "Unsupported Tensor.item() call with capture_scalar_outputs=False)",
-        "keep the value as a tensor, or set torch._dynamo.config.capture_scalar_outputs = True"));
+        "keep the value as a tensor, or set torch._dynamo.config.capture_scalar_outputs = True");
+    // A value only compared with a number to decide a print or warning: [Defer] with the test.
+    attach_plan(d, rewrite::plan_item_effect(ctx, n, names, index));
+    sink.report(std::move(d));
     return true;
   });
 }

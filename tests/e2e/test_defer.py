@@ -108,7 +108,9 @@ def test_original_breaks_the_graph(pairs, program, index, name):
     how, target, args = _case(original, index)
     torch._dynamo.reset()
     _events, out = capture(_twice(_compiled(how, target, "eager"), args))
-    assert isinstance(out, torch._dynamo.exc.Unsupported), f"expected a graph break, got {out!r}"
+    # Under fullgraph, Dynamo captures a `.item()` value as a symbol and then cannot branch on it.
+    data_dependent = isinstance(out, torch._dynamo.exc.UserError) and "data-dependent" in str(out)
+    assert isinstance(out, torch._dynamo.exc.Unsupported) or data_dependent, f"expected a graph break, got {out!r}"
 
 
 def test_failing_call_emits_what_came_before(pairs):

@@ -119,6 +119,17 @@ enum class DeclineCode : std::uint8_t {
   StaticConjunctBeforeBuffer,
   CacheReadOutsideBranch,
   CacheBindingReadAfter,
+
+  // [Defer] of an effect decided by a `.item()` value (item_effect.cpp).
+  ItemNotAssigned,
+  ItemNoTestAfter,
+  ItemNumberInexact,
+  ItemBodyNotDeferrable,
+  ItemBodyCarries,
+  ItemNameNotLocal,
+  ItemNameUsedElsewhere,
+  ItemFrameInspected,
+  DeferredWithItem,
 };
 
 struct DeclineEntry {
@@ -295,6 +306,28 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
      "a registered value reads the cache `{}` outside the branch that fills it"},
     {DeclineCode::CacheBindingReadAfter, "cache-binding-read-after",
      "`{}`, which the cache assignment also binds, is read after the `if`"},
+
+    // [Defer] of an effect decided by a `.item()` value (item_effect.cpp).
+    {DeclineCode::ItemNotAssigned, "item-not-assigned",
+     "the value is not assigned to a name by a statement of its own; only `name = t.item()` followed by an "
+     "`if` that compares `name` with a number is rewritten"},
+    {DeclineCode::ItemNoTestAfter, "item-no-test-after",
+     "the next statement is not an `if` (without `elif` or `else`) that compares `{}` with a number"},
+    {DeclineCode::ItemNumberInexact, "item-number-inexact",
+     "the number `{}` has no exact float64 value, so a tensor comparison could differ from Python's"},
+    {DeclineCode::ItemBodyNotDeferrable, "item-body-not-deferrable",
+     "the `if` that tests `{}` does something other than one `print` or `warnings.warn` call"},
+    {DeclineCode::ItemBodyCarries, "item-body-carries",
+     "the call under the `if` has arguments other than literals and module-level names; they would be "
+     "computed whether or not the test passes"},
+    {DeclineCode::ItemNameNotLocal, "item-name-not-local", "`{}` is not a local variable of this function"},
+    {DeclineCode::ItemNameUsedElsewhere, "item-name-used-elsewhere",
+     "`{}` is used or bound elsewhere in the function; under compile it is not bound"},
+    {DeclineCode::ItemFrameInspected, "item-frame-inspected",
+     "the function reads its own frame (locals(), vars(), eval or exec), which could see `{}`"},
+    {DeclineCode::DeferredWithItem, "deferred-with-item",
+     "the `.item()` value the enclosing `if` tests is rewritten together with it (GM401's fix), which defers "
+     "this call"},
 });
 
 // The table lists every code once, in the enum's order, so a code indexes its entry.
@@ -305,7 +338,7 @@ constexpr bool table_in_enum_order() {
   return true;
 }
 static_assert(table_in_enum_order(), "kDeclineTable must list every DeclineCode once, in the enum's order");
-static_assert(static_cast<size_t>(DeclineCode::CacheBindingReadAfter) + 1 == kDeclineTable.size(),
+static_assert(static_cast<size_t>(DeclineCode::DeferredWithItem) + 1 == kDeclineTable.size(),
               "every DeclineCode needs a table entry");
 
 // How many fields a code's sentence names (its `{}`).

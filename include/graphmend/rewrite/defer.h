@@ -2,13 +2,37 @@
 // runs unchanged in eager mode and from inside the graph under torch.compile. Doc: rules/GM201.md.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <variant>
+#include <vector>
 
 #include "graphmend/rewrite/site.h"
 
 namespace graphmend::rewrite {
 
 enum class DeferredCall { Print, LoggerMethod, LoggingFunction, WarningsWarn };
+
+// A deferrable call statement rendered for a site helper: what plan_defer checks and renders
+// before it writes anything.
+struct DeferredCallText {
+  ir::Node statement;                  // the call's expression statement
+  std::string callee;                  // as the helper names it: "print", "warnings.warn"
+  std::vector<std::string> arguments;  // rendered, holes named by `params`
+  std::string site_call;               // the helper's call: callee(arguments), wrapped as black would
+  std::string params;                  // the helper's parameters, one per hole: "a0, a1"
+  std::string hole_args;               // ", <hole 0's source>, ...": what the call point passes
+  size_t holes = 0;
+  bool shared = false;       // one helper per call shape (print, logging) rather than per site (warnings)
+  bool callee_only = false;  // every argument positional and carried as it is
+};
+
+// The call as a helper would make it, or why it cannot be deferred. With `share`, print and log
+// helpers are shared by every site of one shape (their string literals carried from the call).
+std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::FileContext& ctx, ir::Node call,
+                                                              DeferredCall kind, bool share = true);
+// The helper-name kind of a deferred call: "print", "log", "warn".
+std::string_view deferred_kind_tag(DeferredCall kind);
 
 // The rewrite of one call statement, or why it is declined.
 std::variant<source::Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Node call, DeferredCall kind,

@@ -128,6 +128,11 @@ void call_through_runtime(const ir::Module& m, ir::Node function, std::string_vi
 // more level and kRawNewline for a line break copied from the source (see copied/reindented).
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
                                          source::Fix& fix, std::string_view guard = "not _graphmend.compiling()");
+// The same for the statements `first` to `last` of one block (siblings, in order, comments
+// between them included): they move into the eager branch together.
+std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir::Node last,
+                                         std::string_view compiled_code, source::Fix& fix,
+                                         std::string_view guard = "not _graphmend.compiling()");
 
 inline constexpr char kIndentStep = '\x03';
 inline constexpr char kRawNewline = '\x04';
