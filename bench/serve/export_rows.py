@@ -145,8 +145,9 @@ def main() -> None:
     if args.from_json:
         results = json.loads(saved.read_text())
     else:
-        site = patched_site(args.graphmend)
-        results = {}
+        site = patched_site(args.graphmend) if args.rows else None
+        # A run over some rows updates those rows of the saved results.
+        results = json.loads(saved.read_text()) if saved.exists() else {}
         for row in args.rows:
             results[row] = {"original": run(row, None), "patched": run(row, site)}
             print(row, json.dumps(results[row]), flush=True)
