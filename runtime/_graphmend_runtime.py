@@ -508,11 +508,16 @@ def unmoved(tensor, device):
 def scalar(tensor):
     """What `tensor.item()` gives, for a comparison with a number (static under Dynamo).
 
-    For one floating-point element: the value as a 0-d float64 tensor. Widening to
-    float64 is exact, and a float64 comparison with a float (or an integer up to 2**53)
-    is Python's, so the comparison's truth is the one `.item()` would give, with no
-    graph break. Otherwise `.item()` itself: the original value, error and break."""
-    if tensor.dtype.is_floating_point and tensor.numel() == 1:
+    For a tensor of one floating-point element: the value as a 0-d float64 tensor.
+    Widening to float64 is exact, and a float64 comparison with a float (or an integer
+    up to 2**53) is Python's, so the comparison's truth is the one `.item()` would give,
+    with no graph break. Otherwise (an integer or boolean tensor, several elements, a
+    NumPy array, ...) `.item()` itself: the original value, error and break."""
+    if (
+        isinstance(tensor, torch.Tensor)
+        and tensor.dtype.is_floating_point
+        and tensor.numel() == 1
+    ):
         return tensor.reshape(()).double()
     return tensor.item()
 

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 import torch._dynamo
@@ -29,7 +30,7 @@ behaviour.PROGRAM_NAMES |= {PROGRAM.name, "model.py"}
 @pytest.fixture(scope="module")
 def pair(graphmend_bin, tmp_path_factory):
     original, patched, text = behaviour.fixed_pair(graphmend_bin, PROGRAM, tmp_path_factory.mktemp("item"))
-    assert text.count("_graphmend.scalar(") == 10, text.count("_graphmend.scalar(")  # every site is rewritten
+    assert text.count("_graphmend.scalar(") == 11, text.count("_graphmend.scalar(")  # every site is rewritten
     return original, patched
 
 
@@ -61,6 +62,17 @@ def test_an_integer_value_keeps_the_original_item(pair):
     torch._dynamo.reset()
     got = capture(_calls(torch.compile(patched.Counts(), backend="aot_eager"), inputs))
     assert ref[0] == [("stdout", "two positive\ntwo positive\n")]  # the second input's test fails
+    assert got[0] == ref[0] and behaviour.same_result(got[1], ref[1])
+
+
+def test_a_numpy_value_keeps_the_original_item(pair):
+    original, patched = pair
+    inputs = [(torch.ones(2), np.array([2.0])), (torch.ones(2), np.array([1.0]))]
+    ref = capture(lambda: [original.Counted()(*args) for args in inputs])
+    torch._dynamo.reset()
+    compiled = torch.compile(patched.Counted(), backend="aot_eager")
+    got = capture(lambda: [compiled(*args) for args in inputs])
+    assert ref[0] == [("stdout", "counted more than 1.5\n")]
     assert got[0] == ref[0] and behaviour.same_result(got[1], ref[1])
 
 

@@ -77,6 +77,16 @@ class PerRow(nn.Module):
         return x + 1
 
 
+class Counted(nn.Module):
+    """A value whose type the code does not say (a NumPy array here): `.item()` is kept."""
+
+    def forward(self, x, count):
+        c = count.item()
+        if c > 1.5:
+            print("counted more than 1.5")
+        return x + 1
+
+
 def cases():
     """(name, how it is compiled, the uncompiled callable or module, inputs)."""
     x = torch.arange(4, dtype=torch.float32) - 1.5
