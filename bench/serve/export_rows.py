@@ -75,12 +75,10 @@ print(json.dumps(facts))
 EXAMPLE = "examples/tiny_transformer"
 
 
-def run_example(parent: str) -> dict:
-    """The example's Block from `parent` (a folder holding tiny_transformer/), seeded weights."""
-    out = subprocess.run([sys.executable, "-c", ARM, parent, "-", str(ROOT)], capture_output=True,
-                         text=True, timeout=900, check=False)
+def facts_printed(out: subprocess.CompletedProcess, need_success: bool = True) -> dict:
+    """The last JSON line a bench process printed, or its last line of stderr as the error."""
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    if out.returncode != 0 or not lines:
+    if (need_success and out.returncode != 0) or not lines:
         return {"error": (out.stderr.strip().splitlines() or ["?"])[-1][:200]}
     return json.loads(lines[-1])
 
@@ -95,19 +93,17 @@ def patched_example(graphmend: str) -> str:
 
 
 def run(row: str, site: str | None) -> dict:
+    """`row` is a model row, or a folder holding the bundled example (its Block, seeded weights)."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if site:
         env["PYTHONPATH"] = site
     weights = WORK / f"{row.replace(' ', '_')}.pt"
-    if not weights.exists():
+    if not weights.exists() and not os.path.isdir(row):
         return {"error": f"no pinned weights {weights}: run bash bench/run_models.sh first"}
     out = subprocess.run([sys.executable, "-c", ARM, row, str(weights), str(ROOT)], env=env,
                          capture_output=True, text=True, timeout=900, check=False)
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    if out.returncode != 0 or not lines:
-        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1][:200]}
-    return json.loads(lines[-1])
+    return facts_printed(out)
 
 
 def patched_site(graphmend: str) -> str:
@@ -151,8 +147,8 @@ def main() -> None:
         for row in args.rows:
             results[row] = {"original": run(row, None), "patched": run(row, site)}
             print(row, json.dumps(results[row]), flush=True)
-        results[EXAMPLE] = {"original": run_example(str(ROOT / "examples")),
-                            "patched": run_example(patched_example(args.graphmend))}
+        results[EXAMPLE] = {"original": run(str(ROOT / "examples"), None),
+                            "patched": run(patched_example(args.graphmend), None)}
         print(EXAMPLE, json.dumps(results[EXAMPLE]), flush=True)
         saved.parent.mkdir(exist_ok=True)
         saved.write_text(json.dumps(results, indent=2) + "\n")

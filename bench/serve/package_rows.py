@@ -28,7 +28,7 @@ OUT = WORK / "serve"
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(HERE))
 from _sections import replace_section  # noqa: E402  (bench/ is not a package)
-from export_rows import EXAMPLE, FULLY_FIXED, patched_example, patched_site  # noqa: E402
+from export_rows import EXAMPLE, FULLY_FIXED, facts_printed, patched_example, patched_site  # noqa: E402
 
 BEGIN = "<!-- serve: begin (bench/serve/package_rows.py writes this section) -->"
 END = "<!-- serve: end -->"
@@ -115,19 +115,13 @@ def package_row(row: str, site: str) -> dict:
     env = dict(os.environ, PYTHONPATH=site, TORCHINDUCTOR_CACHE_DIR=str(OUT / "inductor-cache"))
     out = subprocess.run([sys.executable, "-c", ARM, row, str(weights), str(ROOT), str(OUT), str(WARM_CALLS)],
                          env=env, capture_output=True, text=True, timeout=1800, check=False)
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    if out.returncode != 0 or not lines:
-        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1][:200]}
-    return json.loads(lines[-1])
+    return facts_printed(out)
 
 
 def run_harness(harness: str, facts: dict) -> dict:
     out = subprocess.run([harness, "--package", facts["package"], "--io", facts["io"], "--warm", str(WARM_CALLS)],
                          capture_output=True, text=True, timeout=900, check=False)
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    if not lines:
-        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1][:200]}
-    return json.loads(lines[-1])
+    return facts_printed(out, need_success=False)  # exit 1 with facts: an output differs
 
 
 def exports(arm: dict) -> str:

@@ -61,6 +61,11 @@ struct Argument {
 
 }  // namespace
 
+bool is_builtin_print(const ir::Module& m, ir::Node call) {
+  const ir::Node fn = call.field("function");
+  return fn.is(kind::identifier) && m.text(fn) == "print" && m.lookup_at(fn) < 0;
+}
+
 std::string_view deferred_kind_tag(DeferredCall kind) {
   switch (kind) {
     case DeferredCall::Print: return "print";
@@ -189,11 +194,11 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
   DeferredCallText out;
   out.statement = stmt;
   out.shared = shared;
-  for (const std::string& r : rendered) out.arguments.push_back(renderer.finish(r));
-  out.site_call = helper_call(callee, out.arguments);
+  std::vector<std::string> finished;
+  for (const std::string& r : rendered) finished.push_back(renderer.finish(r));
+  out.site_call = helper_call(callee, finished);
   out.params = renderer.params();
   out.hole_args = renderer.hole_args();
-  out.holes = renderer.holes().size();
   // Every argument positional and carried as it is: only the callee changes under torch.compile,
   // to a helper that defers the call; the arguments stay written once.
   out.callee_only = shared && kept.size() == args.size();

@@ -15,10 +15,7 @@ namespace {
 // Python's comparison of a float with the literal equals float64 tensor's comparison with it when
 // the literal's value is a float64: a float literal, or an integer of at most 2**53.
 bool exact_in_float64(const ir::Module& m, ir::Node literal) {
-  if (literal.is(kind::unary_operator)) {
-    if (m.text(literal.field("operator")) != "-") return false;
-    literal = literal.field("argument");
-  }
+  if (literal.is(kind::unary_operator)) literal = literal.field("argument");  // a minus sign
   std::string text(m.text(literal));
   if (text.find_first_of("jJ") != std::string::npos) return false;  // imaginary
   if (literal.is(kind::float_)) return true;
@@ -35,8 +32,9 @@ bool exact_in_float64(const ir::Module& m, ir::Node literal) {
   return error == std::errc() && end == text.data() + text.size() && value <= (uint64_t{1} << 53);
 }
 
-bool is_number_literal(ir::Node n) {
-  if (n.is(kind::unary_operator)) n = n.field("argument");
+// A numeric literal, or a negated one.
+bool is_number_literal(const ir::Module& m, ir::Node n) {
+  if (n.is(kind::unary_operator) && m.text(n.field("operator")) == "-") n = n.field("argument");
   return n.is(kind::integer) || n.is(kind::float_);
 }
 
@@ -51,6 +49,8 @@ bool is_tensor_item_call(const analysis::FileContext& ctx, ir::Node call) {
   return t.kind != analysis::ValueKind::Static && t.kind != analysis::ValueKind::None &&
          t.kind != analysis::ValueKind::Module;
 }
+
+namespace {
 
 // The `.item()` statement, the `if` after it and the call it decides, once every check passed.
 struct ItemEffect {
@@ -90,9 +90,9 @@ std::variant<ItemEffect, Declined> match_item_effect(const analysis::FileContext
                                              ? ir::children_without_comments(condition)
                                              : std::vector<ir::Node>{};
   const bool name_left = operands.size() == 2 && operands[0].is(kind::identifier) && m.text(operands[0]) == name &&
-                         is_number_literal(operands[1]);
+                         is_number_literal(m, operands[1]);
   const bool name_right = operands.size() == 2 && operands[1].is(kind::identifier) &&
-                          m.text(operands[1]) == name && is_number_literal(operands[0]);
+                          m.text(operands[1]) == name && is_number_literal(m, operands[0]);
   const std::string_view op = operands.size() == 2 ? m.text(condition.child(1)) : std::string_view();
   const bool plain_comparison = condition.child_count() == 3 &&
                                 (op == "<" || op == ">" || op == "<=" || op == ">=" || op == "==" || op == "!=");
@@ -110,8 +110,7 @@ std::variant<ItemEffect, Declined> match_item_effect(const analysis::FileContext
                             : ir::Node{};
   std::optional<DeferredCall> call_kind;
   if (call.is(kind::call)) {
-    const ir::Node callee = call.field("function");
-    if (callee.is(kind::identifier) && m.text(callee) == "print" && m.lookup_at(callee) < 0) {
+    if (is_builtin_print(m, call)) {
       call_kind = DeferredCall::Print;
     } else if (analysis::callee_name(m, call) == "warnings.warn") {
       call_kind = DeferredCall::WarningsWarn;
@@ -121,7 +120,7 @@ std::variant<ItemEffect, Declined> match_item_effect(const analysis::FileContext
   auto rendered = render_deferred_call(ctx, call, *call_kind, /*share=*/false);
   if (auto* d = std::get_if<Declined>(&rendered)) return std::move(*d);
   const DeferredCallText& deferred = std::get<DeferredCallText>(rendered);
-  if (deferred.holes > 0) return Declined{decline<DeclineCode::ItemBodyCarries>()};
+  if (!deferred.params.empty()) return Declined{decline<DeclineCode::ItemBodyCarries>()};
   if (deferred.site_call.find("\"\"\"") != std::string::npos || deferred.site_call.find("'''") != std::string::npos) {
     return Declined{decline<DeclineCode::ItemBodyCarries>()};
   }
@@ -144,6 +143,8 @@ std::variant<ItemEffect, Declined> match_item_effect(const analysis::FileContext
 
   return ItemEffect{statement, test, number, op, name_left, *call_kind, deferred};
 }
+
+}  // namespace
 
 std::variant<source::Fix, Declined> plan_item_effect(const analysis::FileContext& ctx, ir::Node item_call,
                                                      SiteNamer& names, FunctionIndex& index) {
@@ -173,8 +174,7 @@ std::variant<source::Fix, Declined> plan_item_effect(const analysis::FileContext
     call_lines += c;
     if (c == '\n') call_lines += "    ";
   }
-  fix.helpers = {source::Helper{site, fmt::format("def {}(_graphmend_c):\n    if _graphmend_c:\n        {}\n", site,
-                                                  call_lines)}};
+  fix.helpers = {site_helper(site, "_graphmend_c", "if _graphmend_c:\n        " + call_lines)};
   return fix;
 }
 
@@ -189,7 +189,6 @@ bool decided_by_item_effect(const analysis::FileContext& ctx, ir::Node call) {
   while (before && before.is(kind::comment)) before = before.prev_named_sibling();
   const ir::Node assignment = before.is(kind::expression_statement) ? before.named_child(0) : ir::Node{};
   const ir::Node value = assignment.is(kind::assignment) ? assignment.field("right") : ir::Node{};
-  if (!is_tensor_item_call(ctx, value)) return false;
   FunctionIndex index(ctx);
   const auto matched = match_item_effect(ctx, value, index);
   return std::holds_alternative<ItemEffect>(matched) && std::get<ItemEffect>(matched).test == test;

@@ -24,9 +24,8 @@ std::span<const syntax::Kind* const> PrintCallRule::kinds() const {
 
 std::unique_ptr<FilePass> PrintCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module, names = SiteNamer(ctx.module)](ir::Node n) mutable {
-    ir::Node fn = n.field("function");
     // Only the builtin: a local or imported `print` is someone else's function.
-    if (fn.is(kind::identifier) && m.text(fn) == "print" && m.lookup_at(fn) < 0) {
+    if (rewrite::is_builtin_print(m, n)) {
       Diagnostic d = make_diagnostic(
           info(), n,
           "`print` cannot be traced; the graph is split around it (GB0059: Failed to trace "

@@ -24,15 +24,21 @@ import behaviour
 FORMS = pathlib.Path(__file__).resolve().parent / "export" / "export_forms.py"
 
 
-@pytest.fixture(scope="module")
-def pair(graphmend_bin, tmp_path_factory):
-    copy = tmp_path_factory.mktemp("export") / FORMS.name
-    shutil.copy(FORMS, copy)
+def _fixed(graphmend_bin, tmp_path_factory, program, *emitted):
+    """(original module, patched module) of `program` fixed by graphmend, whose text holds `emitted`."""
+    copy = tmp_path_factory.mktemp(program.stem) / program.name
+    shutil.copy(program, copy)
     out = subprocess.run([graphmend_bin, "fix", str(copy)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
     text = copy.read_text()
-    assert "_graphmend.check(" in text and "_graphmend.where(" in text and "_graphmend.call(" in text
-    return behaviour.import_path(FORMS, "export_forms__original"), behaviour.import_path(copy, "export_forms__patched")
+    assert all(form in text for form in emitted), text
+    return (behaviour.import_path(program, f"{program.stem}__original"),
+            behaviour.import_path(copy, f"{program.stem}__patched"))
+
+
+@pytest.fixture(scope="module")
+def pair(graphmend_bin, tmp_path_factory):
+    return _fixed(graphmend_bin, tmp_path_factory, FORMS, "_graphmend.check(", "_graphmend.where(", "_graphmend.call(")
 
 
 def _export(module, x, strict):
@@ -87,13 +93,7 @@ SHARED = pathlib.Path(__file__).resolve().parent / "export" / "shared_submodule.
 
 @pytest.fixture(scope="module")
 def shared_pair(graphmend_bin, tmp_path_factory):
-    copy = tmp_path_factory.mktemp("export_shared") / SHARED.name
-    shutil.copy(SHARED, copy)
-    out = subprocess.run([graphmend_bin, "fix", str(copy)], capture_output=True, text=True)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "_graphmend.allocating_module(" in copy.read_text()
-    return (behaviour.import_path(SHARED, "shared_submodule__original"),
-            behaviour.import_path(copy, "shared_submodule__patched"))
+    return _fixed(graphmend_bin, tmp_path_factory, SHARED, "_graphmend.allocating_module(")
 
 
 @pytest.mark.parametrize("strict", [False, True])

@@ -18,11 +18,9 @@ enum class DeferredCall { Print, LoggerMethod, LoggingFunction, WarningsWarn };
 struct DeferredCallText {
   ir::Node statement;                  // the call's expression statement
   std::string callee;                  // as the helper names it: "print", "warnings.warn"
-  std::vector<std::string> arguments;  // rendered, holes named by `params`
-  std::string site_call;               // the helper's call: callee(arguments), wrapped as black would
-  std::string params;                  // the helper's parameters, one per hole: "a0, a1"
+  std::string site_call;               // the helper's call, holes named by `params`, wrapped as black would
+  std::string params;                  // the helper's parameters, one per hole: "a0, a1" ("": no hole)
   std::string hole_args;               // ", <hole 0's source>, ...": what the call point passes
-  size_t holes = 0;
   bool shared = false;       // one helper per call shape (print, logging) rather than per site (warnings)
   bool callee_only = false;  // every argument positional and carried as it is
 };
@@ -31,6 +29,8 @@ struct DeferredCallText {
 // helpers are shared by every site of one shape (their string literals carried from the call).
 std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::FileContext& ctx, ir::Node call,
                                                               DeferredCall kind, bool share = true);
+// A call of the builtin `print` (not a local or imported function of that name).
+bool is_builtin_print(const ir::Module& m, ir::Node call);
 // The helper-name kind of a deferred call: "print", "log", "warn".
 std::string_view deferred_kind_tag(DeferredCall kind);
 
