@@ -11,10 +11,11 @@ otherwise; do not edit it. See `graphmend rule GM201`, `GM301` and `GM101` for w
 part is for.
 """
 
+import os
 import sys
 import types
 
-RUNTIME_VERSION = "8"
+RUNTIME_VERSION = "9"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -32,6 +33,8 @@ if _state is None:
     _state.ops = {}  # op name -> the registered op's overload
     _state.layouts = {}  # carried layout string -> its parsed form
     _state.sink = None  # every op call updates it: see _register
+    _state.defer_form = None  # "in-graph" or "epilogue": see _defer_form
+    _state.epilogue = None  # the effects a graph recorded: see _Epilogue
     sys.modules[_STATE_NAME] = _state
 
 
@@ -120,12 +123,21 @@ def _register(name, impl, schema):
     some graphs that fuse kernels across an effectful op (Whisper: a buffer freed before
     its use). Every copy of one version has the same ops, so a later copy reuses the op
     an earlier one registered.
+
+    The ops are tagged cudagraph_unsafe: a CUDA graph replays kernels, never the host
+    Python an op runs, so Inductor must keep every call out of its CUDA graphs (it ends
+    a partition there, or captures none of the graph), whatever device it infers.
     """
     op = _state.ops.get(name)
     if op is None:
         namespace = "graphmend_rt" + RUNTIME_VERSION
+        unsafe = getattr(torch.Tag, "cudagraph_unsafe", None)
         custom = torch.library.custom_op(
-            namespace + "::" + name, impl, mutates_args=("sink",), schema=schema
+            namespace + "::" + name,
+            impl,
+            mutates_args=("sink",),
+            schema=schema,
+            tags=(unsafe,) if unsafe is not None else None,
         )
         custom.register_fake(lambda *args: None)
         op = _state.ops[name] = getattr(getattr(torch.ops, namespace), name).default
@@ -252,6 +264,13 @@ def _setup_effects():
     if _state.sink is None:
         with torch.inference_mode(False):
             _state.sink = torch.zeros(1)
+    if _state.defer_form is None:
+        _state.defer_form = _defer_form()
+        # The replay runs inside the compiled code, where Dynamo would trace each frame
+        # the sites call (and count their breaks): the sites run as plain Python.
+        _Epilogue.__setattr__ = torch._dynamo.disable(_Epilogue.__setattr__)
+        _state.epilogue = _Epilogue("_graphmend_runtime_epilogue")
+        _state.epilogue.pending = ()
     _emit = _register(
         "emit",
         _emit_impl,
@@ -278,6 +297,8 @@ def _defer(key, site, *args):
     carried = _carry(args)
     if carried is None:
         return site(*args)
+    if _state.defer_form == "epilogue":
+        return _record(key + ":" + site.__name__, args)
     _emit(_state.sink, key + ":" + site.__name__, *carried)
 
 
@@ -313,10 +334,73 @@ def _calling(key, path):
             carried = _carry(args)
             if carried is None:
                 return _resolve(key, path)(*args)
+            if _state.defer_form == "epilogue":
+                return _record(key + ":" + path, args)
             _emit(_state.sink, key + ":" + path, *carried)
 
         return deferred
     return _resolve(key, path)
+
+
+def _defer_form():
+    """How [Defer] runs under torch.compile in this process: GRAPHMEND_DEFER, read once
+    when torch is first seen.
+
+    "in-graph" (the default): an op in the graph calls the site in program order, when
+    the graph reaches it. "epilogue": the graph records the values (tensors copied where
+    the call was) and the site is called once the graph has returned, before the
+    compiled code goes on: no host code runs inside the graph, so CUDA graphs can
+    capture it. The epilogue form's divergences are in `graphmend rule GM201`.
+    """
+    form = os.environ.get("GRAPHMEND_DEFER", "") or "in-graph"
+    if form not in ("in-graph", "epilogue"):
+        import warnings
+
+        warnings.warn(
+            "graphmend: GRAPHMEND_DEFER=" + repr(form) + " is neither 'in-graph' nor"
+            " 'epilogue'; [Defer] effects run in-graph",
+            stacklevel=2,
+        )
+        form = "in-graph"
+    return form
+
+
+class _Epilogue(types.ModuleType):
+    """Where a graph's deferred effects wait for the graph to return.
+
+    Under torch.compile, `_record` appends to `pending`. Dynamo traces that as a
+    mutation of a module attribute and, once the graph has run, replays it: it stores
+    the final `pending` with a real attribute store, which lands here and calls each
+    recorded site in the order recorded. A graph that raises replays nothing.
+    """
+
+    def __setattr__(self, name, value):
+        types.ModuleType.__setattr__(self, name, () if name == "pending" else value)
+        if name == "pending":
+            for qualified, args in value:
+                _site(qualified)(*args)
+
+
+def _record(qualified, args):
+    """The epilogue form of a deferred call: under torch.compile, records it for the
+    graph's end; otherwise (Dynamo runs this frame eagerly) makes it here."""
+    if not torch.compiler.is_compiling():
+        return _site(qualified)(*args)
+    epilogue = _state.epilogue
+    epilogue.pending = epilogue.pending + ((qualified, _snapshot(args)),)
+
+
+def _snapshot(values):
+    """The values with each tensor copied: the site sees them as they were at the call,
+    whatever the graph does to them afterwards."""
+    return type(values)(
+        v.clone()
+        if type(v) is torch.Tensor
+        else _snapshot(v)
+        if type(v) is tuple or type(v) is list
+        else v
+        for v in values
+    )
 
 
 def _check(key, site, cond, negate, *args):

@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.join(sys.argv[3], "bench", "models"))
 from registry import build
 from run_row import digest
 warnings.simplefilter("ignore")
-row, weights, out_dir, warm_calls = sys.argv[1], sys.argv[2], sys.argv[4], int(sys.argv[5])
+row, weights, out_dir, warm_calls, device = sys.argv[1], sys.argv[2], sys.argv[4], int(sys.argv[5]), sys.argv[6]
 torch.manual_seed(0)
 if os.path.isdir(row):  # the bundled example, from this folder
     sys.path.insert(0, row)
@@ -56,15 +56,19 @@ else:
     model = model.eval()
     model.load_state_dict(torch.load(weights), strict=True)
     stem = os.path.join(out_dir, row.replace(" ", "_"))
-inputs = dict(inputs)
+model = model.to(device)
+inputs = {k: v.to(device) for k, v in inputs.items()}
+sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
 
 
 def warm_median_ms(call):
     call()
+    sync()
     samples = []
     for _ in range(warm_calls):
         start = time.perf_counter()
         call()
+        sync()
         samples.append((time.perf_counter() - start) * 1e3)
     return statistics.median(samples)
 
@@ -89,12 +93,13 @@ with torch.no_grad():
     # The package's calling convention: the flattened tensors of (args, kwargs in the exported
     # order); outputs flattened the same way as eager's.
     in_spec = program.call_spec.in_spec
-    flat_inputs = [t for t in pytree.tree_leaves(((), reorder_kwargs(inputs, in_spec))) if isinstance(t, torch.Tensor)]
-    flat_eager = [t for t in pytree.tree_leaves(eager) if isinstance(t, torch.Tensor)]
+    # Saved on the CPU; the harness moves the inputs to its device.
+    flat_inputs = [t.cpu() for t in pytree.tree_leaves(((), reorder_kwargs(inputs, in_spec))) if isinstance(t, torch.Tensor)]
+    flat_eager = [t.cpu() for t in pytree.tree_leaves(eager) if isinstance(t, torch.Tensor)]
     # Inductor may reorder floating-point reductions, so the package need not reproduce eager bit
     # for bit; what C++ must reproduce exactly is the same package run from Python.
     from_python = torch._inductor.aoti_load_package(package)(**inputs)
-    flat_python = [t for t in pytree.tree_leaves(from_python) if isinstance(t, torch.Tensor)]
+    flat_python = [t.cpu() for t in pytree.tree_leaves(from_python) if isinstance(t, torch.Tensor)]
     torch.save({"inputs": flat_inputs, "outputs": flat_python, "eager": flat_eager}, stem + ".io.pt")
     facts["package"] = package
     facts["io"] = stem + ".io.pt"
@@ -107,19 +112,20 @@ print(json.dumps(facts))
 '''
 
 
-def package_row(row: str, site: str) -> dict:
+def package_row(row: str, site: str, device: str) -> dict:
     """`row` is a model row, or a folder holding the (patched) bundled example."""
     weights = WORK / f"{row.replace(' ', '_')}.pt"
     if not weights.exists() and not os.path.isdir(row):
         return {"error": f"no pinned weights {weights}: run bash bench/run_models.sh first"}
     env = dict(os.environ, PYTHONPATH=site, TORCHINDUCTOR_CACHE_DIR=str(OUT / "inductor-cache"))
-    out = subprocess.run([sys.executable, "-c", ARM, row, str(weights), str(ROOT), str(OUT), str(WARM_CALLS)],
+    out = subprocess.run([sys.executable, "-c", ARM, row, str(weights), str(ROOT), str(OUT), str(WARM_CALLS), device],
                          env=env, capture_output=True, text=True, timeout=1800, check=False)
     return facts_printed(out)
 
 
-def run_harness(harness: str, facts: dict) -> dict:
-    out = subprocess.run([harness, "--package", facts["package"], "--io", facts["io"], "--warm", str(WARM_CALLS)],
+def run_harness(harness: str, facts: dict, device: str) -> dict:
+    out = subprocess.run([harness, "--package", facts["package"], "--io", facts["io"], "--warm", str(WARM_CALLS),
+                          "--device", device],
                          capture_output=True, text=True, timeout=900, check=False)
     return facts_printed(out, need_success=False)  # exit 1 with facts: an output differs
 
@@ -173,26 +179,36 @@ def main() -> None:
     parser.add_argument("--harness", default=str(ROOT / "build-serve" / "graphmend_serve"))
     parser.add_argument("--rows", nargs="*", default=FULLY_FIXED)
     parser.add_argument("--no-example", action="store_true", help="leave out the bundled example")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="cuda: packages for the GPU, results in bench/results/serve_cuda.json and .md")
+    parser.add_argument("--patched-site", help="an already patched transformers copy (no graphmend run)")
+    parser.add_argument("--patched-example", help="a folder holding an already patched tiny_transformer")
     args = parser.parse_args()
-    saved = ROOT / "bench" / "results" / "serve.json"
-    export = json.loads((ROOT / "bench" / "results" / "export.json").read_text())
+    suffix = "" if args.device == "cpu" else "_" + args.device
+    saved = ROOT / "bench" / "results" / f"serve{suffix}.json"
+    export_json = ROOT / "bench" / "results" / "export.json"
+    export = json.loads(export_json.read_text()) if export_json.exists() else {}
     if args.from_json:
         results = json.loads(saved.read_text())
     else:
         OUT.mkdir(parents=True, exist_ok=True)
-        site = patched_site(args.graphmend)
+        site = args.patched_site or patched_site(args.graphmend)
         # A run over some rows updates those rows of the saved results.
         results = json.loads(saved.read_text()) if saved.exists() else {}
         rows = {row: row for row in args.rows}
         if not args.no_example:
-            rows[EXAMPLE] = patched_example(args.graphmend)
+            rows[EXAMPLE] = args.patched_example or patched_example(args.graphmend)
         for row, target in rows.items():
-            facts = package_row(target, site)
+            facts = package_row(target, site, args.device)
             if "package" in facts:
-                facts["cpp"] = run_harness(args.harness, facts)
+                facts["cpp"] = run_harness(args.harness, facts, args.device)
             results[row] = facts
             print(row, json.dumps(facts), flush=True)
         saved.write_text(json.dumps(results, indent=2) + "\n")
+    if args.device != "cpu":  # a device run keeps its own table; RESULTS.md holds the CPU one
+        saved.with_suffix(".md").write_text(
+            f"## Serving on {args.device}: AOTInductor packages run from C++\n\n" + "\n".join(table(results, export)) + "\n")
+        return
     served = [row for row, facts in results.items() if facts.get("cpp", {}).get("identical")]
     to_eager = [row for row in served if results[row]["cpp"]["eager_identical"]]
     lines = [

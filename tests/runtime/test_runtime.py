@@ -23,6 +23,7 @@ RELEASED = {
     "6": "26aaec652e1ffa4f42b64ae8daa08b3845876897cc08dfe423a5415af41e6639",
     "7": "da5e55cafe7e7dd5e2e7ee09bf5beca816f37539a6ce17ad99e8d7787d46576f",
     "8": "7451d08143127ff84fd62a8a6bbceec7da7ca22d372987fd16bce35867b146a2",
+    "9": "c716ad1d7406fb346cdab6b544f5020c71e3173664c48f4198bdbdcd1f83cd3a",
 }
 
 
@@ -261,6 +262,160 @@ def test_check_on_a_python_condition_tests_it_in_place(rt):
     assert torch.equal(m.f(torch.ones(1), True), torch.ones(1))
     with pytest.raises(TypeError, match="static"):
         m.f(torch.ones(1), False)
+
+
+def test_host_ops_are_kept_out_of_cuda_graphs(rt):
+    """A CUDA graph replays kernels, not the Python an op runs: Inductor's own test must call
+    both ops unsafe to capture, whatever device it infers for them."""
+    from torch._inductor.utils import is_cudagraph_unsafe_fx_node
+
+    graph = torch.fx.Graph()
+    for op in (rt._emit, rt._check_op):
+        assert torch.Tag.cudagraph_unsafe in op.tags
+        assert is_cudagraph_unsafe_fx_node(graph.call_function(op, ()))
+
+
+@pytest.fixture
+def epilogue(rt, monkeypatch):
+    """The runtime with [Defer]'s epilogue form selected, as GRAPHMEND_DEFER=epilogue selects
+    it for a whole process."""
+    monkeypatch.setattr(rt._state, "defer_form", "epilogue")
+    torch._dynamo.reset()
+    yield rt
+    torch._dynamo.reset()
+
+
+EPILOGUE_SOURCE = """
+import logging, sys
+logger = logging.getLogger("graphmend.test.epilogue")
+logger.addHandler(logging.StreamHandler(sys.stdout))
+logger.propagate = False
+
+@_graphmend.deferred
+def _graphmend_print_0(a0, a1):
+    print("first", a0, a1)
+
+def inner(x):
+    y = x * 2
+    (print if not _graphmend.compiling() else _graphmend_print_0)(y, y.shape)
+    y.add_(1)  # after the call: the call shows y as it was
+    _graphmend.call("logger.warning")("%s then %s %s", y, torch.float16, (1, [2.5, None]))
+    return y
+
+def f(x):
+    y = inner(x)
+    if BREAK:
+        print("an unfixed break")
+    _graphmend.call("print")("last", y.sum())
+    return y * 3
+"""
+
+
+def run_and_capture(call, capsys):
+    result = call()
+    return result, capsys.readouterr().out
+
+
+def test_epilogue_form_emits_what_eager_emits_after_the_graph(epilogue, capsys):
+    m = host_module("pkg_a.epilogue", epilogue, EPILOGUE_SOURCE)
+    m.BREAK = False
+    inputs = (torch.ones(2), torch.full((2,), -3.0))
+    expected = [run_and_capture(lambda: m.f(x), capsys) for x in inputs]
+    assert expected[0][1] == (
+        "tensor([2., 2.]) torch.Size([2])\ntensor([3., 3.]) then torch.float16 (1, [2.5, None])\n"
+        "last tensor(6.)\n"
+    )
+    for backend in ("eager", "aot_eager", "inductor"):
+        torch._dynamo.reset()
+        graphs = []
+
+        def counting(gm, example, backend=backend):
+            graphs.append(gm)
+            return torch._dynamo.lookup_backend(backend)(gm, example)
+
+        compiled = torch.compile(m.f, fullgraph=True, backend=counting)
+        for x, (out, text) in zip(inputs, expected):
+            got, got_text = run_and_capture(lambda x=x: compiled(x), capsys)
+            assert torch.equal(got, out), backend
+            assert got_text == text.replace("tensor([2., 2.])", "first tensor([2., 2.])").replace(
+                "tensor([-6., -6.])", "first tensor([-6., -6.])"), backend
+        assert len(graphs) == 1, backend  # no break, and no recompile for other values
+        ops = [n for n in graphs[0].graph.nodes if "graphmend_rt" in str(n.target)]
+        assert ops == [], "the epilogue form leaves no host op in the graph"
+
+
+def test_epilogue_form_keeps_program_order_around_a_remaining_break(epilogue, capsys):
+    m = host_module("pkg_a.epilogue_break", epilogue, EPILOGUE_SOURCE)
+    m.BREAK = True
+    compiled = torch.compile(m.f, backend="aot_eager")
+    _, text = run_and_capture(lambda: compiled(torch.ones(2)), capsys)
+    assert text == (
+        "first tensor([2., 2.]) torch.Size([2])\ntensor([3., 3.]) then torch.float16 (1, [2.5, None])\n"
+        "an unfixed break\nlast tensor(6.)\n"
+    )
+
+
+def test_in_graph_form_places_one_host_op_per_deferred_call(rt, capsys):
+    assert rt._state.defer_form == "in-graph"  # the default
+    m = host_module("pkg_a.in_graph", rt, EPILOGUE_SOURCE)
+    m.BREAK = False
+    torch._dynamo.reset()
+    graphs = []
+    compiled = torch.compile(m.f, fullgraph=True, backend=lambda gm, ex: graphs.append(gm) or gm.forward)
+    _, text = run_and_capture(lambda: compiled(torch.ones(2)), capsys)
+    assert text.startswith("first tensor([2., 2.])") and text.endswith("last tensor(6.)\n")
+    ops = [n for n in graphs[0].graph.nodes if "graphmend_rt" in str(n.target)]
+    assert len(ops) == 3
+
+
+def test_epilogue_form_loses_the_effects_of_a_graph_that_raises(epilogue, rt, capsys, monkeypatch):
+    """The epilogue form's stated divergence: effects wait for the graph to return, so a [Trap]
+    check that fails later in the same graph raises without them. The in-graph form emits
+    them first, as eager does."""
+    source = (
+        "def _graphmend_raise_f_0():\n    raise ValueError('negative')\n"
+        "def f(x):\n    _graphmend.call('print')('seen', x.sum())\n"
+        "    _graphmend.check(_graphmend_raise_f_0, (x < 0).any(), False)\n    return x\n"
+    )
+    m = host_module("pkg_a.epilogue_raises", epilogue, source)
+    compiled = torch.compile(m.f, fullgraph=True, backend="aot_eager")
+    with pytest.raises(ValueError, match="^negative$"):
+        compiled(-torch.ones(2))
+    assert capsys.readouterr().out == ""
+    monkeypatch.setattr(rt._state, "defer_form", "in-graph")
+    torch._dynamo.reset()
+    compiled = torch.compile(m.f, fullgraph=True, backend="aot_eager")
+    with pytest.raises(ValueError, match="^negative$"):
+        compiled(-torch.ones(2))
+    assert capsys.readouterr().out == "seen tensor(-2.)\n"
+
+
+@pytest.mark.parametrize(
+    "value, form, warns",
+    [(None, "in-graph", False), ("", "in-graph", False), ("in-graph", "in-graph", False),
+     ("epilogue", "epilogue", False), ("later", "in-graph", True)],
+)
+def test_defer_form_is_chosen_per_process_by_the_environment(value, form, warns):
+    import os
+    import subprocess
+
+    script = f"""
+import importlib.util, sys, warnings
+warnings.simplefilter("always")
+import torch
+spec = importlib.util.spec_from_file_location("pkg_y._graphmend_runtime", {str(RUNTIME)!r})
+rt = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = rt
+spec.loader.exec_module(rt)
+rt.bind({{"__name__": "host"}})
+print(rt._state.defer_form)
+"""
+    env = {k: v for k, v in os.environ.items() if k != "GRAPHMEND_DEFER"}
+    if value is not None:
+        env["GRAPHMEND_DEFER"] = value
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.stdout.strip() == form, done.stderr
+    assert ("is neither 'in-graph' nor 'epilogue'" in done.stderr) == warns
 
 
 def test_selection_helpers(rt):
