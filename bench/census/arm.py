@@ -1,0 +1,184 @@
+"""One arm of the census: one transformers architecture, built from a small config, in this process.
+
+    python arm.py MODEL_TYPE --weights FILE
+
+Which transformers is imported (original or patched) is decided by PYTHONPATH. The first arm saves
+the weights; the other loads them strictly. Prints one JSON line: how far it got (`stage`), the
+digest of one eager forward, the graphs of one compiled forward (backend "eager", dynamic=False),
+each distinct graph-break site (Dynamo logs a site once, however often it breaks there; the path
+is relative to transformers/) with its cause, and the digest of the compiled output.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import re
+import warnings
+
+import torch
+import torch._dynamo
+
+# Small sizes, applied to every attribute of that name a config (or a sub-config) already has.
+SMALL = {
+    "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+    "intermediate_size": 128, "max_position_embeddings": 128, "d_model": 64, "encoder_layers": 2,
+    "decoder_layers": 2, "encoder_attention_heads": 4, "decoder_attention_heads": 4,
+    "encoder_ffn_dim": 128, "decoder_ffn_dim": 128, "d_ff": 128, "num_layers": 2, "num_heads": 4,
+    "d_kv": 16, "num_decoder_layers": 2, "head_dim": 16, "vocab_size": 1024, "image_size": 32,
+    "patch_size": 8, "num_mel_bins": 16, "max_source_positions": 64, "max_target_positions": 64,
+    "embed_dim": 64, "num_experts": 4, "num_local_experts": 4, "num_experts_per_tok": 2,
+    "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64, "conv_dim": [32, 32],
+    "conv_stride": [5, 2], "conv_kernel": [10, 3], "num_conv_pos_embeddings": 16,
+    "num_conv_pos_embedding_groups": 4, "projection_dim": 32, "text_embed_dim": 64,
+}
+TOKEN_IDS = ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id", "sep_token_id",
+             "cls_token_id", "unk_token_id", "mask_token_id")
+SEQUENCE = 8
+
+
+def small_config(config, depth=0):
+    """`config` with SMALL applied, to its sub-configs too (text, vision, audio, encoder, ...)."""
+    from transformers import PretrainedConfig
+
+    for key, value in SMALL.items():
+        current = getattr(config, key, None)
+        if current is None or isinstance(current, bool):
+            continue
+        if isinstance(current, (list, tuple)) != isinstance(value, list):
+            continue
+        if isinstance(value, list) and len(current) != len(value):
+            continue
+        setattr(config, key, value)
+    vocab = getattr(config, "vocab_size", None)
+    for key in TOKEN_IDS:  # special ids must index the smaller vocabulary
+        token = getattr(config, key, None)
+        if isinstance(token, int) and isinstance(vocab, int) and token >= vocab:
+            setattr(config, key, 2)
+    if depth < 3:
+        for key, value in list(vars(config).items()):
+            if isinstance(value, PretrainedConfig):
+                small_config(value, depth + 1)
+    return config
+
+
+def inputs_for(model, config) -> dict:
+    name = getattr(model, "main_input_name", "input_ids")
+    vision = getattr(config, "vision_config", None) or config
+    vocab = getattr(config, "vocab_size", None) or getattr(getattr(config, "text_config", None), "vocab_size", 128)
+    ids = min(int(vocab), 128)
+    # An encoder-decoder model runs its decoder too, on token ids, whatever the encoder reads.
+    decoder = {"decoder_input_ids": torch.randint(3, ids, (1, SEQUENCE))} if config.is_encoder_decoder else {}
+    if name == "input_ids":
+        return {"input_ids": torch.randint(3, ids, (1, SEQUENCE)), **decoder}
+    return {**main_input(name, config, vision), **decoder}
+
+
+def main_input(name, config, vision) -> dict:
+    if name == "pixel_values":
+        size = getattr(vision, "image_size", 32)
+        height, width = (size, size) if isinstance(size, int) else tuple(size)[:2]
+        return {"pixel_values": torch.randn(1, getattr(vision, "num_channels", 3), height, width)}
+    if name == "input_features":
+        mels = getattr(config, "num_mel_bins", None) or getattr(config, "feature_size", 16)
+        return {"input_features": torch.randn(1, mels, 2 * getattr(config, "max_source_positions", 64))}
+    if name == "input_values":
+        return {"input_values": torch.randn(1, 4000)}
+    raise ValueError(f"no inputs for main_input_name {name!r}")
+
+
+def digest(out) -> str:
+    h = hashlib.sha256()
+
+    def tensors(value):
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif hasattr(value, "to_tuple"):
+            yield from tensors(value.to_tuple())
+        elif isinstance(value, dict):
+            for v in value.values():
+                yield from tensors(v)
+        elif isinstance(value, (tuple, list)):
+            for v in value:
+                yield from tensors(v)
+
+    for t in tensors(out):
+        h.update(str((tuple(t.shape), str(t.dtype))).encode())
+        h.update(t.detach().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
+
+
+class BreakLog(logging.Handler):
+    """Dynamo's graph-break log ("Graph break in user code at FILE:LINE", then the reason)."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.breaks = []
+
+    def emit(self, record):
+        text = record.getMessage()
+        where = re.search(r"Graph break in user code at (\S+):(\d+)", text)
+        if not where:
+            return
+        reason = re.search(r"Graph Break Reason: (.*)", text)
+        cause = reason.group(1) if reason else "?"
+        detail = re.search(r"\n\s*\n(.+)\n\s+Explanation", text)
+        if detail:
+            cause = detail.group(1).strip()
+        path = where.group(1)
+        site = path.split("transformers/", 1)[-1] if "transformers/" in path else os.path.basename(path)
+        self.breaks.append({"site": f"{site}:{where.group(2)}", "cause": cause[:160]})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model_type")
+    parser.add_argument("--weights", required=True)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    facts = {"model_type": args.model_type, "stage": "import"}
+    try:
+        import transformers
+        from transformers import AutoConfig, AutoModel
+
+        facts["transformers"] = transformers.__version__
+        facts["stage"] = "config"
+        config = small_config(AutoConfig.for_model(args.model_type))
+        facts["stage"] = "build"
+        torch.manual_seed(0)
+        model = AutoModel.from_config(config).eval()
+        if os.path.exists(args.weights):
+            model.load_state_dict(torch.load(args.weights), strict=True)
+        else:
+            torch.save(model.state_dict(), args.weights)
+        facts["class"] = type(model).__name__
+        facts["stage"] = "inputs"
+        torch.manual_seed(1)
+        inputs = inputs_for(model, config)
+        facts["stage"] = "eager"
+        with torch.no_grad():
+            facts["eager_sha256"] = digest(model(**inputs))
+            facts["stage"] = "compile"
+            graphs = []
+            log = BreakLog()
+            dynamo_log = logging.getLogger("torch._dynamo")
+            dynamo_log.addHandler(log)
+            torch._logging.set_logs(graph_breaks=True)
+            logging.getLogger("torch").handlers, saved = [], logging.getLogger("torch").handlers
+            torch._dynamo.reset()
+            compiled = torch.compile(model, backend=lambda gm, ex: graphs.append(gm) or gm.forward, dynamic=False)
+            facts["compiled_sha256"] = digest(compiled(**inputs))
+            logging.getLogger("torch").handlers = saved
+        facts["graphs"] = len(graphs)
+        facts["breaks"] = max(len(graphs) - 1, 0)
+        facts["break_sites"] = log.breaks
+        facts["stage"] = "done"
+    except Exception as exc:  # noqa: BLE001 - the census records why an architecture did not run
+        facts["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+    print(json.dumps(facts))
+
+
+if __name__ == "__main__":
+    main()
