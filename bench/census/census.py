@@ -159,6 +159,8 @@ def main() -> None:
     parser.add_argument("--out", help="the results JSON (default bench/results/census-<version>.json)")
     parser.add_argument("--work", help="where the patched copy goes (default bench/.work/census-<version>)")
     parser.add_argument("--write", action="store_true", help="also write bench/RESULTS.md's section and the chart")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the architectures the results JSON already has (a run stopped part way)")
     args = parser.parse_args()
     env = environment(args.python)
     version = env["version"]
@@ -166,19 +168,28 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     site = patched_copy(args.graphmend, env["path"], work)
     models = args.models or env["models"]
+    out = pathlib.Path(args.out) if args.out else ROOT / "bench" / "results" / f"census-{version}.json"
+    done = {}
+    if args.resume and out.exists():
+        done = {r["model_type"]: r for r in json.loads(out.read_text())["results"]}
     with tempfile.TemporaryDirectory(prefix="census-weights-") as weights, \
             concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(census_one, args.python, m, site, pathlib.Path(weights), args.timeout) for m in models]
-        results = []
-        for future in futures:
-            results.append(future.result())
-            r = results[-1]
+        futures = {m: pool.submit(census_one, args.python, m, site, pathlib.Path(weights), args.timeout)
+                   for m in models if m not in done}
+        for m in models:
+            if m not in futures:
+                continue
+            r = done[m] = futures[m].result()
             o, p = r["original"], r.get("patched", {})
-            print(f"{r['model_type']}: {o.get('breaks', o.get('error'))} -> {p.get('breaks', p.get('error', '-'))}",
-                  flush=True)
+            print(f"{m}: {o.get('breaks', o.get('error'))} -> {p.get('breaks', p.get('error', '-'))}", flush=True)
+            # Written as it goes: a run stopped part way keeps what it measured (--resume goes on).
+            partial = [done[k] for k in models if k in done]
+            out.write_text(json.dumps({"transformers": version, "complete": len(partial) == len(models),
+                                       "summary": summarize(partial), "results": partial}, indent=1) + "\n")
+    results = [done[m] for m in models]
     summary = summarize(results)
-    out = pathlib.Path(args.out) if args.out else ROOT / "bench" / "results" / f"census-{version}.json"
-    out.write_text(json.dumps({"transformers": version, "summary": summary, "results": results}, indent=1) + "\n")
+    out.write_text(json.dumps({"transformers": version, "complete": True, "summary": summary, "results": results},
+                              indent=1) + "\n")
     print(json.dumps(summary, indent=1))
     if args.write:
         command = "python bench/census/census.py" + ("" if args.python.endswith(".venv/bin/python") else
