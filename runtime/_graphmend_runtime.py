@@ -297,9 +297,7 @@ def _defer(key, site, *args):
     carried = _carry(args)
     if carried is None:
         return site(*args)
-    if _state.defer_form == "epilogue":
-        return _record(key + ":" + site.__name__, args)
-    _emit(_state.sink, key + ":" + site.__name__, *carried)
+    return _deferred_call(key + ":" + site.__name__, args, carried)
 
 
 def _deferring(key, site):
@@ -334,9 +332,7 @@ def _calling(key, path):
             carried = _carry(args)
             if carried is None:
                 return _resolve(key, path)(*args)
-            if _state.defer_form == "epilogue":
-                return _record(key + ":" + path, args)
-            _emit(_state.sink, key + ":" + path, *carried)
+            return _deferred_call(key + ":" + path, args, carried)
 
         return deferred
     return _resolve(key, path)
@@ -381,6 +377,14 @@ class _Epilogue(types.ModuleType):
                 _site(qualified)(*args)
 
 
+def _deferred_call(qualified, args, carried):
+    """A deferred call whose values can be carried, in this process's form: the in-graph
+    op, or recorded for the graph's end."""
+    if _state.defer_form == "epilogue":
+        return _record(qualified, args)
+    _emit(_state.sink, qualified, *carried)
+
+
 def _record(qualified, args):
     """The epilogue form of a deferred call: under torch.compile, records it for the
     graph's end; otherwise (Dynamo runs this frame eagerly) makes it here."""
@@ -393,14 +397,14 @@ def _record(qualified, args):
 def _snapshot(values):
     """The values with each tensor copied: the site sees them as they were at the call,
     whatever the graph does to them afterwards."""
-    return type(values)(
-        v.clone()
-        if type(v) is torch.Tensor
-        else _snapshot(v)
-        if type(v) is tuple or type(v) is list
-        else v
-        for v in values
-    )
+    copied = []
+    for v in values:
+        if type(v) is torch.Tensor:
+            v = v.clone()
+        elif type(v) is tuple or type(v) is list:
+            v = _snapshot(v)
+        copied.append(v)
+    return type(values)(copied)
 
 
 def _check(key, site, cond, negate, *args):

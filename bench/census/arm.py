@@ -11,15 +11,18 @@ is relative to transformers/) with its cause, and the digest of the compiled out
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import os
 import re
+import sys
 import warnings
 
 import torch
 import torch._dynamo
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models"))
+from run_row import digest  # noqa: E402  (the model table's: same bytes, same hash)
 
 # Small sizes, applied to every attribute of that name a config (or a sub-config) already has.
 SMALL = {
@@ -89,27 +92,6 @@ def main_input(name, config, vision) -> dict:
     raise ValueError(f"no inputs for main_input_name {name!r}")
 
 
-def digest(out) -> str:
-    h = hashlib.sha256()
-
-    def tensors(value):
-        if isinstance(value, torch.Tensor):
-            yield value
-        elif hasattr(value, "to_tuple"):
-            yield from tensors(value.to_tuple())
-        elif isinstance(value, dict):
-            for v in value.values():
-                yield from tensors(v)
-        elif isinstance(value, (tuple, list)):
-            for v in value:
-                yield from tensors(v)
-
-    for t in tensors(out):
-        h.update(str((tuple(t.shape), str(t.dtype))).encode())
-        h.update(t.detach().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
-    return h.hexdigest()
-
-
 class BreakLog(logging.Handler):
     """Dynamo's graph-break log ("Graph break in user code at FILE:LINE", then the reason)."""
 
@@ -166,11 +148,12 @@ def main() -> None:
             dynamo_log = logging.getLogger("torch._dynamo")
             dynamo_log.addHandler(log)
             torch._logging.set_logs(graph_breaks=True)
-            logging.getLogger("torch").handlers, saved = [], logging.getLogger("torch").handlers
+            torch_log = logging.getLogger("torch")
+            saved, torch_log.handlers = torch_log.handlers, []  # the breaks go to BreakLog, not stderr
             torch._dynamo.reset()
             compiled = torch.compile(model, backend=lambda gm, ex: graphs.append(gm) or gm.forward, dynamic=False)
             facts["compiled_sha256"] = digest(compiled(**inputs))
-            logging.getLogger("torch").handlers = saved
+            torch_log.handlers = saved
         facts["graphs"] = len(graphs)
         facts["breaks"] = max(len(graphs) - 1, 0)
         facts["break_sites"] = log.breaks

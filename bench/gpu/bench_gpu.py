@@ -73,8 +73,10 @@ def record_cudagraph_skips() -> list[str]:
     return skips
 
 
-def count_graphs(torch, model, inputs) -> tuple[int, int]:
+def count_graphs(model, inputs) -> tuple[int, int]:
     """(graphs, graphmend host ops) of one compiled forward."""
+    import torch
+
     graphs = []
     torch._dynamo.reset()
     torch.compile(model, backend=lambda gm, ex: graphs.append(gm) or gm.forward, dynamic=False)(**inputs)
@@ -103,13 +105,16 @@ def worker(row: str, device: str, weights: str, runs: int) -> dict:
     inputs = {k: v.to(device) for k, v in inputs.items()}
     cuda = device == "cuda"
     sync = torch.cuda.synchronize if cuda else (lambda: None)
+    if cuda:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.set_float32_matmul_precision("high")
     skips = record_cudagraph_skips()
     facts: dict = {"row": row, "torch": torch.__version__}
 
     with torch.inference_mode():
         facts["eager_sha256"] = digest(model(**inputs))  # also the warm-up: lazy caches filled
         sync()
-        facts["graphs"], facts["host_ops"] = count_graphs(torch, model, inputs)
+        facts["graphs"], facts["host_ops"] = count_graphs(model, inputs)
         facts["breaks"] = facts["graphs"] - 1
         compiled = torch.compile(model, mode="reduce-overhead" if cuda else "default")
         times = []
@@ -171,12 +176,12 @@ def table(device: str, results: list[dict]) -> list[str]:
              "CUDA-graph launches | syncs | CUDA-graph skip reasons |",
              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for result in results:
-        reference = result["arms"]["original"].get("eager_sha256")
+        reference = result["arms"].get("original", {}).get("eager_sha256")  # None: not run
         for arm, f in result["arms"].items():
             if "error" in f:
                 lines.append(f"| {result['row']} | {arm} | | error: {f['error']} |" + " |" * 7)
                 continue
-            same = "yes" if f["eager_sha256"] == reference else "NO"
+            same = "?" if reference is None else "yes" if f["eager_sha256"] == reference else "NO"
             skips = "; ".join(f.get("cudagraph_skips", [])) or ("none" if device == "cuda" else "n/a")
             lines.append(
                 f"| {result['row']} | {arm} | {f['torch']} | {same} | {f['breaks']} | {f['host_ops']} | "
