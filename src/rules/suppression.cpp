@@ -4,13 +4,13 @@
 #include <cctype>
 
 #include "graphmend/rules/registry.h"
+#include "graphmend/source/text.h"
 #include "graphmend/syntax/kinds.h"
 
 namespace graphmend::rules {
 namespace {
 
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
-bool is_space(char c) { return c == ' ' || c == '\t'; }
 bool is_alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
@@ -23,7 +23,7 @@ bool starts_with_ignoring_case(std::string_view text, size_t at, std::string_vie
 }
 
 size_t skip_spaces(std::string_view s, size_t i) {
-  while (i < s.size() && is_space(s[i])) ++i;
+  while (i < s.size() && source::is_inline_space(s[i])) ++i;
   return i;
 }
 
@@ -32,7 +32,7 @@ size_t skip_spaces(std::string_view s, size_t i) {
 size_t read_codes(std::string_view comment, size_t i, uint32_t base, std::vector<SuppressionCode>& out) {
   while (true) {
     size_t j = i;
-    while (j < comment.size() && (is_space(comment[j]) || comment[j] == ',')) ++j;
+    while (j < comment.size() && (source::is_inline_space(comment[j]) || comment[j] == ',')) ++j;
     size_t k = j;
     while (k < comment.size() && is_alpha(comment[k])) ++k;
     const size_t letters_end = k;
@@ -55,7 +55,7 @@ void read_comment(std::string_view comment, uint32_t base, uint32_t line, std::v
     d.comment = {base, base + static_cast<uint32_t>(comment.size())};
     if (starts_with_ignoring_case(comment, i, "noqa")) {
       i += 4;
-      if (i < comment.size() && !is_space(comment[i]) && comment[i] != ':' && comment[i] != '#') continue;
+      if (i < comment.size() && !source::is_inline_space(comment[i]) && comment[i] != ':' && comment[i] != '#') continue;
       if (i < comment.size() && comment[i] == ':') {
         i = read_codes(comment, i + 1, base, d.codes);
       }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "graphmend/rules/registry.h"
+#include "graphmend/source/text.h"
 
 namespace graphmend::rules {
 namespace {
@@ -16,7 +17,6 @@ bool judged(std::string_view code, const Selection& selection) {
   return false;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
 
 // The edit that removes the directive's unused codes, or the directive itself when none of its
 // codes is left (with the spaces before it, and the comment when the directive was all of it).
@@ -31,10 +31,10 @@ source::Edit removal(const SuppressionDirective& d, const std::vector<bool>& dro
   }
   uint32_t start = d.range.start;
   uint32_t end = d.range.end;
-  while (start > 0 && is_space(text[start - 1])) --start;
+  while (start > 0 && source::is_inline_space(text[start - 1])) --start;
   const bool whole_comment = d.range.start == d.comment.start;
   if (whole_comment) {
-    while (end < d.comment.end && is_space(text[end])) ++end;
+    while (end < d.comment.end && source::is_inline_space(text[end])) ++end;
     if (end < d.comment.end) {  // `# noqa: GM201 # other`: keep the rest of the comment
       start = d.range.start;
     }

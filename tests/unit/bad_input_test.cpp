@@ -11,8 +11,6 @@ namespace {
 
 const std::string kBin = GM_BINARY;
 
-CommandResult gm(const std::string& args) { return run_command(kBin + " " + args); }
-
 const std::string kBreaking =
     "import torch\n\n@torch.compile\ndef f(x):\n    y = x + 1\n    print('hi')\n    return y\n";
 

@@ -14,8 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CommandResult gm(const std::string& args) { return run_command(std::string(GM_BINARY) + " " + args); }
-
 constexpr std::string_view kModel = R"(import torch
 
 from ..util import describe

@@ -102,4 +102,7 @@ inline CommandResult run_command(const std::string& command) {
 
 inline std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
+// Runs the graphmend binary this build made (GM_BINARY) with `args`, already quoted for the shell.
+inline CommandResult gm(const std::string& args) { return run_command(std::string(GM_BINARY) + " " + args); }
+
 }  // namespace graphmend::testing

@@ -30,7 +30,7 @@ void expect_same(TSNode raw, Node flat, const std::string& where) {
   EXPECT_EQ(ts_node_end_byte(raw), flat.end()) << where;
 }
 
-class TreeAgreesWithTreeSitter : public testing::Test {
+class TreeAgreesWithTreeSitter : public ::testing::Test {
  protected:
   void compare_file(const std::string& text, const std::string& name) {
     TSParser* raw_parser = ts_parser_new();

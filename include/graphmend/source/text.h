@@ -63,6 +63,9 @@ std::string_view newline_text(NewlineStyle style);
 std::string indent_block(std::string_view code, std::string_view indent, std::string_view unit,
                          NewlineStyle newline);
 
+// A space or a tab: the whitespace inside one line of Python that comments and indentation use.
+constexpr bool is_inline_space(char c) { return c == ' ' || c == '\t'; }
+
 // The leading whitespace of the line containing `offset`.
 std::string_view indentation_at(std::string_view text, uint32_t offset);
 
