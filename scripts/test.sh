@@ -28,4 +28,7 @@ echo "== the C++ serving harness (bench/serve/harness.cpp against the torch whee
 GRAPHMEND_SERVE_BIN="$(bash bench/serve/build.sh)"
 export GRAPHMEND_SERVE_BIN
 echo "== end-to-end tests with torch $(.venv/bin/python -c 'import torch; print(torch.__version__)')"
-GRAPHMEND_BIN="$PWD/build/graphmend" .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider
+# On every core, each worker taking the next test as it frees up (a module's fixtures run once per
+# worker that takes one of its tests).
+GRAPHMEND_BIN="$PWD/build/graphmend" .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider \
+  -n "$(nproc)" --dist worksteal

@@ -6,8 +6,8 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-# One CMake build folder for every wheel this checkout builds (the wheel and `pip install .`),
-# so the second build is incremental.
+# One CMake build folder for every build of this checkout without pip's build isolation (the wheel
+# and `pip install .`), so the second build is incremental.
 WHEEL_BUILD_DIR = ROOT / "build" / "wheel"
 
 
@@ -19,6 +19,7 @@ def run(args, cwd=None, env=None, timeout=1800, check=True):
     merged = {k: v for k, v in merged.items() if v is not None}
     result = subprocess.run(
         [str(a) for a in args],
+        check=False,
         cwd=cwd,
         env=merged,
         capture_output=True,
@@ -36,11 +37,28 @@ def fresh_venv(path: pathlib.Path) -> pathlib.Path:
 
 
 @pytest.fixture(scope="session")
-def built_wheel(tmp_path_factory) -> pathlib.Path:
+def builder(tmp_path_factory) -> pathlib.Path:
+    """A fresh environment holding the build backend, for builds without pip's build isolation.
+
+    Isolation gives each build a new backend path, and scikit-build-core then clears its CMake
+    cache, so the wheel and `pip install .` would each compile everything. The pre-commit test
+    installs graphmend with isolation, as a user's pip does."""
+    bin_dir = fresh_venv(tmp_path_factory.mktemp("builder") / "venv")
+    run([bin_dir / "pip", "install", "-q", "--disable-pip-version-check", "scikit-build-core==1.1.2"])
+    return bin_dir
+
+
+def build_without_isolation(builder: pathlib.Path, *pip_args):
+    """Runs the builder environment's pip on this checkout in the shared build folder."""
+    return run([builder / "pip", *pip_args, "--no-build-isolation", "-q", "--disable-pip-version-check", ROOT],
+               env={"SKBUILD_BUILD_DIR": str(WHEEL_BUILD_DIR)})
+
+
+@pytest.fixture(scope="session")
+def built_wheel(builder, tmp_path_factory) -> pathlib.Path:
     """The wheel `pip wheel .` builds from this checkout."""
     out = tmp_path_factory.mktemp("wheel")
-    run([sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "-w", out, "-q"],
-        env={"SKBUILD_BUILD_DIR": str(WHEEL_BUILD_DIR)})
+    build_without_isolation(builder, "wheel", "--no-deps", "-w", out)
     wheels = list(out.glob("graphmend-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]

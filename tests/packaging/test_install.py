@@ -5,7 +5,7 @@ import os
 import re
 import sys
 
-from conftest import ROOT, WHEEL_BUILD_DIR, fresh_venv, run
+from conftest import ROOT, build_without_isolation, fresh_venv, run
 
 EXAMPLE = ROOT / "examples" / "tiny_transformer"
 
@@ -43,11 +43,11 @@ def test_wheel_is_manylinux_and_installs_into_a_fresh_environment(built_wheel, t
     check_example([bin_dir / "python", "-m", "graphmend"], tmp_path)
 
 
-def test_pip_install_from_the_source_tree(tmp_path):
-    bin_dir = fresh_venv(tmp_path / "venv")
-    run([bin_dir / "pip", "install", "-q", ROOT], env={"SKBUILD_BUILD_DIR": str(WHEEL_BUILD_DIR)})
-    check_example([bin_dir / "graphmend"], tmp_path)
-    check_example([bin_dir / "python", "-m", "graphmend"], tmp_path)
+def test_pip_install_from_the_source_tree(builder, built_wheel, tmp_path):
+    # After the wheel (built_wheel), in the same build folder: only the install is new work.
+    build_without_isolation(builder, "install")
+    check_example([builder / "graphmend"], tmp_path)
+    check_example([builder / "python", "-m", "graphmend"], tmp_path)
 
 
 def test_cmake_install_puts_the_binary_in_prefix_bin(tmp_path):
