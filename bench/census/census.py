@@ -116,6 +116,7 @@ def section(version: str, summary: dict, results: list[dict], command: str) -> s
              f"- outputs identical (patched eager and compiled against original eager, bit for bit): "
              f"{summary['outputs_identical']} of {summary['compared']}"
              + (f"; differing: {', '.join(summary['differing'])}" if summary["differing"] else ""),
+             "", f"![breaking architectures of transformers {version}, before and after](results/census-{version}.png)",
              "", "| architecture | class | breaks before → after | remaining breaks (site: cause) |", "|---|---|---|---|"]
     for r in results:
         o, p = r["original"], r.get("patched", {})
