@@ -55,7 +55,9 @@ void read_comment(std::string_view comment, uint32_t base, uint32_t line, std::v
     d.comment = {base, base + static_cast<uint32_t>(comment.size())};
     if (starts_with_ignoring_case(comment, i, "noqa")) {
       i += 4;
-      if (i < comment.size() && !source::is_inline_space(comment[i]) && comment[i] != ':' && comment[i] != '#') continue;
+      const bool word_goes_on =
+          i < comment.size() && !source::is_inline_space(comment[i]) && comment[i] != ':' && comment[i] != '#';
+      if (word_goes_on) continue;  // `# noqafoo`: not a directive
       if (i < comment.size() && comment[i] == ':') {
         i = read_codes(comment, i + 1, base, d.codes);
       }

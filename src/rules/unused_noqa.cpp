@@ -17,7 +17,6 @@ bool judged(std::string_view code, const Selection& selection) {
   return false;
 }
 
-
 // The edit that removes the directive's unused codes, or the directive itself when none of its
 // codes is left (with the spaces before it, and the comment when the directive was all of it).
 source::Edit removal(const SuppressionDirective& d, const std::vector<bool>& drop, std::string_view text) {
