@@ -15,7 +15,7 @@ import os
 import sys
 import types
 
-RUNTIME_VERSION = "9"
+RUNTIME_VERSION = "10"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -46,6 +46,7 @@ def bind(module_globals):
     share a name). Bound before torch is imported, the view's `compiling()` is False, so
     the module runs its original code, until a later bind finds torch and completes it.
     """
+    _run_eagerly_when_called_eagerly()
     name = module_globals.get("__name__") or "__unnamed__"
     key, n = name, 1
     while _state.modules.setdefault(key, module_globals) is not module_globals:
@@ -61,6 +62,40 @@ def bind(module_globals):
         view.compiling = _not_compiling
         _state.views.append((view, key))
     return view
+
+
+_own_frames_skipped = False
+
+
+def _run_eagerly_when_called_eagerly():
+    """Tells Dynamo never to compile this runtime's functions as frames of their own.
+
+    When Dynamo gives up on a frame it runs that frame eagerly, but still compiles each
+    function the frame calls as a frame of its own. A runtime function compiled alone
+    sees compiling() true, takes its graph path and makes a graph of its own: one more
+    graph per patched site than the original had (longt5 in the census). Skipped, an
+    eager caller runs it as plain Python (its eager path); a traced caller still inlines
+    it. Done once Dynamo is imported (the effects section's setup imports it), at that
+    setup or at the first bind() after; the runtime never imports Dynamo for this alone.
+    """
+    global _own_frames_skipped
+    skip_code = getattr(sys.modules.get("torch._dynamo.eval_frame"), "skip_code", None)
+    if _own_frames_skipped or skip_code is None:
+        return
+    _own_frames_skipped = True
+    own = globals()
+    codes = []
+    for value in list(own.values()):
+        members = vars(value).values() if isinstance(value, type) else (value,)
+        codes += [
+            f.__code__
+            for f in members
+            if isinstance(f, types.FunctionType) and f.__globals__ is own
+        ]
+    while codes:
+        code = codes.pop()
+        skip_code(code)
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
 
 
 def _not_compiling():
@@ -80,6 +115,7 @@ def _load_torch():
         for setup in _SETUP:
             if setup in globals():
                 globals()[setup]()
+        _run_eagerly_when_called_eagerly()
         views, _state.views = _state.views, []
         for view, key in views:
             _complete(view, key)

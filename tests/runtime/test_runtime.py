@@ -24,6 +24,7 @@ RELEASED = {
     "7": "da5e55cafe7e7dd5e2e7ee09bf5beca816f37539a6ce17ad99e8d7787d46576f",
     "8": "7451d08143127ff84fd62a8a6bbceec7da7ca22d372987fd16bce35867b146a2",
     "9": "6f4342d74587b5c6e8574b77ed2f2a0cd2cbc292bee9bfc19f1c3c243f6dcad8",
+    "10": "a9c5cc60762632d39f3c1118bd5573e2302279d710133e2a2a4ad284ed5995ff",
 }
 
 
@@ -213,6 +214,27 @@ def f(x):
     assert capsys.readouterr().out == (
         "value tensor([1., 1.])\n2 items\n" * 2 + "value tensor([2.])\n1 items\n"
     )
+
+
+def test_a_frame_dynamo_runs_eagerly_calls_the_runtime_as_plain_python(rt, capsys):
+    """Dynamo runs a frame it gave up on eagerly and compiles what that frame calls one by one.
+    The runtime's functions are not among them: the site runs as written, with no graph of
+    its own (a deferred call compiled alone would add one graph per site)."""
+    import torch._dynamo.eval_frame
+
+    m = host_module(
+        "pkg_a.given_up",
+        rt,
+        "def f(x):\n    _graphmend.call('print')('value', x + 1)\n    return x * 2\n",
+    )
+    rt.bind({"__name__": "pkg_a.after_dynamo"})  # Dynamo is imported now: this bind skips, if none did
+    torch._dynamo.eval_frame.skip_code(m.f.__code__)  # what Dynamo does with a frame it gives up on
+    torch._dynamo.reset()
+    graphs = []
+    out = torch.compile(m.f, backend=lambda gm, example: graphs.append(gm) or gm.forward)(torch.zeros(2))
+    assert torch.equal(out, torch.zeros(2))
+    assert graphs == []
+    assert capsys.readouterr().out == "value tensor([1., 1.])\n"
 
 
 def test_call_finds_the_callee_as_the_module_does(rt):
