@@ -167,7 +167,8 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
         "needs it: restore it from version control, or delete its marker lines",
         lines.line_of(markers.damage_at), *markers.damage));
   }
-  rules::RuleContext ctx{*u.module, project, regions, types, options.rule_options};
+  rewrite::SiteNamer names(*u.module);
+  rules::RuleContext ctx{{*u.module, project, regions, types, options.rule_options}, names};
   // A module that never names torch is checked only when a compiled call reaches one of its
   // functions (a helper called from another file's forward).
   if (u.module->mentions_torch() || !ctx.compiled_functions().empty()) {

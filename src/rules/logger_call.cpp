@@ -72,7 +72,7 @@ std::span<const syntax::Kind* const> LoggerCallRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> LoggerCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  return file_pass([this, &ctx, &sink, &m = ctx.module, names = SiteNamer(ctx.module)](ir::Node n) mutable {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names](ir::Node n) mutable {
     ir::Node fn = ir::unparenthesize(n.field("function"));
     if (!fn.is(kind::attribute)) return true;
     const std::string_view method = m.text(fn.field("attribute"));

@@ -23,7 +23,7 @@ std::span<const syntax::Kind* const> PrintCallRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> PrintCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  return file_pass([this, &ctx, &sink, &m = ctx.module, names = SiteNamer(ctx.module)](ir::Node n) mutable {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names](ir::Node n) mutable {
     // Only the builtin: a local or imported `print` is someone else's function.
     if (rewrite::is_builtin_print(m, n)) {
       Diagnostic d = make_diagnostic(

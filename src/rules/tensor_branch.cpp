@@ -52,7 +52,7 @@ namespace {
 class TensorBranchPass final : public FilePass {
  public:
   TensorBranchPass(const TensorBranchRule& rule, const RuleContext& ctx, DiagnosticSink& sink)
-      : rule_(rule), ctx_(ctx), m_(ctx.module), sink_(sink), names_(ctx.module), index_(ctx) {}
+      : rule_(rule), ctx_(ctx), m_(ctx.module), sink_(sink), names_(ctx.names), index_(ctx) {}
 
   bool on_node(ir::Node n) override {
     if (is_where_fallback(m_, n)) return false;
@@ -96,7 +96,7 @@ class TensorBranchPass final : public FilePass {
   const RuleContext& ctx_;
   const ir::Module& m_;
   DiagnosticSink& sink_;
-  SiteNamer names_;
+  SiteNamer& names_;
   rewrite::FunctionIndex index_;
   std::unordered_map<uint32_t, SharedPlan> chains_;  // by the `if`'s start
 };

@@ -19,7 +19,7 @@ std::span<const syntax::Kind* const> TensorItemRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> TensorItemRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  return file_pass([this, &ctx, &sink, names = rewrite::SiteNamer(ctx.module),
+  return file_pass([this, &ctx, &sink, &names = ctx.names,
                     index = rewrite::FunctionIndex(ctx)](ir::Node n) mutable {
     if (!rewrite::is_tensor_item_call(ctx, n)) return true;
     Diagnostic d = make_diagnostic(

@@ -25,7 +25,7 @@ std::span<const syntax::Kind* const> ValidationGuardRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> ValidationGuardRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  return file_pass([this, &ctx, &sink, &m = ctx.module, names = SiteNamer(ctx.module)](ir::Node n) mutable {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names](ir::Node n) mutable {
     if (!is_validation_guard(m, n)) return true;
     const Truth truth = classify_truth(ctx, n.field("condition"));
     if (truth.kind != TruthKind::TensorTruth && truth.kind != TruthKind::DataOperator) return true;

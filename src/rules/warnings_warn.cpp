@@ -24,7 +24,7 @@ std::span<const syntax::Kind* const> WarningsWarnRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> WarningsWarnRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  return file_pass([this, &ctx, &sink, &m = ctx.module, names = SiteNamer(ctx.module)](ir::Node n) mutable {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names](ir::Node n) mutable {
     auto q = callee_name(m, n);
     if (q && (*q == "warnings.warn" || *q == "warnings.warn_explicit")) {
       Diagnostic d = make_diagnostic(

@@ -30,7 +30,7 @@ behaviour.PROGRAM_NAMES |= {PROGRAM.name, "model.py"}
 @pytest.fixture(scope="module")
 def pair(graphmend_bin, tmp_path_factory):
     original, patched, text = behaviour.fixed_pair(graphmend_bin, PROGRAM, tmp_path_factory.mktemp("item"))
-    assert text.count("_graphmend.scalar(") == 11, text.count("_graphmend.scalar(")  # every site is rewritten
+    assert text.count("_graphmend.scalar(") == 13, text.count("_graphmend.scalar(")  # every site is rewritten
     return original, patched
 
 

@@ -90,7 +90,8 @@ TEST(RuleEngine, OneWalkHandsEachRuleItsKindsAndPrunesPerRule) {
   const analysis::CompileRegions regions(project);
   analysis::TypeOracle types(project);
   const analysis::FixOptions options;
-  const rules::RuleContext ctx{*parsed.module, project, regions, types, options};
+  rewrite::SiteNamer names(*parsed.module);
+  const rules::RuleContext ctx{{*parsed.module, project, regions, types, options}, names};
   std::vector<std::string> calls, ifs;
   const RecordingRule call_rule(&kind::call, false, calls);
   const RecordingRule if_rule(&kind::if_statement, true, ifs);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graphmend/analysis/context.h"
+#include "graphmend/rewrite/site.h"
 #include "graphmend/rules/diagnostic.h"
 #include "graphmend/syntax/kinds.h"
 
@@ -27,7 +28,13 @@ struct RuleInfo {
 };
 
 using RuleOptions = analysis::FixOptions;
-using RuleContext = analysis::FileContext;
+// What every rule's pass over one file is given: the analysis context, and the file's one namer
+// of site helpers. Rules share it: two namers could give two different helpers one name (a
+// warning [Defer] and an `.item()`-decided warning, both `_graphmend_warn_forward_0`), and the
+// generated block keeps one helper per name.
+struct RuleContext : analysis::FileContext {
+  rewrite::SiteNamer& names;
+};
 using analysis::walk_body;
 
 class DiagnosticSink {

@@ -87,6 +87,23 @@ class Counted(nn.Module):
         return x + 1
 
 
+class BesidePlainEffects(nn.Module):
+    """A plain warning and print ([Defer]) beside `.item()`-decided ones in one function: every
+    site keeps a helper of its own (one namer names them all; two namers once gave the plain
+    warning's helper to the decided one too)."""
+
+    def forward(self, x):
+        warnings.warn("plain warning", UserWarning)
+        print("plain print", flush=True)
+        scale = x.abs().max().item()
+        if scale > 1.0:
+            warnings.warn("activations are large", RuntimeWarning)
+        low = x.min().item()
+        if low < -1.0:
+            print("very negative", flush=True)
+        return x * 2
+
+
 def cases():
     """(name, how it is compiled, the uncompiled callable or module, inputs)."""
     x = torch.arange(4, dtype=torch.float32) - 1.5
@@ -94,4 +111,5 @@ def cases():
         ("item/float32", "compile(module)", Monitor(), (x,)),
         ("item/bfloat16 exact", "compile(module)", BFloat16(), (torch.tensor([1.0, 9984.0]),)),
         ("item/float16", "compile(module)", Half(), (torch.tensor([1.0, 70.0]),)),
+        ("item/beside plain effects", "compile(module)", BesidePlainEffects(), (x,)),
     ]
