@@ -11,6 +11,7 @@ otherwise; do not edit it. See `graphmend rule GM201`, `GM301` and `GM101` for w
 part is for.
 """
 
+import operator
 import os
 import sys
 import types
@@ -646,6 +647,48 @@ def scalar(tensor):
     return tensor.item()
 
 
+_COMPARISONS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+
+def item_compare(tensor, op, number):
+    """`tensor.item() <op> number`, as a 0-d boolean tensor where that is exact.
+
+    What decides is static under Dynamo: the tensor's type, dtype and element count,
+    and the number's type and value. One floating-point element against a float, or an
+    integer of at most 2**53: both widened to float64, where the comparison is Python's
+    (NaN included). One integer or boolean element against an integer in int64's range:
+    both as int64, exact. Otherwise (several elements, a complex or wide unsigned
+    tensor, a NumPy array, a float against an integer tensor, ...) `.item()` itself,
+    compared in Python: the original value, error and graph break."""
+    compare = _COMPARISONS[op]
+    if _plain_tensor(tensor) and tensor.numel() == 1 and type(number) in (int, float):
+        if tensor.dtype.is_floating_point:
+            if type(number) is float or -(2**53) <= number <= 2**53:
+                return compare(tensor.reshape(()).double(), number)
+        elif (
+            tensor.dtype
+            in (
+                torch.bool,
+                torch.uint8,
+                torch.int8,
+                torch.int16,
+                torch.int32,
+                torch.int64,
+            )
+            and type(number) is int
+            and -(2**63) <= number < 2**63
+        ):
+            return compare(tensor.reshape(()).long(), number)
+    return compare(tensor.item(), number)
+
+
 # graphmend-section: end
 # What each section sets up once torch is imported.
 _SETUP = ("_setup_effects",)
@@ -664,4 +707,5 @@ _PUBLIC = (
     "buffer_slot",
     "unmoved",
     "scalar",
+    "item_compare",
 )

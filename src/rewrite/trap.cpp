@@ -112,7 +112,134 @@ std::optional<std::string> earlier_in_place_update(const analysis::FileContext& 
   return found;
 }
 
+// True when reading `use` (an identifier) cannot raise: a parameter of its function, or a local
+// that every path from the function's entry binds first, none deleting it. A binding inside
+// `try` or `with` does not count: an exception there can skip it and still reach `use`.
+bool always_bound_at(const ir::Module& m, ir::Node use) {
+  const int fi = m.function_of(use);
+  const int symbol = m.lookup_at(use);
+  if (fi < 0 || symbol < 0) return false;
+  const ir::Symbol& s = m.symbols[static_cast<size_t>(symbol)];
+  if (s.scope != m.functions[static_cast<size_t>(fi)].scope || s.declared_global || s.declared_nonlocal) {
+    return false;
+  }
+  bool parameter = false;
+  for (int b : s.bindings) {
+    const ir::BindingKind kind = m.bindings[static_cast<size_t>(b)].kind;
+    if (kind == ir::BindingKind::Delete) return false;
+    parameter = parameter || kind == ir::BindingKind::Parameter;
+  }
+  if (parameter) return true;
+  const ir::Cfg& cfg = m.cfg(fi);
+  const int at = cfg.node_containing(use);
+  if (at < 0 || cfg.entry < 0) return false;
+  const auto binds_here = [&](const ir::CfgNode& node) {
+    for (int b : node.gen) {
+      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+      if (binding.symbol != symbol) continue;
+      bool guarded = false;
+      for (ir::Node p = binding.statement.parent(); p && !p.is(kind::function_definition); p = p.parent()) {
+        guarded = guarded || p.is(kind::try_statement) || p.is(kind::with_statement);
+      }
+      if (!guarded) return true;
+    }
+    return false;
+  };
+  // Is `at` reachable from the entry along nodes that bind nothing of `symbol`?
+  std::vector<char> seen(cfg.nodes.size(), 0);
+  std::vector<int> stack{cfg.entry};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    if (n == at) return false;
+    if (seen[static_cast<size_t>(n)]) continue;
+    seen[static_cast<size_t>(n)] = 1;
+    const ir::CfgNode& node = cfg.nodes[static_cast<size_t>(n)];
+    if (binds_here(node)) continue;
+    for (int next : node.succ) stack.push_back(next);
+  }
+  return true;
+}
+
 }  // namespace
+
+ir::Node assert_testing_item(ir::Node item_call) {
+  ir::Node p = item_call.parent();
+  while (p && p.is(kind::parenthesized_expression)) p = p.parent();
+  if (p && p.is(kind::comparison_operator)) {
+    p = p.parent();
+    while (p && p.is(kind::parenthesized_expression)) p = p.parent();
+  }
+  if (!p || !p.is(kind::assert_statement)) return {};
+  // Only in the condition, not in the message.
+  ir::Node cond = p.named_child(0);
+  return cond && cond.start() <= item_call.start() && item_call.end() <= cond.end() ? p : ir::Node{};
+}
+
+std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, ir::Node item_call, SiteNamer& names) {
+  const ir::Module& m = ctx.module;
+  const ir::Node statement = assert_testing_item(item_call);
+  if (!statement) return Declined{decline<DeclineCode::ItemAssertForm>()};
+  std::vector<ir::Node> parts;
+  for (ir::Node c : statement.named_children()) {
+    if (!c.is(kind::comment)) parts.push_back(c);
+  }
+  const ir::Node cond = ir::unparenthesize(parts[0]);
+  const ir::Node receiver = item_call.field("function").field("object");
+  std::string tested;  // the tensor expression passed to the check
+  if (cond == item_call) {
+    tested = fmt::format("_graphmend.item_compare({}, \"!=\", 0)", with_raw_newlines(m.text(receiver)));
+  } else {
+    // `<item> <op> <operand>`: one operator, `.item()` on the left.
+    std::vector<ir::Node> operands;
+    for (ir::Node c : cond.named_children()) {
+      if (!c.is(kind::comment)) operands.push_back(c);
+    }
+    const ir::Node op = cond.child(1);
+    static constexpr std::string_view kOperators[] = {"<", "<=", ">", ">=", "==", "!="};
+    if (operands.size() != 2 || ir::unparenthesize(operands[0]) != item_call || !op ||
+        std::find(std::begin(kOperators), std::end(kOperators), m.text(op)) == std::end(kOperators)) {
+      return Declined{decline<DeclineCode::ItemAssertForm>()};
+    }
+    ir::Node operand = ir::unparenthesize(operands[1]);
+    ir::Node number = operand;
+    if (number.is(kind::unary_operator) && m.text(number.field("operator")) == "-") number = number.field("argument");
+    const bool literal = (number.is(kind::integer) || number.is(kind::float_)) &&
+                         m.text(number).find_first_of("jJ") == std::string_view::npos;
+    if (!literal && !(operand.is(kind::identifier) && always_bound_at(m, operand))) {
+      return Declined{decline<DeclineCode::ItemAssertOperand>(snippet(m, operand))};
+    }
+    tested = fmt::format("_graphmend.item_compare({}, \"{}\", {})", with_raw_newlines(m.text(receiver)), m.text(op),
+                         m.text(operand));
+  }
+  // The message, evaluated only when the test fails: literals and names the helper evaluates
+  // itself, nothing carried from the call point.
+  std::string raised = "raise AssertionError";
+  if (parts.size() > 1) {
+    SiteRenderer renderer(ctx);
+    const std::optional<std::string> message = renderer.render(parts[1]);
+    if (!message || !renderer.holes().empty()) return Declined{decline<DeclineCode::ItemAssertMessage>()};
+    raised += "(" + renderer.finish(*message) + ")";
+  }
+  if (inside_try(statement)) return Declined{decline<DeclineCode::GuardInTry>()};
+  if (auto update = earlier_in_place_update(ctx, statement)) {
+    return Declined{decline<DeclineCode::EarlierInPlaceUpdate>(*update)};
+  }
+  const int fi = m.function_of(statement);
+  const std::string function = fi >= 0 ? m.functions[static_cast<size_t>(fi)].name : "module";
+  const std::string site = names.next("raise", function);
+  Fix fix;
+  fix.applicability = source::Applicability::Safe;
+  fix.title = "test the assert inside the compiled graph on the tensor, compared as `.item()` compares; a "
+              "failing input still raises AssertionError (eager path and `python -O` unchanged)";
+  fix.helpers = {site_helper(site, "", raised)};
+  // Under `python -O` the assert is gone: the eager branch, where it was, runs then.
+  if (auto declined = wrap_for_compile(m, statement, fmt::format("_graphmend.check({}, {}, True)", site, tested), fix,
+                                       "not _graphmend.compiling() or not __debug__")) {
+    return *declined;
+  }
+  return fix;
+}
 
 std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, ir::Node if_statement) {
   const ir::Module& m = ctx.module;

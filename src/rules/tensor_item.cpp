@@ -3,6 +3,7 @@
 #include <array>
 
 #include "graphmend/rewrite/item_effect.h"
+#include "graphmend/rewrite/trap.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -27,8 +28,13 @@ std::unique_ptr<FilePass> TensorItemRule::start(const RuleContext& ctx, Diagnost
         "`.item()` moves a tensor value into Python; the graph is split here (GB0124: "
         "Unsupported Tensor.item() call with capture_scalar_outputs=False)",
         "keep the value as a tensor, or set torch._dynamo.config.capture_scalar_outputs = True");
-    // A value only compared with a number to decide a print or warning: [Defer] with the test.
-    attach_plan(d, rewrite::plan_item_effect(ctx, n, names, index));
+    // An assert on the value: [Trap] with the comparison made on the tensor. A value only
+    // compared with a number to decide a print or warning: [Defer] with the test.
+    if (rewrite::assert_testing_item(n)) {
+      attach_plan(d, rewrite::plan_item_assert(ctx, n, names));
+    } else {
+      attach_plan(d, rewrite::plan_item_effect(ctx, n, names, index));
+    }
     sink.report(std::move(d));
     return true;
   });

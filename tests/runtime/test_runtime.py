@@ -24,7 +24,7 @@ RELEASED = {
     "7": "da5e55cafe7e7dd5e2e7ee09bf5beca816f37539a6ce17ad99e8d7787d46576f",
     "8": "7451d08143127ff84fd62a8a6bbceec7da7ca22d372987fd16bce35867b146a2",
     "9": "6f4342d74587b5c6e8574b77ed2f2a0cd2cbc292bee9bfc19f1c3c243f6dcad8",
-    "10": "a9c5cc60762632d39f3c1118bd5573e2302279d710133e2a2a4ad284ed5995ff",
+    "10": "e87b455ffdf29e02fdafd3ca398d0557d0fa272ad96f5abe032f14517290fc46",
 }
 
 
@@ -557,3 +557,46 @@ print("ok")
 
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+@pytest.mark.parametrize(
+    "tensor,op,number",
+    [
+        (torch.tensor(9983.5, dtype=torch.bfloat16), "<", 9984),  # bfloat16 would round 9983.5 up
+        (torch.tensor([65504.0], dtype=torch.float16), "<", 65504.5),
+        (torch.tensor(float("nan")), "!=", 0),
+        (torch.tensor(float("nan")), "<=", 1.0),
+        (torch.tensor(2**53 + 1, dtype=torch.int64), ">", 2**53),  # exact as int64, not float64
+        (torch.tensor(-(2**63), dtype=torch.int64), "==", -(2**63)),
+        (torch.tensor(True), "==", 1),
+        (torch.tensor(255, dtype=torch.uint8), ">=", 255),
+        (torch.tensor([[3]], dtype=torch.int32), "!=", 3),
+    ],
+)
+def test_item_compare_is_pythons_comparison_in_a_tensor(rt, tensor, op, number):
+    import operator
+
+    compare = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+               "==": operator.eq, "!=": operator.ne}[op]
+    got = rt.item_compare(tensor, op, number)
+    assert type(got) is torch.Tensor and got.dtype == torch.bool and got.shape == ()
+    assert bool(got) == compare(tensor.item(), number)
+
+
+@pytest.mark.parametrize(
+    "tensor,number",
+    [
+        (torch.tensor(3, dtype=torch.int64), 2.5),  # a float against an integer tensor
+        (torch.tensor(1.0), 2**53 + 1),  # an integer with no exact float64
+        (torch.tensor(1, dtype=torch.int64), 2**63),  # outside int64
+        (torch.tensor(1 + 2j), 0),  # complex
+        (torch.nn.Parameter(torch.tensor(1.0)), 0),  # not a plain tensor
+    ],
+)
+def test_item_compare_takes_item_where_a_tensor_could_differ(rt, tensor, number):
+    assert rt.item_compare(tensor, "!=", number) is (tensor.item() != number)
+
+
+def test_item_compare_of_several_elements_raises_what_item_raises(rt):
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        rt.item_compare(torch.ones(2), "<", 3)

@@ -130,6 +130,11 @@ enum class DeclineCode : std::uint8_t {
   ItemNameUsedElsewhere,
   ItemFrameInspected,
   DeferredWithItem,
+
+  // [Trap] of an `assert` on a `.item()` value (trap.cpp).
+  ItemAssertForm,
+  ItemAssertOperand,
+  ItemAssertMessage,
 };
 
 struct DeclineEntry {
@@ -310,7 +315,7 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     // [Defer] of an effect decided by a `.item()` value (item_effect.cpp).
     {DeclineCode::ItemNotAssigned, "item-not-assigned",
      "the value is not assigned to a name by a statement of its own; only `name = t.item()` followed by an "
-     "`if` that compares `name` with a number is rewritten"},
+     "`if` that compares `name` with a number, and an `assert` on `t.item()`, are rewritten"},
     {DeclineCode::ItemNoTestAfter, "item-no-test-after",
      "the next statement is not an `if` (without `elif` or `else`) that compares `{}` with a number"},
     {DeclineCode::ItemNumberInexact, "item-number-inexact",
@@ -328,6 +333,17 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::DeferredWithItem, "deferred-with-item",
      "the `.item()` value the enclosing `if` tests is rewritten together with it (GM401's fix), which defers "
      "this call"},
+
+    // [Trap] of an `assert` on a `.item()` value (trap.cpp).
+    {DeclineCode::ItemAssertForm, "item-assert-form",
+     "the assert tests something other than `t.item()` or `t.item() <op> n` (one comparison, `.item()` on "
+     "the left)"},
+    {DeclineCode::ItemAssertOperand, "item-assert-operand",
+     "`{}` is neither a number nor a local name bound on every path to the assert; evaluated first, it "
+     "could raise where `.item()` raised"},
+    {DeclineCode::ItemAssertMessage, "item-assert-message",
+     "the assert's message needs values from the call point; the original computes it only when the "
+     "test fails"},
 });
 
 // The table lists every code once, in the enum's order, so a code indexes its entry.
@@ -338,7 +354,7 @@ constexpr bool table_in_enum_order() {
   return true;
 }
 static_assert(table_in_enum_order(), "kDeclineTable must list every DeclineCode once, in the enum's order");
-static_assert(static_cast<size_t>(DeclineCode::DeferredWithItem) + 1 == kDeclineTable.size(),
+static_assert(static_cast<size_t>(DeclineCode::ItemAssertMessage) + 1 == kDeclineTable.size(),
               "every DeclineCode needs a table entry");
 
 // How many fields a code's sentence names (its `{}`).

@@ -33,4 +33,14 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
 // torch._assert_async tier.
 std::variant<source::Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names);
 
+// [Trap] of `assert t.item()` or `assert t.item() <op> n` (GM401's second fixed form): under
+// torch.compile the comparison is made on the tensor, exactly as Python makes it on the number
+// (`_graphmend.item_compare`, which takes `.item()` itself where it cannot be exact), and tested
+// in the graph; a failing input raises the assert's AssertionError. Doc: rules/GM401.md.
+std::variant<source::Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, ir::Node item_call,
+                                                     SiteNamer& names);
+
+// The `assert` statement whose whole condition, or a comparison in it, is `item_call`; or null.
+ir::Node assert_testing_item(ir::Node item_call);
+
 }  // namespace graphmend::rewrite
