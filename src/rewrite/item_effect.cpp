@@ -32,13 +32,12 @@ bool exact_in_float64(const ir::Module& m, ir::Node literal) {
   return error == std::errc() && end == text.data() + text.size() && value <= (uint64_t{1} << 53);
 }
 
-// A numeric literal, or a negated one.
+}  // namespace
+
 bool is_number_literal(const ir::Module& m, ir::Node n) {
   if (n.is(kind::unary_operator) && m.text(n.field("operator")) == "-") n = n.field("argument");
   return n.is(kind::integer) || n.is(kind::float_);
 }
-
-}  // namespace
 
 bool is_tensor_item_call(const analysis::FileContext& ctx, ir::Node call) {
   const ir::Module& m = ctx.module;

@@ -7,6 +7,7 @@
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/item_effect.h"
 
 namespace graphmend::rewrite {
 
@@ -202,10 +203,7 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
       return Declined{decline<DeclineCode::ItemAssertForm>()};
     }
     ir::Node operand = ir::unparenthesize(operands[1]);
-    ir::Node number = operand;
-    if (number.is(kind::unary_operator) && m.text(number.field("operator")) == "-") number = number.field("argument");
-    const bool literal = (number.is(kind::integer) || number.is(kind::float_)) &&
-                         m.text(number).find_first_of("jJ") == std::string_view::npos;
+    const bool literal = is_number_literal(m, operand) && m.text(operand).find_first_of("jJ") == std::string_view::npos;
     if (!literal && !(operand.is(kind::identifier) && always_bound_at(m, operand))) {
       return Declined{decline<DeclineCode::ItemAssertOperand>(snippet(m, operand))};
     }

@@ -20,6 +20,9 @@ namespace graphmend::rewrite {
 // prove static (GM401 reports exactly these).
 bool is_tensor_item_call(const analysis::FileContext& ctx, ir::Node call);
 
+// A numeric literal (imaginary ones included), or a negated one.
+bool is_number_literal(const ir::Module& m, ir::Node n);
+
 // The rewrite of the `.item()` call `item_call` and the `if` after it, or why it is declined.
 std::variant<source::Fix, Declined> plan_item_effect(const analysis::FileContext& ctx, ir::Node item_call,
                                                      SiteNamer& names, FunctionIndex& index);
