@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -57,7 +58,7 @@ struct CommonArgs {
   std::string stdin_filename;
   unsigned jobs = 0;
   uint64_t max_file_size = 16ull * 1024 * 1024;
-  int64_t max_file_time = 120;     // seconds
+  double max_file_time = 120;      // seconds
   int64_t max_file_memory = 2048;  // MB
   std::string color = "auto";
   CLI::App* command = nullptr;
@@ -139,8 +140,8 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
   cmd->add_option("-j,--jobs", a.jobs, "Worker threads (default: number of cores)");
   cmd->add_option("--max-file-size", a.max_file_size, "Skip files larger than this many bytes");
   cmd->add_option("--max-file-time", a.max_file_time,
-                  "Skip a file whose analysis takes longer than this many seconds (0: no limit; default 120)")
-      ->check(CLI::Range(int64_t{0}, int64_t{86400}));
+                  "Skip a file whose analysis takes longer than this many seconds, fractions allowed (0: no limit; default 120)")
+      ->check(CLI::Range(0.0, 86400.0));
   cmd->add_option("--max-file-memory", a.max_file_memory,
                   "Skip a file whose analysis needs more than this many MB (0: no limit; default 2048)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
@@ -215,10 +216,11 @@ int run_check(CommonArgs& a, bool fix) {
                             settings.extend_per_file_ignores.end());
   o.jobs = a.given("--jobs") ? a.jobs : settings.jobs.value_or(0);
   o.read.max_bytes = a.given("--max-file-size") ? a.max_file_size : settings.max_file_size.value_or(a.max_file_size);
-  const int64_t seconds = a.given("--max-file-time") ? a.max_file_time : settings.max_file_time.value_or(a.max_file_time);
+  const double seconds = a.given("--max-file-time") ? a.max_file_time : settings.max_file_time.value_or(a.max_file_time);
   const int64_t megabytes =
       a.given("--max-file-memory") ? a.max_file_memory : settings.max_file_memory.value_or(a.max_file_memory);
-  o.budget.time = std::chrono::seconds(seconds);
+  // Whole milliseconds, at least one for any nonzero budget (0 means no limit).
+  o.budget.time = std::chrono::milliseconds(seconds > 0 ? std::max<int64_t>(1, std::llround(seconds * 1000)) : 0);
   o.budget.memory_bytes = static_cast<uint64_t>(megabytes) << 20;
   o.discovery.exclude = a.given("--exclude") ? a.exclude : settings.exclude.value_or(driver::default_excludes());
   for (const auto* extra : {&settings.extend_exclude, &a.extend_exclude}) {

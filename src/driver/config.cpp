@@ -93,8 +93,8 @@ class Reader {
           out.settings.max_file_size = static_cast<uint64_t>(v);
         }
       } else if (k == "max-file-time") {
-        int64_t v = 0;
-        if (!(e = integer(k, node, at, 0, 86400, "expected whole seconds from 0 (no limit) to 86400", v))) {
+        double v = 0;
+        if (!(e = number(k, node, at, 0, 86400, "expected seconds from 0 (no limit) to 86400", v))) {
           out.settings.max_file_time = v;
         }
       } else if (k == "max-file-memory") {
@@ -134,6 +134,17 @@ class Reader {
                                      int64_t min, int64_t max, std::string_view problem, int64_t& out) const {
     const auto v = node.value<int64_t>();
     if (!node.is_integer() || !v || *v < min || *v > max) return error(at, key, problem);
+    out = *v;
+    return std::nullopt;
+  }
+
+  // An integer or a float: TOML keeps them apart, a user writing 0.5 or 2 means the same kind.
+  std::optional<ConfigError> number(std::string_view key, const toml::node& node, const toml::source_region& at,
+                                    double min, double max, std::string_view problem, double& out) const {
+    const auto v = node.value<double>();
+    if (!(node.is_integer() || node.is_floating_point()) || !v || !(*v >= min && *v <= max)) {
+      return error(at, key, problem);
+    }
     out = *v;
     return std::nullopt;
   }

@@ -28,7 +28,7 @@ struct Settings {
   std::optional<std::string> output_format;
   std::optional<std::filesystem::path> cache_dir;  // `check`'s result cache; relative: to the file's folder
   std::optional<uint64_t> max_file_size;
-  std::optional<int64_t> max_file_time;    // seconds; 0: no limit
+  std::optional<double> max_file_time;     // seconds; 0: no limit
   std::optional<int64_t> max_file_memory;  // MB; 0: no limit
   std::optional<unsigned> jobs;
   std::filesystem::path root;                 // the folder of the file found (relative patterns start here)
