@@ -24,6 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from _sections import replace_section  # noqa: E402  (bench/ is not a package)
 
+BEYOND_WHERE = ("python-value-selected", "branch-decides-control")
 BEGIN = "<!-- gm101: begin (bench/gm101_sites.py writes this section) -->"
 END = "<!-- gm101: end -->"
 
@@ -82,6 +83,11 @@ def main() -> None:
         examples.setdefault(key, f"{d['filename'].removeprefix('transformers/')}:{d['location']['row']}")
     unsafe_reasons = collections.Counter(pattern(d["fix"]["title"]) for d in unsafe_only)
     codes = collections.Counter(d.get("decline_code") or "(none)" for d in declined)
+    # Sites whose `if` no selection of tensor values can express, however good the analysis: a
+    # Python value among the candidates, or a branch that decides which statements run next.
+    beyond_where = sum(codes[c] for c in BEYOND_WHERE)
+    literals = sorted({m.group(1) for d in declined if d.get("decline_code") == "python-value-selected"
+                       for m in [re.search(r"Python value `([^`]*)`", d.get("decline_reason") or "")] if m})
 
     result = {
         "transformers": version,
@@ -89,6 +95,7 @@ def main() -> None:
         "fixed_by_plain_fix": len(safe_fixed),
         "fixed_only_with_unsafe_fixes": len(unsafe_only),
         "declined": len(declined),
+        "beyond_torch_where": beyond_where,
         "decline_codes": dict(codes.most_common()),
         "decline_reasons": dict(rows.most_common()),
         "unsafe_reasons": dict(unsafe_reasons.most_common()),
@@ -107,6 +114,14 @@ def main() -> None:
             f"{len(plain)} GM101 sites: **{len(safe_fixed)} fixed by plain `graphmend fix`**, "
             f"{len(unsafe_only)} more with `--unsafe-fixes`, {len(declined)} declined [goal of issue 16: "
             f">= 150 by plain fix]. A reason's quoted names are replaced by `…`; the example is its first site."
+        ),
+        "",
+        (
+            f"{beyond_where} of the declined sites are beyond any torch.where selection "
+            f"({', '.join(f'`{c}`' for c in BEYOND_WHERE)}: a Python value among the candidates, here "
+            f"{', '.join(f'`{v}`' for v in literals)}; or a "
+            f"`continue`/`break` deciding which statements run), so a sound [Where] rewrite fixes at most "
+            f"{len(plain) - beyond_where} of these {len(plain)} sites."
         ),
         "",
         "| decline code (`decline_code` in JSON) | sites |",

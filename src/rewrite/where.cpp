@@ -8,6 +8,7 @@
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/item_effect.h"
 #include "graphmend/rewrite/trap.h"
 #include "graphmend/rewrite/where_buffer.h"
 #include "graphmend/rewrite/where_identity.h"
@@ -153,6 +154,67 @@ std::set<std::string> names_read(const ir::Module& m, ir::Node n) {
   return out;
 }
 
+// A `continue` or `break` in a branch (not inside a loop of its own): the condition decides
+// which statements run next.
+ir::Node control_statement(ir::Node block) {
+  ir::Node found;
+  syntax::walk(block, [&](ir::Node n) {
+    if (found) return false;
+    if (n.is(kind::continue_statement) || n.is(kind::break_statement)) {
+      found = n;
+      return false;
+    }
+    return !(n.is(kind::for_statement) || n.is(kind::while_statement) || n.is(kind::function_definition) ||
+             n.is(kind::class_definition) || n.is(kind::lambda));
+  });
+  return found;
+}
+
+// A value that is never a tensor: `_graphmend.selectable` rejects it at trace time, so a
+// selection of it would never run.
+bool is_python_literal(const ir::Module& m, ir::Node value) {
+  value = ir::unparenthesize(value);
+  return is_number_literal(m, value) || value.is(kind::true_) || value.is(kind::false_) || value.is(kind::none) ||
+         value.is(kind::string) || value.is(kind::concatenated_string) || value.is(kind::list) ||
+         value.is(kind::tuple) || value.is(kind::dictionary) || value.is(kind::set);
+}
+
+// A name used after the `if` that a branch sets to a Python literal (`to_drop = True`), or a
+// `return` of one, also as the statement right after an else-less `if` that returns
+// (`if m.any(): return m` then `return None`): no selection can take it, whatever the other
+// branches hold.
+std::optional<Decline> python_value_selected(const ir::Module& m, ir::Node if_statement,
+                                             const std::vector<ir::Node>& blocks, const LaterNames& later) {
+  bool has_else = false;
+  for (ir::Node alt : if_statement.children_by_field("alternative")) has_else |= alt.is(kind::else_clause);
+  if (!has_else) {
+    ir::Node next = if_statement.next_named_sibling();
+    while (next && next.is(kind::comment)) next = next.next_named_sibling();
+    bool branch_returns = false;
+    for (ir::Node block : blocks) {
+      for (ir::Node s : block.named_children()) branch_returns |= s.is(kind::return_statement);
+    }
+    if (branch_returns && next && next.is(kind::return_statement) && next.named_child_count() == 1 &&
+        is_python_literal(m, next.named_child(0))) {
+      return decline<DeclineCode::PythonValueSelected>("the returned value", snippet(m, next.named_child(0)));
+    }
+  }
+  for (ir::Node block : blocks) {
+    for (ir::Node s : block.named_children()) {
+      if (s.is(kind::return_statement) && s.named_child_count() == 1 && is_python_literal(m, s.named_child(0))) {
+        return decline<DeclineCode::PythonValueSelected>("the returned value", snippet(m, s.named_child(0)));
+      }
+      ir::Node a = s.is(kind::expression_statement) && s.named_child_count() == 1 ? s.named_child(0) : ir::Node{};
+      if (!a || !a.is(kind::assignment) || a.field("type") || !a.field("left").is(kind::identifier)) continue;
+      const std::string name(m.text(a.field("left")));
+      if (a.field("right") && later.contains(name) && is_python_literal(m, a.field("right"))) {
+        return decline<DeclineCode::PythonValueSelected>(fmt::format("`{}`", name), snippet(m, a.field("right")));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 // A `with` body runs once, in order, like the code around it (its manager's enter and exit
 // bracket both the original `if` and the selection); a loop body runs again and reads what the
 // last iteration selected, and a `try` hands an exception's partial state to its handlers.
@@ -236,11 +298,26 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   const ir::Module& m = ctx.module;
   if (if_statement.is(kind::elif_clause)) if_statement = if_statement.parent();  // planned with its `if`
   if (!if_statement.is(kind::if_statement)) return Declined{decline<DeclineCode::NotAnIf>()};
+  const int fi = m.function_of(if_statement);
+  if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
+  {
+    // First what no selection can express, wherever the `if` is.
+    std::vector<ir::Node> all_blocks = {if_statement.field("consequence")};
+    for (ir::Node alt : if_statement.children_by_field("alternative")) {
+      all_blocks.push_back(alt.is(kind::elif_clause) ? alt.field("consequence") : alt.field("body"));
+    }
+    for (ir::Node block : all_blocks) {
+      if (ir::Node jump = control_statement(block)) {
+        return Declined{decline<DeclineCode::BranchDecidesControl>(snippet(m, jump))};
+      }
+    }
+    if (auto literal = python_value_selected(m, if_statement, all_blocks, index.names_after(fi, if_statement))) {
+      return Declined{std::move(*literal)};
+    }
+  }
   if (inside_loop_or_try(if_statement)) {
     return Declined{decline<DeclineCode::InsideLoopOrTry>()};
   }
-  const int fi = m.function_of(if_statement);
-  if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
   if (auto buffer = plan_buffer_selection(ctx, if_statement, index.names_after(fi, if_statement))) return std::move(*buffer);
   // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked
@@ -446,7 +523,11 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       if (!bound_before) {
         return Declined{decline<DeclineCode::NotBoundBefore>(name)};
       }
-      auto proof = prove_kept_value_unobservable(ctx, fn, index.inspects_frame(fi), if_statement, name);
+      ir::Node kept_value;
+      auto proof = prove_kept_value_unobservable(ctx, fn, index.inspects_frame(fi), if_statement, name, &kept_value);
+      if (kept_value && is_python_literal(m, kept_value)) {
+        return Declined{decline<DeclineCode::PythonValueSelected>(fmt::format("`{}`", name), snippet(m, kept_value))};
+      }
       if (auto* kept = std::get_if<KeptValueProof>(&proof)) {
         for (const ModuleCheck& c : kept->modules) {
           const std::string check = fmt::format("_graphmend.allocating_module({}, \"{}\")", c.module, c.cls);

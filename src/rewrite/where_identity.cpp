@@ -184,8 +184,10 @@ bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Nod
 
 std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
                                                                          const ir::Function& fn, bool inspects_frame,
-                                                                         ir::Node if_statement, std::string_view name) {
+                                                                         ir::Node if_statement, std::string_view name,
+                                                                         ir::Node* kept_value) {
   const ir::Module& m = ctx.module;
+  if (kept_value) *kept_value = ir::Node{};
   const std::string kept = fmt::format("the selected tensor is a new object, where the original keeps `{}`", name);
   // 1. The definition of `name` that reaches the `if`: the last `name = value` among the statements
   // that dominate it (earlier statements of its block, then of each enclosing `if` block).
@@ -217,6 +219,7 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
     stmt = owner;
   }
   ir::Node value = definition.field("right");
+  if (kept_value) *kept_value = value;
   if (!value || value.is(kind::assignment) || definition.field("type")) {
     return fmt::format("{}, which `{}` binds to other names too", kept, snippet(m, definition));
   }

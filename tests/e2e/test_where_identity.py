@@ -10,7 +10,8 @@ the object the name held, where the selection is a new tensor.
   says why; applied with --unsafe-fixes, the selection changes what the caller sees (an identity
   or an aliasing write), which is what the decline protects.
 - Declined outright (declined_cases: an in-place update after the `if`, a user method with a side
-  effect in the branch): no fix, plain or unsafe, and both copies behave as the original.
+  effect in the branch, a Python value among the candidates, a `continue` in a branch): no fix,
+  plain or unsafe, and both copies behave as the original.
 - Fixed, but sent to the original at trace time (fallback_cases: int/float promotion,
   broadcasting) or by the grad gate (autograd through both arms): compiled results and gradients
   are the original's.
@@ -81,8 +82,8 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
     sites = _sites(modules["report"])
     fixed = {f for f, d in sites.items() if d["fix"] and d["fix"]["applicability"] == "safe"}
     assert fixed == {"FreshArithmetic.forward", "LayerNormOverflowGuard.forward", "UnderStaticIf.forward",
-                     "ConditionalNorm.forward", "PromotionInBranch.forward", "BroadcastInBranch.forward",
-                     "GradThroughBothArms.forward"}
+                     "ConditionalNorm.forward", "OnesInitialised.forward", "ZerosLikeInitialised.forward",
+                     "PromotionInBranch.forward", "BroadcastInBranch.forward", "GradThroughBothArms.forward"}
     for name in UNPROVEN:
         module, _ = _unproven(modules["original"], name)
         site = sites[f"{type(module).__name__}.forward"]
@@ -91,7 +92,7 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", PROVEN[:4])
+@pytest.mark.parametrize("name", PROVEN[:6])
 def test_proven_selection_is_identical_without_breaks(modules, name, backend):
     original, inputs = _proven(modules["original"], name)
     patched, _ = _proven(modules["safe"], name)
@@ -108,7 +109,7 @@ def test_proven_selection_is_identical_without_breaks(modules, name, backend):
     assert counters["stats"]["unique_graphs"] == len(shapes), "no break, no recompile when the condition flips"
 
 
-@pytest.mark.parametrize("name", PROVEN[4:])
+@pytest.mark.parametrize("name", PROVEN[6:])
 def test_a_failed_runtime_check_runs_the_original(modules, name):
     """A forward hook returns a tensor it holds, or the LayerNorm was replaced by nn.Identity:
     the selection would return a new tensor; the original `if` runs and returns that one."""
@@ -156,6 +157,17 @@ def test_declined_sites_get_no_fix_and_the_patched_copy_behaves_the_same(modules
                 assert same_result([patched(*mine), *mine], [original(*theirs), *theirs])
         if name.startswith("a user method"):
             assert patched.calls == original.calls
+
+
+def test_what_no_selection_expresses_is_declined_with_its_reason(modules):
+    """A Python value among the candidates (`selectable` would reject it at every trace) or a
+    `continue` in a branch: declined before anything else, with the reason that says so."""
+    sites = _sites(modules["report"])
+    expected = {"PythonFlag.forward": "python-value-selected", "PythonNumberKept.forward": "python-value-selected",
+                "ContinueInLoop.forward": "branch-decides-control"}
+    assert {f: sites[f]["decline_code"] for f in expected} == expected
+    assert "`skip` would be selected from the Python value `True`" in sites["PythonFlag.forward"]["decline_reason"]
+    assert "`scale` would be selected from the Python value `1.0`" in sites["PythonNumberKept.forward"]["decline_reason"]
 
 
 @pytest.mark.parametrize("name", FALLBACK)

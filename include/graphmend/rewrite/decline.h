@@ -69,6 +69,10 @@ enum class DeclineCode : std::uint8_t {
   InsideLoopOrTry,
   NotInFunction,
 
+  // [Where]: what no selection of values can express.
+  BranchDecidesControl,
+  PythonValueSelected,
+
   // [Where]: effects of a part of the `if` (the first field names the part: "a branch", "the
   // condition", "the static conjunct", ...).
   PartStoresAttribute,
@@ -227,6 +231,14 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::InsideLoopOrTry, "inside-loop-or-try",
      "the `if` is inside a loop or `try`; its values' lifetimes are not analysed there"},
     {DeclineCode::NotInFunction, "not-in-function", "the `if` is not inside a function"},
+
+    // [Where]: what no selection of values can express.
+    {DeclineCode::BranchDecidesControl, "branch-decides-control",
+     "a branch has `{}`: the condition decides which statements run next, and torch.where selects "
+     "values, not statements"},
+    {DeclineCode::PythonValueSelected, "python-value-selected",
+     "{} would be selected from the Python value `{}`; torch.where selects tensors only, so the "
+     "original `if` would run under torch.compile all the same"},
 
     // [Where]: effects of a part of the `if` (the first field names the part: "a branch", "the
     // condition", "the static conjunct", ...).

@@ -31,8 +31,11 @@ struct KeptValueProof {
 // replaced, or why it is not (phrased to follow "unsafe: ").
 // `inspects_frame`: the function reads its locals by other means than names (locals(), eval, ...).
 // Each call costs a bounded amount of work, whatever the size of the function.
+// `kept_value`, when given, is set to the value of the definition found to reach the `if` (null
+// when none was found), whatever the verdict.
 std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
                                                                          const ir::Function& fn, bool inspects_frame,
-                                                                         ir::Node if_statement, std::string_view name);
+                                                                         ir::Node if_statement, std::string_view name,
+                                                                         ir::Node* kept_value = nullptr);
 
 }  // namespace graphmend::rewrite

@@ -72,6 +72,26 @@ class ConditionalNorm(nn.Module):
         return hidden_states
 
 
+class OnesInitialised(nn.Module):
+    """A scale that torch.ones made in this frame: new storage nothing else holds."""
+
+    def forward(self, x: torch.Tensor):
+        scale = torch.ones((), dtype=x.dtype)
+        if (x.abs() > 4).any():
+            scale = x.abs().amax() / 4
+        return x / scale
+
+
+class ZerosLikeInitialised(nn.Module):
+    """A bias that torch.zeros_like made in this frame."""
+
+    def forward(self, x: torch.Tensor):
+        bias = torch.zeros_like(x)
+        if (x < 0).any():
+            bias = torch.clamp(x, max=0.0) * -1.0
+        return x + bias
+
+
 class HookedNorm(LayerNormOverflowGuard):
     """The same code as LayerNormOverflowGuard, but a forward hook makes the norm return a tensor
     it holds: the runtime check (allocating_module) fails and the original `if` runs."""
@@ -117,6 +137,8 @@ def proven_cases():
          [(t([[1.0, 2.0, 3.0, 4.0]]),), (t([[float("inf"), 2.0, 3.0, 4.0]]),)]),
         ("LayerNorm on some paths before the guard", ConditionalNorm(),
          [(t([[1.0, 2.0, 3.0, 4.0]]),), (t([[float("nan"), 2.0, 3.0, 4.0]]),)]),
+        ("a scale torch.ones made", OnesInitialised(), [(t([1.0, 8.0]),), (t([1.0, 2.0]),), (t([1.0, float("inf")]),)]),
+        ("a bias torch.zeros_like made", ZerosLikeInitialised(), [(t([1.0, -2.0]),), (t([1.0, 2.0]),)]),
         ("hooked LayerNorm: runtime check fails, original runs", HookedNorm(),
          [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),)]),
         ("replaced LayerNorm: runtime check fails, original runs", ReplacedLayerNorm(),
@@ -348,12 +370,51 @@ class GradThroughBothArms(nn.Module):
         return h
 
 
+class PythonFlag(nn.Module):
+    """Declined (python-value-selected): LayerDrop's flag holds Python bools, which torch.where does
+    not select; the later `if skip:` decides which code runs."""
+
+    def forward(self, x: torch.Tensor):
+        skip = False
+        if (x > 3).any():
+            skip = True
+        if skip:
+            return x
+        return x * 2
+
+
+class PythonNumberKept(nn.Module):
+    """Declined (python-value-selected): the value kept when the branch does not run is the Python
+    number 1.0."""
+
+    def forward(self, x: torch.Tensor):
+        scale = 1.0
+        if (x > 3).any():
+            scale = x.abs().amax()
+        return x / scale
+
+
+class ContinueInLoop(nn.Module):
+    """Declined (branch-decides-control): the branch decides whether the rest of the loop body runs."""
+
+    def forward(self, x: torch.Tensor):
+        h = x
+        for _ in range(2):
+            if (h > 3).any():
+                continue
+            h = h * 2
+        return h
+
+
 def declined_cases():
     """(name, module, inputs): no fix at all, plain or unsafe."""
     t = torch.tensor
     return [
         ("an in-place update after the `if`", UpdatedInPlaceAfter(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
         ("a user method with a side effect in the branch", SideEffectInBranch(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
+        ("a flag set to a Python bool", PythonFlag(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
+        ("a Python number kept", PythonNumberKept(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
+        ("a `continue` in the branch", ContinueInLoop(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
     ]
 
 
