@@ -169,6 +169,9 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="also write bench/RESULTS.md's section and the chart")
     parser.add_argument("--resume", action="store_true",
                         help="keep the architectures the results JSON already has (a run stopped part way)")
+    parser.add_argument("--retry-not-run", action="store_true",
+                        help="with --resume: measure again the architectures that did not run (after arm.py learnt "
+                             "new inputs)")
     args = parser.parse_args()
     env = environment(args.python)
     version = env["version"]
@@ -179,7 +182,8 @@ def main() -> None:
     out = pathlib.Path(args.out) if args.out else ROOT / "bench" / "results" / f"census-{version}.json"
     done = {}
     if args.resume and out.exists():
-        done = {r["model_type"]: r for r in json.loads(out.read_text())["results"]}
+        done = {r["model_type"]: r for r in json.loads(out.read_text())["results"]
+                if not (args.retry_not_run and r["original"].get("stage") != "done")}
     with tempfile.TemporaryDirectory(prefix="census-weights-") as weights, \
             concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {m: pool.submit(census_one, args.python, m, site, pathlib.Path(weights), args.timeout)
