@@ -181,10 +181,7 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
   const ir::Module& m = ctx.module;
   const ir::Node statement = assert_testing_item(item_call);
   if (!statement) return Declined{decline<DeclineCode::ItemAssertForm>()};
-  std::vector<ir::Node> parts;
-  for (ir::Node c : statement.named_children()) {
-    if (!c.is(kind::comment)) parts.push_back(c);
-  }
+  const std::vector<ir::Node> parts = ir::children_without_comments(statement);
   const ir::Node cond = ir::unparenthesize(parts[0]);
   const ir::Node receiver = item_call.field("function").field("object");
   std::string tested;  // the tensor expression passed to the check
@@ -192,10 +189,7 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
     tested = fmt::format("_graphmend.item_compare({}, \"!=\", 0)", with_raw_newlines(m.text(receiver)));
   } else {
     // `<item> <op> <operand>`: one operator, `.item()` on the left.
-    std::vector<ir::Node> operands;
-    for (ir::Node c : cond.named_children()) {
-      if (!c.is(kind::comment)) operands.push_back(c);
-    }
+    const std::vector<ir::Node> operands = ir::children_without_comments(cond);
     const ir::Node op = cond.child(1);
     static constexpr std::string_view kOperators[] = {"<", "<=", ">", ">=", "==", "!="};
     if (operands.size() != 2 || ir::unparenthesize(operands[0]) != item_call || !op ||

@@ -184,9 +184,8 @@ bool is_python_literal(const ir::Module& m, ir::Node value) {
 // (`if m.any(): return m` then `return None`): no selection can take it, whatever the other
 // branches hold.
 std::optional<Decline> python_value_selected(const ir::Module& m, ir::Node if_statement,
-                                             const std::vector<ir::Node>& blocks, const LaterNames& later) {
-  bool has_else = false;
-  for (ir::Node alt : if_statement.children_by_field("alternative")) has_else |= alt.is(kind::else_clause);
+                                             const std::vector<ir::Node>& blocks, bool has_else,
+                                             const LaterNames& later) {
   if (!has_else) {
     ir::Node next = if_statement.next_named_sibling();
     while (next && next.is(kind::comment)) next = next.next_named_sibling();
@@ -300,33 +299,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   if (!if_statement.is(kind::if_statement)) return Declined{decline<DeclineCode::NotAnIf>()};
   const int fi = m.function_of(if_statement);
   if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
-  {
-    // First what no selection can express, wherever the `if` is.
-    std::vector<ir::Node> all_blocks = {if_statement.field("consequence")};
-    for (ir::Node alt : if_statement.children_by_field("alternative")) {
-      all_blocks.push_back(alt.is(kind::elif_clause) ? alt.field("consequence") : alt.field("body"));
-    }
-    for (ir::Node block : all_blocks) {
-      if (ir::Node jump = control_statement(block)) {
-        return Declined{decline<DeclineCode::BranchDecidesControl>(snippet(m, jump))};
-      }
-    }
-    if (auto literal = python_value_selected(m, if_statement, all_blocks, index.names_after(fi, if_statement))) {
-      return Declined{std::move(*literal)};
-    }
-  }
-  if (inside_loop_or_try(if_statement)) {
-    return Declined{decline<DeclineCode::InsideLoopOrTry>()};
-  }
-  const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
-  if (auto buffer = plan_buffer_selection(ctx, if_statement, index.names_after(fi, if_statement))) return std::move(*buffer);
-  // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked
-  // by the gate at trace time.
-  const std::vector<std::string> assumed = assumable_tensors(ctx, fn, if_statement);
-  std::optional<analysis::TypeOracle::Assumption> assumption;
-  if (!assumed.empty()) assumption.emplace(ctx.types, source::TextRange{fn.node.start(), if_statement.end()}, assumed);
-  std::string gate(kWhereGate);
-  if (!assumed.empty()) gate += fmt::format(" or not _graphmend.plain_tensors({})", fmt::join(assumed, ", "));
 
   // 1. The chain: (condition, block) for the `if` and each `elif`, then the `else` block if any.
   std::vector<std::pair<ir::Node, ir::Node>> arms = {{if_statement.field("condition"), if_statement.field("consequence")}};
@@ -338,6 +310,33 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       else_block = alt.field("body");
     }
   }
+  std::vector<ir::Node> blocks;
+  for (const auto& arm : arms) blocks.push_back(arm.second);
+  if (else_block) blocks.push_back(else_block);
+  // Which names are read after the `if`.
+  const LaterNames later = index.names_after(fi, if_statement);
+
+  // First what no selection can express, wherever the `if` is.
+  for (ir::Node block : blocks) {
+    if (ir::Node jump = control_statement(block)) {
+      return Declined{decline<DeclineCode::BranchDecidesControl>(snippet(m, jump))};
+    }
+  }
+  if (auto literal = python_value_selected(m, if_statement, blocks, bool(else_block), later)) {
+    return Declined{std::move(*literal)};
+  }
+  if (inside_loop_or_try(if_statement)) {
+    return Declined{decline<DeclineCode::InsideLoopOrTry>()};
+  }
+  const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
+  if (auto buffer = plan_buffer_selection(ctx, if_statement, later)) return std::move(*buffer);
+  // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked
+  // by the gate at trace time.
+  const std::vector<std::string> assumed = assumable_tensors(ctx, fn, if_statement);
+  std::optional<analysis::TypeOracle::Assumption> assumption;
+  if (!assumed.empty()) assumption.emplace(ctx.types, source::TextRange{fn.node.start(), if_statement.end()}, assumed);
+  std::string gate(kWhereGate);
+  if (!assumed.empty()) gate += fmt::format(" or not _graphmend.plain_tensors({})", fmt::join(assumed, ", "));
 
   // 2. Conditions: an optional static conjunct (single `if` only) kept as a Python `if`; the
   // tensor part of each arm lowered to one boolean tensor.
@@ -357,10 +356,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     if (!lowered_cond) return Declined{std::move(*why)};
     conds.push_back(*lowered_cond);
   }
-  std::vector<ir::Node> blocks;
-  for (const auto& arm : arms) blocks.push_back(arm.second);
-  if (else_block) blocks.push_back(else_block);
-
   CompiledCode compiled;  // the compiled form, at the else-branch's indentation
   auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
   std::string cond_tuple;
@@ -422,7 +417,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       branches.push_back(std::move(*a));
     }
     // Which assigned names are used after the `if` (selected) and which are branch temporaries.
-    const LaterNames later = index.names_after(fi, if_statement);
     std::vector<std::string> selected;       // in order of first assignment
     std::map<std::string, int> assigned_in;  // name -> number of branches assigning it
     std::set<std::string> assigned_anywhere;
