@@ -214,17 +214,6 @@ std::optional<Decline> python_value_selected(const ir::Module& m, ir::Node if_st
   return std::nullopt;
 }
 
-// A `with` body runs once, in order, like the code around it (its manager's enter and exit
-// bracket both the original `if` and the selection); a loop body runs again and reads what the
-// last iteration selected, and a `try` hands an exception's partial state to its handlers.
-bool inside_loop_or_try(ir::Node n) {
-  for (ir::Node p = n.parent(); p; p = p.parent()) {
-    if (p.is(kind::for_statement) || p.is(kind::while_statement) || p.is(kind::try_statement)) return true;
-    if (p.is(kind::function_definition)) return false;
-  }
-  return false;
-}
-
 // True when this occurrence is used as only a tensor can be: the receiver of a Tensor method
 // (`x.abs()`), or an operand of a comparison or operator whose result is (`(mask == 0).all()`).
 bool used_as_tensor(const ir::Module& m, ir::Node id) {

@@ -27,6 +27,27 @@ constexpr int kMaxNodesScanned = 8192;
 constexpr std::array<std::string_view, 8> kAllocatingModules = {"LayerNorm", "Linear",    "Conv1d",    "Conv2d",
                                                                   "Conv3d",    "Embedding", "GroupNorm", "RMSNorm"};
 
+// True when the statement `s` binds `name` other than as `name = value`: as an element of an
+// unpacking target (`name, other = pair`), further along a chain (`a = name = v`) or by augmented
+// assignment.
+bool binds_otherwise(const ir::Module& m, ir::Node s, std::string_view name) {
+  if (!s.is(kind::expression_statement) || s.named_child_count() != 1) return false;
+  ir::Node a = s.named_child(0);
+  if (a.is(kind::augmented_assignment)) return a.field("left").is(kind::identifier) && m.text(a.field("left")) == name;
+  if (!a.is(kind::assignment)) return false;
+  if (a.field("left").is(kind::identifier) && m.text(a.field("left")) == name) return false;  // `name = value`
+  bool found = false;
+  for (ir::Node target = a; target && target.is(kind::assignment) && !found; target = target.field("right")) {
+    // Only the pattern's own elements bind; `obj.name` and `x[name]` do not.
+    syntax::walk(target.field("left"), [&](ir::Node n) {
+      if (n.is(kind::identifier)) found |= m.text(n) == name;
+      return !found && (n.is(kind::pattern_list) || n.is(kind::tuple_pattern) || n.is(kind::list_pattern) ||
+                        n.is(kind::list_splat_pattern) || n == target.field("left"));
+    });
+  }
+  return found;
+}
+
 bool has_keyword(const ir::Module& m, ir::Node call, std::string_view keyword) {
   ir::Node args = call.field("arguments");
   if (!args) return false;
@@ -197,6 +218,9 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
     for (ir::Node s = stmt.prev_named_sibling(); s; s = s.prev_named_sibling()) {
       if (++statements_back > kMaxStatementsBack) {
         return fmt::format("{}, assigned too far before the `if` to analyse", kept);
+      }
+      if (binds_otherwise(m, s, name)) {
+        return fmt::format("{}, which `{}` binds (only a `{} = value` definition is traced)", kept, snippet(m, s), name);
       }
       if (!s.is(kind::expression_statement) || s.named_child_count() != 1) continue;
       ir::Node a = s.named_child(0);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/truth.h"
 #include "graphmend/rewrite/site.h"
@@ -99,6 +101,71 @@ std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, b
 
 }  // namespace
 
+bool inside_loop_or_try(ir::Node n) {
+  for (ir::Node p = n.parent(); p; p = p.parent()) {
+    if (p.is(kind::for_statement) || p.is(kind::while_statement) || p.is(kind::try_statement)) return true;
+    if (p.is(kind::function_definition)) return false;
+  }
+  return false;
+}
+
+bool LaterNames::contains(const std::string& name) const {
+  const auto& facts = index_->by_function_.at(function_);
+  if (facts.captured.contains(name)) return true;  // a closure may read it whenever it is called
+  const auto last = facts.last_occurrence.find(name);
+  if (last == facts.last_occurrence.end() || last->second < statement_.end()) return false;
+  return index_->read_after(function_, statement_, name);
+}
+
+bool FunctionIndex::read_after(int function, ir::Node statement, const std::string& name) const {
+  // Past this many later occurrences the name counts as used: the answer stays conservative and
+  // a function with n sites costs O(n), not O(n^2).
+  constexpr size_t kMaxOccurrencesExamined = 64;
+  const Facts& f = by_function_.at(function);
+  if (f.inspects_frame || inside_loop_or_try(statement)) return true;
+  const ir::Module& m = ctx_.module;
+  const ir::Scope& scope = m.scopes[static_cast<size_t>(m.functions[static_cast<size_t>(function)].scope)];
+  const auto sym = scope.symbols.find(name);
+  if (sym == scope.symbols.end()) return true;
+  const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym->second)];
+  if (symbol.declared_global || symbol.declared_nonlocal) return true;
+  const auto occ = f.occurrences.find(name);
+  if (occ == f.occurrences.end()) return false;
+  const std::vector<ir::Node>& uses = occ->second;
+  auto it = std::lower_bound(uses.begin(), uses.end(), statement.end(),
+                             [](ir::Node n, uint32_t at) { return n.start() < at; });
+  uint32_t overwritten_at = UINT32_MAX;  // the end of a statement that assigns the name on every path
+  for (size_t examined = 0; it != uses.end(); ++it) {
+    const ir::Node use = *it;
+    if (use.start() >= overwritten_at) return false;
+    if (++examined > kMaxOccurrencesExamined) return true;
+    if (const auto target = f.targets.find(use.start()); target != f.targets.end()) {
+      // A plain binding writes without reading; `x += 1` and `del x` read the name first.
+      if (target->second != ir::BindingKind::AugmentedAssignment && target->second != ir::BindingKind::Delete) {
+        // `name = value` as a later statement of the `if`'s own block runs on every path from
+        // the `if` to what follows it: nothing after it can see the `if`'s binding (its value,
+        // read first, is checked like any read).
+        const ir::Node assignment = use.parent();
+        if (assignment && assignment.is(kind::assignment) && assignment.field("left") == use) {
+          const ir::Node s = assignment.parent();
+          if (s && s.is(kind::expression_statement) && s.parent() == statement.parent()) {
+            overwritten_at = std::min(overwritten_at, s.end());
+          }
+        }
+        continue;
+      }
+    }
+    if (m.lookup_at(use) != sym->second) continue;  // another scope's own name
+    const auto reaching = m.ordered_reaching_bindings(use);
+    if (!reaching) return true;  // a closure's read: any time later
+    for (int b : *reaching) {
+      const ir::Node bound = m.bindings[static_cast<size_t>(b)].target;
+      if (bound.start() >= statement.start() && bound.end() <= statement.end()) return true;
+    }
+  }
+  return false;
+}
+
 const FunctionIndex::Facts& FunctionIndex::facts(int function) {
   auto [it, fresh] = by_function_.try_emplace(function);
   if (!fresh) return it->second;
@@ -107,8 +174,15 @@ const FunctionIndex::Facts& FunctionIndex::facts(int function) {
   const ir::Function& fn = m.functions[static_cast<size_t>(function)];
   syntax::walk(fn.node.field("body"), [&](ir::Node n) {
     if (n.is(kind::identifier)) {
-      uint32_t& last = f.last_occurrence[std::string(m.text(n))];
+      std::string name(m.text(n));
+      uint32_t& last = f.last_occurrence[name];
       last = std::max(last, n.start());
+      // A nested function, lambda or comprehension that reads this function's own local.
+      if (m.scope_of(n) != fn.scope && !f.captured.contains(name)) {
+        const int symbol = m.lookup_at(n);
+        if (symbol >= 0 && m.symbols[static_cast<size_t>(symbol)].scope == fn.scope) f.captured.insert(name);
+      }
+      f.occurrences[std::move(name)].push_back(n);  // the walk visits them in source order
     } else if (n.is(kind::call) && !f.inspects_frame) {
       const auto q = m.qualified_name(n.field("function"));
       f.inspects_frame = q && (*q == "locals" || *q == "vars" || *q == "eval" || *q == "exec" ||
@@ -116,6 +190,12 @@ const FunctionIndex::Facts& FunctionIndex::facts(int function) {
     }
     return true;
   });
+  for (const auto& [name, symbol] : m.scopes[static_cast<size_t>(fn.scope)].symbols) {
+    for (int b : m.symbols[static_cast<size_t>(symbol)].bindings) {
+      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+      if (binding.target) f.targets.emplace(binding.target.start(), binding.kind);
+    }
+  }
   // Statements of this function's own body (a nested def's statements run when it is called).
   analysis::walk_body(fn, [&](ir::Node n) {
     if (!n.is(kind::expression_statement) && !n.is(kind::assignment) && !n.is(kind::augmented_assignment)) return true;
@@ -130,7 +210,8 @@ const FunctionIndex::Facts& FunctionIndex::facts(int function) {
 }
 
 LaterNames FunctionIndex::names_after(int function, ir::Node node) {
-  return LaterNames(facts(function).last_occurrence, node.end());
+  facts(function);
+  return LaterNames(*this, function, node);
 }
 
 std::optional<std::string> FunctionIndex::update_after(int function, ir::Node node) {

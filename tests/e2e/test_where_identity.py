@@ -67,6 +67,8 @@ def _sites(report):
 
 
 PROVEN = [name for name, *_ in behaviour.import_path(FORMS, "identity_forms__names").proven_cases()]
+SELECTED = [name for name in PROVEN if "runtime check fails" not in name]
+CHECK_FAILS = [name for name in PROVEN if "runtime check fails" in name]
 UNPROVEN = [name for name, *_ in behaviour.import_path(FORMS, "identity_forms__names2").unproven_cases()]
 
 
@@ -83,7 +85,10 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
     fixed = {f for f, d in sites.items() if d["fix"] and d["fix"]["applicability"] == "safe"}
     assert fixed == {"FreshArithmetic.forward", "LayerNormOverflowGuard.forward", "UnderStaticIf.forward",
                      "ConditionalNorm.forward", "OnesInitialised.forward", "ZerosLikeInitialised.forward",
-                     "PromotionInBranch.forward", "BroadcastInBranch.forward", "GradThroughBothArms.forward"}
+                     "PromotionInBranch.forward", "BroadcastInBranch.forward", "GradThroughBothArms.forward",
+                     "TemporaryAssignedAgain.forward"}
+    again = [d for d in modules["report"]["diagnostics"] if d["function"] == "TemporaryAssignedAgain.forward"]
+    assert [d["fix"]["applicability"] for d in again] == ["safe", "safe"], "both guards, the first included"
     for name in UNPROVEN:
         module, _ = _unproven(modules["original"], name)
         site = sites[f"{type(module).__name__}.forward"]
@@ -92,7 +97,7 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", PROVEN[:6])
+@pytest.mark.parametrize("name", SELECTED)
 def test_proven_selection_is_identical_without_breaks(modules, name, backend):
     original, inputs = _proven(modules["original"], name)
     patched, _ = _proven(modules["safe"], name)
@@ -109,7 +114,7 @@ def test_proven_selection_is_identical_without_breaks(modules, name, backend):
     assert counters["stats"]["unique_graphs"] == len(shapes), "no break, no recompile when the condition flips"
 
 
-@pytest.mark.parametrize("name", PROVEN[6:])
+@pytest.mark.parametrize("name", CHECK_FAILS)
 def test_a_failed_runtime_check_runs_the_original(modules, name):
     """A forward hook returns a tensor it holds, or the LayerNorm was replaced by nn.Identity:
     the selection would return a new tensor; the original `if` runs and returns that one."""
@@ -161,10 +166,15 @@ def test_declined_sites_get_no_fix_and_the_patched_copy_behaves_the_same(modules
 
 def test_what_no_selection_expresses_is_declined_with_its_reason(modules):
     """A Python value among the candidates (`selectable` would reject it at every trace) or a
-    `continue` in a branch: declined before anything else, with the reason that says so."""
+    `continue` in a branch: declined before anything else, with the reason that says so. A Python
+    temporary is a candidate when some read after the `if` may see the branch's binding: a path
+    that does not assign it again, a `del`, or a closure made before the `if` and called after."""
     sites = _sites(modules["report"])
     expected = {"PythonFlag.forward": "python-value-selected", "PythonNumberKept.forward": "python-value-selected",
-                "ContinueInLoop.forward": "branch-decides-control"}
+                "ContinueInLoop.forward": "branch-decides-control",
+                "TemporaryReadAfter.forward": "python-value-selected",
+                "TemporaryDeletedAfter.forward": "python-value-selected",
+                "TemporaryInClosure.forward": "python-value-selected"}
     assert {f: sites[f]["decline_code"] for f in expected} == expected
     assert "`skip` would be selected from the Python value `True`" in sites["PythonFlag.forward"]["decline_reason"]
     assert "`scale` would be selected from the Python value `1.0`" in sites["PythonNumberKept.forward"]["decline_reason"]

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -24,20 +25,30 @@ inline constexpr std::string_view kWhereGate = "not _graphmend.compiling() or _g
 std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node,
                                      std::string_view part = "a branch");
 
-// The names whose values may be used after a statement: every identifier of the function that
-// occurs after it ends, nested functions and lambdas included (a closure may read them later).
+// True when `n` is inside a loop or `try` of its own function. A `with` body runs once, in order,
+// like the code around it (its manager's enter and exit bracket both the original `if` and the
+// selection); a loop body runs again and reads what the last iteration selected, and a `try`
+// hands an exception's partial state to its handlers.
+bool inside_loop_or_try(ir::Node n);
+
+// The names whose values, as a statement binds them, may be used after it. A name is used after
+// `if` only when it occurs after it and, unless the `if` is in a loop, some read of it there may
+// see a binding the `if` made (reaching definitions): a temporary that every later path assigns
+// anew before reading (`clamp_value` in two guards in a row) is not. A local that a nested
+// function, lambda or comprehension reads (wherever it is defined), `del`, augmented assignment
+// and frame inspection count as uses; so does every name that is not a plain local.
+class FunctionIndex;
 class LaterNames {
  public:
-  LaterNames(const std::unordered_map<std::string, uint32_t>& last_occurrence, uint32_t after)
-      : last_(&last_occurrence), after_(after) {}
-  [[nodiscard]] bool contains(const std::string& name) const {
-    auto it = last_->find(name);
-    return it != last_->end() && it->second >= after_;
-  }
+  [[nodiscard]] bool contains(const std::string& name) const;
 
  private:
-  const std::unordered_map<std::string, uint32_t>* last_;
-  uint32_t after_;
+  friend class FunctionIndex;
+  LaterNames(const FunctionIndex& index, int function, ir::Node statement)
+      : index_(&index), function_(function), statement_(statement) {}
+  const FunctionIndex* index_;
+  int function_;
+  ir::Node statement_;
 };
 
 // What [Where] planning asks of a whole function at each site, indexed once per function on first
@@ -55,12 +66,18 @@ class FunctionIndex {
   [[nodiscard]] bool inspects_frame(int function) { return facts(function).inspects_frame; }
 
  private:
+  friend class LaterNames;
   struct Facts {
     std::unordered_map<std::string, uint32_t> last_occurrence;  // identifier -> start of its last occurrence
-    std::vector<std::pair<uint32_t, std::string>> updates;       // (statement start, what), by start
+    std::unordered_map<std::string, std::vector<ir::Node>> occurrences;  // identifier -> occurrences, by start
+    std::unordered_map<uint32_t, ir::BindingKind> targets;  // start of a binding target in the function's scope
+    std::unordered_set<std::string> captured;  // locals a nested scope reads (a closure may run any time)
+    std::vector<std::pair<uint32_t, std::string>> updates;  // (statement start, what), by start
     bool inspects_frame = false;
   };
   const Facts& facts(int function);
+  // LaterNames::contains past the textual test; `facts(function)` is built.
+  [[nodiscard]] bool read_after(int function, ir::Node statement, const std::string& name) const;
 
   const analysis::FileContext& ctx_;
   std::unordered_map<int, Facts> by_function_;

@@ -92,6 +92,23 @@ class ZerosLikeInitialised(nn.Module):
         return x + bias
 
 
+class TemporaryAssignedAgain(nn.Module):
+    """LongT5's and Switch Transformers' layers: two guards in a row, each with its own Python
+    `clamp_value`; the first guard's temporary is read after it only where the second guard has
+    assigned it anew, so it needs no selection (reaching definitions)."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if (h > 3).any():
+            limit = 3.0
+            h = torch.clamp(h, max=limit)
+        h = h - 1
+        if (h < -3).any():
+            limit = -3.0
+            h = torch.clamp(h, min=limit)
+        return h
+
+
 class HookedNorm(LayerNormOverflowGuard):
     """The same code as LayerNormOverflowGuard, but a forward hook makes the norm return a tensor
     it holds: the runtime check (allocating_module) fails and the original `if` runs."""
@@ -139,6 +156,8 @@ def proven_cases():
          [(t([[1.0, 2.0, 3.0, 4.0]]),), (t([[float("nan"), 2.0, 3.0, 4.0]]),)]),
         ("a scale torch.ones made", OnesInitialised(), [(t([1.0, 8.0]),), (t([1.0, 2.0]),), (t([1.0, float("inf")]),)]),
         ("a bias torch.zeros_like made", ZerosLikeInitialised(), [(t([1.0, -2.0]),), (t([1.0, 2.0]),)]),
+        ("a temporary assigned again before its next read", TemporaryAssignedAgain(),
+         [(t([[0.0, 5.0]]),), (t([[-5.0, 0.5]]),), (t([[-5.0, 5.0]]),), (t([[0.0, 0.5]]),)]),
         ("hooked LayerNorm: runtime check fails, original runs", HookedNorm(),
          [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),)]),
         ("replaced LayerNorm: runtime check fails, original runs", ReplacedLayerNorm(),
@@ -406,6 +425,59 @@ class ContinueInLoop(nn.Module):
         return h
 
 
+class TemporaryReadAfter(nn.Module):
+    """Declined (python-value-selected): the branch's `limit` is read after the `if` on the path
+    where the Python `if` does not assign it again."""
+
+    def __init__(self):
+        super().__init__()
+        self.relax = False
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        limit = 10.0
+        if (h > 3).any():
+            limit = 3.0
+            h = torch.clamp(h, max=limit)
+        if self.relax:
+            limit = 20.0
+        return h / limit
+
+
+class TemporaryDeletedAfter(nn.Module):
+    """Declined (python-value-selected): `del limit` reads the binding, and fails when the branch
+    did not run."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if (h > 3).any():
+            limit = 3.0
+            h = torch.clamp(h, max=limit)
+        try:
+            del limit
+            ran = 1.0
+        except NameError:
+            ran = 0.0
+        return h + ran
+
+
+class TemporaryInClosure(nn.Module):
+    """Declined (python-value-selected): a lambda made before the `if` reads `limit` when it is
+    called after it (NameError where the branch did not run)."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        bound = lambda: limit  # noqa: E731
+        if (h > 3).any():
+            limit = 3.0
+            h = torch.clamp(h, max=limit)
+        try:
+            seen = bound()
+        except NameError:
+            seen = 0.0
+        return h + seen
+
+
 def declined_cases():
     """(name, module, inputs): no fix at all, plain or unsafe."""
     t = torch.tensor
@@ -415,6 +487,9 @@ def declined_cases():
         ("a flag set to a Python bool", PythonFlag(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
         ("a Python number kept", PythonNumberKept(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
         ("a `continue` in the branch", ContinueInLoop(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
+        ("a temporary read after the `if`", TemporaryReadAfter(), [(t([1.0, 5.0]),), (t([1.0, 1.0]),)]),
+        ("a temporary deleted after the `if`", TemporaryDeletedAfter(), [(t([1.0, 5.0]),), (t([1.0, 1.0]),)]),
+        ("a temporary a closure reads", TemporaryInClosure(), [(t([1.0, 5.0]),), (t([1.0, 1.0]),)]),
     ]
 
 
