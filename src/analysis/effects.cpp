@@ -54,6 +54,60 @@ std::optional<size_t> inplace_parameter(std::string_view q) {
 
 }  // namespace
 
+std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::Node node) {
+  std::vector<Effect> out;
+  auto tensor = [&](ir::Node e) {
+    const ValueType t = types.type_of(m, e);
+    return t.tensor_like() || t.kind == ValueKind::OptionalTensor;
+  };
+  // A value that may hold a tensor: anything but a literal or a known non-tensor.
+  auto maybe_tensor = [&](ir::Node e) {
+    e = ir::unparenthesize(e);
+    while (e.is(kind::unary_operator)) e = ir::unparenthesize(e.field("argument"));
+    if (e.is(kind::integer) || e.is(kind::float_) || e.is(kind::true_) || e.is(kind::false_) || e.is(kind::none) ||
+        e.is(kind::string)) {
+      return false;
+    }
+    const ValueKind k = types.type_of(m, e).kind;
+    return k != ValueKind::Static && k != ValueKind::None && k != ValueKind::Module && k != ValueKind::DataScalar;
+  };
+  auto snippet = [&](ir::Node n) {
+    std::string text(m.text(n));
+    if (const size_t nl = text.find('\n'); nl != std::string::npos) text = text.substr(0, nl) + " ...";
+    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+  };
+  syntax::walk(node, [&](ir::Node n) {
+    if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+    if (n.is(kind::binary_operator)) {
+      const ir::Node l = ir::unparenthesize(n.field("left"));
+      const ir::Node r = ir::unparenthesize(n.field("right"));
+      // `h * h`: one value, one shape.
+      if (l.is(kind::identifier) && r.is(kind::identifier) && m.text(l) == m.text(r)) return true;
+      const bool matmul = m.text(n.field("operator")) == "@";
+      if ((tensor(l) && (matmul || maybe_tensor(r))) || (tensor(r) && (matmul || maybe_tensor(l)))) {
+        out.push_back({EffectKind::MayRaise, n,
+                       fmt::format("`{}` may raise on its operands' shapes (broadcasting)", snippet(n))});
+      }
+    } else if (n.is(kind::comparison_operator)) {
+      const std::vector<ir::Node> operands = n.named_children();
+      for (size_t i = 0; i + 1 < operands.size(); ++i) {
+        const ir::Node a = operands[i];
+        const ir::Node b = operands[i + 1];
+        if ((tensor(a) && maybe_tensor(b)) || (tensor(b) && maybe_tensor(a))) {
+          out.push_back({EffectKind::MayRaise, n,
+                         fmt::format("`{}` may raise on its operands' shapes (broadcasting)", snippet(n))});
+          break;
+        }
+      }
+    } else if (n.is(kind::subscript) && tensor(n.field("value"))) {
+      out.push_back({EffectKind::MayRaise, n,
+                     fmt::format("`{}` may raise on the tensor's shape (an index out of range or too many)", snippet(n))});
+    }
+    return true;
+  });
+  return out;
+}
+
 bool is_pure_torch_function(std::string_view q) {
   if (!q.starts_with("torch.")) return false;
   return api::has(api::Space::Global, q, api::Fact::Pure);

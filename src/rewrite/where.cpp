@@ -338,10 +338,10 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     if (i == 0 && arms.size() == 1 && cond.is(kind::boolean_operator) && m.text(cond.field("operator")) == "and" &&
         classify_truth(ctx, cond.field("left")).kind == TruthKind::Static) {
       static_part = cond.field("left");
-      if (auto bad = branch_effect(ctx, static_part, "the static conjunct")) return Declined{std::move(*bad)};
+      if (auto bad = branch_effect(ctx, static_part, "the static conjunct", true)) return Declined{std::move(*bad)};
       cond = cond.field("right");
     }
-    auto lowered_cond = lower_tensor_condition(ctx, cond, uses_equal, why);
+    auto lowered_cond = lower_tensor_condition(ctx, cond, uses_equal, why, i == 0);
     if (!lowered_cond) return Declined{std::move(*why)};
     conds.push_back(*lowered_cond);
   }

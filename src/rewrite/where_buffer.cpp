@@ -253,7 +253,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
   }
   bool uses_equal = false;
   std::optional<Decline> why;
-  auto lowered = lower_tensor_condition(ctx, cond, uses_equal, why);
+  auto lowered = lower_tensor_condition(ctx, cond, uses_equal, why, true);
   if (!lowered) return Declined{std::move(*why)};
 
   Matcher match{ctx, m, {}, {}, {}};

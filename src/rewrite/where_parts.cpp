@@ -17,8 +17,14 @@ using analysis::TruthKind;
 
 // A statement's effects that stop the rewrite (what may run unconditionally and be reordered is
 // pure, non-raising tensor code), with the reason.
-std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node, std::string_view part) {
-  for (const analysis::Effect& e : analysis::effects_of(ctx.module, ctx.types, node)) {
+std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node, std::string_view part,
+                                     bool as_in_original) {
+  std::vector<analysis::Effect> effects = analysis::effects_of(ctx.module, ctx.types, node);
+  if (!as_in_original) {
+    std::vector<analysis::Effect> shapes = analysis::shape_raises_of(ctx.module, ctx.types, node);
+    effects.insert(effects.end(), std::make_move_iterator(shapes.begin()), std::make_move_iterator(shapes.end()));
+  }
+  for (const analysis::Effect& e : effects) {
     switch (e.kind) {
       case analysis::EffectKind::AttributeStore:
         return decline<DeclineCode::PartStoresAttribute>(part, e.what);
@@ -38,19 +44,20 @@ std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node 
 namespace {
 
 std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal,
-                                 std::optional<Decline>& why, int depth);
+                                 std::optional<Decline>& why, bool& first, int depth);
 
 }  // namespace
 
 std::optional<std::string> lower_tensor_condition(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal,
-                                                  std::optional<Decline>& why) {
-  return lower(ctx, e, uses_equal, why, 0);
+                                                  std::optional<Decline>& why, bool evaluated_first) {
+  bool first = evaluated_first;
+  return lower(ctx, e, uses_equal, why, first, 0);
 }
 
 namespace {
 
 std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, bool& uses_equal,
-                                 std::optional<Decline>& why, int depth) {
+                                 std::optional<Decline>& why, bool& first, int depth) {
   const ir::Module& m = ctx.module;
   e = ir::unparenthesize(e);
   if ((e.is(kind::not_operator) || e.is(kind::boolean_operator)) && depth >= kMaxLoweredNesting) {
@@ -60,14 +67,14 @@ std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, b
     return std::nullopt;
   }
   if (e.is(kind::not_operator)) {
-    auto inner = lower(ctx, e.field("argument"), uses_equal, why, depth + 1);
+    auto inner = lower(ctx, e.field("argument"), uses_equal, why, first, depth + 1);
     if (!inner) return std::nullopt;
     return fmt::format("_graphmend.torch.logical_not({})", *inner);
   }
   if (e.is(kind::boolean_operator)) {
-    auto l = lower(ctx, e.field("left"), uses_equal, why, depth + 1);
+    auto l = lower(ctx, e.field("left"), uses_equal, why, first, depth + 1);
     if (!l) return std::nullopt;
-    auto r = lower(ctx, e.field("right"), uses_equal, why, depth + 1);
+    auto r = lower(ctx, e.field("right"), uses_equal, why, first, depth + 1);
     if (!r) return std::nullopt;
     const bool is_and = m.text(e.field("operator")) == "and";
     return fmt::format("_graphmend.torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
@@ -77,7 +84,9 @@ std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, b
     why = decline<DeclineCode::PythonValueInCondition>(snippet(m, e));
     return std::nullopt;
   }
-  if (auto bad = branch_effect(ctx, e, "the condition")) {
+  // Only the leftmost atom runs whenever the original's condition does; `and`/`or` may skip the others.
+  const bool as_in_original = std::exchange(first, false);
+  if (auto bad = branch_effect(ctx, e, "the condition", as_in_original)) {
     why = std::move(bad);
     return std::nullopt;
   }

@@ -10,11 +10,11 @@ the object the name held, where the selection is a new tensor.
   says why; applied with --unsafe-fixes, the selection changes what the caller sees (an identity
   or an aliasing write), which is what the decline protects.
 - Declined outright (declined_cases: an in-place update after the `if`, a user method with a side
-  effect in the branch, a Python value among the candidates, a `continue` in a branch): no fix,
-  plain or unsafe, and both copies behave as the original.
-- Fixed, but sent to the original at trace time (fallback_cases: int/float promotion,
-  broadcasting) or by the grad gate (autograd through both arms): compiled results and gradients
-  are the original's.
+  effect in the branch, a Python value among the candidates, a `continue` in a branch, a branch
+  that may raise on its tensors' shapes): no fix, plain or unsafe, and both copies behave as the
+  original (compiled too, for the shape cases).
+- Fixed, but sent to the original at trace time (fallback_cases: int/float promotion) or by the
+  grad gate (autograd through both arms): compiled results and gradients are the original's.
 """
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
     fixed = {f for f, d in sites.items() if d["fix"] and d["fix"]["applicability"] == "safe"}
     assert fixed == {"FreshArithmetic.forward", "LayerNormOverflowGuard.forward", "UnderStaticIf.forward",
                      "ConditionalNorm.forward", "OnesInitialised.forward", "ZerosLikeInitialised.forward",
-                     "PromotionInBranch.forward", "BroadcastInBranch.forward", "GradThroughBothArms.forward",
+                     "PromotionInBranch.forward", "GradThroughBothArms.forward",
                      "TemporaryAssignedAgain.forward"}
     again = [d for d in modules["report"]["diagnostics"] if d["function"] == "TemporaryAssignedAgain.forward"]
     assert [d["fix"]["applicability"] for d in again] == ["safe", "safe"], "both guards, the first included"
@@ -180,9 +180,28 @@ def test_what_no_selection_expresses_is_declined_with_its_reason(modules):
     assert "`scale` would be selected from the Python value `1.0`" in sites["PythonNumberKept.forward"]["decline_reason"]
 
 
+@pytest.mark.parametrize("name", [n for n in DECLINED if n.startswith("may raise on shapes")])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_branch_that_may_raise_on_shapes_is_left_to_the_original(modules, name, backend):
+    """Both branches of a selection run while Dynamo traces, and a shape error there is a
+    TorchRuntimeError, not a break: where the original skips a branch that fails for the
+    input's shapes, the site is declined, and compiled code returns what the original does."""
+    module = next(m for n, m, _ in modules["original"].declined_cases() if n == name)
+    site = _sites(modules["report"])[f"{type(module).__name__}.forward"]
+    assert site["decline_code"] == "has-effect" and "may raise on" in site["decline_reason"], site
+    for copy in ("safe", "unsafe"):
+        _, patched, inputs = next(c for c in modules[copy].declined_cases() if c[0] == name)
+        _, original, _ = next(c for c in modules["original"].declined_cases() if c[0] == name)
+        torch._dynamo.reset()
+        compiled = torch.compile(patched, backend=backend)
+        with torch.no_grad():
+            for args in inputs:
+                assert same_result([compiled(*args)], [original(*args)])
+
+
 @pytest.mark.parametrize("name", FALLBACK)
 def test_fallbacks_give_the_original_result(modules, name):
-    """Promotion and broadcasting fail `selectable` at trace time; grad enabled runs the original:
+    """Promotion fails `selectable` at trace time; grad enabled runs the original:
     results (and gradients) are the original's, compiled."""
     original = next(m for n, m, _ in modules["original"].fallback_cases() if n == name)
     patched, inputs = next((m, i) for n, m, i in modules["safe"].fallback_cases() if n == name)

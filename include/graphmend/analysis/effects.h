@@ -31,6 +31,12 @@ std::string_view effect_kind_name(EffectKind k);
 // All effects of `node` (a statement or expression), not descending into nested scopes.
 std::vector<Effect> effects_of(const ir::Module& module, TypeOracle& types, ir::Node node);
 
+// What in `node` may raise on its tensors' shapes: an operator between two values that may be
+// tensors (broadcasting; `@` on any tensor) and a subscript of a tensor (an index out of range,
+// too many indices). Harmless where the original evaluates it anyway; where code that the
+// original may skip runs unconditionally ([Where]), each is a way to raise that it did not.
+std::vector<Effect> shape_raises_of(const ir::Module& module, TypeOracle& types, ir::Node node);
+
 // Pure, non-raising-on-matching-metadata torch functions / Tensor methods (an allow-list).
 bool is_pure_torch_function(std::string_view qualified_name);
 bool is_pure_tensor_method(std::string_view name);

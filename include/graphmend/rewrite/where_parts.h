@@ -22,8 +22,10 @@ inline constexpr std::string_view kWhereGate = "not _graphmend.compiling() or _g
 
 // Why a branch statement (or expression) cannot run unconditionally, or nullopt when it is pure
 // and cannot raise. `part` names what is checked in the reason ("a branch", "the condition", ...).
+// Code the original evaluates just the same (`as_in_original`: the static conjunct, the first
+// atom of the condition) may raise on its tensors' shapes: it raises where the original does.
 std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node,
-                                     std::string_view part = "a branch");
+                                     std::string_view part = "a branch", bool as_in_original = false);
 
 // True when `n` is inside a loop or `try` of its own function. A `with` body runs once, in order,
 // like the code around it (its manager's enter and exit bracket both the original `if` and the
@@ -85,9 +87,10 @@ class FunctionIndex {
 
 // The tensor part of a condition as one boolean tensor expression: and/or/not of tensor atoms
 // become logical ops. Sets `uses_equal` when torch.equal was lowered; nullopt with `why` when the
-// condition has no tensor form.
+// condition has no tensor form. `evaluated_first`: the original evaluates this condition first,
+// so its leftmost atom runs under the same circumstances in both (the `if`'s own, not an `elif`'s).
 inline constexpr int kMaxLoweredNesting = 64;
 std::optional<std::string> lower_tensor_condition(const analysis::FileContext& ctx, ir::Node condition, bool& uses_equal,
-                                                  std::optional<Decline>& why);
+                                                  std::optional<Decline>& why, bool evaluated_first);
 
 }  // namespace graphmend::rewrite

@@ -370,7 +370,8 @@ class PromotionInBranch(nn.Module):
 
 
 class BroadcastInBranch(nn.Module):
-    """Fixed, but the branch broadcasts to a larger shape: `selectable` fails and the original runs."""
+    """Declined (may raise): `h + bias` broadcasts to a larger shape here, and for other shapes it
+    fails, where the original, skipping the branch, does not."""
 
     def forward(self, x: torch.Tensor, bias: torch.Tensor):
         h = x * 2
@@ -478,6 +479,28 @@ class TemporaryInClosure(nn.Module):
         return h + seen
 
 
+class BroadcastMayRaise(nn.Module):
+    """Declined (may raise): `h * m` fails for shapes that do not broadcast, and the original
+    skips it when no element of `m` is positive; a selection would compute it regardless."""
+
+    def forward(self, x: torch.Tensor, m: torch.Tensor):
+        h = x * 2
+        if (m > 0).any():
+            h = h * m
+        return h
+
+
+class IndexMayRaise(nn.Module):
+    """Declined (may raise): zamba2's mask: `m[:, :, None]` fails on a mask of one dimension,
+    which the original never indexes when every element is 1."""
+
+    def forward(self, x: torch.Tensor, m: torch.Tensor):
+        h = x * 2
+        if not torch.all(m == 1):
+            h = (h * 0.5).abs() + m[:, :, None].sum()
+        return h
+
+
 def declined_cases():
     """(name, module, inputs): no fix at all, plain or unsafe."""
     t = torch.tensor
@@ -490,16 +513,20 @@ def declined_cases():
         ("a temporary read after the `if`", TemporaryReadAfter(), [(t([1.0, 5.0]),), (t([1.0, 1.0]),)]),
         ("a temporary deleted after the `if`", TemporaryDeletedAfter(), [(t([1.0, 5.0]),), (t([1.0, 1.0]),)]),
         ("a temporary a closure reads", TemporaryInClosure(), [(t([1.0, 5.0]),), (t([1.0, 1.0]),)]),
+        ("may raise on shapes: broadcasting to a larger shape", BroadcastInBranch(),
+         [(t([1.0, 5.0]), t([[1.0], [2.0]])), (t([1.0, 2.0]), t([[1.0], [2.0]]))]),
+        ("may raise on shapes: broadcasting", BroadcastMayRaise(),
+         [(t([1.0, 2.0]), t([-1.0, -1.0, -1.0])), (t([1.0, 2.0]), t([1.0, -1.0]))]),
+        ("may raise on shapes: an index", IndexMayRaise(), [(t([1.0, 2.0]), t([1.0, 1.0])), (t([1.0, 2.0]), t([[[1.0, 0.0]]]))]),
     ]
 
 
 def fallback_cases():
     """(name, module, inputs): fixed safely; on these inputs a trace-time check sends them to the
-    original `if` (promotion, broadcasting) or grad is enabled (autograd)."""
+    original `if` (promotion) or grad is enabled (autograd)."""
     t = torch.tensor
     return [
         ("int/float promotion", PromotionInBranch(), [(t([1, 5]),), (t([1, 2]),)]),
-        ("broadcasting", BroadcastInBranch(), [(t([1.0, 5.0]), t([[1.0], [2.0]])), (t([1.0, 2.0]), t([[1.0], [2.0]]))]),
         ("autograd through both arms", GradThroughBothArms(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
     ]
 

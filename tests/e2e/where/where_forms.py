@@ -103,10 +103,10 @@ class NotOr(nn.Module):
 class EqualCondition(nn.Module):
     def forward(self, a: torch.Tensor, b: torch.Tensor):
         s = a * 1
-        if torch.equal(s, b):
-            out = s + b
+        if torch.equal(s, b):  # unequal shapes are unequal: a branch combining `s` and `b` may raise
+            out = s * 2
         else:
-            out = s - b
+            out = b - 1
         return out
 
 
@@ -294,7 +294,7 @@ def mismatch_cases():
 class GuardInBranch(nn.Module):
     """A validation guard inside a branch: it must raise only when its branch is taken."""
 
-    def forward(self, x: torch.Tensor, limit: torch.Tensor):
+    def forward(self, x: torch.Tensor, limit: float):
         h = x * 2
         if h.sum() > 0:
             if (h > limit).any():
@@ -328,8 +328,8 @@ def guard_cases():
     """(module, [inputs]) taking each branch, passing and failing each guard, and guards that
     would fail if they ran in the branch not taken."""
     t = torch.tensor
-    lim = t(5.0)
-    return [(GuardInBranch(), [(t([1.0, 2.0]), lim), (t([1.0, 3.0]), lim), (t([-1.0, -2.0]), lim),
-                               (t([-1.0, -3.0]), lim), (t([4.0, -30.0]), t(50.0)), (t([-40.0, 1.0]), t(10.0))]),
+    lim = 20.0  # a Python number, one for every call: `h > limit` with a tensor limit may raise on shapes
+    return [(GuardInBranch(), [(t([1.0, 2.0, 3.0]), lim), (t([1.0, 2.0, 15.0]), lim), (t([-1.0, -2.0, -3.0]), lim),
+                               (t([-1.0, -2.0, -15.0]), lim), (t([7.5, 7.5, -12.5]), lim), (t([12.5, -9.0, -9.0]), lim)]),
             (GuardBesideBranch(), [(t([1.0, 2.0]),), (t([1.0, 20.0]),), (t([-200.0, 300.0]),), (t([-1.0, -2.0]),),
                                    (t([-200.0, 1.0]),)])]
