@@ -345,6 +345,12 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     if (!lowered_cond) return Declined{std::move(*why)};
     conds.push_back(*lowered_cond);
   }
+  // torch.finfo in a branch: a floating dtype proven by the static conjunct, or checked in the gate.
+  std::vector<std::string> dtype_checks;
+  for (ir::Node block : blocks) {
+    if (auto bad = finfo_preconditions(ctx, block, static_part, if_statement, dtype_checks)) return Declined{std::move(*bad)};
+  }
+  for (const std::string& check : dtype_checks) gate += fmt::format(" or not ({})", check);
   CompiledCode compiled;  // the compiled form, at the else-branch's indentation
   auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
   std::string cond_tuple;

@@ -110,6 +110,73 @@ std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, b
 
 }  // namespace
 
+namespace {
+
+bool floating_dtype(const ir::Module& m, ir::Node e) {
+  static const std::set<std::string, std::less<>> kFloating = {
+      "torch.float16", "torch.half", "torch.bfloat16", "torch.float32", "torch.float", "torch.float64", "torch.double"};
+  const auto q = m.qualified_name(ir::unparenthesize(e));
+  return q && kFloating.contains(*q);
+}
+
+// `X.dtype == torch.<floating dtype>` (either side), for the identifier X.
+bool conjunct_proves_floating(const ir::Module& m, ir::Node conjunct, std::string_view x) {
+  conjunct = conjunct ? ir::unparenthesize(conjunct) : conjunct;
+  if (!conjunct || !conjunct.is(kind::comparison_operator)) return false;
+  const std::vector<ir::Node> sides = conjunct.named_children();
+  if (sides.size() != 2 || m.text(conjunct).find("==") == std::string_view::npos) return false;
+  for (int i = 0; i < 2; ++i) {
+    const ir::Node dtype = ir::unparenthesize(sides[static_cast<size_t>(i)]);
+    if (dtype.is(kind::attribute) && m.text(dtype.field("attribute")) == "dtype" &&
+        ir::unparenthesize(dtype.field("object")).is(kind::identifier) && m.text(ir::unparenthesize(dtype.field("object"))) == x &&
+        floating_dtype(m, sides[static_cast<size_t>(1 - i)])) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
+                                           ir::Node if_statement, std::vector<std::string>& checks) {
+  const ir::Module& m = ctx.module;
+  std::optional<Decline> why;
+  syntax::walk(node, [&](ir::Node n) {
+    if (why) return false;
+    if (!n.is(kind::call)) return true;
+    const auto q = m.qualified_name(n.field("function"));
+    if (!q || *q != "torch.finfo") return true;
+    const std::vector<ir::Node> args = ir::children_without_comments(n.field("arguments"));
+    const ir::Node arg = args.size() == 1 ? ir::unparenthesize(args[0]) : ir::Node{};
+    if (arg && floating_dtype(m, arg)) return true;
+    const ir::Node x = arg && arg.is(kind::attribute) && m.text(arg.field("attribute")) == "dtype"
+                           ? ir::unparenthesize(arg.field("object"))
+                           : ir::Node{};
+    const std::string what = fmt::format("`{}` raises on a dtype that is not floating-point", m.text(n));
+    if (!x || !x.is(kind::identifier)) {
+      why = decline<DeclineCode::PartHasEffect>("a branch", what, analysis::effect_kind_name(analysis::EffectKind::MayRaise));
+      return false;
+    }
+    const std::string name(m.text(x));
+    if (conjunct_proves_floating(m, static_part, name)) return true;
+    for (int b : m.bindings_of(x)) {
+      const ir::Node target = m.bindings[static_cast<size_t>(b)].target;
+      // The compiled form runs the branches' statements in their order (selected names under new
+      // names): a binding before the call is one the gate's check would not see.
+      if (target && target.start() >= if_statement.start() && target.end() <= n.start()) {
+        why = decline<DeclineCode::PartHasEffect>("a branch", what + ", and the `if` rebinds `" + name + "` before it",
+                                                  analysis::effect_kind_name(analysis::EffectKind::MayRaise));
+        return false;
+      }
+    }
+    const std::string check = fmt::format("_graphmend.plain_tensors({0}) and {0}.is_floating_point()", name);
+    if (std::find(checks.begin(), checks.end(), check) == checks.end()) checks.push_back(check);
+    return true;
+  });
+  return why;
+}
+
 bool inside_loop_or_try(ir::Node n) {
   for (ir::Node p = n.parent(); p; p = p.parent()) {
     if (p.is(kind::for_statement) || p.is(kind::while_statement) || p.is(kind::try_statement)) return true;

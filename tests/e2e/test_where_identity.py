@@ -13,8 +13,9 @@ the object the name held, where the selection is a new tensor.
   effect in the branch, a Python value among the candidates, a `continue` in a branch, a branch
   that may raise on its tensors' shapes): no fix, plain or unsafe, and both copies behave as the
   original (compiled too, for the shape cases).
-- Fixed, but sent to the original at trace time (fallback_cases: int/float promotion) or by the
-  grad gate (autograd through both arms): compiled results and gradients are the original's.
+- Fixed, but sent to the original at trace time (fallback_cases: int/float promotion, torch.finfo
+  of an integer dtype) or by the grad gate (autograd through both arms): compiled results and
+  gradients are the original's.
 """
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
     fixed = {f for f, d in sites.items() if d["fix"] and d["fix"]["applicability"] == "safe"}
     assert fixed == {"FreshArithmetic.forward", "LayerNormOverflowGuard.forward", "UnderStaticIf.forward",
                      "ConditionalNorm.forward", "OnesInitialised.forward", "ZerosLikeInitialised.forward",
-                     "PromotionInBranch.forward", "GradThroughBothArms.forward",
+                     "PromotionInBranch.forward", "GradThroughBothArms.forward", "FinfoOnAnyDtype.forward",
                      "TemporaryAssignedAgain.forward"}
     again = [d for d in modules["report"]["diagnostics"] if d["function"] == "TemporaryAssignedAgain.forward"]
     assert [d["fix"]["applicability"] for d in again] == ["safe", "safe"], "both guards, the first included"
@@ -201,7 +202,8 @@ def test_a_branch_that_may_raise_on_shapes_is_left_to_the_original(modules, name
 
 @pytest.mark.parametrize("name", FALLBACK)
 def test_fallbacks_give_the_original_result(modules, name):
-    """Promotion fails `selectable` at trace time; grad enabled runs the original:
+    """Promotion fails `selectable` at trace time, an integer dtype the gate's check for
+    torch.finfo; grad enabled runs the original:
     results (and gradients) are the original's, compiled."""
     original = next(m for n, m, _ in modules["original"].fallback_cases() if n == name)
     patched, inputs = next((m, i) for n, m, i in modules["safe"].fallback_cases() if n == name)

@@ -27,6 +27,14 @@ inline constexpr std::string_view kWhereGate = "not _graphmend.compiling() or _g
 std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node,
                                      std::string_view part = "a branch", bool as_in_original = false);
 
+// The trace-time checks that make `torch.finfo` in `node` unable to raise: it raises TypeError on
+// a dtype that is not floating-point, which the original may never ask for. `torch.finfo(X.dtype)`
+// is proven by a static conjunct `X.dtype == torch.<floating dtype>`, or else checked on `X` before
+// the `if` (appended to `checks`, each once) when the `if` binds no `X` before the call; a
+// floating dtype named outright needs nothing. Anything else declines.
+std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
+                                           ir::Node if_statement, std::vector<std::string>& checks);
+
 // True when `n` is inside a loop or `try` of its own function. A `with` body runs once, in order,
 // like the code around it (its manager's enter and exit bracket both the original `if` and the
 // selection); a loop body runs again and reads what the last iteration selected, and a `try`

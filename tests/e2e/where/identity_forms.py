@@ -521,12 +521,26 @@ def declined_cases():
     ]
 
 
+class FinfoOnAnyDtype(nn.Module):
+    """DETR's guard on a tensor that may hold integers: torch.finfo raises TypeError on an integer
+    dtype, which the original never asks for (no integer is inf or NaN); the gate checks the dtype
+    at trace time and sends integers to the original `if`."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if torch.isinf(h).any() or torch.isnan(h).any():
+            clamp_value = torch.finfo(h.dtype).max - 1000
+            h = torch.clamp(h, min=-clamp_value, max=clamp_value)
+        return h
+
+
 def fallback_cases():
     """(name, module, inputs): fixed safely; on these inputs a trace-time check sends them to the
     original `if` (promotion) or grad is enabled (autograd)."""
     t = torch.tensor
     return [
         ("int/float promotion", PromotionInBranch(), [(t([1, 5]),), (t([1, 2]),)]),
+        ("torch.finfo of an integer dtype", FinfoOnAnyDtype(), [(t([1, 5]),), (t([1.0, float("inf")]),), (t([1.0, 2.0]),)]),
         ("autograd through both arms", GradThroughBothArms(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
     ]
 
