@@ -124,7 +124,9 @@ bool conjunct_proves_floating(const ir::Module& m, ir::Node conjunct, std::strin
   conjunct = conjunct ? ir::unparenthesize(conjunct) : conjunct;
   if (!conjunct || !conjunct.is(kind::comparison_operator)) return false;
   const std::vector<ir::Node> sides = conjunct.named_children();
-  if (sides.size() != 2 || m.text(conjunct).find("==") == std::string_view::npos) return false;
+  if (sides.size() != 2) return false;
+  const std::string_view between = m.text().substr(sides[0].end(), sides[1].start() - sides[0].end());
+  if (between.find("==") == std::string_view::npos || between.find('#') != std::string_view::npos) return false;
   for (int i = 0; i < 2; ++i) {
     const ir::Node dtype = ir::unparenthesize(sides[static_cast<size_t>(i)]);
     if (dtype.is(kind::attribute) && m.text(dtype.field("attribute")) == "dtype" &&
@@ -159,7 +161,6 @@ std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir:
       return false;
     }
     const std::string name(m.text(x));
-    if (conjunct_proves_floating(m, static_part, name)) return true;
     for (int b : m.bindings_of(x)) {
       const ir::Node target = m.bindings[static_cast<size_t>(b)].target;
       // The compiled form runs the branches' statements in their order (selected names under new
@@ -170,6 +171,7 @@ std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir:
         return false;
       }
     }
+    if (conjunct_proves_floating(m, static_part, name)) return true;
     const std::string check = fmt::format("_graphmend.plain_tensors({0}) and {0}.is_floating_point()", name);
     if (std::find(checks.begin(), checks.end(), check) == checks.end()) checks.push_back(check);
     return true;
