@@ -60,21 +60,16 @@ std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::
     const ValueType t = types.type_of(m, e);
     return t.tensor_like() || t.kind == ValueKind::OptionalTensor;
   };
-  // A value that may hold a tensor: anything but a literal or a known non-tensor.
+  // A value that may hold a tensor: anything the oracle does not know as a non-tensor (it types
+  // literals Static or None).
   auto maybe_tensor = [&](ir::Node e) {
-    e = ir::unparenthesize(e);
-    while (e.is(kind::unary_operator)) e = ir::unparenthesize(e.field("argument"));
-    if (e.is(kind::integer) || e.is(kind::float_) || e.is(kind::true_) || e.is(kind::false_) || e.is(kind::none) ||
-        e.is(kind::string)) {
-      return false;
-    }
     const ValueKind k = types.type_of(m, e).kind;
     return k != ValueKind::Static && k != ValueKind::None && k != ValueKind::Module && k != ValueKind::DataScalar;
   };
-  auto snippet = [&](ir::Node n) {
-    std::string text(m.text(n));
-    if (const size_t nl = text.find('\n'); nl != std::string::npos) text = text.substr(0, nl) + " ...";
-    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+  // Two operands that may both be tensors, one of them surely.
+  auto may_broadcast = [&](ir::Node a, ir::Node b) { return (tensor(a) && maybe_tensor(b)) || (tensor(b) && maybe_tensor(a)); };
+  auto broadcasting = [&](ir::Node n) {
+    out.push_back({EffectKind::MayRaise, n, fmt::format("`{}` may raise on its operands' shapes (broadcasting)", ir::snippet(m, n))});
   };
   syntax::walk(node, [&](ir::Node n) {
     if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
@@ -84,24 +79,18 @@ std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::
       // `h * h`: one value, one shape.
       if (l.is(kind::identifier) && r.is(kind::identifier) && m.text(l) == m.text(r)) return true;
       const bool matmul = m.text(n.field("operator")) == "@";
-      if ((tensor(l) && (matmul || maybe_tensor(r))) || (tensor(r) && (matmul || maybe_tensor(l)))) {
-        out.push_back({EffectKind::MayRaise, n,
-                       fmt::format("`{}` may raise on its operands' shapes (broadcasting)", snippet(n))});
-      }
+      if (may_broadcast(l, r) || (matmul && (tensor(l) || tensor(r)))) broadcasting(n);
     } else if (n.is(kind::comparison_operator)) {
       const std::vector<ir::Node> operands = n.named_children();
       for (size_t i = 0; i + 1 < operands.size(); ++i) {
-        const ir::Node a = operands[i];
-        const ir::Node b = operands[i + 1];
-        if ((tensor(a) && maybe_tensor(b)) || (tensor(b) && maybe_tensor(a))) {
-          out.push_back({EffectKind::MayRaise, n,
-                         fmt::format("`{}` may raise on its operands' shapes (broadcasting)", snippet(n))});
+        if (may_broadcast(operands[i], operands[i + 1])) {
+          broadcasting(n);
           break;
         }
       }
     } else if (n.is(kind::subscript) && tensor(n.field("value"))) {
       out.push_back({EffectKind::MayRaise, n,
-                     fmt::format("`{}` may raise on the tensor's shape (an index out of range or too many)", snippet(n))});
+                     fmt::format("`{}` may raise on the tensor's shape (an index out of range or too many)", ir::snippet(m, n))});
     }
     return true;
   });

@@ -21,6 +21,14 @@ std::vector<Node> children_without_comments(Node n) {
   return out;
 }
 
+std::string snippet(const Module& m, Node n) {
+  std::string s(m.text(n));
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::erase(s, '\r');
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
 std::string module_name_for(const std::string& relative_path) {
   std::string p = relative_path;
   if (p.ends_with(".py")) p.resize(p.size() - 3);

@@ -90,14 +90,6 @@ ir::Node dotted_root(ir::Node n) {
   return n.is(kind::identifier) ? n : ir::Node{};
 }
 
-std::string snippet(const ir::Module& m, ir::Node n) {
-  std::string s(m.text(n));
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  std::erase(s, '\r');
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
-
 std::string SiteNamer::fresh(const std::string& prefix) {
   // Numbers only grow per prefix, so naming n sites costs O(n), not O(n^2).
   for (int& n = next_number_[prefix];; ++n) {

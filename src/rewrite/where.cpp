@@ -348,7 +348,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   // torch.finfo in a branch: a floating dtype proven by the static conjunct, or checked in the gate.
   std::vector<std::string> dtype_checks;
   for (ir::Node block : blocks) {
-    if (auto bad = finfo_preconditions(ctx, block, static_part, if_statement, dtype_checks)) return Declined{std::move(*bad)};
+    if (auto bad = finfo_preconditions(ctx, block, static_part, if_statement, &dtype_checks)) return Declined{std::move(*bad)};
   }
   for (const std::string& check : dtype_checks) gate += fmt::format(" or not ({})", check);
   CompiledCode compiled;  // the compiled form, at the else-branch's indentation

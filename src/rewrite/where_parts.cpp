@@ -141,9 +141,13 @@ bool conjunct_proves_floating(const ir::Module& m, ir::Node conjunct, std::strin
 }  // namespace
 
 std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
-                                           ir::Node if_statement, std::vector<std::string>& checks) {
+                                           ir::Node if_statement, std::vector<std::string>* checks) {
   const ir::Module& m = ctx.module;
   std::optional<Decline> why;
+  auto raises = [&](const std::string& what) {
+    why = decline<DeclineCode::PartHasEffect>("a branch", what, analysis::effect_kind_name(analysis::EffectKind::MayRaise));
+    return false;
+  };
   syntax::walk(node, [&](ir::Node n) {
     if (why) return false;
     if (!n.is(kind::call)) return true;
@@ -156,24 +160,20 @@ std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir:
                            ? ir::unparenthesize(arg.field("object"))
                            : ir::Node{};
     const std::string what = fmt::format("`{}` raises on a dtype that is not floating-point", m.text(n));
-    if (!x || !x.is(kind::identifier)) {
-      why = decline<DeclineCode::PartHasEffect>("a branch", what, analysis::effect_kind_name(analysis::EffectKind::MayRaise));
-      return false;
-    }
+    if (!x || !x.is(kind::identifier)) return raises(what);
     const std::string name(m.text(x));
     for (int b : m.bindings_of(x)) {
       const ir::Node target = m.bindings[static_cast<size_t>(b)].target;
       // The compiled form runs the branches' statements in their order (selected names under new
       // names): a binding before the call is one the gate's check would not see.
-      if (target && target.start() >= if_statement.start() && target.end() <= n.start()) {
-        why = decline<DeclineCode::PartHasEffect>("a branch", what + ", and the `if` rebinds `" + name + "` before it",
-                                                  analysis::effect_kind_name(analysis::EffectKind::MayRaise));
-        return false;
+      if (target && source::TextRange{if_statement.start(), n.start()}.contains(target.range())) {
+        return raises(what + ", and the `if` rebinds `" + name + "` before it");
       }
     }
     if (conjunct_proves_floating(m, static_part, name)) return true;
+    if (!checks) return raises(what + ", and this form has no gate to check it in");
     const std::string check = fmt::format("_graphmend.plain_tensors({0}) and {0}.is_floating_point()", name);
-    if (std::find(checks.begin(), checks.end(), check) == checks.end()) checks.push_back(check);
+    if (std::find(checks->begin(), checks->end(), check) == checks->end()) checks->push_back(check);
     return true;
   });
   return why;
@@ -190,16 +190,16 @@ bool inside_loop_or_try(ir::Node n) {
 bool LaterNames::contains(const std::string& name) const {
   const auto& facts = index_->by_function_.at(function_);
   if (facts.captured.contains(name)) return true;  // a closure may read it whenever it is called
-  const auto last = facts.last_occurrence.find(name);
-  if (last == facts.last_occurrence.end() || last->second < statement_.end()) return false;
-  return index_->read_after(function_, statement_, name);
+  const auto occurrences = facts.occurrences.find(name);
+  if (occurrences == facts.occurrences.end() || occurrences->second.back().start() < statement_.end()) return false;
+  return index_->read_after(facts, function_, statement_, name, occurrences->second);
 }
 
-bool FunctionIndex::read_after(int function, ir::Node statement, const std::string& name) const {
+bool FunctionIndex::read_after(const Facts& f, int function, ir::Node statement, const std::string& name,
+                               const std::vector<ir::Node>& uses) const {
   // Past this many later occurrences the name counts as used: the answer stays conservative and
   // a function with n sites costs O(n), not O(n^2).
   constexpr size_t kMaxOccurrencesExamined = 64;
-  const Facts& f = by_function_.at(function);
   if (f.inspects_frame || inside_loop_or_try(statement)) return true;
   const ir::Module& m = ctx_.module;
   const ir::Scope& scope = m.scopes[static_cast<size_t>(m.functions[static_cast<size_t>(function)].scope)];
@@ -207,9 +207,6 @@ bool FunctionIndex::read_after(int function, ir::Node statement, const std::stri
   if (sym == scope.symbols.end()) return true;
   const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym->second)];
   if (symbol.declared_global || symbol.declared_nonlocal) return true;
-  const auto occ = f.occurrences.find(name);
-  if (occ == f.occurrences.end()) return false;
-  const std::vector<ir::Node>& uses = occ->second;
   auto it = std::lower_bound(uses.begin(), uses.end(), statement.end(),
                              [](ir::Node n, uint32_t at) { return n.start() < at; });
   uint32_t overwritten_at = UINT32_MAX;  // the end of a statement that assigns the name on every path
@@ -238,7 +235,7 @@ bool FunctionIndex::read_after(int function, ir::Node statement, const std::stri
     if (!reaching) return true;  // a closure's read: any time later
     for (int b : *reaching) {
       const ir::Node bound = m.bindings[static_cast<size_t>(b)].target;
-      if (bound.start() >= statement.start() && bound.end() <= statement.end()) return true;
+      if (statement.range().contains(bound.range())) return true;
     }
   }
   return false;
@@ -253,8 +250,6 @@ const FunctionIndex::Facts& FunctionIndex::facts(int function) {
   syntax::walk(fn.node.field("body"), [&](ir::Node n) {
     if (n.is(kind::identifier)) {
       std::string name(m.text(n));
-      uint32_t& last = f.last_occurrence[name];
-      last = std::max(last, n.start());
       // A nested function, lambda or comprehension that reads this function's own local.
       if (m.scope_of(n) != fn.scope && !f.captured.contains(name)) {
         const int symbol = m.lookup_at(n);

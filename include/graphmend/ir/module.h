@@ -195,4 +195,7 @@ Node unparenthesize(Node n);
 // A block's statements, a call's arguments or a sequence's elements, without comments.
 std::vector<Node> children_without_comments(Node n);
 
+// Source text for a diagnostic: one line, at most 40 characters.
+std::string snippet(const Module& m, Node n);
+
 }  // namespace graphmend::ir

@@ -102,8 +102,6 @@ const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use);
 bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_list<ir::BindingKind> kinds);
 // The root identifier of a dotted name (`a` of `a.b.c`), or null.
 ir::Node dotted_root(ir::Node n);
-// Source text for a diagnostic: one line, at most 40 characters.
-std::string snippet(const ir::Module& m, ir::Node n);
 
 // Declined when the module binds `_graphmend` itself (graphmend's generated code needs the name),
 // or when its generated block's markers are damaged (source::GeneratedMarkers::damage).

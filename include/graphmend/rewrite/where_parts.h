@@ -31,9 +31,10 @@ std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node 
 // a dtype that is not floating-point, which the original may never ask for. `torch.finfo(X.dtype)`
 // is proven by a static conjunct `X.dtype == torch.<floating dtype>`, or else checked on `X` before
 // the `if` (appended to `checks`, each once) when the `if` binds no `X` before the call; a
-// floating dtype named outright needs nothing. Anything else declines.
+// floating dtype named outright needs nothing. Anything else declines, as does a check needed by
+// a form without a gate to hold it (`checks` null).
 std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
-                                           ir::Node if_statement, std::vector<std::string>& checks);
+                                           ir::Node if_statement, std::vector<std::string>* checks);
 
 // True when `n` is inside a loop or `try` of its own function. A `with` body runs once, in order,
 // like the code around it (its manager's enter and exit bracket both the original `if` and the
@@ -78,7 +79,6 @@ class FunctionIndex {
  private:
   friend class LaterNames;
   struct Facts {
-    std::unordered_map<std::string, uint32_t> last_occurrence;  // identifier -> start of its last occurrence
     std::unordered_map<std::string, std::vector<ir::Node>> occurrences;  // identifier -> occurrences, by start
     std::unordered_map<uint32_t, ir::BindingKind> targets;  // start of a binding target in the function's scope
     std::unordered_set<std::string> captured;  // locals a nested scope reads (a closure may run any time)
@@ -86,8 +86,10 @@ class FunctionIndex {
     bool inspects_frame = false;
   };
   const Facts& facts(int function);
-  // LaterNames::contains past the textual test; `facts(function)` is built.
-  [[nodiscard]] bool read_after(int function, ir::Node statement, const std::string& name) const;
+  // LaterNames::contains past the textual test: `uses` are the name's occurrences in the function,
+  // some after `statement`.
+  [[nodiscard]] bool read_after(const Facts& f, int function, ir::Node statement, const std::string& name,
+                                const std::vector<ir::Node>& uses) const;
 
   const analysis::FileContext& ctx_;
   std::unordered_map<int, Facts> by_function_;
