@@ -1,9 +1,35 @@
 #include "graphmend/analysis/call_evidence.h"
 
+#include <algorithm>
+#include <exception>
+#include <thread>
+#include <utility>
+#include <vector>
+
 namespace graphmend::analysis {
 namespace {
 
 constexpr int kMaxRounds = 4;  // call chains deeper than this add no evidence past it
+// Below this many calls per thread, starting a thread costs more than it saves.
+constexpr size_t kMinCallsPerChunk = 512;
+
+using Observation = std::pair<ParameterKey, ValueType>;
+
+// What one compiled call tells about its callee's parameters: a tensor, or a tuple of tensors.
+void observe(const CompiledCall& c, TypeOracle& types, std::vector<Observation>& out) {
+  for_each_argument(*c.caller.module, c.call, c.callee, c.receiver_bound, [&](int parameter, ir::Node argument) {
+    const ValueType t = types.type_of(*c.caller.module, argument);
+    ValueType seen;
+    if (t.tensor_like()) {
+      seen = ValueType{ValueKind::LikelyTensor, false};
+    } else if (t.kind == ValueKind::TensorTuple) {
+      seen = t;
+    } else {
+      return;
+    }
+    out.emplace_back(ParameterKey{c.callee.module, c.callee.function, parameter}, seen);
+  });
+}
 
 }  // namespace
 
@@ -40,28 +66,42 @@ bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef call
   return complete;
 }
 
-ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions) {
+ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions, unsigned jobs) {
+  const std::vector<CompiledCall>& calls = regions.calls();
+  const size_t chunks = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, calls.size() / kMinCallsPerChunk));
   ParameterEvidence evidence;
   for (int round = 0; round < kMaxRounds; ++round) {
-    TypeOracle types(project, &evidence);
+    // Each chunk of calls, in order, is typed by its own oracle on its own thread; the
+    // observations are then merged in call order, so the result is what one pass over the calls
+    // in order would give, whatever the number of chunks.
+    std::vector<std::vector<Observation>> seen(chunks);
+    std::vector<std::exception_ptr> failures(chunks);
+    const auto observe_chunk = [&](size_t k) {
+      try {
+        TypeOracle types(project, &evidence);
+        const size_t begin = calls.size() * k / chunks, end = calls.size() * (k + 1) / chunks;
+        for (size_t i = begin; i < end; ++i) observe(calls[i], types, seen[k]);
+      } catch (...) {
+        failures[k] = std::current_exception();
+      }
+    };
+    {
+      std::vector<std::jthread> threads;
+      for (size_t k = 1; k < chunks; ++k) threads.emplace_back(observe_chunk, k);
+      observe_chunk(0);
+    }
+    for (const std::exception_ptr& e : failures) {
+      if (e) std::rethrow_exception(e);
+    }
     ParameterEvidence found = evidence;
-    for (const CompiledCall& c : regions.calls()) {
-      for_each_argument(*c.caller.module, c.call, c.callee, c.receiver_bound, [&](int parameter, ir::Node argument) {
-        const ValueType t = types.type_of(*c.caller.module, argument);
-        ValueType seen;
-        if (t.tensor_like()) {
-          seen = ValueType{ValueKind::LikelyTensor, false};
-        } else if (t.kind == ValueKind::TensorTuple) {
-          seen = t;
-        } else {
-          return;
+    for (const std::vector<Observation>& chunk : seen) {
+      for (const auto& [key, type] : chunk) {
+        auto [it, inserted] = found.emplace(key, type);
+        // A tensor passed anywhere outweighs a tuple of tensors passed elsewhere.
+        if (!inserted && it->second.kind == ValueKind::TensorTuple && type.kind == ValueKind::LikelyTensor) {
+          it->second = type;
         }
-        const ParameterKey key{c.callee.module, c.callee.function, parameter};
-        auto [it, inserted] = found.emplace(key, seen);
-        if (!inserted && it->second.kind == ValueKind::TensorTuple && seen.kind == ValueKind::LikelyTensor) {
-          it->second = seen;
-        }
-      });
+      }
     }
     if (found == evidence) break;
     evidence = std::move(found);

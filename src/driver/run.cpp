@@ -476,7 +476,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     }
     const analysis::CompileRegions regions(project);
     report.compiled_functions = regions.size();
-    const analysis::ParameterEvidence evidence = analysis::gather_parameter_evidence(project, regions);
+    const analysis::ParameterEvidence evidence = analysis::gather_parameter_evidence(project, regions, jobs);
     std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
     for (unsigned w = 0; w < jobs; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project, &evidence));
     parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {

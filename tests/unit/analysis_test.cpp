@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "graphmend/analysis/api_facts.h"
@@ -309,6 +310,37 @@ TEST(TensorTypes, ParametersTypedByWhatCompiledCallersPass) {
   analysis::TypeOracle without_evidence(project);
   EXPECT_EQ(kind_of("a1", &without_evidence), ValueKind::Unknown);
   EXPECT_EQ(kind_of("a2", &without_evidence), ValueKind::Unknown);
+}
+
+// The compiled calls are typed on several threads, each with a slice of them; the evidence is the
+// same as one thread's, including along a chain of calls that takes several rounds.
+TEST(TensorTypes, ParameterEvidenceIsTheSameOnAnyNumberOfThreads) {
+  std::string text = "import torch\n";
+  constexpr int kHelpers = 1600;
+  for (int i = 0; i < kHelpers; ++i) text += fmt::format("def h{}(v, n):\n    return v\n", i);
+  text += "def link0(a):\n    return a\ndef link1(b):\n    link0(b)\ndef link2(c):\n    link1(c)\n";
+  text += "@torch.compile\ndef f(x: torch.Tensor):\n    link1(3)\n";
+  for (int i = 0; i < kHelpers; ++i) text += fmt::format("    h{}(x, {})\n", i, i);
+  text += "    link2(x)\n";
+  ParsedModule parsed = parse_module(text);
+  analysis::Project project;
+  project.add(parsed.module.get());
+  const analysis::CompileRegions regions(project);
+  ASSERT_GT(regions.calls().size(), 3u * 512u);  // enough calls for three threads' slices
+  const analysis::ParameterEvidence one = analysis::gather_parameter_evidence(project, regions, 1);
+  const analysis::ParameterEvidence three = analysis::gather_parameter_evidence(project, regions, 3);
+  EXPECT_EQ(one, three);
+  const auto found = [&](std::string_view function) {
+    for (const auto& [key, type] : three) {
+      if (key.module->functions[static_cast<size_t>(key.function)].name == function) return type.kind;
+    }
+    return ValueKind::Unknown;
+  };
+  EXPECT_EQ(found("h7"), ValueKind::LikelyTensor);
+  EXPECT_EQ(found("link0"), ValueKind::LikelyTensor);  // two calls down from f
+  size_t typed_n = 0;
+  for (const auto& [key, type] : three) typed_n += key.parameter == 1;
+  EXPECT_EQ(typed_n, 0u);  // every `n` is only passed ints
 }
 
 // Module-level definitions all reach each other (reaching is flow-insensitive there). Explored

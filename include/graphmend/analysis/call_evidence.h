@@ -14,8 +14,10 @@ namespace graphmend::analysis {
 // and a TensorTuple when some call passes a tuple or list of tensors and none passes a tensor.
 // Dynamo traces each of those calls with that value, so a branch on it breaks there. Evidence
 // flows along chains of calls: gathered again with what was found until nothing changes (at most
-// a few rounds; each round types every compiled call's arguments once).
-ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions);
+// a few rounds; each round types every compiled call's arguments once, on up to `jobs` threads,
+// with the same result for any number of them).
+ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions,
+                                            unsigned jobs = 1);
 
 // Calls visit(parameter index, argument) for each argument of `call` (in `caller`) that binds a
 // parameter of `callee`: positional ones in order after an implicit receiver, keywords by name;
