@@ -138,7 +138,7 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
   const source::GeneratedMarkers markers = source::scan_generated_markers(text);
   // Damaged markers: the rewrites declined every fix that needs the block, and maintaining it
   // could cut user code, so it stays as it is.
-  if (markers.damage || syntax::marker_outside_comment(root, markers.lines)) return {};
+  if (markers.damage || syntax::generated_line_misplaced(root, markers)) return {};
   const std::optional<source::GeneratedBlock>& block = markers.block;
   const std::optional<source::TextRange> range = block ? std::optional(block->range) : std::nullopt;
   Uses uses = uses_outside(text, root, range, pending);
@@ -172,7 +172,9 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
   const source::NewlineStyle style = source::detect_newline(text);
   std::vector<source::Edit> edits;
   std::string rendered;
-  if (needed) {
+  if (needed && link.package_level && aliases.empty() && helpers.empty()) {
+    rendered = runtime_binding(link, uses.runtime_attrs);  // the binding line alone is the block
+  } else if (needed) {
     std::string code(source::kGeneratedBegin);
     code += "\n" + runtime_binding(link, uses.runtime_attrs) + "\n";
     for (const std::string& a : aliases) code += a + "\n";

@@ -5,6 +5,8 @@
 #include <map>
 #include <system_error>
 
+#include "graphmend/source/generated.h"
+
 namespace graphmend::fix {
 namespace fs = std::filesystem;
 
@@ -70,10 +72,12 @@ RuntimeLink runtime_link_for(const fs::path& file, std::string_view module_name,
   return RuntimeLink::package(is_init ? parts : parts - 1);
 }
 
+// The binding the source layer recognises names this runtime module.
+static_assert(source::kRuntimeBindingStart.find(kRuntimeModule) != std::string_view::npos);
+
 std::string runtime_binding(const RuntimeLink& link, const std::set<std::string>& used) {
   if (link.package_level) {
-    return fmt::format("_graphmend = __import__(\"{}\", globals(), level={}).bind(globals())", kRuntimeModule,
-                       *link.package_level);
+    return fmt::format("{}{}{}", source::kRuntimeBindingStart, *link.package_level, source::kRuntimeBindingEnd);
   }
   std::set<std::string> sections;
   for (const std::string& name : used) {

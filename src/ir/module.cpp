@@ -809,9 +809,9 @@ Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string mo
   mentions_torch_ = file.text.find("torch") != std::string::npos;
   generated_ = source::scan_generated_markers(file.text);
   if (!generated_.damage) {
-    if (const auto at = syntax::marker_outside_comment(tree_.root(), generated_.lines)) {
+    if (const auto at = syntax::generated_line_misplaced(tree_.root(), generated_)) {
       generated_.block.reset();
-      generated_.damage = "a marker line lies inside a string or other code, where it is not a comment";
+      generated_.damage = "one of its lines lies inside a string or other code, where graphmend did not write it";
       generated_.damage_at = *at;
     }
   }

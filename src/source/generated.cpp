@@ -38,9 +38,15 @@ struct MarkerLine {
 
 constexpr std::string_view kLegacySiteDecorator = "@_graphmend_site";
 
-}  // namespace
+// True for a line that is exactly the binding of the package's runtime, at any package level.
+bool is_runtime_binding(std::string_view line) {
+  if (!line.starts_with(kRuntimeBindingStart) || !line.ends_with(kRuntimeBindingEnd)) return false;
+  const std::string_view level =
+      line.substr(kRuntimeBindingStart.size(), line.size() - kRuntimeBindingStart.size() - kRuntimeBindingEnd.size());
+  return !level.empty() && level.find_first_not_of("0123456789") == std::string_view::npos;
+}
 
-GeneratedMarkers scan_generated_markers(std::string_view text) {
+GeneratedMarkers scan_marker_lines(std::string_view text) {
   // Every marker shape contains "graphmend: ", which is rare enough to search for directly.
   constexpr std::string_view kNeedle = "graphmend: ";
   std::vector<MarkerLine> markers;
@@ -87,6 +93,41 @@ GeneratedMarkers scan_generated_markers(std::string_view text) {
   }
   out.block = GeneratedBlock{{static_cast<uint32_t>(first.pos), static_cast<uint32_t>(markers[1].pos + markers[1].line.size())},
                              first.shape->legacy};
+  return out;
+}
+
+}  // namespace
+
+GeneratedMarkers scan_generated_markers(std::string_view text) {
+  GeneratedMarkers out = scan_marker_lines(text);
+  if (out.damage) return out;
+  // Lines that begin like the runtime binding, outside a marked block (which holds one of its own).
+  constexpr std::string_view kBindingNeedle = "_graphmend = __import__(\"_graphmend_runtime\"";
+  std::vector<size_t> bindings;
+  for (size_t hit = text.find(kBindingNeedle); hit != std::string_view::npos; hit = text.find(kBindingNeedle, hit + 1)) {
+    if (!at_line_start(text, hit)) continue;
+    if (out.block && out.block->range.start <= hit && hit < out.block->range.end) continue;
+    bindings.push_back(hit);
+  }
+  if (bindings.empty()) return out;
+  out.damage_at = static_cast<uint32_t>(bindings.front());
+  if (out.block) {
+    out.block.reset();
+    out.damage = "a runtime binding line lies outside its block";
+    return out;
+  }
+  if (bindings.size() > 1) {
+    out.damage = fmt::format("the runtime binding line appears {} times, where one belongs", bindings.size());
+    return out;
+  }
+  const std::string_view line = line_at(text, bindings.front());
+  if (!is_runtime_binding(line)) {
+    out.damage = "the runtime binding line was altered";
+    return out;
+  }
+  out.damage_at = 0;
+  out.binding_line = static_cast<uint32_t>(bindings.front());
+  out.block = GeneratedBlock{{*out.binding_line, static_cast<uint32_t>(bindings.front() + line.size())}, false};
   return out;
 }
 

@@ -227,10 +227,18 @@ std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Nod
   return fstring_nesting_error(text, root);
 }
 
-std::optional<uint32_t> marker_outside_comment(Node root, std::span<const uint32_t> marker_lines) {
-  for (const uint32_t at : marker_lines) {
+std::optional<uint32_t> generated_line_misplaced(Node root, const source::GeneratedMarkers& markers) {
+  for (const uint32_t at : markers.lines) {
     const Node n = root.named_descendant_for_range(at, at + 1);
     if (!n.is(kind::comment) || n.start() != at) return at;
+  }
+  if (const std::optional<uint32_t> at = markers.binding_line) {
+    const Node n = root.named_descendant_for_range(*at, *at + 1);
+    const Node statement = n ? n.parent() : n;  // the binding's target, in its assignment
+    if (!n.is(kind::identifier) || n.start() != *at || !statement.is(kind::assignment) || !statement.parent() ||
+        !statement.parent().is(kind::expression_statement) || statement.parent().parent() != root) {
+      return at;
+    }
   }
   return std::nullopt;
 }

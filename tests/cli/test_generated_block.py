@@ -65,3 +65,97 @@ def test_markers_in_an_unpatched_file_only_warn(gm, tmp_path):
     (tmp_path / "m.py").write_text(END + MODEL)
     r = gm("check", "m.py", cwd=tmp_path)
     assert "warning: m.py:1: graphmend's generated block is damaged (it has 0 begin and 1 end markers" in r.stderr
+
+
+# A module that needs the runtime but no helper of its own gets the binding line alone: its diff is
+# that line and the blank line after it. It grows into a marked block when a helper arrives, and
+# shrinks back when the helper's site goes.
+LOGGING_MODEL = '''import logging
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        logger.warning("constant message")
+        return x * 2
+'''
+BINDING = '_graphmend = __import__("_graphmend_runtime", globals(), level=1).bind(globals())\n'
+
+
+def test_a_module_without_helpers_gets_one_binding_line(gm, project):
+    model = project / "pkg" / "model.py"
+    model.write_text(LOGGING_MODEL)
+    r = gm("fix", "pkg", cwd=project)
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = model.read_text()
+    assert BEGIN not in text and END not in text
+    called = LOGGING_MODEL.replace('logger.warning("', '_graphmend.call("logger.warning")("')
+    assert text == called.replace("import torch\n\n", "import torch\n\n" + BINDING + "\n", 1)
+    assert gm("fix", "pkg", cwd=project).returncode == 0  # nothing left to do, nothing changes
+    assert model.read_text() == text
+
+
+def test_the_binding_line_grows_into_a_block_and_back(gm, project):
+    model = project / "pkg" / "model.py"
+    model.write_text(LOGGING_MODEL)
+    assert gm("fix", "pkg", cwd=project).returncode == 0
+    one_line = model.read_text()
+
+    # A guard that needs a helper of its own: the binding moves into a marked block.
+    guard = '        if x.sum() > 0:\n            raise ValueError("positive input")\n'
+    model.write_text(one_line.replace("        return x * 2\n", guard + "        return x * 2\n"))
+    assert gm("fix", "pkg", cwd=project).returncode == 0
+    with_helper = model.read_text()
+    assert with_helper.count(BEGIN) == 1 and with_helper.count(END) == 1 and with_helper.count(BINDING) == 1
+    assert BINDING in with_helper[with_helper.index(BEGIN) : with_helper.index(END)]
+
+    # The guard goes: so does its helper, and the block is the binding line again.
+    start = with_helper.index('        _graphmend.call("logger.warning")("constant message")\n')
+    start = with_helper.index("\n", start) + 1
+    model.write_text(with_helper[:start] + with_helper[with_helper.index("        return x * 2\n") :])
+    assert gm("fix", "pkg", cwd=project).returncode == 0
+    assert model.read_text() == one_line
+
+    # The logger call goes too: nothing uses the runtime, and the file is the original again.
+    model.write_text(one_line.replace('        _graphmend.call("logger.warning")("constant message")\n', ""))
+    assert gm("fix", "pkg", cwd=project).returncode == 0
+    assert model.read_text() == LOGGING_MODEL.replace('        logger.warning("constant message")\n', "")
+
+
+def test_a_repeated_or_altered_binding_line_is_damage(gm, project):
+    model = project / "pkg" / "model.py"
+    model.write_text(LOGGING_MODEL)
+    assert gm("fix", "pkg", cwd=project).returncode == 0
+    one_line = model.read_text()
+    line = one_line[: one_line.index(BINDING)].count("\n") + 1
+    for damaged, why in [
+        (one_line.replace(BINDING, BINDING + BINDING), "the runtime binding line appears 2 times, where one belongs"),
+        (one_line.replace(BINDING, BINDING.replace("bind(globals())", "bind(vars())")),
+         "the runtime binding line was altered"),
+    ]:
+        damaged = damaged.replace("        return x * 2\n", '        print("again")\n        return x * 2\n')
+        model.write_text(damaged)
+        r = gm("fix", "pkg", cwd=project)
+        assert f"warning: pkg/model.py:{line}: graphmend's generated block is damaged ({why})" in r.stderr
+        assert model.read_text() == damaged  # left alone; the new print's fix is declined
+
+
+def test_a_binding_line_in_a_docstring_is_not_a_block(gm, tmp_path):
+    (tmp_path / "m.py").write_text('"""Patched modules begin with\n' + BINDING + '"""\n' + MODEL)
+    r = gm("check", "m.py", cwd=tmp_path)
+    assert "warning: m.py:2: graphmend's generated block is damaged (one of its lines lies inside a string" in r.stderr
+
+
+def test_a_marked_block_holding_only_the_binding_becomes_the_line(gm, project):
+    """graphmend before this form marked every block; the next `fix` leaves the binding alone."""
+    model = project / "pkg" / "model.py"
+    model.write_text(LOGGING_MODEL)
+    assert gm("fix", "pkg", cwd=project).returncode == 0
+    one_line = model.read_text()
+    model.write_text(one_line.replace(BINDING, BEGIN + BINDING + END))
+    r = gm("fix", "pkg", cwd=project)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert model.read_text() == one_line

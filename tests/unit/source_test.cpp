@@ -135,6 +135,51 @@ TEST(GeneratedMarkers, AlteredRepeatedOrUnpairedMarkersAreDamageAndNoBlock) {
   }
 }
 
+// With no marker line, the block is the runtime's binding line alone, at any package level; the
+// same line inside a marked block is that block's own.
+TEST(GeneratedMarkers, TheBindingLineAloneIsTheBlock) {
+  const std::string binding = "_graphmend = __import__(\"_graphmend_runtime\", globals(), level=12).bind(globals())";
+  const std::string text = "import torch\n\n" + binding + "\r\n\nx = 1\n";
+  const GeneratedMarkers m = scan_generated_markers(text);
+  ASSERT_TRUE(m.block);
+  EXPECT_FALSE(m.damage);
+  EXPECT_EQ(m.binding_line, text.find(binding));
+  EXPECT_EQ(m.block->range, (TextRange{static_cast<uint32_t>(text.find(binding)),
+                                       static_cast<uint32_t>(text.find(binding) + binding.size())}));
+
+  const std::string marked = joined({"import torch\n", kBegin, binding, "\n", kEnd});
+  const GeneratedMarkers in_block = scan_generated_markers(marked);
+  ASSERT_TRUE(in_block.block);
+  EXPECT_FALSE(in_block.binding_line);
+  EXPECT_EQ(in_block.block->range.start, marked.find(kBegin));
+
+  // Not at the start of a line: no binding line.
+  EXPECT_FALSE(scan_generated_markers("x = 1; " + binding + "\n").block);
+}
+
+TEST(GeneratedMarkers, ARepeatedAlteredOrStrayBindingLineIsDamage) {
+  const std::string binding = "_graphmend = __import__(\"_graphmend_runtime\", globals(), level=1).bind(globals())\n";
+  struct Case {
+    std::string text;
+    std::string_view damage;
+  };
+  const std::vector<Case> cases = {
+      {"x = 1\n" + binding + binding, "the runtime binding line appears 2 times, where one belongs"},
+      {"x = 1\n_graphmend = __import__(\"_graphmend_runtime\", globals(), level=one).bind(globals())\n",
+       "the runtime binding line was altered"},
+      {"x = 1\n_graphmend = __import__(\"_graphmend_runtime\", globals(), level=1).bind(globals())  # mine\n",
+       "the runtime binding line was altered"},
+      {joined({"x = 1\n", kBegin, binding, kEnd, "\n", binding}), "a runtime binding line lies outside its block"},
+  };
+  for (const Case& c : cases) {
+    const GeneratedMarkers m = scan_generated_markers(c.text);
+    EXPECT_FALSE(m.block) << c.text;
+    ASSERT_TRUE(m.damage) << c.text;
+    EXPECT_EQ(*m.damage, c.damage) << c.text;
+    EXPECT_EQ(c.text.substr(m.damage_at, 10), "_graphmend") << c.text;
+  }
+}
+
 TEST(GeneratedMarkers, Graphmend01BlockIsFoundAsLegacy) {
   const std::string text = joined({"import torch\n", kLegacyGeneratedBegin, "\nx = 1\n", kLegacyGeneratedEnd, "\n"});
   const GeneratedMarkers m = scan_generated_markers(text);

@@ -16,9 +16,17 @@
 namespace graphmend::source {
 
 // The block graphmend maintains in a patched module: the runtime binding and the site helpers.
+// A module of a package that needs no helper gets the binding line alone, with no markers: its
+// diff is one line. Every other block sits between these markers.
 inline constexpr std::string_view kGeneratedBegin =
     "# graphmend: begin generated code (`graphmend fix` maintains it; do not edit)";
 inline constexpr std::string_view kGeneratedEnd = "# graphmend: end generated code";
+
+// The binding of the package's runtime module: kRuntimeBindingStart, the package level (digits),
+// kRuntimeBindingEnd, on one line at column 0.
+inline constexpr std::string_view kRuntimeBindingStart =
+    "_graphmend = __import__(\"_graphmend_runtime\", globals(), level=";
+inline constexpr std::string_view kRuntimeBindingEnd = ").bind(globals())";
 
 // The markers of graphmend 0.1's block, which pasted the whole runtime into each module; the fix
 // stage replaces such a block with the current form.
@@ -27,7 +35,9 @@ inline constexpr std::string_view kLegacyGeneratedBegin =
 inline constexpr std::string_view kLegacyGeneratedEnd = "# --- graphmend: generated helpers (end) ---";
 
 struct GeneratedBlock {
-  TextRange range;  // from the begin marker to the end of the end marker (its newline excluded)
+  // From the begin marker to the end of the end marker, or the binding line alone (its newline
+  // excluded).
+  TextRange range;
   bool legacy = false;
 };
 
@@ -35,14 +45,17 @@ struct GeneratedBlock {
 // marker but is not exactly one counts as an altered marker.
 struct GeneratedMarkers {
   // The block, when there is exactly one begin marker followed by exactly one end marker of the
-  // same kind and no other marker line.
+  // same kind and no other marker line; or, with no marker line, exactly one binding line.
   std::optional<GeneratedBlock> block;
-  // Why the markers cannot be trusted, when they cannot: an altered, repeated or unpaired marker.
+  // Why the markers cannot be trusted, when they cannot: an altered, repeated or unpaired marker,
+  // an altered or repeated binding line, or one outside the marked block.
   // Maintaining such a block could cut code that is not graphmend's (and a second run would cut
   // more), so graphmend leaves it alone and declines the fixes that need it.
   std::optional<std::string> damage;
   uint32_t damage_at = 0;  // the offset of the marker line concerned (the altered one, or the first)
   std::vector<uint32_t> lines;  // the offset of every marker line found, in order
+  // The offset of the binding line that is the whole block (no markers), when it is.
+  std::optional<uint32_t> binding_line;
 };
 
 GeneratedMarkers scan_generated_markers(std::string_view text);

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "graphmend/source/generated.h"
 #include "graphmend/syntax/tree.h"
 
 namespace graphmend::syntax {
@@ -22,10 +23,11 @@ struct TokenizerError {
 
 // Checks `text`, whose tree (without error nodes) is `root`. Visits statements and clauses with an
 // explicit stack, then format specs in one iterative walk: linear in the tree, whatever its nesting.
-// The first of `marker_lines` (offsets of lines that read as graphmend's generated-block markers)
-// that is not a comment of the parsed file: a marker inside a string literal is text, and a block
-// "found" there would make graphmend rewrite the string. nullopt when every one is a comment.
-std::optional<uint32_t> marker_outside_comment(Node root, std::span<const uint32_t> marker_lines);
+// The first line of `markers` (lines that read as graphmend's generated block) that the parsed file
+// does not hold where a block belongs: a marker line that is not a comment, or a binding line that
+// is not a module-level statement. Such a line inside a string literal is text, and a block
+// "found" there would make graphmend rewrite the string. nullopt when every line is in place.
+std::optional<uint32_t> generated_line_misplaced(Node root, const source::GeneratedMarkers& markers);
 
 std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Node root);
 
