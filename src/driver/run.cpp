@@ -320,10 +320,14 @@ std::optional<std::string> outside_walk_root(const DiscoveredFile& input) {
 
 // The findings left in a file that was fixed in memory but not written, as they stand in the file
 // on disk: each finding of the final text is the first pass's finding of the same code on the
-// same source text (in order), whose range, fix and edits refer to the text on disk.
-std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules::Diagnostic> first) {
+// same source text (in order), whose range, fix and edits refer to the text on disk. A finding the
+// first pass fixed is none of them: its text stays in the fixed file (for eager mode), where
+// another site with the same text would otherwise take its place.
+std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules::Diagnostic> first,
+                                          std::vector<bool> fixed_in_first_pass) {
   std::vector<rules::Diagnostic> out;
-  std::vector<bool> used(first.size(), false);
+  std::vector<bool> used = std::move(fixed_in_first_pass);
+  used.resize(first.size(), false);
   const std::string_view fixed = f.text();
   const std::string_view disk = f.original->text;
   for (const rules::Diagnostic& d : f.diagnostics) {
@@ -466,6 +470,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     }
   }
   std::vector<std::vector<rules::Diagnostic>> first_diags(units.size());
+  std::vector<std::vector<bool>> fixed_in_first_pass(units.size());  // by first_diags index
   std::vector<bool> dirty(units.size(), true);
   bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
   std::vector<size_t> overlapped(units.size(), 0);  // fixes the latest pass had to leave out
@@ -530,8 +535,11 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       // Counted by site: the arms of a chain fixed by one shared rewrite count one each.
       std::unordered_set<const source::Fix*> applied_fixes;
       for (size_t k : applied.applied) applied_fixes.insert(fixes[k]);
-      for (const auto& d : diags[i]) {
+      if (iteration == 0) fixed_in_first_pass[i].assign(diags[i].size(), false);
+      for (size_t k = 0; k < diags[i].size(); ++k) {
+        const rules::Diagnostic& d = diags[i][k];
         if (!d.fix || !applied_fixes.contains(d.fix.get())) continue;
+        if (iteration == 0) fixed_in_first_pass[i][k] = true;
         ++files[i].fixes_applied;
         ++files[i].fixed_codes[std::string(d.code)];
       }
@@ -592,7 +600,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     if (fr.changed() && fr.write_error) {
       fr.diagnostics = std::move(first_diags[i]);
     } else if (fr.changed() && !fr.written && !fr.from_stdin) {
-      fr.diagnostics = as_on_disk(fr, std::move(first_diags[i]));
+      fr.diagnostics = as_on_disk(fr, std::move(first_diags[i]), std::move(fixed_in_first_pass[i]));
     }
   }
   if (use_cache && !replayed && !any_failure) {

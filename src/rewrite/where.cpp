@@ -350,7 +350,14 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   for (ir::Node block : blocks) {
     if (auto bad = finfo_preconditions(ctx, block, static_part, if_statement, &dtype_checks)) return Declined{std::move(*bad)};
   }
-  for (const std::string& check : dtype_checks) gate += fmt::format(" or not ({})", check);
+  // `or not plain or not floating`: one short line each; a name the gate already checks as a
+  // plain tensor is one when its dtype is read.
+  for (const std::string& name : dtype_checks) {
+    if (std::find(assumed.begin(), assumed.end(), name) == assumed.end()) {
+      gate += fmt::format(" or not _graphmend.plain_tensors({})", name);
+    }
+    gate += fmt::format(" or not {}.is_floating_point()", name);
+  }
   CompiledCode compiled;  // the compiled form, at the else-branch's indentation
   auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
   std::string cond_tuple;

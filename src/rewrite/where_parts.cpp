@@ -172,8 +172,7 @@ std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir:
     }
     if (conjunct_proves_floating(m, static_part, name)) return true;
     if (!checks) return raises(what + ", and this form has no gate to check it in");
-    const std::string check = fmt::format("_graphmend.plain_tensors({0}) and {0}.is_floating_point()", name);
-    if (std::find(checks->begin(), checks->end(), check) == checks->end()) checks->push_back(check);
+    if (std::find(checks->begin(), checks->end(), name) == checks->end()) checks->push_back(name);
     return true;
   });
   return why;

@@ -30,7 +30,7 @@ std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node 
 // The trace-time checks that make `torch.finfo` in `node` unable to raise: it raises TypeError on
 // a dtype that is not floating-point, which the original may never ask for. `torch.finfo(X.dtype)`
 // is proven by a static conjunct `X.dtype == torch.<floating dtype>`, or else checked on `X` before
-// the `if` (appended to `checks`, each once) when the `if` binds no `X` before the call; a
+// the `if` (the name `X` appended to `checks`, each once) when the `if` binds no `X` before the call; a
 // floating dtype named outright needs nothing. Anything else declines, as does a check needed by
 // a form without a gate to hold it (`checks` null).
 std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
