@@ -525,13 +525,17 @@ void call_through_runtime(const ir::Module& m, ir::Node function, std::string_vi
   const size_t before = text.substr(0, function.start()).find_last_of("\r\n");
   const size_t line_start = before == std::string_view::npos ? 0 : before + 1;
   const size_t line_end = std::min(text.find_first_of("\r\n", function.start()), text.size());
-  const size_t width = line_end - line_start - std::min<size_t>(function.end(), line_end) + function.start() + callee.size();
-  if (width <= kMaxGeneratedLine || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
+  const size_t rest = line_end - std::min<size_t>(function.end(), line_end);  // after the callee
+  const size_t width = function.start() - line_start + callee.size() + rest;
+  const std::string_view indent = source::indentation_at(text, function.start());
+  // Wrapped, the line after the callee reads `)` and the rest; when that too passes 88 columns
+  // (the original line did), the wrapping would only add lines.
+  const bool wrap_fits = indent.size() + 1 + rest <= kMaxGeneratedLine;
+  if (width <= kMaxGeneratedLine || !wrap_fits || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
     fix.edits.push_back(source::Edit::replace(function.range(), callee));
     return;
   }
   const std::string newline(source::newline_text(m.file().newline));
-  const std::string_view indent = source::indentation_at(text, function.start());
   const std::string inner = std::string(indent) + (indent.find('\t') != std::string_view::npos ? "\t" : "    ");
   fix.edits.push_back(
       source::Edit::replace(function.range(), "(" + newline + inner + callee + newline + std::string(indent) + ")"));

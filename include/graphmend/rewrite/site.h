@@ -110,9 +110,9 @@ std::optional<Declined> runtime_unavailable(const ir::Module& m);
 // Makes the call whose callee is `function` (a module-level name, or an attribute of one, spelt
 // `path`: "logger.warning_once", "print") defer itself under torch.compile:
 //     _graphmend.call("<path>")(<arguments, as they were>)
-// on the callee's line, or over three lines when that line would pass 88 columns. Eager, the
-// runtime finds the callee as the module's code does; the call still starts on its line, so log
-// records and warnings keep their line.
+// on the callee's line, or over three lines when that line would pass 88 columns and the third,
+// `)(<arguments, as they were>`, would not. Eager, the runtime finds the callee as the module's
+// code does; the call still starts on its line, so log records and warnings keep their line.
 void call_through_runtime(const ir::Module& m, ir::Node function, std::string_view path, source::Fix& fix);
 
 // Makes `stmt` run only outside Dynamo and `compiled_code` run in its place under torch.compile:
