@@ -22,7 +22,7 @@ import torch
 import torch._dynamo
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models"))
-from run_row import digest  # noqa: E402  (the model table's: same bytes, same hash)
+from run_row import _tensors, digest  # noqa: E402  (the model table's: same bytes, same hash)
 
 # Small sizes, applied to every attribute of that name a config (or a sub-config) already has.
 SMALL = {
@@ -145,6 +145,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("model_type")
     parser.add_argument("--weights", required=True)
+    parser.add_argument("--save-compiled", help="also save the compiled output's tensors here")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     facts = {"model_type": args.model_type, "stage": "import"}
@@ -193,7 +194,10 @@ def main() -> None:
             torch._dynamo.reset()
             compiled = torch.compile(model, backend=lambda gm, ex: graphs.append(gm) or gm.forward, dynamic=False)
             torch.manual_seed(2)
-            facts["compiled_sha256"] = digest(compiled(**inputs))
+            out = compiled(**inputs)
+            facts["compiled_sha256"] = digest(out)
+            if args.save_compiled:  # for the driver to say how far a differing output is
+                torch.save([t.detach().cpu() for t in _tensors(out)], args.save_compiled)
             torch_log.handlers = saved
         facts["graphs"] = len(graphs)
         facts["breaks"] = max(len(graphs) - 1, 0)

@@ -40,25 +40,28 @@ def environment(python: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def patched_copy(graphmend: str, source: str, work: pathlib.Path) -> pathlib.Path:
+def patched_copy(graphmend: str, source: str, work: pathlib.Path, unsafe: bool = False) -> pathlib.Path:
     site = work / "patched"
     if site.exists():
         shutil.rmtree(site)
     shutil.copytree(source, site / "transformers", ignore=shutil.ignore_patterns("__pycache__"))
-    fixed = subprocess.run([graphmend, "fix", "--no-cache", str(site / "transformers")], capture_output=True,
+    flags = ["--unsafe-fixes"] if unsafe else []
+    fixed = subprocess.run([graphmend, "fix", "--no-cache", *flags, str(site / "transformers")], capture_output=True,
                            text=True, check=False)
     if fixed.returncode not in (0, 1):
         sys.exit(f"graphmend fix failed ({fixed.returncode}): {fixed.stderr[-500:]}")
     return site
 
 
-def run_arm(python: str, model_type: str, weights: pathlib.Path, site: pathlib.Path | None, timeout: int) -> dict:
+def run_arm(python: str, model_type: str, weights: pathlib.Path, site: pathlib.Path | None, timeout: int,
+            save_compiled: pathlib.Path | None = None) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     if site is not None:
         env["PYTHONPATH"] = str(site)
     env["OMP_NUM_THREADS"] = "1"  # two arms at a time on two cores
+    saving = ["--save-compiled", str(save_compiled)] if save_compiled else []
     try:
-        out = subprocess.run([python, str(HERE / "arm.py"), model_type, "--weights", str(weights)],
+        out = subprocess.run([python, str(HERE / "arm.py"), model_type, "--weights", str(weights), *saving],
                              capture_output=True, text=True, env=env, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"model_type": model_type, "error": f"timeout after {timeout} s"}
@@ -68,13 +71,29 @@ def run_arm(python: str, model_type: str, weights: pathlib.Path, site: pathlib.P
     return json.loads(lines[-1])
 
 
+def largest_difference(a: pathlib.Path, b: pathlib.Path) -> float | None:
+    """The largest absolute difference between two saved outputs (None when they do not line up)."""
+    import torch
+
+    x, y = torch.load(a), torch.load(b)
+    if len(x) != len(y) or any(s.shape != t.shape for s, t in zip(x, y)):
+        return None
+    return max([(s.double() - t.double()).abs().max().item() for s, t in zip(x, y) if s.is_floating_point() and
+                s.numel()] or [0.0])
+
+
 def census_one(python: str, model_type: str, site: pathlib.Path, work: pathlib.Path, timeout: int) -> dict:
     weights = work / f"{model_type}.pt"
-    original = run_arm(python, model_type, weights, None, timeout)
+    saved = [work / f"{model_type}-original.out", work / f"{model_type}-patched.out"]
+    original = run_arm(python, model_type, weights, None, timeout, saved[0])
     result = {"model_type": model_type, "original": original}
     if original.get("stage") == "done":  # an architecture that does not run has nothing to compare
-        result["patched"] = run_arm(python, model_type, weights, site, timeout)
-    weights.unlink(missing_ok=True)
+        result["patched"] = run_arm(python, model_type, weights, site, timeout, saved[1])
+        patched = result["patched"]
+        if patched.get("stage") == "done" and patched["compiled_sha256"] != original["compiled_sha256"]:
+            patched["compiled_largest_difference"] = largest_difference(*saved)
+    for path in [weights, *saved]:
+        path.unlink(missing_ok=True)
     return result
 
 
@@ -95,7 +114,10 @@ def summarize(results: list[dict]) -> dict:
         "architectures": len(results), "built": len(built), "compared": len(compared),
         "patched_failed": [r["model_type"] for r in built if r.get("patched", {}).get("stage") != "done"],
         "outputs_identical": len(identical),
+        "eager_identical": sum(1 for r in compared if r["patched"]["eager_sha256"] == r["original"]["eager_sha256"]),
         "differing": [r["model_type"] for r in compared if r not in identical],
+        "compiled_largest_difference": {r["model_type"]: r["patched"]["compiled_largest_difference"] for r in compared
+                                        if r["patched"].get("compiled_largest_difference") is not None},
         "compiled_unlike_eager_in_original": [r["model_type"] for r in compared
                                               if r["original"]["compiled_sha256"] != r["original"]["eager_sha256"]],
         "breaking_before": len(breaking),
@@ -107,23 +129,32 @@ def summarize(results: list[dict]) -> dict:
     }
 
 
-def section(version: str, summary: dict, results: list[dict], command: str) -> str:
-    begin, end = f"<!-- census-{version}: begin (bench/census/census.py writes this section) -->", \
-        f"<!-- census-{version}: end -->"
+def section(version: str, summary: dict, results: list[dict], command: str, label: str = "") -> str:
+    """`label`: "" for the census of plain `graphmend fix`, "-unsafe" for one with --unsafe-fixes."""
+    key = f"census-{version}{label}"
+    begin, end = f"<!-- {key}: begin (bench/census/census.py writes this section) -->", f"<!-- {key}: end -->"
     removed = summary["breaks_before"] - summary["breaks_after"]
     share = f"{100 * removed / summary['breaks_before']:.0f}%" if summary["breaks_before"] else "n/a"
-    lines = [begin, "", f"## Census: transformers {version}, every base architecture from a small config (issue 14)", "",
-             f"`{command}` (CPU, 2 cores; plain `graphmend fix`; each arm in its own process with pinned weights).",
-             "", f"- architectures in the AutoModel table: {summary['architectures']}; built and run: "
-             f"{summary['built']}; compared (the patched arm ran too): {summary['compared']}",
+    title = (f"## Census: transformers {version}, every base architecture from a small config (issue 14)" if not label
+             else f"## Census: transformers {version} with `graphmend fix --unsafe-fixes`, the architectures named")
+    how = "plain `graphmend fix`" if not label else "`graphmend fix --unsafe-fixes`"
+    lines = [begin, "", title, "",
+             f"`{command}` (CPU, 2 cores; {how}; each arm in its own process with pinned weights).",
+             "", f"- architectures {'in the AutoModel table' if not label else 'named'}: {summary['architectures']}; "
+             f"built and run: {summary['built']}; compared (the patched arm ran too): {summary['compared']}",
              f"- breaking before: {summary['breaking_before']} architectures, {summary['breaks_before']} breaks; "
              f"after: {summary['breaking_after']} architectures, {summary['breaks_after']} breaks ({share} removed)",
              f"- outputs identical (patched against original, eager and compiled each, bit for bit): "
              f"{summary['outputs_identical']} of {summary['compared']}"
              + (f"; differing: {', '.join(summary['differing'])}" if summary["differing"] else ""),
+             *([f"- eager outputs identical (bit for bit): {summary['eager_identical']} of {summary['compared']}"]
+               if label else []),
+             *([f"- largest difference of a differing compiled output from the original's: "
+                + ", ".join(f"{m} {d:.2g}" for m, d in summary["compiled_largest_difference"].items())]
+               if summary.get("compiled_largest_difference") else []),
              "- the original's own compiled output differs from its eager output (the model's doing, "
              "patched or not): " + (", ".join(summary["compiled_unlike_eager_in_original"]) or "none"),
-             "", f"![breaking architectures of transformers {version}, before and after](results/census-{version}.png)",
+             "", f"![breaking architectures of transformers {version}, before and after](results/{key}.png)",
              "", "| architecture | class | breaks before → after | remaining breaks (site: cause) |", "|---|---|---|---|"]
     for r in results:
         o, p = r["original"], r.get("patched", {})
@@ -167,6 +198,8 @@ def main() -> None:
     parser.add_argument("--out", help="the results JSON (default bench/results/census-<version>.json)")
     parser.add_argument("--work", help="where the patched copy goes (default bench/.work/census-<version>)")
     parser.add_argument("--write", action="store_true", help="also write bench/RESULTS.md's section and the chart")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="patch with `fix --unsafe-fixes` (results, work folder and section named <version>-unsafe)")
     parser.add_argument("--resume", action="store_true",
                         help="keep the architectures the results JSON already has (a run stopped part way)")
     parser.add_argument("--retry-not-run", action="store_true",
@@ -175,11 +208,12 @@ def main() -> None:
     args = parser.parse_args()
     env = environment(args.python)
     version = env["version"]
-    work = pathlib.Path(args.work) if args.work else ROOT / "bench" / ".work" / f"census-{version}"
+    label = "-unsafe" if args.unsafe_fixes else ""
+    work = pathlib.Path(args.work) if args.work else ROOT / "bench" / ".work" / f"census-{version}{label}"
     work.mkdir(parents=True, exist_ok=True)
-    site = patched_copy(args.graphmend, env["path"], work)
+    site = patched_copy(args.graphmend, env["path"], work, args.unsafe_fixes)
     models = args.models or env["models"]
-    out = pathlib.Path(args.out) if args.out else ROOT / "bench" / "results" / f"census-{version}.json"
+    out = pathlib.Path(args.out) if args.out else ROOT / "bench" / "results" / f"census-{version}{label}.json"
     done = {}
     if args.resume and out.exists():
         done = {r["model_type"]: r for r in json.loads(out.read_text())["results"]
@@ -206,9 +240,13 @@ def main() -> None:
     if args.write:
         command = "python bench/census/census.py" + ("" if args.python.endswith(".venv/bin/python") else
                                                       f" --python {os.path.relpath(args.python, ROOT)}")
-        begin, end, text = section(version, summary, results, command)
+        if args.unsafe_fixes:
+            command += " --unsafe-fixes"
+        if args.models:
+            command += " --models " + " ".join(args.models)
+        begin, end, text = section(version, summary, results, command, label)
         replace_section(ROOT / "bench" / "RESULTS.md", begin, end, text)
-        chart(version, results, ROOT / "bench" / "results" / f"census-{version}.png")
+        chart(version, results, ROOT / "bench" / "results" / f"census-{version}{label}.png")
 
 
 if __name__ == "__main__":

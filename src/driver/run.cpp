@@ -198,6 +198,7 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
     if (!rule || d.fix || d.decline_reason || rule->info().fix == rules::FixAvailability::None) continue;
     const std::string_view family = rule->info().family == rules::RuleFamily::Where   ? "[Where]"
                                     : rule->info().family == rules::RuleFamily::Defer ? "[Defer]"
+                                    : rule->info().family == rules::RuleFamily::Dense ? "[Dense]"
                                                                                       : "[Trap]";
     d.decline_reason = rewrite::decline<rewrite::DeclineCode::NotImplemented>(family);
   }
@@ -318,27 +319,70 @@ std::optional<std::string> outside_walk_root(const DiscoveredFile& input) {
                      input.walk_root->string());
 }
 
+// `range` of the text before `batch` (sorted, non-overlapping edits) in the text after it, or
+// nullopt when an edit reaches into it (its text was rewritten or moved in). An insertion at its
+// start moves it; one at its end does not touch it.
+std::optional<source::TextRange> map_through(source::TextRange range, const std::vector<source::Edit>& batch,
+                                             const std::vector<int64_t>& shift_before) {
+  // Edits ending at or before the start come first; the next one must start at or after the end.
+  const auto after = std::upper_bound(batch.begin(), batch.end(), range.start,
+                                      [](uint32_t at, const source::Edit& e) { return at < e.range.end; });
+  if (after != batch.end() && after->range.start < range.end) return std::nullopt;
+  if (after != batch.end() && after->range.start == range.start && !after->range.empty()) return std::nullopt;
+  const int64_t shift = shift_before[static_cast<size_t>(after - batch.begin())];
+  return source::TextRange{static_cast<uint32_t>(range.start + shift), static_cast<uint32_t>(range.end + shift)};
+}
+
 // The findings left in a file that was fixed in memory but not written, as they stand in the file
-// on disk: each finding of the final text is the first pass's finding of the same code on the
-// same source text (in order), whose range, fix and edits refer to the text on disk. A finding the
-// first pass fixed is none of them: its text stays in the fixed file (for eager mode), where
-// another site with the same text would otherwise take its place.
+// on disk: each finding of the final text is the first pass's finding of the same code whose range
+// the fixes' edits (`history`, batch after batch) carry to the same place; failing that, the first
+// one on the same source text. A finding the first pass fixed is none of them: its text stays in
+// the fixed file (for eager mode), where another site with the same text would take its place.
+// The findings' range, fix and edits refer to the text on disk.
 std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules::Diagnostic> first,
-                                          std::vector<bool> fixed_in_first_pass) {
+                                          std::vector<bool> fixed_in_first_pass,
+                                          const std::vector<std::vector<source::Edit>>& history) {
   std::vector<rules::Diagnostic> out;
   std::vector<bool> used = std::move(fixed_in_first_pass);
   used.resize(first.size(), false);
+  std::vector<std::optional<source::TextRange>> carried(first.size());
+  for (size_t k = 0; k < first.size(); ++k) carried[k] = first[k].range;
+  for (const std::vector<source::Edit>& batch : history) {
+    std::vector<int64_t> shift_before(batch.size() + 1, 0);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      shift_before[i + 1] = shift_before[i] + static_cast<int64_t>(batch[i].replacement.size()) -
+                            static_cast<int64_t>(batch[i].range.length());
+    }
+    for (auto& r : carried) {
+      if (r) r = map_through(*r, batch, shift_before);
+    }
+  }
   const std::string_view fixed = f.text();
   const std::string_view disk = f.original->text;
-  for (const rules::Diagnostic& d : f.diagnostics) {
-    const std::string_view site = fixed.substr(d.range.start, d.range.length());
+  std::vector<const rules::Diagnostic*> unmatched;
+  std::vector<size_t> by_place(f.diagnostics.size(), first.size());
+  for (size_t i = 0; i < f.diagnostics.size(); ++i) {
+    const rules::Diagnostic& d = f.diagnostics[i];
     for (size_t k = 0; k < first.size(); ++k) {
-      if (used[k] || first[k].code != d.code) continue;
-      if (disk.substr(first[k].range.start, first[k].range.length()) != site) continue;
+      if (used[k] || first[k].code != d.code || carried[k] != d.range) continue;
       used[k] = true;
-      out.push_back(std::move(first[k]));
+      by_place[i] = k;
       break;
     }
+  }
+  for (size_t i = 0; i < f.diagnostics.size(); ++i) {
+    const rules::Diagnostic& d = f.diagnostics[i];
+    if (by_place[i] == first.size()) {
+      const std::string_view site = fixed.substr(d.range.start, d.range.length());
+      for (size_t k = 0; k < first.size(); ++k) {
+        if (used[k] || first[k].code != d.code) continue;
+        if (disk.substr(first[k].range.start, first[k].range.length()) != site) continue;
+        used[k] = true;
+        by_place[i] = k;
+        break;
+      }
+    }
+    if (by_place[i] < first.size()) out.push_back(std::move(first[by_place[i]]));
   }
   return out;
 }
@@ -471,6 +515,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   }
   std::vector<std::vector<rules::Diagnostic>> first_diags(units.size());
   std::vector<std::vector<bool>> fixed_in_first_pass(units.size());  // by first_diags index
+  std::vector<std::vector<std::vector<source::Edit>>> edit_history(units.size());  // every pass's edits
   std::vector<bool> dirty(units.size(), true);
   bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
   std::vector<size_t> overlapped(units.size(), 0);  // fixes the latest pass had to leave out
@@ -524,6 +569,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       fix::ApplyResult& applied = verified.applied;
       overlapped[i] = applied.skipped.size();  // a later pass retries them
       if (applied.text == units[i].current->text) return;
+      for (auto& batch : verified.edit_batches) edit_history[i].push_back(std::move(batch));
       auto next = std::make_shared<source::SourceFile>(*units[i].current);
       next->text = std::move(applied.text);
       Unit candidate;
@@ -600,7 +646,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     if (fr.changed() && fr.write_error) {
       fr.diagnostics = std::move(first_diags[i]);
     } else if (fr.changed() && !fr.written && !fr.from_stdin) {
-      fr.diagnostics = as_on_disk(fr, std::move(first_diags[i]), std::move(fixed_in_first_pass[i]));
+      fr.diagnostics = as_on_disk(fr, std::move(first_diags[i]), std::move(fixed_in_first_pass[i]), edit_history[i]);
     }
   }
   if (use_cache && !replayed && !any_failure) {

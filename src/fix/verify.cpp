@@ -55,7 +55,10 @@ std::optional<VerifiedResult> apply_predicted(std::string_view text, syntax::Nod
   VerifiedResult result;
   result.applied = applied;
   result.applied.text = std::move(out);
-  if (result.applied.text != text) result.tree = std::move(tree);
+  if (result.applied.text != text) {
+    result.tree = std::move(tree);
+    result.edit_batches.push_back(std::move(edits));
+  }
   return result;
 }
 
@@ -83,13 +86,17 @@ VerifiedResult apply_and_verify(std::string_view text, const std::vector<const s
     return revert(text, std::move(result));
   }
   if (damaged) return revert(text, std::move(result));
-  const std::vector<source::Edit> edits = generated_block_edits(result.applied.text, tree->root(), helpers, link);
+  std::vector<source::Edit> edits = generated_block_edits(result.applied.text, tree->root(), helpers, link);
   if (!edits.empty()) {
     apply_in_place(result.applied.text, edits);
     tree = parser.parse(result.applied.text);
     if (!is_python(result.applied.text, tree)) return revert(text, std::move(result));
   }
-  if (result.applied.text != text) result.tree = std::move(tree);
+  if (result.applied.text != text) {
+    result.tree = std::move(tree);
+    if (!result.applied.edits.empty()) result.edit_batches.push_back(result.applied.edits);
+    if (!edits.empty()) result.edit_batches.push_back(std::move(edits));
+  }
   return result;
 }
 

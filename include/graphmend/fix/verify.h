@@ -16,6 +16,10 @@ struct VerifiedResult {
   ApplyResult applied;
   bool reverted = false;  // the fixes introduced a syntax error; `applied.text` is the input
   std::optional<syntax::Tree> tree;  // `applied.text` parsed, when it changed: reuse it
+  // Every edit that made `applied.text`, in batches applied one after the other, each sorted and
+  // in the coordinates of the text before it (the fixes, then the block; or both at once). Empty
+  // when nothing changed or the edits were reverted.
+  std::vector<std::vector<source::Edit>> edit_batches;
 };
 
 // Applies `fixes`, brings the module's generated block up to date (fix/generated_block.h; also

@@ -139,6 +139,19 @@ enum class DeclineCode : std::uint8_t {
   ItemAssertForm,
   ItemAssertOperand,
   ItemAssertMessage,
+
+  // Expert dispatch in fixed shapes (expert_dispatch.cpp).
+  DispatchLoopElse,
+  DispatchLoopBody,
+  DispatchStatementForm,
+  DispatchIteration,
+  DispatchHitList,
+  DispatchMaskSource,
+  DispatchExpertsNotTopk,
+  DispatchWeightsSource,
+  DispatchOutputSource,
+  DispatchNameAfter,
+  DispatchNameTaken,
 };
 
 struct DeclineEntry {
@@ -356,6 +369,34 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::ItemAssertMessage, "item-assert-message",
      "the assert's message needs values from the call point; the original computes it only when the "
      "test fails"},
+
+    // Expert dispatch in fixed shapes (expert_dispatch.cpp).
+    {DeclineCode::DispatchLoopElse, "dispatch-loop-else", "the loop has an `else` clause"},
+    {DeclineCode::DispatchLoopBody, "dispatch-loop-body",
+     "the loop body is not the five statements of an expert dispatch: `layer = experts[e]`, "
+     "`idx, tok = torch.where(mask[e])`, `state = hidden[None, tok].reshape(-1, dim)`, "
+     "`out = layer(state) * weights[tok, idx, None]`, `final.index_add_(0, tok, out...)`"},
+    {DeclineCode::DispatchStatementForm, "dispatch-statement-form", "`{}` is not {}"},
+    {DeclineCode::DispatchIteration, "dispatch-iteration",
+     "the loop runs over `{}`, neither `range(...)` nor the list of experts with routed tokens made just "
+     "before it"},
+    {DeclineCode::DispatchHitList, "dispatch-hit-list",
+     "`{}` is not `(mask.sum(dim=(-1, -2)) > 0).nonzero(as_tuple=True)[0].tolist()` of the loop's mask, "
+     "bound once"},
+    {DeclineCode::DispatchMaskSource, "dispatch-mask-source",
+     "the mask `{}` is not bound once, before the loop, to `one_hot(selected, ...).permute(2, 1, 0)`"},
+    {DeclineCode::DispatchExpertsNotTopk, "dispatch-experts-not-topk",
+     "the selected experts `{}` are not bound once to the indices of `torch.topk(..., dim=-1)`: a token "
+     "could select one expert twice"},
+    {DeclineCode::DispatchWeightsSource, "dispatch-weights-source",
+     "the routing weights `{}` are not the values of the same `torch.topk`, kept in shape (`/=`, `*=`, "
+     "`.to(...)`)"},
+    {DeclineCode::DispatchOutputSource, "dispatch-output-source",
+     "the output `{}` is not bound once before the loop, to `torch.zeros(...)`, and left untouched until it"},
+    {DeclineCode::DispatchNameAfter, "dispatch-name-after",
+     "`{}`, which the loop binds, is read after it; the fixed-shape loop binds it to other values"},
+    {DeclineCode::DispatchNameTaken, "dispatch-name-taken",
+     "the function already uses the name `{}`, which the fixed-shape loop needs"},
 });
 
 // The table lists every code once, in the enum's order, so a code indexes its entry.
@@ -366,7 +407,7 @@ constexpr bool table_in_enum_order() {
   return true;
 }
 static_assert(table_in_enum_order(), "kDeclineTable must list every DeclineCode once, in the enum's order");
-static_assert(static_cast<size_t>(DeclineCode::ItemAssertMessage) + 1 == kDeclineTable.size(),
+static_assert(static_cast<size_t>(DeclineCode::DispatchNameTaken) + 1 == kDeclineTable.size(),
               "every DeclineCode needs a table entry");
 
 // How many fields a code's sentence names (its `{}`).

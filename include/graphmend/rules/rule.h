@@ -16,7 +16,7 @@ namespace graphmend::rules {
 
 enum class FixAvailability { None, Sometimes };
 
-enum class RuleFamily { Where, Defer, Trap, Report, Meta };
+enum class RuleFamily { Where, Defer, Trap, Dense, Report, Meta };
 
 struct RuleInfo {
   std::string_view code;            // GM101
