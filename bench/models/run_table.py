@@ -49,7 +49,10 @@ def patch_transformers(graphmend: str, work: pathlib.Path, *flags: str, name: st
     check = subprocess.run([graphmend, "check", "--no-cache", *flags, "--output-format", "json", str(site / "transformers")],
                            capture_output=True, text=True)
     before = json.loads(check.stdout)
-    fixable = collections.Counter(d["code"] for d in before["diagnostics"] if d["fix"])
+    # A fix counts when this run may apply it: plain `fix` applies only the safe ones.
+    applicable = {"safe", "unsafe"} if "--unsafe-fixes" in flags else {"safe"}
+    fixable = collections.Counter(d["code"] for d in before["diagnostics"]
+                                  if d["fix"] and d["fix"]["applicability"] in applicable)
     start = time.perf_counter()
     fixed = subprocess.run([graphmend, "fix", *flags, "--output-format", "json", str(site / "transformers")],
                            capture_output=True, text=True)
