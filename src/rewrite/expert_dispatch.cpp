@@ -132,18 +132,19 @@ struct Loop {
   ir::Node hidden;     // hidden, in the state's statement
   ir::Node dim;        // dim, in the state's statement
   ir::Node addend;     // index_add_'s third argument
-  std::vector<ir::Node> body;  // the five statements
+  ir::Node skip;       // `if top_x.shape[0] == 0: continue`, or null
+  std::vector<ir::Node> body;  // the five statements (without the skip)
 };
 
 Declined statement_form(const ir::Module& m, ir::Node stmt, std::string_view what) {
   return Declined{decline<DeclineCode::DispatchStatementForm>(snippet(m, stmt), what)};
 }
 
-// The five statements of the loop body, read into `loop`.
+// The five statements of the loop body (and an optional skip of no tokens), read into `loop`.
 std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for_statement, Loop& loop) {
   const ir::Module& m = ctx.module;
   loop.body = statements(for_statement.field("body"));
-  if (loop.body.size() != 5) return Declined{decline<DeclineCode::DispatchLoopBody>()};
+  if (loop.body.size() != 5 && loop.body.size() != 6) return Declined{decline<DeclineCode::DispatchLoopBody>()};
   const std::string expert(m.text(loop.expert));
 
   // layer = experts[e]: an attribute of a name, subscripted by the loop variable.
@@ -171,6 +172,23 @@ std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for
   loop.tokens = (*pair)[1];
   loop.mask = gathered.field("value");
   const std::string tokens(m.text(loop.tokens)), slot(m.text(loop.slot));
+
+  // Jamba's and Phi-MoE's `if top_x.shape[0] == 0: continue`, kept as written: over every token
+  // it skips only when there is no token at all, when the original skips every expert too.
+  if (loop.body.size() == 6) {
+    ir::Node skip = loop.body[2];
+    const std::vector<ir::Node> then = skip.is(kind::if_statement) ? statements(skip.field("consequence"))
+                                                                   : std::vector<ir::Node>{};
+    const std::string test = skip.is(kind::if_statement) ? compact(m, skip.field("condition")) : "";
+    if (!skip.is(kind::if_statement) || !skip.children_by_field("alternative").empty() || then.size() != 1 ||
+        !then[0].is(kind::continue_statement) ||
+        (test != tokens + ".shape[0]==0" && test != tokens + ".numel()==0")) {
+      return statement_form(m, skip.is(kind::if_statement) ? skip.field("condition") : skip,
+                            "`top_x.shape[0] == 0` in `if top_x.shape[0] == 0: continue`");
+    }
+    loop.skip = skip;
+    loop.body.erase(loop.body.begin() + 2);
+  }
 
   // state = hidden[None, top_x].reshape(-1, dim)
   a = assignment_of(loop.body[2]);
@@ -457,6 +475,7 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   compiled.line(fmt::format("{} = {}[{}].any(0)", kRouted, mask, expert));
   compiled.line(fmt::format("{}, {} = {}[{}].argmax(0), _graphmend.torch.arange({}.shape[-1], device={}.device)", slot,
                             tokens, mask, expert, mask, mask));
+  if (loop.skip) compiled.line(reindented(m, loop.skip, compiled.level));
   compiled.line(reindented(m, loop.body[2], compiled.level));
   compiled.line(reindented(m, loop.body[3], compiled.level));
   compiled.line(fmt::format("{}.index_add_(0, {}, _graphmend.torch.where({}[:, None], {}, 0))", final, tokens, kRouted,

@@ -374,8 +374,9 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::DispatchLoopElse, "dispatch-loop-else", "the loop has an `else` clause"},
     {DeclineCode::DispatchLoopBody, "dispatch-loop-body",
      "the loop body is not the five statements of an expert dispatch: `layer = experts[e]`, "
-     "`idx, tok = torch.where(mask[e])`, `state = hidden[None, tok].reshape(-1, dim)`, "
-     "`out = layer(state) * weights[tok, idx, None]`, `final.index_add_(0, tok, out...)`"},
+     "`idx, tok = torch.where(mask[e])` (then perhaps `if tok.shape[0] == 0: continue`), "
+     "`state = hidden[None, tok].reshape(-1, dim)`, `out = layer(state) * weights[tok, idx, None]`, "
+     "`final.index_add_(0, tok, out...)`"},
     {DeclineCode::DispatchStatementForm, "dispatch-statement-form", "`{}` is not {}"},
     {DeclineCode::DispatchIteration, "dispatch-iteration",
      "the loop runs over `{}`, neither `range(...)` nor the list of experts with routed tokens made just "

@@ -68,6 +68,26 @@ class AllExperts(Router):
         return final_hidden_states
 
 
+class SkipsEmptyExperts(Router):
+    """Jamba's form: an expert without tokens is skipped."""
+
+    def forward(self, hidden_states: torch.Tensor):
+        hidden_dim = hidden_states.shape[-1]
+        routing_weights, selected_experts = torch.topk(self.gate(hidden_states).softmax(-1), self.top_k, dim=-1)
+        routing_weights = routing_weights.to(hidden_states.dtype)
+        final_hidden_states = torch.zeros(hidden_states.shape, dtype=hidden_states.dtype)
+        expert_mask = F.one_hot(selected_experts, num_classes=self.num_experts).permute(2, 1, 0)
+        for expert_idx in range(self.num_experts):
+            expert_layer = self.experts[expert_idx]
+            idx, top_x = torch.where(expert_mask[expert_idx])
+            if top_x.shape[0] == 0:
+                continue
+            current_state = hidden_states[None, top_x].reshape(-1, hidden_dim)
+            current_hidden_states = expert_layer(current_state) * routing_weights[top_x, idx, None]
+            final_hidden_states.index_add_(0, top_x, current_hidden_states.to(hidden_states.dtype))
+        return final_hidden_states
+
+
 class SampledExperts(Router):
     """Declined: experts sampled with replacement, so a token may select one expert twice, and get
     two rows of it, which one masked row cannot give."""
