@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "graphmend/rewrite/expert_dispatch.h"
+#include "graphmend/rewrite/dense.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {

@@ -140,7 +140,7 @@ enum class DeclineCode : std::uint8_t {
   ItemAssertOperand,
   ItemAssertMessage,
 
-  // Expert dispatch in fixed shapes (expert_dispatch.cpp).
+  // [Dense] expert dispatch in fixed shapes (dense.cpp).
   DispatchLoopElse,
   DispatchLoopBody,
   DispatchStatementForm,
@@ -370,7 +370,7 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
      "the assert's message needs values from the call point; the original computes it only when the "
      "test fails"},
 
-    // Expert dispatch in fixed shapes (expert_dispatch.cpp).
+    // [Dense] expert dispatch in fixed shapes (dense.cpp).
     {DeclineCode::DispatchLoopElse, "dispatch-loop-else", "the loop has an `else` clause"},
     {DeclineCode::DispatchLoopBody, "dispatch-loop-body",
      "the loop body is not the five statements of an expert dispatch: `layer = experts[e]`, "

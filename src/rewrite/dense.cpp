@@ -1,4 +1,4 @@
-#include "graphmend/rewrite/expert_dispatch.h"
+#include "graphmend/rewrite/dense.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// Expert dispatch in fixed shapes (GM407; doc: rules/GM407.md). A mixture-of-experts layer
+// [Dense]: expert dispatch in fixed shapes (GM407; doc: rules/GM407.md). A mixture-of-experts layer
 // gathers each expert's tokens with a data-dependent shape:
 //     expert_hit = (expert_mask.sum(dim=(-1, -2)) > 0).nonzero(as_tuple=True)[0].tolist()
 //     for expert_idx in expert_hit:                       # or: in range(self.num_experts)
