@@ -359,7 +359,6 @@ std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules
   }
   const std::string_view fixed = f.text();
   const std::string_view disk = f.original->text;
-  std::vector<const rules::Diagnostic*> unmatched;
   std::vector<size_t> by_place(f.diagnostics.size(), first.size());
   for (size_t i = 0; i < f.diagnostics.size(); ++i) {
     const rules::Diagnostic& d = f.diagnostics[i];

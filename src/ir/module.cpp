@@ -21,6 +21,11 @@ std::vector<Node> children_without_comments(Node n) {
   return out;
 }
 
+Node sole_expression(Node statement) {
+  return statement.is(kind::expression_statement) && statement.named_child_count() == 1 ? statement.named_child(0)
+                                                                                       : Node{};
+}
+
 std::string snippet(const Module& m, Node n) {
   std::string s(m.text(n));
   std::replace(s.begin(), s.end(), '\n', ' ');

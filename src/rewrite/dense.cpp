@@ -16,8 +16,7 @@ constexpr std::string_view kRouted = "_graphmend_routed";
 
 // The assignment a statement consists of, or null.
 ir::Node assignment_of(ir::Node stmt) {
-  if (!stmt.is(kind::expression_statement) || stmt.named_child_count() != 1) return {};
-  ir::Node a = stmt.named_child(0);
+  ir::Node a = ir::sole_expression(stmt);
   return a.is(kind::assignment) ? a : ir::Node{};
 }
 
@@ -25,11 +24,7 @@ ir::Node assignment_of(ir::Node stmt) {
 std::optional<std::array<ir::Node, 2>> two_names(ir::Node target) {
   target = ir::unparenthesize(target);
   if (!target.is(kind::pattern_list) && !target.is(kind::tuple_pattern)) return std::nullopt;
-  const std::vector<ir::Node> names = ir::children_without_comments(target);
-  std::vector<ir::Node> named;
-  for (ir::Node n : names) {
-    if (n.is_named()) named.push_back(n);
-  }
+  const std::vector<ir::Node> named = ir::children_without_comments(target);
   if (named.size() != 2 || !named[0].is(kind::identifier) || !named[1].is(kind::identifier)) return std::nullopt;
   return std::array<ir::Node, 2>{named[0], named[1]};
 }
@@ -69,15 +64,6 @@ bool is_gather(const analysis::FileContext& ctx, ir::Node call) {
   return q && *q == "torch.where" && args && args->size() == 1;
 }
 
-// The statements of a block, comments left out.
-std::vector<ir::Node> statements(ir::Node block) {
-  std::vector<ir::Node> out;
-  for (ir::Node s : block.named_children()) {
-    if (!s.is(kind::comment)) out.push_back(s);
-  }
-  return out;
-}
-
 // True when some occurrence of the identifier `name` in `body` lies in [from, to) outside `allowed`.
 bool occurs_between(const ir::Module& m, ir::Node body, std::string_view name, uint32_t from, uint32_t to,
                     const std::vector<source::TextRange>& allowed) {
@@ -93,12 +79,6 @@ bool occurs_between(const ir::Module& m, ir::Node body, std::string_view name, u
   return found;
 }
 
-// The statement (a child of a block) that holds `n`.
-ir::Node statement_of(ir::Node n) {
-  while (n && n.parent() && !n.parent().is(kind::block) && !n.parent().is(kind::module_)) n = n.parent();
-  return n;
-}
-
 // True when `stmt` runs whenever `later` (after it) does: it is a statement of `later`'s block or
 // of a block around it.
 bool runs_before(ir::Node stmt, ir::Node later) {
@@ -111,10 +91,11 @@ bool runs_before(ir::Node stmt, ir::Node later) {
 }
 
 // The bindings of the local `use` names, in source order.
-std::vector<ir::Node> binding_targets(const ir::Module& m, ir::Node use) {
-  std::vector<ir::Node> out;
-  for (int b : m.bindings_of(use)) out.push_back(m.bindings[static_cast<size_t>(b)].target);
-  std::sort(out.begin(), out.end(), [](ir::Node a, ir::Node b) { return a.start() < b.start(); });
+std::vector<const ir::Binding*> bindings_in_order(const ir::Module& m, ir::Node use) {
+  std::vector<const ir::Binding*> out;
+  for (int b : m.bindings_of(use)) out.push_back(&m.bindings[static_cast<size_t>(b)]);
+  std::sort(out.begin(), out.end(),
+            [](const ir::Binding* a, const ir::Binding* b) { return a->target.start() < b->target.start(); });
   return out;
 }
 
@@ -134,6 +115,7 @@ struct Loop {
   ir::Node addend;     // index_add_'s third argument
   ir::Node skip;       // `if top_x.shape[0] == 0: continue`, or null
   std::vector<ir::Node> body;  // the five statements (without the skip)
+  ir::Node mask_statement;     // the mask's one binding (check_routing)
 };
 
 Declined statement_form(const ir::Module& m, ir::Node stmt, std::string_view what) {
@@ -143,7 +125,7 @@ Declined statement_form(const ir::Module& m, ir::Node stmt, std::string_view wha
 // The five statements of the loop body (and an optional skip of no tokens), read into `loop`.
 std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for_statement, Loop& loop) {
   const ir::Module& m = ctx.module;
-  loop.body = statements(for_statement.field("body"));
+  loop.body = ir::children_without_comments(for_statement.field("body"));
   if (loop.body.size() != 5 && loop.body.size() != 6) return Declined{decline<DeclineCode::DispatchLoopBody>()};
   const std::string expert(m.text(loop.expert));
 
@@ -177,7 +159,7 @@ std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for
   // it skips only when there is no token at all, when the original skips every expert too.
   if (loop.body.size() == 6) {
     ir::Node skip = loop.body[2];
-    const std::vector<ir::Node> then = skip.is(kind::if_statement) ? statements(skip.field("consequence"))
+    const std::vector<ir::Node> then = skip.is(kind::if_statement) ? ir::children_without_comments(skip.field("consequence"))
                                                                    : std::vector<ir::Node>{};
     const std::string test = skip.is(kind::if_statement) ? compact(m, skip.field("condition")) : "";
     if (!skip.is(kind::if_statement) || !skip.children_by_field("alternative").empty() || then.size() != 1 ||
@@ -230,7 +212,7 @@ std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for
 
   // final.index_add_(0, top_x, out) or (0, top_x, out.to(...))
   ir::Node stmt = loop.body[4];
-  ir::Node call = stmt.is(kind::expression_statement) && stmt.named_child_count() == 1 ? stmt.named_child(0) : ir::Node{};
+  ir::Node call = ir::sole_expression(stmt);
   bool add_ok = call && call.is(kind::call) && call.field("function").is(kind::attribute) &&
                 m.text(call.field("function").field("attribute")) == "index_add_" &&
                 call.field("function").field("object").is(kind::identifier);
@@ -279,15 +261,15 @@ std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for
 
 // The mask is `one_hot(selected, ...).permute(2, 1, 0)` of torch.topk's indices along the last
 // dimension, and the weights are that topk's values kept in shape; neither touched otherwise
-// before the loop (`first`, its first statement).
-std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node body, ir::Node first, const Loop& loop) {
+// before the loop (`first`, its first statement). Sets loop.mask_statement.
+std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node body, ir::Node first, Loop& loop) {
   const ir::Module& m = ctx.module;
   const std::string mask(m.text(loop.mask));
-  const std::vector<ir::Node> mask_bindings = binding_targets(m, loop.mask);
+  const std::vector<const ir::Binding*> mask_bindings = bindings_in_order(m, loop.mask);
   if (mask_bindings.size() != 1) return Declined{decline<DeclineCode::DispatchMaskSource>(mask)};
-  ir::Node mask_stmt = statement_of(mask_bindings[0]);
+  const ir::Node mask_stmt = loop.mask_statement = mask_bindings[0]->statement;
   ir::Node a = assignment_of(mask_stmt);
-  ir::Node rhs = a && a.field("left") == mask_bindings[0] ? ir::unparenthesize(a.field("right")) : ir::Node{};
+  ir::Node rhs = a && a.field("left") == mask_bindings[0]->target ? ir::unparenthesize(a.field("right")) : ir::Node{};
   ir::Node one_hot;
   if (rhs && rhs.is(kind::call) && rhs.field("function").is(kind::attribute) &&
       m.text(rhs.field("function").field("attribute")) == "permute" && positional_arguments(rhs) &&
@@ -304,12 +286,12 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
 
   // The selected experts: the second name of `values, indices = torch.topk(..., dim=-1)`.
   const std::string selected_name(m.text(selected));
-  const std::vector<ir::Node> selected_bindings = binding_targets(m, selected);
-  ir::Node topk_stmt = selected_bindings.size() == 1 ? statement_of(selected_bindings[0]) : ir::Node{};
+  const std::vector<const ir::Binding*> selected_bindings = bindings_in_order(m, selected);
+  ir::Node topk_stmt = selected_bindings.size() == 1 ? selected_bindings[0]->statement : ir::Node{};
   a = topk_stmt ? assignment_of(topk_stmt) : ir::Node{};
   const auto pair = a ? two_names(a.field("left")) : std::nullopt;
   rhs = a ? ir::unparenthesize(a.field("right")) : ir::Node{};
-  bool topk_ok = pair && (*pair)[1] == selected_bindings[0] && rhs.is(kind::call) &&
+  bool topk_ok = pair && (*pair)[1] == selected_bindings[0]->target && rhs.is(kind::call) &&
                  analysis::callee_name(m, rhs) == std::optional<std::string>("torch.topk") &&
                  runs_before(topk_stmt, mask_stmt);
   if (topk_ok) {
@@ -333,19 +315,21 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
   // `w = w.to(...)`, nothing else naming them in between.
   const std::string weights(m.text(loop.weights));
   std::vector<source::TextRange> kept_in_shape;
-  const std::vector<ir::Node> weight_bindings = binding_targets(m, loop.weights);
-  const auto from_topk = std::find(weight_bindings.begin(), weight_bindings.end(), (*pair)[0]);
+  const std::vector<const ir::Binding*> weight_bindings = bindings_in_order(m, loop.weights);
+  const auto from_topk = std::find_if(weight_bindings.begin(), weight_bindings.end(),
+                                      [&](const ir::Binding* b) { return b->target == (*pair)[0]; });
   bool weights_ok = from_topk != weight_bindings.end();
   for (auto it = weights_ok ? std::next(from_topk) : weight_bindings.end(); weights_ok && it != weight_bindings.end();
        ++it) {
-    if (it->start() >= first.start()) break;  // after the loop begins: not what it reads
-    ir::Node stmt = statement_of(*it);
-    ir::Node node = stmt.is(kind::expression_statement) && stmt.named_child_count() == 1 ? stmt.named_child(0) : ir::Node{};
+    const ir::Node target = (*it)->target;
+    if (target.start() >= first.start()) break;  // after the loop begins: not what it reads
+    const ir::Node stmt = (*it)->statement;
+    const ir::Node node = ir::sole_expression(stmt);
     bool in_shape = false;
-    if (node && node.is(kind::augmented_assignment) && node.field("left") == *it) {
+    if (node && node.is(kind::augmented_assignment) && node.field("left") == target) {
       const std::string_view op = m.text(node.field("operator"));
       in_shape = op == "/=" || op == "*=";
-    } else if (node && node.is(kind::assignment) && node.field("left") == *it) {
+    } else if (node && node.is(kind::assignment) && node.field("left") == target) {
       ir::Node value = ir::unparenthesize(node.field("right"));
       in_shape = value.is(kind::call) && value.field("function").is(kind::attribute) &&
                  m.text(value.field("function").field("attribute")) == "to" &&
@@ -367,7 +351,7 @@ ir::Node expert_gather_call(const analysis::FileContext& ctx, ir::Node for_state
   const ir::Module& m = ctx.module;
   ir::Node gather;
   std::string tokens;
-  for (ir::Node stmt : statements(for_statement.field("body"))) {
+  for (ir::Node stmt : ir::children_without_comments(for_statement.field("body"))) {
     if (ir::Node a = assignment_of(stmt)) {
       const auto pair = two_names(a.field("left"));
       ir::Node rhs = ir::unparenthesize(a.field("right"));
@@ -377,7 +361,7 @@ ir::Node expert_gather_call(const analysis::FileContext& ctx, ir::Node for_state
       }
       continue;
     }
-    ir::Node call = stmt.is(kind::expression_statement) && stmt.named_child_count() == 1 ? stmt.named_child(0) : ir::Node{};
+    ir::Node call = ir::sole_expression(stmt);
     if (!gather || !call || !call.is(kind::call) || !call.field("function").is(kind::attribute) ||
         m.text(call.field("function").field("attribute")) != "index_add_") {
       continue;
@@ -419,7 +403,7 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
     const std::string summed = mask + ".sum(dim=(-1,-2))";
     const bool listed = form == "(" + summed + ">0).nonzero(as_tuple=True)[0].tolist()" ||
                         form == "torch.greater(" + summed + ",0).nonzero(as_tuple=True)[0].tolist()";
-    if (!listed || !is_identifier(m, a.field("left"), hit_list) || binding_targets(m, iterable).size() != 1) {
+    if (!listed || !is_identifier(m, a.field("left"), hit_list) || bindings_in_order(m, iterable).size() != 1) {
       return Declined{decline<DeclineCode::DispatchHitList>(hit_list)};
     }
     first = previous;
@@ -434,21 +418,19 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   // before it, so it holds +0.0 (never -0.0) and every later sum keeps it so: adding +0.0 leaves
   // it as it is.
   const std::string final(m.text(loop.final));
-  std::vector<ir::Node> final_bindings = binding_targets(m, loop.final);
-  std::erase_if(final_bindings, [&](ir::Node b) { return b.start() >= first.start(); });
-  ir::Node final_stmt = final_bindings.size() == 1 ? statement_of(final_bindings[0]) : ir::Node{};
+  std::vector<const ir::Binding*> final_bindings = bindings_in_order(m, loop.final);
+  std::erase_if(final_bindings, [&](const ir::Binding* b) { return b->target.start() >= first.start(); });
+  ir::Node final_stmt = final_bindings.size() == 1 ? final_bindings[0]->statement : ir::Node{};
   ir::Node final_assign = final_stmt ? assignment_of(final_stmt) : ir::Node{};
-  ir::Node zeros = final_assign && final_assign.field("left") == final_bindings[0]
+  ir::Node zeros = final_assign && final_assign.field("left") == final_bindings[0]->target
                        ? ir::unparenthesize(final_assign.field("right"))
                        : ir::Node{};
   if (!zeros || !zeros.is(kind::call) || analysis::callee_name(m, zeros) != std::optional<std::string>("torch.zeros") ||
       !runs_before(final_stmt, first) || occurs_between(m, body, final, final_stmt.end(), first.start(), {})) {
     return Declined{decline<DeclineCode::DispatchOutputSource>(final)};
   }
-  // The mask too: read only by the list of experts between its binding and the loop.
-  const std::vector<ir::Node> mask_bindings = binding_targets(m, loop.mask);
-  if (occurs_between(m, body, mask, statement_of(mask_bindings[0]).end(), first.start(),
-                     {first == for_statement ? source::TextRange{0, 0} : first.range()})) {
+  // The mask too: not named between its binding and the loop (the list of experts hit is `first`).
+  if (occurs_between(m, body, mask, loop.mask_statement.end(), first.start(), {})) {
     return Declined{decline<DeclineCode::DispatchMaskSource>(mask)};
   }
 

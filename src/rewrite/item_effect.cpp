@@ -104,9 +104,7 @@ std::variant<ItemEffect, Declined> match_item_effect(const analysis::FileContext
   // 3. The `if` only prints or warns, with arguments the helper can evaluate itself: computing
   // them under compile whether or not the test passes must change nothing.
   const std::vector<ir::Node> body = ir::children_without_comments(test.field("consequence"));
-  const ir::Node call = body.size() == 1 && body[0].is(kind::expression_statement) && body[0].named_child_count() == 1
-                            ? body[0].named_child(0)
-                            : ir::Node{};
+  const ir::Node call = body.size() == 1 ? ir::sole_expression(body[0]) : ir::Node{};
   std::optional<DeferredCall> call_kind;
   if (call.is(kind::call)) {
     if (is_builtin_print(m, call)) {

@@ -111,7 +111,7 @@ std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContex
         continue;
       }
     }
-    ir::Node a = s.is(kind::expression_statement) && s.named_child_count() == 1 ? s.named_child(0) : ir::Node{};
+    ir::Node a = ir::sole_expression(s);
     if (a && a.is(kind::assignment)) {
       std::optional<Decline> unsplittable;
       const auto pairs = split_tuple_assignment(ctx.module, a, unsplittable);
@@ -203,7 +203,7 @@ std::optional<Decline> python_value_selected(const ir::Module& m, ir::Node if_st
       if (s.is(kind::return_statement) && s.named_child_count() == 1 && is_python_literal(m, s.named_child(0))) {
         return decline<DeclineCode::PythonValueSelected>("the returned value", snippet(m, s.named_child(0)));
       }
-      ir::Node a = s.is(kind::expression_statement) && s.named_child_count() == 1 ? s.named_child(0) : ir::Node{};
+      ir::Node a = ir::sole_expression(s);
       if (!a || !a.is(kind::assignment) || a.field("type") || !a.field("left").is(kind::identifier)) continue;
       const std::string name(m.text(a.field("left")));
       if (a.field("right") && later.contains(name) && is_python_literal(m, a.field("right"))) {

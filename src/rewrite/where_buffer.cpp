@@ -133,9 +133,7 @@ struct Matcher {
     auto attribute = attribute_name_literal(m, args[1]);
     if (!attribute) return false;
     auto body = ir::children_without_comments(statement.field("consequence"));
-    ir::Node assignment = body.size() == 1 && body[0].is(kind::expression_statement) && body[0].named_child_count() == 1
-                              ? body[0].named_child(0)
-                              : ir::Node{};
+    ir::Node assignment = body.size() == 1 ? ir::sole_expression(body[0]) : ir::Node{};
     if (!assignment || !assignment.is(kind::assignment) || !assignment.field("right") ||
         !assignment.field("right").is(kind::call) || assignment.field("type")) {
       return fail(decline<DeclineCode::CacheNotOneAssignment>(*attribute));
@@ -171,8 +169,7 @@ struct Matcher {
   }
 
   bool move(ir::Node statement, Branch& branch) {
-    ir::Node a = statement.is(kind::expression_statement) && statement.named_child_count() == 1 ? statement.named_child(0)
-                                                                                             : ir::Node{};
+    ir::Node a = ir::sole_expression(statement);
     if (!a || !a.is(kind::assignment) || !is_receiver_attribute(a.field("left")) || !a.field("right")) return false;
     ir::Node call = a.field("right");
     if (!call.is(kind::call) || !call.field("function").is(kind::attribute)) return false;

@@ -101,8 +101,9 @@ GeneratedMarkers scan_marker_lines(std::string_view text) {
 GeneratedMarkers scan_generated_markers(std::string_view text) {
   GeneratedMarkers out = scan_marker_lines(text);
   if (out.damage) return out;
-  // Lines that begin like the runtime binding, outside a marked block (which holds one of its own).
-  constexpr std::string_view kBindingNeedle = "_graphmend = __import__(\"_graphmend_runtime\"";
+  // Lines that begin like the runtime binding (up to its first argument), outside a marked block
+  // (which holds one of its own).
+  constexpr std::string_view kBindingNeedle = kRuntimeBindingStart.substr(0, kRuntimeBindingStart.find(','));
   std::vector<size_t> bindings;
   for (size_t hit = text.find(kBindingNeedle); hit != std::string_view::npos; hit = text.find(kBindingNeedle, hit + 1)) {
     if (!at_line_start(text, hit)) continue;
@@ -126,8 +127,8 @@ GeneratedMarkers scan_generated_markers(std::string_view text) {
     return out;
   }
   out.damage_at = 0;
-  out.binding_line = static_cast<uint32_t>(bindings.front());
-  out.block = GeneratedBlock{{*out.binding_line, static_cast<uint32_t>(bindings.front() + line.size())}, false};
+  out.block = GeneratedBlock{{static_cast<uint32_t>(bindings.front()), static_cast<uint32_t>(bindings.front() + line.size())},
+                             false};
   return out;
 }
 

@@ -232,7 +232,7 @@ std::optional<uint32_t> generated_line_misplaced(Node root, const source::Genera
     const Node n = root.named_descendant_for_range(at, at + 1);
     if (!n.is(kind::comment) || n.start() != at) return at;
   }
-  if (const std::optional<uint32_t> at = markers.binding_line) {
+  if (const std::optional<uint32_t> at = markers.binding_line()) {
     const Node n = root.named_descendant_for_range(*at, *at + 1);
     const Node statement = n ? n.parent() : n;  // the binding's target, in its assignment
     if (!n.is(kind::identifier) || n.start() != *at || !statement.is(kind::assignment) || !statement.parent() ||

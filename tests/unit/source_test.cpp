@@ -143,14 +143,14 @@ TEST(GeneratedMarkers, TheBindingLineAloneIsTheBlock) {
   const GeneratedMarkers m = scan_generated_markers(text);
   ASSERT_TRUE(m.block);
   EXPECT_FALSE(m.damage);
-  EXPECT_EQ(m.binding_line, text.find(binding));
+  EXPECT_EQ(m.binding_line(), text.find(binding));
   EXPECT_EQ(m.block->range, (TextRange{static_cast<uint32_t>(text.find(binding)),
                                        static_cast<uint32_t>(text.find(binding) + binding.size())}));
 
   const std::string marked = joined({"import torch\n", kBegin, binding, "\n", kEnd});
   const GeneratedMarkers in_block = scan_generated_markers(marked);
   ASSERT_TRUE(in_block.block);
-  EXPECT_FALSE(in_block.binding_line);
+  EXPECT_FALSE(in_block.binding_line());
   EXPECT_EQ(in_block.block->range.start, marked.find(kBegin));
 
   // Not at the start of a line: no binding line.

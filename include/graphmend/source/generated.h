@@ -54,8 +54,11 @@ struct GeneratedMarkers {
   std::optional<std::string> damage;
   uint32_t damage_at = 0;  // the offset of the marker line concerned (the altered one, or the first)
   std::vector<uint32_t> lines;  // the offset of every marker line found, in order
-  // The offset of the binding line that is the whole block (no markers), when it is.
-  std::optional<uint32_t> binding_line;
+
+  // The offset of the binding line that is the whole block (a block without marker lines).
+  [[nodiscard]] std::optional<uint32_t> binding_line() const {
+    return block && lines.empty() ? std::optional(block->range.start) : std::nullopt;
+  }
 };
 
 GeneratedMarkers scan_generated_markers(std::string_view text);
