@@ -617,9 +617,14 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   }
   const std::vector<std::string> runtime_errors = prepare_runtime_files(files, units, options, report);
 
-  for (size_t i = 0; i < units.size(); ++i) {
+  // Each file is written (temporary, fsync, rename) or mapped back to the text on disk on the
+  // run's threads: the syncs of 263 patched transformers files took half a second one by one.
+  // Nothing here runs under a file's budget, which could stop a file between its write and its
+  // report; only a real allocation failure lands in `failures`.
+  FileBudgets unlimited{Budget{}, std::vector<std::chrono::nanoseconds>(units.size())};
+  parallel_for(units.size(), jobs, failures, unlimited, [&](size_t i, unsigned) {
     FileReport& fr = files[i];
-    if (fr.error) continue;
+    if (fr.error) return;
     if (overlapped[i]) {
       fr.notes.push_back(fmt::format("{} fix(es) not applied because they overlap another fix", overlapped[i]));
     }
@@ -646,6 +651,13 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       fr.diagnostics = std::move(first_diags[i]);
     } else if (fr.changed() && !fr.written && !fr.from_stdin) {
       fr.diagnostics = as_on_disk(fr, std::move(first_diags[i]), std::move(fixed_in_first_pass[i]), edit_history[i]);
+    }
+  }, stage(options.fix && !options.diff ? "writing" : "reporting"));
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (failures[i].message.empty()) continue;
+    any_failure = true;
+    if (!files[i].written) {
+      files[i].write_error = fmt::format("internal error ({}); not modified (please report it)", failures[i].message);
     }
   }
   if (use_cache && !replayed && !any_failure) {
