@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <numeric>
 #include <unordered_set>
@@ -515,7 +516,9 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   std::vector<std::vector<rules::Diagnostic>> first_diags(units.size());
   std::vector<std::vector<bool>> fixed_in_first_pass(units.size());  // by first_diags index
   std::vector<std::vector<std::vector<source::Edit>>> edit_history(units.size());  // every pass's edits
-  std::vector<bool> dirty(units.size(), true);
+  // Per-file flags that workers set side by side are bytes: std::vector<bool> packs them into
+  // shared words, and two threads setting neighbouring bits race (ThreadSanitizer found it).
+  std::vector<uint8_t> dirty(units.size(), 1);
   bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
   std::vector<size_t> overlapped(units.size(), 0);  // fixes the latest pass had to leave out
   for (int iteration = 0; !replayed; ++iteration) {
@@ -544,7 +547,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     // Apply every applicable fix; re-parse; revert a file whose fix breaks its syntax.
     const source::Applicability required =
         options.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
-    std::vector<bool> changed(units.size(), false);
+    std::vector<uint8_t> changed(units.size(), 0);
     parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
       overlapped[i] = 0;
       if (!dirty[i] || !units[i].module || units[i].input.context_only) return;
@@ -589,10 +592,10 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
         ++files[i].fixed_codes[std::string(d.code)];
       }
       units[i] = std::move(candidate);
-      changed[i] = true;
+      changed[i] = 1;
     }, stage("fixing"));
     drop_failed();
-    const bool any = std::find(changed.begin(), changed.end(), true) != changed.end();
+    const bool any = std::find(changed.begin(), changed.end(), 1) != changed.end();
     if (!any) break;
     if (iteration + 1 >= options.max_fix_iterations) {
       for (size_t i = 0; i < units.size(); ++i) {
