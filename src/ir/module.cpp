@@ -822,6 +822,15 @@ Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string mo
   }
   Builder(*this).build();
   index_scopes();
+  // Every module is held to the end of the run; growth by doubling left a third of these
+  // vectors' memory unused on average.
+  scopes.shrink_to_fit();
+  symbols.shrink_to_fit();
+  bindings.shrink_to_fit();
+  functions.shrink_to_fit();
+  classes.shrink_to_fit();
+  for (Symbol& s : symbols) s.bindings.shrink_to_fit();
+  for (Function& f : functions) f.params.shrink_to_fit();
 }
 
 void Module::index_scopes() {
