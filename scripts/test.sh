@@ -17,6 +17,9 @@ else
   echo "fuzzing found a problem: the input is in build-fuzz/findings/ (see docs/fuzzing.md)"
   exit 1
 fi
+echo "== ThreadSanitizer: check and fix on more threads than cores (build-tsan/)"
+scripts/tsan.sh > build/tsan.log 2>&1 || { tail -n 80 build/tsan.log; exit 1; }
+grep '^graphmend ' build/tsan.log
 echo "== the Python runtime: ruff (default settings, as in a user's package) and its tests"
 .venv/bin/ruff check --no-cache --isolated --select E,F,W,I runtime/ python/
 .venv/bin/python -m pytest tests/runtime -q -p no:cacheprovider
