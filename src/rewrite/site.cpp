@@ -344,7 +344,11 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
       return out;
     }
   }
-  const std::string_view tail = line.ends_with("):") ? "):" : line.ends_with(")") ? ")" : "";
+  // An argument of a call split one per line ends in `),`: its own call splits the same way.
+  const std::string_view tail = line.ends_with("):")   ? "):"
+                                : line.ends_with(")")  ? ")"
+                                : line.ends_with("),") ? "),"
+                                                       : "";
   if (tail.empty()) return plain();
   // As black splits: at the bracket that closes the line (`f(a)(b)` splits `(b)`), unless what
   // comes before it does not fit; then at the first call's bracket.
