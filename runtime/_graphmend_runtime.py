@@ -16,7 +16,7 @@ import os
 import sys
 import types
 
-RUNTIME_VERSION = "10"
+RUNTIME_VERSION = "11"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -451,9 +451,12 @@ def _check(key, site, cond, negate, *args):
     The test runs inside the graph, in program order, so no break and no recompile
     between passing and failing inputs. A condition that is not a plain tensor, or a
     message value that cannot be carried, is tested right here, as the original `if`
-    did.
+    did. A tensor in the message is formatted by the site when the check fails, from
+    the values the graph passed it. Under torch.export such a message cannot be made
+    at export time: the test runs right here too, as the original `if` did.
     """
-    if torch.compiler.is_exporting() and _plain_tensor(cond):
+    exported = torch.compiler.is_exporting() and _plain_tensor(cond)
+    if exported and not _holds_tensor(args):
         passed = cond.reshape(()).bool()
         if not negate:
             passed = torch.logical_not(passed)
@@ -465,6 +468,16 @@ def _check(key, site, cond, negate, *args):
             site(*args)
         return
     _check_op(_state.sink, key + ":" + site.__name__, cond.detach(), negate, *carried)
+
+
+def _holds_tensor(values):
+    """Whether a tensor is among `values`, or inside their tuples and lists."""
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            return True
+        if (type(v) is tuple or type(v) is list) and _holds_tensor(v):
+            return True
+    return False
 
 
 def _exported(site, args):

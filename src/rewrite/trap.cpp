@@ -265,10 +265,14 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
       if (!r) return Declined{*renderer.declined()};
       rendered.push_back(*r);
     }
+    // A tensor field is carried into the check, which formats the message from it only when the
+    // guard fails, as the original does: only a name bound on every path to the guard, so that
+    // passing it on every call computes nothing and cannot raise.
     for (ir::Node h : renderer.holes()) {
-      if (ctx.types.type_of(m, h).tensor_like()) {
-        return Declined{decline<DeclineCode::MessageFromTensor>(snippet(m, h))};
-      }
+      if (!ctx.types.type_of(m, h).tensor_like()) continue;
+      const ir::Node field = ir::unparenthesize(h);
+      if (!field.is(kind::identifier)) return Declined{decline<DeclineCode::MessageFromTensor>(snippet(m, h))};
+      if (!always_bound_at(m, field)) return Declined{decline<DeclineCode::MessageTensorUnbound>(snippet(m, h))};
     }
     renderer.choose_names(m.text(raise));
     raised += "(";

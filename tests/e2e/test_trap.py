@@ -142,3 +142,36 @@ def test_every_way_of_requesting_compilation(pair):
             else:
                 assert same_result(got, want), style
         assert counters["stats"]["unique_graphs"] == 1, style
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tensor_message_requiring_grad_runs_the_original_test(pair, backend):
+    """A message tensor that requires grad cannot be carried into the check (its text shows
+    grad_fn=): the compiled patched module tests the guard as the original does, so the same
+    exception and message as the original compiled the same way (whose grad_fn, on aot_eager
+    and inductor, is the compiled graph's), for passing and failing inputs."""
+    original, patched, _ = pair
+    calls = [(torch.tensor([1.0, 1.0]),), (torch.tensor([1.0, 2.0]),)] * 2
+    torch._dynamo.reset()
+    want = run_all(torch.compile(original.GradMessageGuard(), backend=backend), calls)
+    torch._dynamo.reset()
+    got = run_all(torch.compile(patched.GradMessageGuard(), backend=backend), calls)
+    assert any(isinstance(w, BaseException) and "grad_fn=" in str(w) for w in want)
+    for g, w in zip(got, want):
+        if isinstance(w, BaseException):
+            assert type(g) is type(w) and str(g) == str(w), (g, w)
+        else:
+            assert same_result(g, w, exact=backend != "inductor")
+
+
+def test_tensor_message_under_export_fails_as_the_original(pair):
+    """Under torch.export a [Trap] check becomes torch._assert_async with a message made at
+    export time; a message formatted from a tensor cannot be made then, so the patched guard is
+    tested as the original `if`, and export fails on it as it does on the original."""
+    original, patched, _ = pair
+    args = (torch.tensor([3, 1, 3]), 2)
+    with pytest.raises(Exception) as want:
+        torch.export.export(original.TokenCountGuard(), args)
+    with pytest.raises(Exception) as got:
+        torch.export.export(patched.TokenCountGuard(), args)
+    assert type(got.value) is type(want.value), (got.value, want.value)

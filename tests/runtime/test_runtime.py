@@ -25,6 +25,7 @@ RELEASED = {
     "8": "7451d08143127ff84fd62a8a6bbceec7da7ca22d372987fd16bce35867b146a2",
     "9": "6f4342d74587b5c6e8574b77ed2f2a0cd2cbc292bee9bfc19f1c3c243f6dcad8",
     "10": "e87b455ffdf29e02fdafd3ca398d0557d0fa272ad96f5abe032f14517290fc46",
+    "11": "dad33bc69763cf32ada5e2e8eece388f7e19090938cc54d2aaf2f9a7f27f3c20",
 }
 
 

@@ -60,6 +60,7 @@ enum class DeclineCode : std::uint8_t {
   GeneratorException,
   ExceptionKeywords,
   MessageFromTensor,
+  MessageTensorUnbound,
   GuardInTry,
   EarlierInPlaceUpdate,
   AsyncNeedsLiteral,
@@ -230,7 +231,11 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::ExceptionKeywords, "exception-keywords",
      "the exception is constructed with keyword or unpacked arguments"},
     {DeclineCode::MessageFromTensor, "message-from-tensor",
-     "the message is formatted from the tensor value `{}`, which is not static at trace time"},
+     "the message is formatted from the tensor expression `{}`, which the check would compute on every call (a "
+     "tensor field is carried only as a name bound on every path to the guard)"},
+    {DeclineCode::MessageTensorUnbound, "message-tensor-unbound",
+     "the message is formatted from the tensor `{}`, which may be unbound at the guard; the check would read it on "
+     "every call"},
     {DeclineCode::GuardInTry, "guard-in-try",
      "the guard is inside a `try`; its handler would see the exception raised from inside the graph"},
     {DeclineCode::EarlierInPlaceUpdate, "earlier-in-place-update",

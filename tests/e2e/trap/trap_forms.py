@@ -82,6 +82,44 @@ class Ambiguous(nn.Module):
         return y
 
 
+class TokenCountGuard(nn.Module):
+    """A message formatted from tensor values (aria, got_ocr2, llama4): a 0-d count and a
+    multi-element tensor, carried into the check and formatted only when it fails."""
+
+    def forward(self, ids, expected: int):
+        count = (ids == 3).sum()
+        spread = ids.float() / 2
+        if count != expected:
+            raise ValueError(f"tokens: {count}, features {expected}; ids {spread}")
+        return ids + count
+
+
+class DiscriminantGuard(nn.Module):
+    """vits' spline: `if not (discriminant >= 0).all(): raise RuntimeError(f"... {discriminant}")`."""
+
+    def forward(self, b, c):
+        discriminant = b.pow(2) - 4 * c
+        if not (discriminant >= 0).all():
+            raise RuntimeError(f"invalid discriminant {discriminant}")
+        return discriminant.sqrt()
+
+
+class GradMessageGuard(nn.Module):
+    """A message tensor that requires grad (its text shows `grad_fn=`), so the check cannot carry
+    it: the test runs where the guard was, as the original does (a graph break, never a
+    different message). Not in cases(): it is no single graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.tensor([1.0, 2.0]))
+
+    def forward(self, x):
+        scaled = x * self.scale
+        if (scaled > 3).any():
+            raise ValueError(f"scaled too far: {scaled}")
+        return scaled
+
+
 def cases():
     """(name, module, [inputs that pass], [inputs that fail])."""
     f = torch.float32
@@ -99,6 +137,11 @@ def cases():
         ("bare class", BareClass(), [(torch.tensor([0, 3]), 4)], [(torch.tensor([0, 4]), 4)]),
         ("print then guard", PrintThenGuard(), [(torch.tensor([1.0, 2.0]),)], [(torch.tensor([1.0, 5.0]),)]),
         ("ambiguous", Ambiguous(), [], [(torch.tensor([0.0, 0.5]),), (torch.tensor([2.0, 0.5]),)]),
+        ("tensor message", TokenCountGuard(), [(torch.tensor([3, 1, 3]), 2)],
+         [(torch.tensor([3, 3, 3]), 2), (torch.tensor([1, 1, 1]), 2)]),
+        ("tensor message, multi-element", DiscriminantGuard(),
+         [(torch.tensor([3.0, 2.0]), torch.tensor([1.0, 1.0]))],
+         [(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))]),
     ]
 
 
