@@ -104,6 +104,18 @@ class DiscriminantGuard(nn.Module):
         return discriminant.sqrt()
 
 
+class LaterMutation(nn.Module):
+    """The message's tensor is an input that the code after the guard updates in place: a
+    failing call reports it as it was at the guard (and leaves it unchanged); a passing call
+    doubles it, so the same input fails on its second call."""
+
+    def forward(self, x):
+        if (x > 5).any():
+            raise ValueError(f"x at the guard: {x}")
+        x.mul_(2)
+        return x + 1
+
+
 class GradMessageGuard(nn.Module):
     """A message tensor that requires grad (its text shows `grad_fn=`), so the check cannot carry
     it: the test runs where the guard was, as the original does (a graph break, never a
@@ -139,6 +151,8 @@ def cases():
         ("ambiguous", Ambiguous(), [], [(torch.tensor([0.0, 0.5]),), (torch.tensor([2.0, 0.5]),)]),
         ("tensor message", TokenCountGuard(), [(torch.tensor([3, 1, 3]), 2)],
          [(torch.tensor([3, 3, 3]), 2), (torch.tensor([1, 1, 1]), 2)]),
+        ("tensor message, updated later", LaterMutation(), [(torch.tensor([1.0, 2.0]),)],
+         [(torch.tensor([1.0, 6.0]),)]),
         ("tensor message, multi-element", DiscriminantGuard(),
          [(torch.tensor([3.0, 2.0]), torch.tensor([1.0, 1.0]))],
          [(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))]),
