@@ -460,8 +460,11 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   if (loop.skip) compiled.line(reindented(m, loop.skip, compiled.level));
   compiled.line(reindented(m, loop.body[2], compiled.level));
   compiled.line(reindented(m, loop.body[3], compiled.level));
-  compiled.line(fmt::format("{}.index_add_(0, {}, _graphmend.torch.where({}[:, None], {}, 0))", final, tokens, kRouted,
-                            copied(m, loop.addend)));
+  // Masked before the index_add_, which stays as written: selecting +0.0 commutes with the
+  // addend's `.to(...)` (a cast of +0.0 is +0.0), and `out` is dead after the loop.
+  const std::string out(m.text(loop.out));
+  compiled.line(fmt::format("{} = _graphmend.torch.where({}[:, None], {}, 0)", out, kRouted, out));
+  compiled.line(reindented(m, loop.body[4], compiled.level));
 
   source::Fix fix;
   fix.applicability = source::Applicability::Unsafe;
