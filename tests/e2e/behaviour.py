@@ -112,6 +112,14 @@ def same_result(a, b, exact=True) -> bool:
     return a == b
 
 
+def assert_same_results(got, want, exact=True, context=None):
+    """Each result is the reference's (same_result): a value bit for bit (or, not `exact`, within
+    float32 rounding), an exception by class and message; a failure names the pair that differs."""
+    assert len(got) == len(want), (context, got, want)
+    for g, w in zip(got, want):
+        assert same_result(g, w, exact), (context, g, w)
+
+
 def import_path(path: pathlib.Path, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

@@ -22,7 +22,7 @@ import torch._dynamo
 from torch._dynamo.utils import counters
 
 import behaviour
-from behaviour import capture, run_all, same_result
+from behaviour import assert_same_results, capture, run_all, same_result
 
 TRAP = pathlib.Path(__file__).resolve().parent / "trap" / "trap_forms.py"
 behaviour.PROGRAM_NAMES.add(TRAP.name)
@@ -79,10 +79,7 @@ def test_patched_compiled_raises_the_original_exception(pair, name, backend):
     counters.clear()
     compiled = torch.compile(target, backend=backend, fullgraph=True)
     events, out = capture(lambda: run_all(compiled, calls))
-    for got, want in zip(out, ref):
-        if isinstance(want, BaseException):
-            assert type(got) is type(want) and str(got) == str(want), (got, want)
-    assert same_result(out, ref, exact=backend != "inductor")
+    assert_same_results(out, ref, exact=backend != "inductor")
     assert events == ref_events
     # Distinct input shapes are distinct graphs; flipping between passing and failing is not.
     shapes = {tuple(tuple(a.shape) if isinstance(a, torch.Tensor) else a for a in args) for args in calls}
@@ -135,12 +132,8 @@ def test_every_way_of_requesting_compilation(pair):
         torch._dynamo.reset()
         counters.clear()
         for x in (good, bad, good, bad):
-            want = run_all(reference, [(x,)])[0]
-            got = run_all(compiled, [(x,)])[0]
-            if isinstance(want, BaseException):
-                assert type(got) is type(want) and str(got) == str(want), (style, got, want)
-            else:
-                assert same_result(got, want), style
+            want = run_all(reference, [(x,)])
+            assert_same_results(run_all(compiled, [(x,)]), want, context=style)
         assert counters["stats"]["unique_graphs"] == 1, style
 
 
@@ -157,11 +150,7 @@ def test_tensor_message_requiring_grad_runs_the_original_test(pair, backend):
     torch._dynamo.reset()
     got = run_all(torch.compile(patched.GradMessageGuard(), backend=backend), calls)
     assert any(isinstance(w, BaseException) and "grad_fn=" in str(w) for w in want)
-    for g, w in zip(got, want):
-        if isinstance(w, BaseException):
-            assert type(g) is type(w) and str(g) == str(w), (g, w)
-        else:
-            assert same_result(g, w, exact=backend != "inductor")
+    assert_same_results(got, want, exact=backend != "inductor")
 
 
 def test_tensor_message_under_export_fails_as_the_original(pair):
