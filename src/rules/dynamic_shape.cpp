@@ -13,6 +13,20 @@ namespace graphmend::rules {
 
 namespace {
 
+// True when `subscript` is written by a plain assignment: `x[mask] = v`, alone, chained or in a
+// tuple or list target. Dynamo traces such a store as one `index_put_` with the boolean mask,
+// whose output has the input's shape, so it does not split the graph (torch 2.13: any value that
+// broadcasts to the masked elements, a scalar, a row or one row per selected element). An
+// augmented assignment reads `x[mask]` first, and that read does split it.
+bool stored_by_assignment(ir::Node subscript) {
+  ir::Node child = subscript;
+  for (ir::Node p = subscript.parent(); p; child = p, p = p.parent()) {
+    if (p.is(kind::pattern_list) || p.is(kind::tuple_pattern) || p.is(kind::list_pattern)) continue;
+    return p.is(kind::assignment) && p.field("left") == child;
+  }
+  return false;
+}
+
 }  // namespace
 
 const RuleInfo& DynamicShapeRule::info() const {
@@ -62,8 +76,8 @@ std::unique_ptr<FilePass> DynamicShapeRule::start(const RuleContext& ctx, Diagno
       return true;
     }
     if (n.is(kind::subscript)) {
-      // Boolean-mask indexing: x[mask] with a bool tensor index.
-      if (!ctx.types.type_of(m, n.field("value")).tensor_like()) return true;
+      // Boolean-mask indexing: x[mask] with a bool tensor index, read (a store keeps the shape).
+      if (stored_by_assignment(n) || !ctx.types.type_of(m, n.field("value")).tensor_like()) return true;
       for (ir::Node index : n.children_by_field("subscript")) {
         const auto t = ctx.types.type_of(m, index);
         if (t.tensor_like() && t.bool_tensor) {
