@@ -13,6 +13,7 @@ namespace graphmend::rewrite {
 namespace {
 
 constexpr std::string_view kRouted = "_graphmend_routed";
+constexpr std::string_view kRows = "_graphmend_rows";
 
 // The assignment a statement consists of, or null.
 ir::Node assignment_of(ir::Node stmt) {
@@ -344,6 +345,128 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
   return std::nullopt;
 }
 
+// The masked-store form (Switch Transformers, GPTSan): each expert's rows are selected with a
+// boolean mask, read and written back, `out[mask] = expert(hidden[mask])`.
+struct MaskedStore {
+  ir::Node expert;     // e
+  ir::Node layer;      // the second name of `for e, layer in enumerate(...)`, or null
+  ir::Node named;      // K of `K = <column>`, or null
+  ir::Node column;     // the mask: `M[:, :, e]`, perhaps `.bool()` of it
+  ir::Node base;       // M
+  size_t rank = 0;     // M's subscripts: its rank
+  bool casts = false;  // the column is `.bool()` of the subscript
+  ir::Node store;      // `A[mask] = ...`
+  ir::Node output;     // A
+  ir::Node call;       // `expert(H[mask])`
+  ir::Node hidden;     // H
+  ir::Node cast_args;  // the arguments of a `.to(...)` of the call, or null
+};
+
+// `M[:, ..., e]` (every subscript a bare `:` but the last, the loop variable), or `.bool()` of it:
+// the loop variable's column of M along its last dimension.
+bool read_column(const ir::Module& m, ir::Node n, std::string_view expert, MaskedStore& s) {
+  n = ir::unparenthesize(n);
+  bool casts = false;
+  if (n.is(kind::call) && n.field("function").is(kind::attribute) &&
+      m.text(n.field("function").field("attribute")) == "bool" && compact(m, n.field("arguments")) == "()") {
+    casts = true;
+    n = ir::unparenthesize(n.field("function").field("object"));
+  }
+  if (!n.is(kind::subscript) || !n.field("value").is(kind::identifier)) return false;
+  const std::vector<ir::Node> subs = n.children_by_field("subscript");
+  if (subs.size() < 2 || !is_identifier(m, subs.back(), expert)) return false;
+  for (size_t i = 0; i + 1 < subs.size(); ++i) {
+    if (!subs[i].is(kind::slice) || compact(m, subs[i]) != ":") return false;
+  }
+  s.base = n.field("value");
+  s.rank = subs.size();
+  s.casts = casts;
+  return true;
+}
+
+// `A[mask] = expert(H[mask])` or `... .to(...)`, perhaps after `K = <column>`, read into `s`.
+std::optional<Declined> read_store_body(const ir::Module& m, ir::Node for_statement, MaskedStore& s) {
+  const Declined bad{decline<DeclineCode::DispatchStoreBody>()};
+  const std::vector<ir::Node> body = ir::children_without_comments(for_statement.field("body"));
+  if (body.size() != 1 && body.size() != 2) return bad;
+  const std::string expert(m.text(s.expert));
+  if (body.size() == 2) {
+    ir::Node a = assignment_of(body[0]);
+    if (!a || !a.field("left").is(kind::identifier) || !read_column(m, a.field("right"), expert, s)) return bad;
+    s.named = a.field("left");
+    s.column = a.field("right");
+  }
+  ir::Node a = assignment_of(body.back());
+  ir::Node target = a ? a.field("left") : ir::Node{};
+  if (!target || !target.is(kind::subscript) || !target.field("value").is(kind::identifier) ||
+      target.children_by_field("subscript").size() != 1) {
+    return bad;
+  }
+  ir::Node index = target.children_by_field("subscript")[0];
+  if (s.named ? !is_identifier(m, index, m.text(s.named)) : !read_column(m, index, expert, s)) return bad;
+  if (!s.named) s.column = index;
+  s.store = body.back();
+  s.output = target.field("value");
+
+  ir::Node value = ir::unparenthesize(a.field("right"));
+  if (value.is(kind::call) && value.field("function").is(kind::attribute) &&
+      m.text(value.field("function").field("attribute")) == "to") {
+    s.cast_args = value.field("arguments");
+    value = ir::unparenthesize(value.field("function").field("object"));
+  }
+  const auto args = value.is(kind::call) ? positional_arguments(value) : std::nullopt;
+  ir::Node gathered = args && args->size() == 1 ? ir::unparenthesize((*args)[0]) : ir::Node{};
+  if (!gathered || !gathered.is(kind::subscript) || !gathered.field("value").is(kind::identifier) ||
+      gathered.children_by_field("subscript").size() != 1 ||
+      compact(m, gathered.children_by_field("subscript")[0]) != compact(m, index)) {
+    return bad;
+  }
+  s.call = value;
+  s.hidden = gathered.field("value");
+
+  // The names the loop binds (e, the layer, K) are distinct from each other and from what it
+  // reads from before it (A, H, M), and the mask is neither the output nor the input.
+  std::vector<std::string_view> bound = {m.text(s.expert)};
+  if (s.layer) bound.push_back(m.text(s.layer));
+  if (s.named) bound.push_back(m.text(s.named));
+  const std::array<std::string_view, 3> outside = {m.text(s.output), m.text(s.hidden), m.text(s.base)};
+  for (size_t i = 0; i < bound.size(); ++i) {
+    for (size_t j = i + 1; j < bound.size(); ++j) {
+      if (bound[i] == bound[j]) return bad;
+    }
+    if (std::find(outside.begin(), outside.end(), bound[i]) != outside.end()) return bad;
+  }
+  if (outside[2] == outside[0] || outside[2] == outside[1]) return bad;
+  return std::nullopt;
+}
+
+// The one binding of `name` (an identifier) that reaches it, when it is `name = <rhs>`: the
+// assignment, else null.
+ir::Node sole_reaching_assignment(const ir::Module& m, ir::Node name) {
+  const auto reaching = m.ordered_reaching_bindings(name);
+  if (!reaching || reaching->size() != 1) return {};
+  const ir::Binding& b = m.bindings[static_cast<size_t>(reaching->front())];
+  ir::Node a = assignment_of(b.statement);
+  return a && a.field("left") == b.target ? a : ir::Node{};
+}
+
+// True when `rhs` is `<anything>.bool()`.
+bool is_bool_cast(const ir::Module& m, ir::Node rhs) {
+  rhs = ir::unparenthesize(rhs);
+  return rhs.is(kind::call) && rhs.field("function").is(kind::attribute) &&
+         m.text(rhs.field("function").field("attribute")) == "bool" && compact(m, rhs.field("arguments")) == "()";
+}
+
+// The identifier named `name` inside `n`, or null.
+ir::Node identifier_in(const ir::Module& m, ir::Node n, std::string_view name) {
+  ir::Node found;
+  syntax::walk(n, [&](ir::Node id) {
+    if (!found && id.is(kind::identifier) && m.text(id) == name) found = id;
+    return !found;
+  });
+  return found;
+}
+
 }  // namespace
 
 ir::Node expert_gather_call(const analysis::FileContext& ctx, ir::Node for_statement) {
@@ -476,6 +599,174 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   // A topk of no experts per token leaves no slot to find: the original runs.
   const std::string gate =
       fmt::format("not _graphmend.compiling() or _graphmend.torch.is_grad_enabled() or {}.shape[1] == 0", mask);
+  if (auto declined = wrap_for_compile(m, first, for_statement, compiled.text, fix, gate)) return *declined;
+  return fix;
+}
+
+ir::Node expert_masked_gather(const analysis::FileContext& ctx, ir::Node for_statement) {
+  if (!for_statement.is(kind::for_statement)) return {};
+  const ir::Module& m = ctx.module;
+  for (ir::Node stmt : ir::children_without_comments(for_statement.field("body"))) {
+    ir::Node a = assignment_of(stmt);
+    ir::Node target = a ? a.field("left") : ir::Node{};
+    if (!target || !target.is(kind::subscript) || target.children_by_field("subscript").size() != 1) continue;
+    const std::string index = compact(m, target.children_by_field("subscript")[0]);
+    ir::Node gathered;
+    syntax::walk(a.field("right"), [&](ir::Node n) {
+      if (gathered) return false;
+      if (!n.is(kind::call)) return true;
+      const auto args = positional_arguments(n);
+      ir::Node arg = args && args->size() == 1 ? ir::unparenthesize((*args)[0]) : ir::Node{};
+      if (arg && arg.is(kind::subscript) && arg.children_by_field("subscript").size() == 1) {
+        ir::Node mask = arg.children_by_field("subscript")[0];
+        const auto t = ctx.types.type_of(m, mask);
+        if (compact(m, mask) == index && t.tensor_like() && t.bool_tensor &&
+            ctx.types.type_of(m, arg.field("value")).tensor_like()) {
+          gathered = arg;
+        }
+      }
+      return !gathered;
+    });
+    if (gathered) return gathered;
+  }
+  return {};
+}
+
+std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileContext& ctx, ir::Node for_statement,
+                                                         FunctionIndex& index) {
+  const ir::Module& m = ctx.module;
+  const int fi = m.function_of(for_statement);
+  if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
+  ir::Node body = m.functions[static_cast<size_t>(fi)].node.field("body");
+  if (for_statement.field("alternative")) return Declined{decline<DeclineCode::DispatchLoopElse>()};
+  MaskedStore s;
+  ir::Node left = for_statement.field("left");
+  ir::Node iterable = ir::unparenthesize(for_statement.field("right"));
+  const auto callee = iterable.is(kind::call) ? analysis::callee_name(m, iterable) : std::nullopt;
+  enum class Over { Range, Enumerate, HitList } over;
+  if (const auto pair = two_names(left); pair && callee == std::optional<std::string>("enumerate")) {
+    over = Over::Enumerate;  // every expert, each with its index
+    s.expert = (*pair)[0];
+    s.layer = (*pair)[1];
+    const auto args = positional_arguments(iterable);
+    if (!args || args->size() != 1) return Declined{decline<DeclineCode::DispatchIteration>(snippet(m, iterable))};
+  } else if (left.is(kind::identifier) && callee == std::optional<std::string>("range")) {
+    over = Over::Range;
+    s.expert = left;
+  } else if (left.is(kind::identifier) && iterable.is(kind::identifier)) {
+    over = Over::HitList;
+    s.expert = left;
+  } else {
+    return Declined{decline<DeclineCode::DispatchIteration>(snippet(m, iterable))};
+  }
+  if (auto bad = read_store_body(m, for_statement, s)) return *bad;
+  const std::string base(m.text(s.base)), output(m.text(s.output)), hidden(m.text(s.hidden));
+
+  // The mask is boolean: `.bool()` of the column, or its tensor bound once, before the loop, to
+  // `... .bool()`. (An integer tensor would index rows by number.) The list of experts hit counts
+  // the mask's elements, so there the tensor itself must be boolean.
+  ir::Node base_binding = sole_reaching_assignment(m, s.base);
+  const bool base_is_bool =
+      base_binding && is_bool_cast(m, base_binding.field("right")) && runs_before(base_binding.parent(), for_statement);
+  if (!base_is_bool && (!s.casts || over == Over::HitList)) {
+    return Declined{decline<DeclineCode::DispatchStoreMask>(base)};
+  }
+
+  // The list of experts hit: `L = torch.nonzero(S, as_tuple=True)[0].tolist()` just before the
+  // loop, `S = M.reshape(rows, experts).sum(dim=0)` before that. With `S.shape == (M.shape[-1],)`
+  // (checked at trace time) the reshape keeps M's last dimension as its columns, so S counts each
+  // expert's routed tokens and L lists, in ascending order, exactly the experts with one: an
+  // expert left out would select no row.
+  ir::Node first = for_statement;
+  std::string iteration = copied(m, for_statement.field("right"));
+  std::string count_gate;
+  if (over == Over::HitList) {
+    const std::string list(m.text(iterable));
+    const Declined bad{decline<DeclineCode::DispatchStoreHitList>(list)};
+    ir::Node previous = for_statement.prev_named_sibling();
+    while (previous && previous.is(kind::comment)) previous = previous.prev_named_sibling();
+    ir::Node a = previous ? assignment_of(previous) : ir::Node{};
+    if (!a || !is_identifier(m, a.field("left"), list) || sole_reaching_assignment(m, iterable) != a) return bad;
+    const std::string form = compact(m, a.field("right"));
+    const std::string prefix = "torch.nonzero(", suffix = ",as_tuple=True)[0].tolist()";
+    if (!form.starts_with(prefix) || !form.ends_with(suffix) ||
+        analysis::callee_name(m, ir::unparenthesize(a.field("right")).field("function").field("object").field("value")) !=
+            std::optional<std::string>("torch.nonzero")) {
+      return bad;
+    }
+    const std::string counts = form.substr(prefix.size(), form.size() - prefix.size() - suffix.size());
+    ir::Node counts_use = identifier_in(m, a.field("right"), counts);
+    ir::Node summed = counts_use ? sole_reaching_assignment(m, counts_use) : ir::Node{};
+    ir::Node sum = summed ? ir::unparenthesize(summed.field("right")) : ir::Node{};
+    ir::Node reshape = sum && sum.is(kind::call) && sum.field("function").is(kind::attribute) &&
+                               m.text(sum.field("function").field("attribute")) == "sum" &&
+                               compact(m, sum.field("arguments")) == "(dim=0)"
+                           ? ir::unparenthesize(sum.field("function").field("object"))
+                           : ir::Node{};
+    const auto shape = reshape && reshape.is(kind::call) ? positional_arguments(reshape) : std::nullopt;
+    if (!shape || shape->size() != 2 || !reshape.field("function").is(kind::attribute) ||
+        m.text(reshape.field("function").field("attribute")) != "reshape" ||
+        !is_identifier(m, reshape.field("function").field("object"), base) ||
+        !runs_before(summed.parent(), previous) || !runs_before(base_binding.parent(), summed.parent()) ||
+        occurs_between(m, body, base, summed.end(), for_statement.start(), {})) {
+      return bad;
+    }
+    first = previous;
+    iteration = fmt::format("range({}.shape[-1])", base);
+    count_gate = fmt::format(" or {}.shape != {}.shape[-1:]", counts, base);
+  }
+
+  if (m.text(m.functions[static_cast<size_t>(fi)].node).find(kRows) != std::string_view::npos) {
+    return Declined{decline<DeclineCode::DispatchNameTaken>(std::string(kRows))};
+  }
+  // The loop's own names are dead after it: the fixed-shape loop binds them to other values
+  // (the list of experts hit is not made at all).
+  const LaterNames later = index.names_after(fi, for_statement);
+  for (ir::Node name : {s.expert, s.layer, s.named}) {
+    if (name && later.contains(std::string(m.text(name)))) {
+      return Declined{decline<DeclineCode::DispatchNameAfter>(std::string(m.text(name)))};
+    }
+  }
+  if (over == Over::HitList && later.contains(std::string(m.text(iterable)))) {
+    return Declined{decline<DeclineCode::DispatchNameAfter>(std::string(m.text(iterable)))};
+  }
+
+  // Every expert computes every row, and its rows are selected with torch.where into the output
+  // in place, as the original's store writes them; the cast is the one the store makes.
+  // Over `range(...)` or `enumerate(...)` the loop stays and only the store is replaced; over
+  // the list of experts hit, the loop runs over every expert instead.
+  CompiledCode compiled;
+  if (over == Over::HitList) {
+    compiled.line(fmt::format("for {} in {}:", m.text(s.expert), iteration));
+    ++compiled.level;
+  }
+  const std::string mask = s.named ? std::string(m.text(s.named)) : reindented(m, s.column, compiled.level);
+  std::string value = fmt::format("{}({})", reindented(m, s.call.field("function"), compiled.level), hidden);
+  const std::string to_output = fmt::format("({}.dtype)", output);
+  if (s.cast_args) value += ".to" + reindented(m, s.cast_args, compiled.level);
+  if (!s.cast_args || compact(m, s.cast_args) != to_output) value += ".to" + to_output;
+  compiled.line(fmt::format("{} = {}", kRows, value));
+  compiled.line(fmt::format("{}.copy_({}.where({}[..., None], {}))", output, kRows, mask, output));
+
+  source::Fix fix;
+  fix.applicability = source::Applicability::Unsafe;
+  fix.title =
+      "run every expert on every row and select each expert's rows with torch.where, in fixed shapes (unsafe: "
+      "assumes an expert treats rows independently, as an MLP does; a matrix product over every row may round "
+      "differently from one over the selected rows; each expert does the work of every row, not only its own; eager, "
+      "and grad-enabled code, unchanged)";
+  // The shapes the selection relies on, static under Dynamo: M has the column's rank, so the
+  // mask has the rows' shape, that of the input and of the output less their last dimension
+  // (the features; equal tuples have equal lengths).
+  const std::string gate = fmt::format(
+      "not _graphmend.compiling() or _graphmend.torch.is_grad_enabled() or {b}.dim() != {r} "
+      "or not {b}.shape[:-1] == {h}.shape[:-1] == {o}.shape[:-1]{c}",
+      fmt::arg("b", base), fmt::arg("h", hidden), fmt::arg("o", output), fmt::arg("r", s.rank),
+      fmt::arg("c", count_gate));
+  if (over != Over::HitList) {
+    if (auto declined = wrap_for_compile(m, s.store, compiled.text, fix, gate)) return *declined;
+    return fix;
+  }
   if (auto declined = wrap_for_compile(m, first, for_statement, compiled.text, fix, gate)) return *declined;
   return fix;
 }

@@ -153,6 +153,9 @@ enum class DeclineCode : std::uint8_t {
   DispatchOutputSource,
   DispatchNameAfter,
   DispatchNameTaken,
+  DispatchStoreBody,
+  DispatchStoreMask,
+  DispatchStoreHitList,
 };
 
 struct DeclineEntry {
@@ -403,6 +406,16 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
      "`{}`, which the loop binds, is read after it; the fixed-shape loop binds it to other values"},
     {DeclineCode::DispatchNameTaken, "dispatch-name-taken",
      "the function already uses the name `{}`, which the fixed-shape loop needs"},
+    {DeclineCode::DispatchStoreBody, "dispatch-store-body",
+     "the loop body is not a masked expert store: `out[mask] = expert(hidden[mask])` (or `.to(...)` of it), "
+     "perhaps after `mask = m[:, :, e].bool()`, the mask the loop variable's column of a tensor, every name "
+     "distinct"},
+    {DeclineCode::DispatchStoreMask, "dispatch-store-mask",
+     "the mask `{}` is not proven boolean: neither `.bool()` of the column nor bound once before the loop to "
+     "`... .bool()` (an integer index would gather rows, not select them)"},
+    {DeclineCode::DispatchStoreHitList, "dispatch-store-hit-list",
+     "`{}` is not `torch.nonzero(s, as_tuple=True)[0].tolist()` of `s = mask.reshape(rows, experts).sum(dim=0)` "
+     "of the loop's boolean mask, bound just before the loop"},
 });
 
 // The table lists every code once, in the enum's order, so a code indexes its entry.
@@ -413,7 +426,7 @@ constexpr bool table_in_enum_order() {
   return true;
 }
 static_assert(table_in_enum_order(), "kDeclineTable must list every DeclineCode once, in the enum's order");
-static_assert(static_cast<size_t>(DeclineCode::DispatchNameTaken) + 1 == kDeclineTable.size(),
+static_assert(static_cast<size_t>(DeclineCode::DispatchStoreHitList) + 1 == kDeclineTable.size(),
               "every DeclineCode needs a table entry");
 
 // How many fields a code's sentence names (its `{}`).

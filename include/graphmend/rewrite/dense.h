@@ -38,4 +38,20 @@ ir::Node expert_gather_call(const analysis::FileContext& ctx, ir::Node for_state
 std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileContext& ctx, ir::Node for_statement,
                                                          FunctionIndex& index);
 
+// The masked-store form (Switch Transformers, GPTSan):
+//     for idx in expert_hit:          # or range(...), or: for idx, expert in enumerate(experts)
+//         [mask = router_mask[:, :, idx].bool()]
+//         out[mask] = expert(hidden[mask])          # or `.to(...)` of it
+// Under torch.compile (grad disabled) every expert computes every row and its rows are selected
+// into the output in place: `out.copy_(torch.where(mask[..., None], expert(hidden).to(out.dtype),
+// out))`. Unsafe for the same reasons: the expert is assumed to treat rows independently.
+
+// The boolean-mask read `hidden[mask]` in the body of `for_statement` whose result, passed to a
+// call, is stored back with the same mask (`out[mask] = f(hidden[mask])`), else null.
+ir::Node expert_masked_gather(const analysis::FileContext& ctx, ir::Node for_statement);
+
+// The fixed-shape rewrite of that loop, or why it is declined.
+std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileContext& ctx, ir::Node for_statement,
+                                                         FunctionIndex& index);
+
 }  // namespace graphmend::rewrite
