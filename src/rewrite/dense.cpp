@@ -620,8 +620,9 @@ ir::Node expert_masked_gather(const analysis::FileContext& ctx, ir::Node for_sta
       if (arg && arg.is(kind::subscript) && arg.children_by_field("subscript").size() == 1) {
         ir::Node mask = arg.children_by_field("subscript")[0];
         const auto t = ctx.types.type_of(m, mask);
+        const auto value = ctx.types.type_of(m, arg.field("value"));
         if (compact(m, mask) == index && t.tensor_like() && t.bool_tensor &&
-            ctx.types.type_of(m, arg.field("value")).tensor_like()) {
+            (value.tensor_like() || value.kind == analysis::ValueKind::Unknown)) {
           gathered = arg;
         }
       }
