@@ -709,7 +709,8 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
         m.text(reshape.field("function").field("attribute")) != "reshape" ||
         !is_identifier(m, reshape.field("function").field("object"), base) ||
         !runs_before(summed.parent(), previous) || !runs_before(base_binding.parent(), summed.parent()) ||
-        occurs_between(m, body, base, summed.end(), for_statement.start(), {})) {
+        occurs_between(m, body, base, summed.end(), for_statement.start(), {}) ||
+        occurs_between(m, body, counts, summed.end(), previous.start(), {})) {
       return bad;
     }
     first = previous;
