@@ -742,13 +742,22 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
     compiled.line(fmt::format("for {} in {}:", m.text(s.expert), iteration));
     ++compiled.level;
   }
-  const std::string mask = s.named ? std::string(m.text(s.named)) : reindented(m, s.column, compiled.level);
+  // The mask with a trailing dimension, to select whole rows: `K[..., None]`, or a subscript
+  // column with one more index, `m[:, :, e, None]`.
+  std::string mask = s.named ? std::string(m.text(s.named)) + "[..., None]" : reindented(m, s.column, compiled.level);
+  if (!s.named) {
+    if (ir::unparenthesize(s.column).is(kind::subscript) && mask.ends_with(']')) {
+      mask.insert(mask.size() - 1, ", None");
+    } else {
+      mask += "[..., None]";
+    }
+  }
   std::string value = fmt::format("{}({})", reindented(m, s.call.field("function"), compiled.level), hidden);
   const std::string to_output = fmt::format("({}.dtype)", output);
   if (s.cast_args) value += ".to" + reindented(m, s.cast_args, compiled.level);
   if (!s.cast_args || compact(m, s.cast_args) != to_output) value += ".to" + to_output;
   compiled.line(fmt::format("{} = {}", kRows, value));
-  compiled.line(fmt::format("{}.copy_({}.where({}[..., None], {}))", output, kRows, mask, output));
+  compiled.line(fmt::format("{}.copy_({}.where({}, {}))", output, kRows, mask, output));
 
   source::Fix fix;
   fix.applicability = source::Applicability::Unsafe;
