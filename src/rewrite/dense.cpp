@@ -345,6 +345,13 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
   return std::nullopt;
 }
 
+// Why a dispatch loop (in function `fi`, -1 for none) cannot be rewritten at all, or nullopt.
+std::optional<Declined> loop_declined(int fi, ir::Node for_statement) {
+  if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
+  if (for_statement.field("alternative")) return Declined{decline<DeclineCode::DispatchLoopElse>()};
+  return std::nullopt;
+}
+
 // The masked-store form (Switch Transformers, GPTSan): each expert's rows are selected with a
 // boolean mask, read and written back, `out[mask] = expert(hidden[mask])`.
 struct MaskedStore {
@@ -499,9 +506,8 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
                                                          FunctionIndex& index) {
   const ir::Module& m = ctx.module;
   const int fi = m.function_of(for_statement);
-  if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
+  if (auto declined = loop_declined(fi, for_statement)) return *declined;
   ir::Node body = m.functions[static_cast<size_t>(fi)].node.field("body");
-  if (for_statement.field("alternative")) return Declined{decline<DeclineCode::DispatchLoopElse>()};
   Loop loop;
   loop.expert = for_statement.field("left");
   if (!loop.expert.is(kind::identifier)) return Declined{decline<DeclineCode::DispatchLoopBody>()};
@@ -637,9 +643,8 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
                                                          FunctionIndex& index) {
   const ir::Module& m = ctx.module;
   const int fi = m.function_of(for_statement);
-  if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
+  if (auto declined = loop_declined(fi, for_statement)) return *declined;
   ir::Node body = m.functions[static_cast<size_t>(fi)].node.field("body");
-  if (for_statement.field("alternative")) return Declined{decline<DeclineCode::DispatchLoopElse>()};
   MaskedStore s;
   ir::Node left = for_statement.field("left");
   ir::Node iterable = ir::unparenthesize(for_statement.field("right"));
