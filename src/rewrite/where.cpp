@@ -377,7 +377,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   std::vector<std::string> trace_checks;     // what the kept objects' proofs check at trace time
   std::vector<std::string> guard_names;
   std::vector<source::Helper> guard_helpers;
-  bool uses_guard_equal = false;
 
   auto single_return = [&](ir::Node block) -> ir::Node {
     ir::Node only;
@@ -572,7 +571,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
         checks.push_back(fmt::format("_graphmend.check({}, _graphmend.torch.logical_and({}, {}), False{})", site,
                                      active, fires, g.hole_args));
         guard_helpers.push_back(site_helper(site, g.params, g.raise_body));
-        uses_guard_equal |= g.uses_equal;
       }
     }
     // Each branch runs its temporaries in order and computes its candidates under new names.
