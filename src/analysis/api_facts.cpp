@@ -241,6 +241,7 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.no_grad", F::Static},
     {Space::Global, "torch.nonzero", F::DynamicShape},
     {Space::Global, "torch.not_equal", F::ReturnsBool},
+    {Space::Global, "torch.numel", F::Pure | F::Static},
     {Space::Global, "torch.ones", F::Pure | F::Allocates},
     {Space::Global, "torch.ones_like", F::Pure | F::Allocates},
     {Space::Global, "torch.outer", F::Pure},

@@ -31,6 +31,8 @@ class Gate(nn.Module):
             h = h + i
         if isinstance(mask, torch.Tensor):
             h = h.relu()
+        if mask is not None and torch.numel(mask) > 0:
+            h = h * 3
         return h
 
 
