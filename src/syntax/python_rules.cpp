@@ -228,9 +228,15 @@ std::optional<TokenizerError> cpython_tokenizer_error(std::string_view text, Nod
 }
 
 std::optional<uint32_t> generated_line_misplaced(Node root, const source::GeneratedMarkers& markers) {
+  const std::vector<source::TextRange> statements = top_level_statements(root);
   for (const uint32_t at : markers.lines) {
     const Node n = root.named_descendant_for_range(at, at + 1);
     if (!n.is(kind::comment) || n.start() != at) return at;
+    // A statement that starts before the marker and goes on past its line: the marker comment
+    // sits inside it, as in a helper whose body swallows the code after the end marker (an
+    // indented line there). Maintaining that block would treat other code as the helper's.
+    const auto straddles = [&](const source::TextRange& r) { return r.start < at && r.end > n.end(); };
+    if (std::any_of(statements.begin(), statements.end(), straddles)) return at;
   }
   if (const std::optional<uint32_t> at = markers.binding_line()) {
     const Node n = root.named_descendant_for_range(*at, *at + 1);

@@ -143,6 +143,24 @@ def test_a_repeated_or_altered_binding_line_is_damage(gm, project):
         assert model.read_text() == damaged  # left alone; the new print's fix is declined
 
 
+def test_a_helper_whose_body_runs_past_the_end_marker_is_damage(gm, project):
+    """An indented line just after the end marker continues the last helper's body (the fuzzer's
+    find): maintaining that block would take the code after it for the helper's. Left alone, on
+    every run."""
+    model = project / "pkg" / "model.py"
+    assert gm("fix", "pkg", cwd=project).returncode == 0
+    text = model.read_text()
+    end = text.index(END) + len(END)
+    damaged = text[:end] + "    _graphmend_stray = 1\n" + text[end:]
+    damaged = damaged.replace("        return x * 2\n", '        print("again")\n        return x * 2\n')
+    model.write_text(damaged)
+    line = damaged[: damaged.index(END)].count("\n") + 1
+    for _ in range(2):
+        r = gm("fix", "pkg", cwd=project)
+        assert f"warning: pkg/model.py:{line}: graphmend's generated block is damaged" in r.stderr, r.stderr
+        assert model.read_text() == damaged
+
+
 def test_a_binding_line_in_a_docstring_is_not_a_block(gm, tmp_path):
     (tmp_path / "m.py").write_text('"""Patched modules begin with\n' + BINDING + '"""\n' + MODEL)
     r = gm("check", "m.py", cwd=tmp_path)
