@@ -62,6 +62,13 @@ ValueType join(ValueType a, ValueType b) {
   return of(ValueKind::Unknown);
 }
 
+bool TypeOracle::boolean_mask_index(const ir::Module& module, ir::Node value, ir::Node index) {
+  const ValueType v = type_of(module, value);
+  if (!v.tensor_like() && v.kind != ValueKind::Unknown) return false;
+  const ValueType i = type_of(module, index);
+  return i.tensor_like() && i.bool_tensor;
+}
+
 ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
   if (!expr) return {};
   auto it = memo_.find(expr.id());

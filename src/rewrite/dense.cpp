@@ -345,6 +345,12 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
   return std::nullopt;
 }
 
+// Declined when function `fi` already uses `name`, which the fixed-shape loop binds.
+std::optional<Declined> name_taken(const ir::Module& m, int fi, std::string_view name) {
+  if (m.text(m.functions[static_cast<size_t>(fi)].node).find(name) == std::string_view::npos) return std::nullopt;
+  return Declined{decline<DeclineCode::DispatchNameTaken>(std::string(name))};
+}
+
 // Why a dispatch loop (in function `fi`, -1 for none) cannot be rewritten at all, or nullopt.
 std::optional<Declined> loop_declined(int fi, ir::Node for_statement) {
   if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
@@ -369,16 +375,19 @@ struct MaskedStore {
   ir::Node cast_args;  // the arguments of a `.to(...)` of the call, or null
 };
 
+// True when `rhs` is `<anything>.bool()`.
+bool is_bool_cast(const ir::Module& m, ir::Node rhs) {
+  rhs = ir::unparenthesize(rhs);
+  return rhs.is(kind::call) && rhs.field("function").is(kind::attribute) &&
+         m.text(rhs.field("function").field("attribute")) == "bool" && compact(m, rhs.field("arguments")) == "()";
+}
+
 // `M[:, ..., e]` (every subscript a bare `:` but the last, the loop variable), or `.bool()` of it:
 // the loop variable's column of M along its last dimension.
 bool read_column(const ir::Module& m, ir::Node n, std::string_view expert, MaskedStore& s) {
   n = ir::unparenthesize(n);
-  bool casts = false;
-  if (n.is(kind::call) && n.field("function").is(kind::attribute) &&
-      m.text(n.field("function").field("attribute")) == "bool" && compact(m, n.field("arguments")) == "()") {
-    casts = true;
-    n = ir::unparenthesize(n.field("function").field("object"));
-  }
+  const bool casts = is_bool_cast(m, n);
+  if (casts) n = ir::unparenthesize(n.field("function").field("object"));
   if (!n.is(kind::subscript) || !n.field("value").is(kind::identifier)) return false;
   const std::vector<ir::Node> subs = n.children_by_field("subscript");
   if (subs.size() < 2 || !is_identifier(m, subs.back(), expert)) return false;
@@ -455,13 +464,6 @@ ir::Node sole_reaching_assignment(const ir::Module& m, ir::Node name) {
   const ir::Binding& b = m.bindings[static_cast<size_t>(reaching->front())];
   ir::Node a = assignment_of(b.statement);
   return a && a.field("left") == b.target ? a : ir::Node{};
-}
-
-// True when `rhs` is `<anything>.bool()`.
-bool is_bool_cast(const ir::Module& m, ir::Node rhs) {
-  rhs = ir::unparenthesize(rhs);
-  return rhs.is(kind::call) && rhs.field("function").is(kind::attribute) &&
-         m.text(rhs.field("function").field("attribute")) == "bool" && compact(m, rhs.field("arguments")) == "()";
 }
 
 // The identifier named `name` inside `n`, or null.
@@ -571,9 +573,7 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
     }
   }
   if (!hit_list.empty() && later.contains(hit_list)) return Declined{decline<DeclineCode::DispatchNameAfter>(hit_list)};
-  if (m.text(m.functions[static_cast<size_t>(fi)].node).find(kRouted) != std::string_view::npos) {
-    return Declined{decline<DeclineCode::DispatchNameTaken>(std::string(kRouted))};
-  }
+  if (auto taken = name_taken(m, fi, kRouted)) return *taken;
 
   // The fixed-shape loop: each token's slot for expert e (the one 1 in its column of mask[e]; 0,
   // masked, for a token e did not route), every token, the two statements as written, and the
@@ -625,12 +625,7 @@ ir::Node expert_masked_gather(const analysis::FileContext& ctx, ir::Node for_sta
       ir::Node arg = args && args->size() == 1 ? ir::unparenthesize((*args)[0]) : ir::Node{};
       if (arg && arg.is(kind::subscript) && arg.children_by_field("subscript").size() == 1) {
         ir::Node mask = arg.children_by_field("subscript")[0];
-        const auto t = ctx.types.type_of(m, mask);
-        const auto value = ctx.types.type_of(m, arg.field("value"));
-        if (compact(m, mask) == index && t.tensor_like() && t.bool_tensor &&
-            (value.tensor_like() || value.kind == analysis::ValueKind::Unknown)) {
-          gathered = arg;
-        }
+        if (compact(m, mask) == index && ctx.types.boolean_mask_index(m, arg.field("value"), mask)) gathered = arg;
       }
       return !gathered;
     });
@@ -679,7 +674,7 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
   }
 
   // The list of experts hit: `L = torch.nonzero(S, as_tuple=True)[0].tolist()` just before the
-  // loop, `S = M.reshape(rows, experts).sum(dim=0)` before that. With `S.shape == (M.shape[-1],)`
+  // loop, `S = M.reshape(rows, experts).sum(dim=0)` before that. With `S.shape == M.shape[-1:]`
   // (checked at trace time) the reshape keeps M's last dimension as its columns, so S counts each
   // expert's routed tokens and L lists, in ascending order, exactly the experts with one: an
   // expert left out would select no row.
@@ -723,9 +718,7 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
     count_gate = fmt::format(" or {}.shape != {}.shape[-1:]", counts, base);
   }
 
-  if (m.text(m.functions[static_cast<size_t>(fi)].node).find(kRows) != std::string_view::npos) {
-    return Declined{decline<DeclineCode::DispatchNameTaken>(std::string(kRows))};
-  }
+  if (auto taken = name_taken(m, fi, kRows)) return *taken;
   // The loop's own names are dead after it: the fixed-shape loop binds them to other values
   // (the list of experts hit is not made at all).
   const LaterNames later = index.names_after(fi, for_statement);

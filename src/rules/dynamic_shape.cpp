@@ -77,14 +77,9 @@ std::unique_ptr<FilePass> DynamicShapeRule::start(const RuleContext& ctx, Diagno
     }
     if (n.is(kind::subscript)) {
       // Boolean-mask indexing: x[mask] with a bool tensor index, read (a store keeps the shape).
-      // A value of unknown type indexed by a boolean tensor is a tensor too: what else takes one
-      // as an index would fail in the original as well.
       if (stored_by_assignment(n)) return true;
-      const auto value = ctx.types.type_of(m, n.field("value"));
-      if (!value.tensor_like() && value.kind != analysis::ValueKind::Unknown) return true;
       for (ir::Node index : n.children_by_field("subscript")) {
-        const auto t = ctx.types.type_of(m, index);
-        if (t.tensor_like() && t.bool_tensor) {
+        if (ctx.types.boolean_mask_index(m, n.field("value"), index)) {
           report(n, "boolean-mask indexing");
           break;
         }

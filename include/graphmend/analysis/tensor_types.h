@@ -61,6 +61,10 @@ class TypeOracle {
       : project_(project), evidence_(evidence) {}
 
   ValueType type_of(const ir::Module& module, ir::Node expr);
+  // True when `value[index]` selects with a boolean mask: `index` a boolean tensor, `value` a
+  // tensor or of unknown type (only a tensor takes a boolean tensor as an index). The value's
+  // type is asked first.
+  bool boolean_mask_index(const ir::Module& module, ir::Node value, ir::Node index);
   [[nodiscard]] const Project& project() const { return project_; }
   // The type function `function`'s body gives its parameter `index` (annotation, call evidence,
   // a static default): what a use of the name in the body starts from.

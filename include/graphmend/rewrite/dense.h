@@ -43,8 +43,9 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
 //         [mask = router_mask[:, :, idx].bool()]
 //         out[mask] = expert(hidden[mask])          # or `.to(...)` of it
 // Under torch.compile (grad disabled) every expert computes every row and its rows are selected
-// into the output in place: `out.copy_(torch.where(mask[..., None], expert(hidden).to(out.dtype),
-// out))`. Unsafe for the same reasons: the expert is assumed to treat rows independently.
+// into the output in place: `_graphmend_rows = expert(hidden).to(out.dtype)`, then
+// `out.copy_(_graphmend_rows.where(mask[..., None], out))`. Unsafe for the same reasons: the
+// expert is assumed to treat rows independently.
 
 // The boolean-mask read `hidden[mask]` in the body of `for_statement` whose result, passed to a
 // call, is stored back with the same mask (`out[mask] = f(hidden[mask])`), else null.
