@@ -154,3 +154,21 @@ def fixed_pair(graphmend_bin: str, path: pathlib.Path, workdir: pathlib.Path):
     text = copy.read_text()
     assert "import graphmend" not in text and "from graphmend" not in text
     return import_path(path, f"{path.stem}__original"), import_path(copy, f"{path.stem}__patched"), text
+
+
+def unsafe_fixed_pair(graphmend_bin: str, path: pathlib.Path, workdir: pathlib.Path):
+    """(original module, module of a copy fixed by `fix --unsafe-fixes`, the copy's text), for a
+    program whose fixes are all unsafe: plain `fix` leaves the copy as it is, and a second unsafe
+    run has nothing left to change."""
+    copy = workdir / path.name
+    shutil.copy(path, copy)
+    plain = subprocess.run([graphmend_bin, "fix", str(copy)], capture_output=True, text=True)
+    assert plain.returncode == 1, plain.stderr
+    assert copy.read_text() == path.read_text()  # unsafe: plain fix leaves it
+    fixed = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", str(copy)], capture_output=True, text=True)
+    assert fixed.returncode in (0, 1), fixed.stderr
+    again = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", "--diff", str(copy)], capture_output=True,
+                           text=True)
+    assert "would apply" not in again.stdout and "\n@@ " not in again.stdout, again.stdout  # nothing left to change
+    text = copy.read_text()
+    return import_path(path, f"{path.stem}__original"), import_path(copy, f"{path.stem}__patched"), text

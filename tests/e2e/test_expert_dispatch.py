@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import shutil
 import subprocess
 
 import pytest
@@ -35,27 +34,14 @@ FIXED = ["HitList", "AllExperts", "SkipsEmptyExperts"]
 
 @pytest.fixture(scope="module")
 def pair(graphmend_bin, tmp_path_factory):
-    work = tmp_path_factory.mktemp("dense")
-    copy = work / PROGRAM.name
-    shutil.copy(PROGRAM, copy)
-    plain = subprocess.run([graphmend_bin, "fix", str(copy)], capture_output=True, text=True)
-    assert plain.returncode == 1, plain.stderr
-    assert copy.read_text() == PROGRAM.read_text()  # unsafe: plain fix leaves it
-    fixed = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", str(copy)], capture_output=True, text=True)
-    assert fixed.returncode in (0, 1), fixed.stderr
-    text = copy.read_text()
+    original, patched, text = behaviour.unsafe_fixed_pair(graphmend_bin, PROGRAM, tmp_path_factory.mktemp("dense"))
     assert text.count("_graphmend_routed = ") == len(FIXED), text
-    again = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", "--diff", str(copy)], capture_output=True,
-                           text=True)
-    assert "would apply" not in again.stdout and "\n@@ " not in again.stdout, again.stdout  # nothing left to change
     check = subprocess.run([graphmend_bin, "check", "--select", "GM407", "--output-format", "json", str(PROGRAM)],
                            capture_output=True, text=True)
     found = {d["location"]["row"]: d for d in json.loads(check.stdout)["diagnostics"]}
     assert len(found) == 4
     declined = [d for d in found.values() if d.get("decline_code")]
     assert [d["decline_code"] for d in declined] == ["dispatch-experts-not-topk"]
-    original = behaviour.import_path(PROGRAM, "expert_dispatch__original")
-    patched = behaviour.import_path(copy, "expert_dispatch__patched")
     # The declined class is as written.
     start = text.index("class SampledExperts")
     assert text[start:] == PROGRAM.read_text()[PROGRAM.read_text().index("class SampledExperts"):]

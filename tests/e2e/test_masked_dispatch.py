@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import shutil
 import subprocess
 
 import pytest
@@ -36,19 +35,8 @@ FIXED = ["SwitchForm", "GPTSanForm", "RangeForm"]
 
 @pytest.fixture(scope="module")
 def pair(graphmend_bin, tmp_path_factory):
-    work = tmp_path_factory.mktemp("masked")
-    copy = work / PROGRAM.name
-    shutil.copy(PROGRAM, copy)
-    plain = subprocess.run([graphmend_bin, "fix", str(copy)], capture_output=True, text=True)
-    assert plain.returncode == 1, plain.stderr
-    assert copy.read_text() == PROGRAM.read_text()  # unsafe: plain fix leaves it
-    fixed = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", str(copy)], capture_output=True, text=True)
-    assert fixed.returncode in (0, 1), fixed.stderr
-    text = copy.read_text()
+    original, patched, text = behaviour.unsafe_fixed_pair(graphmend_bin, PROGRAM, tmp_path_factory.mktemp("masked"))
     assert text.count("_graphmend_rows = ") == len(FIXED), text
-    again = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", "--diff", str(copy)], capture_output=True,
-                           text=True)
-    assert "would apply" not in again.stdout and "\n@@ " not in again.stdout, again.stdout  # nothing left to change
     check = subprocess.run([graphmend_bin, "check", "--select", "GM407", "--output-format", "json", str(PROGRAM)],
                            capture_output=True, text=True)
     found = json.loads(check.stdout)["diagnostics"]
@@ -56,8 +44,6 @@ def pair(graphmend_bin, tmp_path_factory):
     assert [d.get("decline_code") for d in found if d.get("decline_code")] == ["dispatch-store-mask"]
     start = text.index("class NotBool")
     assert text[start:] == PROGRAM.read_text()[PROGRAM.read_text().index("class NotBool"):]
-    original = behaviour.import_path(PROGRAM, "masked_dispatch__original")
-    patched = behaviour.import_path(copy, "masked_dispatch__patched")
     return original, patched
 
 

@@ -35,13 +35,17 @@ class Top1Router(nn.Module):
         return expert_index, router_probs
 
 
-class SwitchForm(nn.Module):
-    """Switch Transformers' form: the list of experts hit, the mask inline."""
+class RoutedExperts(nn.Module):
+    """A top-1 router and its experts, by name (`expert_0`, ...), as Switch Transformers keeps them."""
 
     def __init__(self, dim=16, inner=32, num_experts=5, capacity=4):
         super().__init__()
         self.router = Top1Router(dim, num_experts, capacity)
         self.experts = nn.ModuleDict({f"expert_{i}": DenseActDense(dim, inner) for i in range(num_experts)})
+
+
+class SwitchForm(RoutedExperts):
+    """Switch Transformers' form: the list of experts hit, the mask inline."""
 
     def forward(self, hidden_states: torch.Tensor):
         router_mask, router_probs = self.router(hidden_states)
@@ -57,13 +61,8 @@ class SwitchForm(nn.Module):
         return router_probs * next_states
 
 
-class GPTSanForm(nn.Module):
+class GPTSanForm(RoutedExperts):
     """GPTSan's form: every expert, the mask named, the rows kept where no expert routes."""
-
-    def __init__(self, dim=16, inner=32, num_experts=5, capacity=4):
-        super().__init__()
-        self.router = Top1Router(dim, num_experts, capacity)
-        self.experts = nn.ModuleDict({f"expert_{i}": DenseActDense(dim, inner) for i in range(num_experts)})
 
     def forward(self, hidden_states: torch.Tensor):
         router_mask, router_probs = self.router(hidden_states)
@@ -74,14 +73,18 @@ class GPTSanForm(nn.Module):
         return router_probs * next_states
 
 
-class RangeForm(nn.Module):
-    """A loop over range(...) with the mask given: masks may overlap (the later expert's rows win)
-    and its shape may not match the rows (the original raises)."""
+class ScoredExperts(nn.Module):
+    """Experts in a list; the caller's scores say which rows each takes."""
 
     def __init__(self, dim=16, inner=32, num_experts=3):
         super().__init__()
         self.num_experts = num_experts
         self.experts = nn.ModuleList([DenseActDense(dim, inner) for _ in range(num_experts)])
+
+
+class RangeForm(ScoredExperts):
+    """A loop over range(...) with the mask given: masks may overlap (the later expert's rows win)
+    and its shape may not match the rows (the original raises)."""
 
     def forward(self, hidden_states: torch.Tensor, scores: torch.Tensor):
         masks = (scores > 0.3).bool()
@@ -91,13 +94,8 @@ class RangeForm(nn.Module):
         return out
 
 
-class NotBool(nn.Module):
+class NotBool(ScoredExperts):
     """Declined: the mask is boolean, but not by `.bool()`."""
-
-    def __init__(self, dim=16, inner=32, num_experts=3):
-        super().__init__()
-        self.num_experts = num_experts
-        self.experts = nn.ModuleList([DenseActDense(dim, inner) for _ in range(num_experts)])
 
     def forward(self, hidden_states: torch.Tensor, scores: torch.Tensor):
         masks = scores > 0.3
