@@ -620,6 +620,54 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir
   return std::nullopt;
 }
 
+namespace {
+
+// Inserts `head(indent, inner, unit, newline)` before `if_statement`'s `if` keyword, which the
+// head's last text, "el", turns into `elif`: the statement's own lines stay where they are.
+template <typename Head>
+std::optional<Declined> insert_before_if(const ir::Module& m, ir::Node if_statement, source::Fix& fix, Head&& head) {
+  const std::string_view text = m.text();
+  const ir::Node block = if_statement.parent();
+  const std::string_view indent = source::indentation_at(text, if_statement.start());
+  const uint32_t line_start = if_statement.start() - static_cast<uint32_t>(indent.size());
+  const bool starts_line = line_start == 0 || text[line_start - 1] == '\n' || text[line_start - 1] == '\r';
+  if (!if_statement.is(kind::if_statement) || !block.is(kind::block) || !starts_line) {
+    return Declined{decline<DeclineCode::SharesLine>()};
+  }
+  if (auto taken = runtime_unavailable(m)) return taken;
+  const std::string newline(source::newline_text(m.file().newline));
+  const std::string_view header_indent = source::indentation_at(text, block.parent().start());
+  const std::string unit = indent.starts_with(header_indent) && indent.size() > header_indent.size()
+                               ? std::string(indent.substr(header_indent.size()))
+                               : std::string("    ");
+  const std::string inner = std::string(indent) + unit;
+  fix.edits.push_back(source::Edit::insertion(if_statement.start(), head(indent, inner, unit, newline) + "el"));
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Declined> compile_before_if(const ir::Module& m, ir::Node if_statement, std::string_view compiled_guard,
+                                          std::string_view compiled_code, source::Fix& fix) {
+  return insert_before_if(m, if_statement, fix, [&](std::string_view indent, const std::string& inner,
+                                                    const std::string& unit, const std::string& newline) {
+    return fmt::format("{}{nl}{inner}{code}{nl}{ind}", gate_header(compiled_guard, indent, inner, newline),
+                       fmt::arg("nl", newline), fmt::arg("inner", inner),
+                       fmt::arg("code", render_code(compiled_code, newline, inner, unit)), fmt::arg("ind", indent));
+  });
+}
+
+std::optional<Declined> select_before_if(const ir::Module& m, ir::Node if_statement, std::string_view compiled_code,
+                                         source::Fix& fix, std::string_view guard) {
+  return insert_before_if(m, if_statement, fix, [&](std::string_view indent, const std::string& inner,
+                                                    const std::string& unit, const std::string& newline) {
+    return fmt::format("{}{nl}{inner}{done} = False{nl}{ind}else:{nl}{inner}{code}{nl}{ind}if {done}:{nl}{inner}pass{nl}{ind}",
+                       gate_header(guard, indent, inner, newline), fmt::arg("nl", newline), fmt::arg("inner", inner),
+                       fmt::arg("done", kDoneFlag), fmt::arg("code", render_code(compiled_code, newline, inner, unit)),
+                       fmt::arg("ind", indent));
+  });
+}
+
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
   // The body is one line unless it keeps a string's own line breaks; one line is wrapped at 88
   // columns as black would (a helper's lines are graphmend's, and ruff checks them).

@@ -334,7 +334,7 @@ std::variant<Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node
                            g.hole_args);
     fix.helpers = {site_helper(site, g.params, g.raise_body)};
   }
-  if (auto declined = wrap_for_compile(m, if_statement, compiled, fix)) return *declined;
+  if (auto declined = compile_before_if(m, if_statement, "_graphmend.compiling()", compiled, fix)) return *declined;
   return fix;
 }
 

@@ -359,6 +359,8 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     gate += fmt::format(" or not {}.is_floating_point()", name);
   }
   CompiledCode compiled;  // the compiled form, at the else-branch's indentation
+  // Done unless the selection's checks fail (a false static conjunct: nothing to do).
+  compiled.line(fmt::format("{} = True", kDoneFlag));
   auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
   std::string cond_tuple;
   for (size_t i = 0; i < conds.size(); ++i) cond_tuple += (i ? ", " : "") + cond_name(i);
@@ -624,7 +626,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   --compiled.level;
   compiled.line("else:");
   ++compiled.level;
-  compiled.line(reindented(m, if_statement, compiled.level));
+  compiled.line(fmt::format("{} = False", kDoneFlag));  // the original `if` runs after
 
   Fix fix;
   if (aliasing) unsafe_reason = "the selected tensor is a new object, where the original kept or bound an existing one";
@@ -632,7 +634,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   fix.title = unsafe_reason ? fmt::format("select with torch.where under torch.compile (unsafe: {})", *unsafe_reason)
                             : "select with torch.where under torch.compile (eager, and grad-enabled code, unchanged)";
   fix.helpers = std::move(guard_helpers);
-  if (auto declined = wrap_for_compile(m, if_statement, compiled.text, fix, gate)) {
+  if (auto declined = select_before_if(m, if_statement, compiled.text, fix, gate)) {
     return *declined;
   }
   return fix;

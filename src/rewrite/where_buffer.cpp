@@ -298,6 +298,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
 
   CompiledCode compiled;
   const std::string& r = match.receiver;
+  compiled.line(fmt::format("{} = True", kDoneFlag));
   compiled.line("_graphmend_c = " + *lowered);
   // A cache the original fills only on its branch is read when present, else computed without
   // being stored: the selection needs its value on every call (the speculation the fix title states).
@@ -336,7 +337,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
   --compiled.level;
   compiled.line("else:");
   ++compiled.level;
-  compiled.line(reindented(m, if_statement, compiled.level));
+  compiled.line(fmt::format("{} = False", kDoneFlag));  // the original `if` runs after
 
   Fix fix;
   fix.applicability = source::Applicability::Unsafe;
@@ -352,7 +353,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
     }
   }
   fix.title = title + ")";
-  if (auto declined = wrap_for_compile(m, if_statement, compiled.text, fix, kWhereGate)) {
+  if (auto declined = select_before_if(m, if_statement, compiled.text, fix, kWhereGate)) {
     return *declined;
   }
   return fix;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "graphmend/rules/conditions.h"
+#include "graphmend/rewrite/site.h"
 #include "graphmend/rewrite/where.h"
 
 namespace graphmend::rules {
@@ -16,9 +17,14 @@ using rewrite::plan_where;
 
 namespace {
 
-// The original `if` a [Where] rewrite keeps as its fallback, in the else-branch of
-// `if _graphmend.selectable(...)`: it runs only when the selection's static checks fail.
+// The original `if` a [Where] rewrite keeps as its fallback: it runs only when the selection's
+// static checks fail: the `elif` arms after `if _graphmend_done: pass`, or, in a file an earlier
+// graphmend patched, a copy in the else-branch of `if _graphmend.selectable(...)`.
 bool is_where_fallback(const ir::Module& m, ir::Node if_statement) {
+  if (if_statement.is(kind::elif_clause)) {
+    const ir::Node chain = if_statement.parent();
+    return chain.is(kind::if_statement) && m.text(ir::unparenthesize(chain.field("condition"))) == rewrite::kDoneFlag;
+  }
   ir::Node block = if_statement.parent();
   ir::Node clause = block ? block.parent() : ir::Node{};
   ir::Node owner = clause && clause.is(kind::else_clause) ? clause.parent() : ir::Node{};

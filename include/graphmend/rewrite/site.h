@@ -132,6 +132,26 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir
                                          std::string_view compiled_code, source::Fix& fix,
                                          std::string_view guard = "not _graphmend.compiling()");
 
+// The same for an `if` statement (with its elif and else arms), whose lines stay where they are:
+// the code that takes its place under torch.compile goes before it, and only its `if` keyword
+// changes, to `elif`, so that it runs only when that code did not do its work:
+//     if <guard>:
+//         _graphmend_done = False
+//     else:
+//         <compiled_code, which sets _graphmend_done: True when it did the statement's work>
+//     if _graphmend_done:
+//         pass
+//     elif <the original condition>:
+//         <the original arms, untouched>
+std::optional<Declined> select_before_if(const ir::Module& m, ir::Node if_statement, std::string_view compiled_code,
+                                         source::Fix& fix, std::string_view guard = "not _graphmend.compiling()");
+// The flag select_before_if's compiled code sets.
+inline constexpr std::string_view kDoneFlag = "_graphmend_done";
+// For an `if` that `compiled_code` always replaces under torch.compile (a guard checked in the
+// graph): `if <compiled_guard>:` <compiled_code> `elif <the original condition>:` <its arms>.
+std::optional<Declined> compile_before_if(const ir::Module& m, ir::Node if_statement, std::string_view compiled_guard,
+                                          std::string_view compiled_code, source::Fix& fix);
+
 inline constexpr char kIndentStep = '\x03';
 inline constexpr char kRawNewline = '\x04';
 
