@@ -1,0 +1,100 @@
+"""What a [Where] or [Trap] fix leaves in the diff: the rewritten `if` keeps every line where it was,
+byte for byte, except its `if`, which becomes `elif`; everything else the fix adds is new lines
+before it. A module patched in the earlier form (the `if` moved in behind the gate, [Where]'s
+fallback a second copy) is still recognised: `check` reports nothing there and `fix` leaves it."""
+
+import difflib
+
+SITES = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        # the branch
+        if (h.sum() > 0 and  # a tensor test
+                h.mean() < 10):
+            y = h + 1  # up
+        elif h.mean() < -1:
+            y = h - 1
+        else:
+            y = -h
+        if (y < -5).any():
+            raise ValueError("too small")
+        return y
+'''
+
+EARLIER_FORM = '''import torch
+
+_graphmend = __import__("_graphmend_runtime", globals(), level=1).bind(globals())
+
+
+class Model(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if not _graphmend.compiling() or _graphmend.torch.is_grad_enabled():
+            if h.sum() > 0:
+                y = h + 1
+            else:
+                y = h - 1
+        else:
+            _graphmend_c = (h.sum() > 0)
+            _graphmend_v0_0 = h + 1
+            _graphmend_v1_0 = h - 1
+            if _graphmend.selectable(_graphmend_c, (_graphmend_v0_0, _graphmend_v1_0)):
+                y = _graphmend.where(_graphmend_c, _graphmend_v0_0, _graphmend_v1_0)
+            else:
+                if h.sum() > 0:
+                    y = h + 1
+                else:
+                    y = h - 1
+        return y
+'''
+
+
+def changed_lines(before: str, after: str):
+    """(removed, added) line pairs of every change that is not a pure insertion."""
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            out.append((a[i1:i2], b[j1:j2]))
+    return out
+
+
+def test_a_rewritten_if_keeps_its_lines_and_only_its_keyword_changes(gm, tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(SITES)
+    r = gm("fix", "pkg", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "applied 3 fixes" in r.stdout, r.stdout  # the chain's two arms and the guard
+    after = model.read_text()
+
+    # Every change is an insertion, except the two `if` lines, now `elif` with the same text.
+    changes = changed_lines(SITES, after)
+    assert len(changes) == 2, changes
+    for removed, added in changes:
+        assert len(removed) == 1
+        assert added[-1] == removed[0].replace("if ", "elif ", 1), (removed, added)
+    # The [Where] fallback is that one copy: the branch's lines occur once in the patched file.
+    for line in ("            y = h + 1  # up\n", "            y = -h\n", '            raise ValueError("too small")\n'):
+        assert after.count(line) == 1, line
+    # A second run changes nothing and reports nothing.
+    again = gm("fix", "pkg", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert model.read_text() == after
+
+
+def test_a_module_patched_in_the_earlier_form_is_left_as_it_is(gm, tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(EARLIER_FORM)
+    check = gm("check", "pkg", cwd=tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "no graph-break sites" in check.stdout
+    r = gm("fix", "pkg", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert model.read_text() == EARLIER_FORM
