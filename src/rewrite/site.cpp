@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/source/generated.h"
@@ -344,6 +345,25 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
       return out;
     }
   }
+  // `name = a and b` (a flag graphmend sets) becomes `name = (`, one operand per line, `)`.
+  if (const size_t eq = line.find(" = "); eq != std::string_view::npos && eq > 0 &&
+                                          std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(eq), [](char c) {
+                                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                          })) {
+    const std::vector<std::string_view> operands = top_level_split(line.substr(eq + 3), " and ");
+    if (operands.size() > 1) {
+      std::string out = std::string(indent) + std::string(line.substr(0, eq)) + " = (";
+      for (size_t i = 0; i < operands.size(); ++i) {
+        out += newline;
+        out += wrapped_line((i ? "and " : "") + std::string(operands[i]), std::string(indent) + std::string(unit), unit,
+                            newline);
+      }
+      out += newline;
+      out += indent;
+      out += ")";
+      return out;
+    }
+  }
   // An argument of a call split one per line ends in `),`: its own call splits the same way.
   const std::string_view tail = line.ends_with("):")   ? "):"
                                 : line.ends_with(")")  ? ")"
@@ -668,12 +688,170 @@ std::optional<Declined> select_before_if(const ir::Module& m, ir::Node if_statem
   });
 }
 
+namespace {
+
+// Where a single-quoted string literal starting at `at` may be cut into two adjacent literals of
+// the same value: after a space that is not part of an escape sequence or an f-string field.
+// Returns the literal's end (one past its closing quote) and the cut points, or nullopt when the
+// literal is one graphmend does not cut (triple-quoted, `\N{...}`, a quote inside a field).
+struct LiteralCuts {
+  size_t end = 0;
+  size_t body = 0;  // the first character after the opening quote
+  std::vector<size_t> after_space;
+};
+std::optional<LiteralCuts> literal_cuts(std::string_view line, size_t at) {
+  size_t i = at;
+  bool raw = false, formatted = false;
+  while (i < line.size() && i - at < 2 && std::string_view("rRbBuUfF").find(line[i]) != std::string_view::npos) {
+    raw |= line[i] == 'r' || line[i] == 'R';
+    formatted |= line[i] == 'f' || line[i] == 'F';
+    ++i;
+  }
+  if (i >= line.size() || (line[i] != '"' && line[i] != '\'')) return std::nullopt;
+  const char quote = line[i];
+  if (line.substr(i, 3) == std::string(3, quote)) return std::nullopt;
+  LiteralCuts cuts;
+  cuts.body = ++i;
+  int depth = 0;  // inside an f-string's replacement field
+  while (i < line.size()) {
+    const char c = line[i];
+    if (c == '\\') {
+      if (i + 1 < line.size() && line[i + 1] == 'N' && !raw) return std::nullopt;
+      i += 2;
+      continue;
+    }
+    if (formatted && (c == '{' || c == '}')) {
+      if (depth == 0 && i + 1 < line.size() && line[i + 1] == c) {
+        i += 2;  // a doubled brace is one literal brace
+        continue;
+      }
+      if (c == '}' && depth == 0) return std::nullopt;
+      depth += c == '{' ? 1 : -1;
+      ++i;
+      continue;
+    }
+    if (depth > 0 && (c == '"' || c == '\'')) return std::nullopt;
+    if (c == quote && depth == 0) {
+      cuts.end = i + 1;
+      return cuts;
+    }
+    if (c == ' ' && depth == 0 && i + 1 < line.size() && line[i + 1] != quote) cuts.after_space.push_back(i + 1);
+    ++i;
+  }
+  return std::nullopt;
+}
+
+// One piece of a cut literal: its prefix, unless the piece of an f-string has no field (ruff's
+// F541), then without the `f` and with its doubled braces single.
+std::string literal_piece(std::string_view prefix, char quote, std::string_view body) {
+  std::string p(prefix);
+  std::string b(body);
+  if (p.find_first_of("fF") != std::string::npos && b.find('{') == std::string::npos &&
+      b.find('}') == std::string::npos) {
+    // no brace at all: nothing to unescape
+    p.erase(std::remove_if(p.begin(), p.end(), [](char c) { return c == 'f' || c == 'F'; }), p.end());
+  } else if (p.find_first_of("fF") != std::string::npos) {
+    bool field = false;
+    for (size_t i = 0; i < b.size(); ++i) {
+      if ((b[i] == '{' || b[i] == '}') && i + 1 < b.size() && b[i + 1] == b[i]) {
+        ++i;
+        continue;
+      }
+      if (b[i] == '{') field = true;
+    }
+    if (!field) {
+      p.erase(std::remove_if(p.begin(), p.end(), [](char c) { return c == 'f' || c == 'F'; }), p.end());
+      std::string single;
+      for (size_t i = 0; i < b.size(); ++i) {
+        single += b[i];
+        if ((b[i] == '{' || b[i] == '}') && i + 1 < b.size() && b[i + 1] == b[i]) ++i;
+      }
+      b = std::move(single);
+    }
+  }
+  return p + quote + b + quote;
+}
+
+// Generated code whose lines pass 88 columns only because of a string literal inside brackets:
+// each such line that is one literal (then nothing, or a closing `,` `)` `),`) becomes adjacent
+// literals on lines of their own, cut at spaces; Python joins adjacent literals into one value,
+// so the string is the same. Code with a triple-quoted string is left as it is.
+std::string split_long_literals(std::string_view code) {
+  if (code.find("\"\"\"") != std::string_view::npos || code.find("'''") != std::string_view::npos) {
+    return std::string(code);
+  }
+  std::string out;
+  int brackets = 0;  // open at the start of the line
+  for (size_t pos = 0; pos < code.size();) {
+    const size_t nl = std::min(code.find('\n', pos), code.size());
+    const std::string_view line = code.substr(pos, nl - pos);
+    const size_t lead = line.find_first_not_of(' ');
+    std::optional<LiteralCuts> cuts;
+    std::string_view tail;
+    if (brackets > 0 && line.size() > kMaxGeneratedLine && lead != std::string_view::npos) {
+      cuts = literal_cuts(line, lead);
+      if (cuts) {
+        tail = line.substr(cuts->end);
+        if (tail != "" && tail != "," && tail != ")" && tail != "),") cuts.reset();
+      }
+    }
+    if (!cuts) {
+      out += line;
+    } else {
+      const std::string_view indent = line.substr(0, lead);
+      const std::string_view prefix = line.substr(lead, cuts->body - 1 - lead);
+      const char quote = line[cuts->body - 1];
+      const size_t close = cuts->end - 1;
+      size_t from = cuts->body;
+      bool first = true;
+      for (;;) {
+        // The last cut that keeps this piece within 88 columns; none: the rest stays whole.
+        size_t cut = 0;
+        for (size_t c : cuts->after_space) {
+          if (c <= from) continue;
+          if (lead + prefix.size() + 2 + (c - from) > kMaxGeneratedLine) break;
+          cut = c;
+        }
+        const bool rest_fits = lead + prefix.size() + 2 + (close - from) + tail.size() <= kMaxGeneratedLine;
+        if (!first) out += '\n';
+        first = false;
+        out += indent;
+        if (rest_fits || cut == 0) {
+          out += literal_piece(prefix, quote, line.substr(from, close - from));
+          out += tail;
+          break;
+        }
+        out += literal_piece(prefix, quote, line.substr(from, cut - from));
+        from = cut;
+      }
+    }
+    // Brackets left open by this line (strings and comments skipped).
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (c == '#') break;
+      if (c == '"' || c == '\'') {
+        for (++i; i < line.size() && line[i] != c; ++i) {
+          if (line[i] == '\\') ++i;
+        }
+        continue;
+      }
+      brackets += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') ? -1 : 0;
+    }
+    if (nl == code.size()) break;
+    out += '\n';
+    pos = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
   // The body is one line unless it keeps a string's own line breaks; one line is wrapped at 88
   // columns as black would (a helper's lines are graphmend's, and ruff checks them).
   const std::string line = body.find('\n') == std::string::npos ? wrapped_line(body, "    ", "    ", "\n")
                                                                   : "    " + body;
-  return {name, "def " + name + fmt::format("({}):\n{}\n", params, line)};
+  return {name, "def " + name + fmt::format("({}):\n{}\n", params, split_long_literals(line))};
 }
 
 std::string helper_signature(const source::Helper& helper) {

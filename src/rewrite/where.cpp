@@ -359,8 +359,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     gate += fmt::format(" or not {}.is_floating_point()", name);
   }
   CompiledCode compiled;  // the compiled form, at the else-branch's indentation
-  // Done unless the selection's checks fail (a false static conjunct: nothing to do).
-  compiled.line(fmt::format("{} = True", kDoneFlag));
   auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
   std::string cond_tuple;
   for (size_t i = 0; i < conds.size(); ++i) cond_tuple += (i ? ", " : "") + cond_name(i);
@@ -408,7 +406,8 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     for (size_t b = 0; b < returns.size(); ++b) compiled.line(values[b] + " = " + copied(m, returns[b]));
     std::string group = "(";
     for (size_t b = 0; b < values.size(); ++b) group += (b ? ", " : "") + values[b];
-    compiled.line("if _graphmend.selectable(" + cond_tuple + ", " + group + ")):");
+    compiled.line(fmt::format("{} = _graphmend.selectable({}, {}))", kDoneFlag, cond_tuple, group));
+    compiled.line(fmt::format("if {}:", kDoneFlag));
     ++compiled.level;
     compiled.line("return " + selection(values));
   } else {
@@ -541,6 +540,9 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     }
 
     if (static_part) {
+      // A false static conjunct: the original `if` runs, its condition stopping at that
+      // conjunct (no tensor is tested), and takes its `else`, if any.
+      compiled.line(fmt::format("{} = False", kDoneFlag));
       compiled.line("if " + copied(m, static_part) + ":");
       ++compiled.level;
     }
@@ -618,15 +620,12 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     }
     std::string also;
     for (const std::string& check : trace_checks) also += " and " + check;
-    compiled.line("if _graphmend.selectable(" + all_conds + groups + ")" + also + ":");
+    compiled.line(fmt::format("{} = _graphmend.selectable({}{}){}", kDoneFlag, all_conds, groups, also));
+    compiled.line(fmt::format("if {}:", kDoneFlag));
     ++compiled.level;
     for (const std::string& c : checks) compiled.line(c);
     for (const std::string& sel : selections) compiled.line(sel);
   }
-  --compiled.level;
-  compiled.line("else:");
-  ++compiled.level;
-  compiled.line(fmt::format("{} = False", kDoneFlag));  // the original `if` runs after
 
   Fix fix;
   if (aliasing) unsafe_reason = "the selected tensor is a new object, where the original kept or bound an existing one";

@@ -298,7 +298,6 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
 
   CompiledCode compiled;
   const std::string& r = match.receiver;
-  compiled.line(fmt::format("{} = True", kDoneFlag));
   compiled.line("_graphmend_c = " + *lowered);
   // A cache the original fills only on its branch is read when present, else computed without
   // being stored: the selection needs its value on every call (the speculation the fix title states).
@@ -330,14 +329,11 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
       preconditions += fmt::format(" and _graphmend.unmoved({}, {})", copied(m, mv.attribute), copied(m, mv.device));
     }
   }
-  compiled.line("if " + preconditions + ":");
+  compiled.line(fmt::format("{} = {}", kDoneFlag, preconditions));
+  compiled.line(fmt::format("if {}:", kDoneFlag));
   ++compiled.level;
   compiled.line(fmt::format("{}._buffers[\"{}\"] = _graphmend.where(_graphmend_c, {}, {})", r, match.buffer_name,
                             values[0], values[1]));
-  --compiled.level;
-  compiled.line("else:");
-  ++compiled.level;
-  compiled.line(fmt::format("{} = False", kDoneFlag));  // the original `if` runs after
 
   Fix fix;
   fix.applicability = source::Applicability::Unsafe;

@@ -116,6 +116,22 @@ class LaterMutation(nn.Module):
         return x + 1
 
 
+class LongMessages(nn.Module):
+    """Messages too long for one line of the site helper, which graphmend cuts at spaces into
+    adjacent literals: escapes, a raw string's backslashes, doubled braces (a piece without a
+    field loses its `f`) and fields with format specs must come out the same."""
+
+    def forward(self, x):
+        n = x.shape[0]
+        if (x < -10).any():
+            raise ValueError(f"the input of {n} rows has a negative value \t \"quoted\" {{not a field}} and a tail that runs on {n:>4} times")
+        if (x < -5).any():
+            raise ValueError(r"a raw message with back\slashes \d+ \w+ and more text after them to pass the eighty-eight columns")
+        if (x < 0).any():
+            raise ValueError(f"{{braces}} first, then a field {n!r} and a format {n * 1.5:.3f} in a message long enough to be cut")
+        return x + 1
+
+
 class GradMessageGuard(nn.Module):
     """A message tensor that requires grad (its text shows `grad_fn=`), so the check cannot carry
     it: the test runs where the guard was, as the original does (a graph break, never a
@@ -156,6 +172,8 @@ def cases():
         ("tensor message, multi-element", DiscriminantGuard(),
          [(torch.tensor([3.0, 2.0]), torch.tensor([1.0, 1.0]))],
          [(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))]),
+        ("long messages, cut in the helper", LongMessages(), [(torch.tensor([1.0, 2.0]),)],
+         [(torch.tensor([1.0, v]),) for v in (-20.0, -7.0, -1.0)]),
     ]
 
 

@@ -90,6 +90,19 @@ class Fp16Guard(nn.Module):
         return h
 
 
+class StaticConjunctElse(nn.Module):
+    """A static conjunct and an `else`: where the conjunct is false (float32) the `else` runs,
+    compiled as in eager."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if h.dtype == torch.float16 and (h > 0).all():
+            y = h + 1
+        else:
+            y = h - 1
+        return y
+
+
 class NotOr(nn.Module):
     def forward(self, x: torch.Tensor):
         h = x - 1
@@ -252,6 +265,8 @@ def cases():
         ("fp16 overflow guard", Fp16Guard(),
          [(t([1.0, float("inf")], dtype=h16),), (t([1.0, 2.0], dtype=h16),), (t([float("nan"), 2.0], dtype=h16),),
           (t([float("-inf"), 2.0], dtype=h16),), (t([1.0, float("inf")]),)]),
+        ("a static conjunct with an else", StaticConjunctElse(),
+         [(t([1.0, 2.0], dtype=h16),), (t([-1.0, 2.0], dtype=h16),), (t([1.0, 2.0]),)]),
         ("not / or lowered", NotOr(), [(t([0.0, 0.5]),), (t([3.0, 2.0]),), (t([-9.0, 2.0]),)]),
         ("torch.equal", EqualCondition(),
          [(t([1.0, 2.0]), t([1.0, 2.0])), (t([1.0, 2.0]), t([1.0, 3.0])), (t([float("nan")]), t([float("nan")]))]),
