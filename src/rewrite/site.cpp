@@ -328,41 +328,30 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
                          std::string_view newline) {
   const auto plain = [&] { return std::string(indent) + std::string(line); };
   if (indent.size() + line.size() <= kMaxGeneratedLine) return plain();
+  // `head (`, then one `and` operand a line (each wrapped in turn, as black does), then `close`;
+  // nothing when `expr` is not an `and` chain.
+  const auto operand_lines = [&](std::string_view head, std::string_view expr,
+                                 std::string_view close) -> std::optional<std::string> {
+    const std::vector<std::string_view> operands = top_level_split(expr, " and ");
+    if (operands.size() < 2) return std::nullopt;
+    std::string out = std::string(indent) + std::string(head) + "(";
+    for (size_t i = 0; i < operands.size(); ++i) {
+      out += newline;
+      out += wrapped_line((i ? "and " : "") + std::string(operands[i]), std::string(indent) + std::string(unit), unit,
+                          newline);
+    }
+    return out + std::string(newline) + std::string(indent) + std::string(close);
+  };
   // `if a and b:` becomes `if (`, one operand per line, `):`.
   if (line.starts_with("if ") && line.ends_with(":")) {
-    const std::vector<std::string_view> operands = top_level_split(line.substr(3, line.size() - 4), " and ");
-    if (operands.size() > 1) {
-      std::string out = std::string(indent) + "if (";
-      for (size_t i = 0; i < operands.size(); ++i) {
-        out += newline;
-        // An operand still too long is wrapped in turn, as black does.
-        out += wrapped_line((i ? "and " : "") + std::string(operands[i]), std::string(indent) + std::string(unit), unit,
-                            newline);
-      }
-      out += newline;
-      out += indent;
-      out += "):";
-      return out;
-    }
+    if (auto out = operand_lines("if ", line.substr(3, line.size() - 4), "):")) return *out;
   }
   // `name = a and b` (a flag graphmend sets) becomes `name = (`, one operand per line, `)`.
-  if (const size_t eq = line.find(" = "); eq != std::string_view::npos && eq > 0 &&
-                                          std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(eq), [](char c) {
-                                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                                          })) {
-    const std::vector<std::string_view> operands = top_level_split(line.substr(eq + 3), " and ");
-    if (operands.size() > 1) {
-      std::string out = std::string(indent) + std::string(line.substr(0, eq)) + " = (";
-      for (size_t i = 0; i < operands.size(); ++i) {
-        out += newline;
-        out += wrapped_line((i ? "and " : "") + std::string(operands[i]), std::string(indent) + std::string(unit), unit,
-                            newline);
-      }
-      out += newline;
-      out += indent;
-      out += ")";
-      return out;
-    }
+  const size_t eq = line.find(" = ");
+  if (eq != std::string_view::npos && eq > 0 &&
+      std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(eq),
+                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; })) {
+    if (auto out = operand_lines(line.substr(0, eq + 3), line.substr(eq + 3), ")")) return *out;
   }
   // An argument of a call split one per line ends in `),`: its own call splits the same way.
   const std::string_view tail = line.ends_with("):")   ? "):"
