@@ -230,7 +230,7 @@ def write_section(r: dict) -> None:
         f"{fp['files_changed']} files and {fp['runtime_files']} runtime file ({fp['runtime_file_lines']} lines); "
         f"+{fp['lines_added']} / -{fp['lines_removed']} lines, so "
         f"{fp['net_lines_per_fix_excluding_runtime_file']} net lines per fix beyond the runtime file [<= 6] "
-        f"(the original statement moves one level in: those lines count once as removed and once as added). "
+        f"([Defer] and [Dense] move the original statement one level in, and those lines count once as removed and once as added; [Where] and [Trap] leave it in place and change only its `if` to `elif`). "
         f"New ruff findings (E,F,W,I, default settings) in patched files, by code: "
         f"{fp['new_ruff_findings_in_patched_files'] or 'none'} (E501-moved: an original line that the rewrite "
         f"moved one level in now passes 88 columns; E501: a line graphmend wrote). Counted per file and code "
