@@ -577,6 +577,32 @@ std::string gate_header(std::string_view guard, std::string_view indent, std::st
   return out + fmt::format("{}{}):", newline, indent);
 }
 
+// Where generated code goes around a statement of a block: its indentation, the file's line
+// break, one indentation step as the block spells it, and the indentation one step in.
+struct StatementLayout {
+  std::string_view indent;
+  bool starts_line = false;  // nothing but indentation before the statement on its line
+  std::string newline;
+  std::string unit;
+  std::string inner;
+};
+
+StatementLayout layout_of(const ir::Module& m, ir::Node stmt) {
+  const std::string_view text = m.text();
+  StatementLayout l;
+  l.indent = source::indentation_at(text, stmt.start());
+  const uint32_t line_start = stmt.start() - static_cast<uint32_t>(l.indent.size());
+  l.starts_line = line_start == 0 || text[line_start - 1] == '\n' || text[line_start - 1] == '\r';
+  l.newline = std::string(source::newline_text(m.file().newline));
+  const ir::Node block = stmt.parent();
+  const std::string_view header_indent = block ? source::indentation_at(text, block.parent().start()) : "";
+  l.unit = l.indent.starts_with(header_indent) && l.indent.size() > header_indent.size()
+               ? std::string(l.indent.substr(header_indent.size()))
+               : std::string("    ");
+  l.inner = std::string(l.indent) + l.unit;
+  return l;
+}
+
 }  // namespace
 
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
@@ -589,26 +615,22 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir
   const std::string_view text = m.text();
   const ir::Node stmt = first;
   ir::Node block = stmt.parent();
-  const std::string_view indent = source::indentation_at(text, stmt.start());
-  const uint32_t line_start = stmt.start() - static_cast<uint32_t>(indent.size());
-  const bool starts_line = line_start == 0 || text[line_start - 1] == '\n' || text[line_start - 1] == '\r';
+  const StatementLayout layout = layout_of(m, stmt);
+  const std::string_view indent = layout.indent;
   uint32_t after = last.end();
   while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
   if (after < text.size() && text[after] == '#') {
     while (after < text.size() && text[after] != '\n' && text[after] != '\r') ++after;
   }
   const bool ends_line = after == text.size() || text[after] == '\n' || text[after] == '\r';
-  if (!block.is(kind::block) || last.parent() != block || !starts_line || !ends_line) {
+  if (!block.is(kind::block) || last.parent() != block || !layout.starts_line || !ends_line) {
     return Declined{decline<DeclineCode::SharesLine>()};
   }
   if (auto taken = runtime_unavailable(m)) return taken;
 
-  const std::string newline(source::newline_text(m.file().newline));
-  const std::string_view header_indent = source::indentation_at(text, block.parent().start());
-  const std::string unit = indent.starts_with(header_indent) && indent.size() > header_indent.size()
-                               ? std::string(indent.substr(header_indent.size()))
-                               : std::string("    ");
-  const std::string inner = std::string(indent) + unit;
+  const std::string& newline = layout.newline;
+  const std::string& unit = layout.unit;
+  const std::string& inner = layout.inner;
   fix.edits.push_back(source::Edit::insertion(stmt.start(), gate_header(guard, indent, inner, newline) + newline + inner));
   // The statement's other lines move in with it, except lines inside a multi-line string, whose
   // bytes are the string's value.
@@ -635,22 +657,12 @@ namespace {
 // head's last text, "el", turns into `elif`: the statement's own lines stay where they are.
 template <typename Head>
 std::optional<Declined> insert_before_if(const ir::Module& m, ir::Node if_statement, source::Fix& fix, Head&& head) {
-  const std::string_view text = m.text();
-  const ir::Node block = if_statement.parent();
-  const std::string_view indent = source::indentation_at(text, if_statement.start());
-  const uint32_t line_start = if_statement.start() - static_cast<uint32_t>(indent.size());
-  const bool starts_line = line_start == 0 || text[line_start - 1] == '\n' || text[line_start - 1] == '\r';
-  if (!if_statement.is(kind::if_statement) || !block.is(kind::block) || !starts_line) {
+  const StatementLayout l = layout_of(m, if_statement);
+  if (!if_statement.is(kind::if_statement) || !if_statement.parent().is(kind::block) || !l.starts_line) {
     return Declined{decline<DeclineCode::SharesLine>()};
   }
   if (auto taken = runtime_unavailable(m)) return taken;
-  const std::string newline(source::newline_text(m.file().newline));
-  const std::string_view header_indent = source::indentation_at(text, block.parent().start());
-  const std::string unit = indent.starts_with(header_indent) && indent.size() > header_indent.size()
-                               ? std::string(indent.substr(header_indent.size()))
-                               : std::string("    ");
-  const std::string inner = std::string(indent) + unit;
-  fix.edits.push_back(source::Edit::insertion(if_statement.start(), head(indent, inner, unit, newline) + "el"));
+  fix.edits.push_back(source::Edit::insertion(if_statement.start(), head(l.indent, l.inner, l.unit, l.newline) + "el"));
   return std::nullopt;
 }
 
@@ -735,26 +747,19 @@ std::optional<LiteralCuts> literal_cuts(std::string_view line, size_t at) {
 std::string literal_piece(std::string_view prefix, char quote, std::string_view body) {
   std::string p(prefix);
   std::string b(body);
-  if (p.find_first_of("fF") != std::string::npos && b.find('{') == std::string::npos &&
-      b.find('}') == std::string::npos) {
-    // no brace at all: nothing to unescape
-    p.erase(std::remove_if(p.begin(), p.end(), [](char c) { return c == 'f' || c == 'F'; }), p.end());
-  } else if (p.find_first_of("fF") != std::string::npos) {
+  if (p.find_first_of("fF") != std::string::npos) {
     bool field = false;
+    std::string single;  // the body with each doubled brace single
     for (size_t i = 0; i < b.size(); ++i) {
+      single += b[i];
       if ((b[i] == '{' || b[i] == '}') && i + 1 < b.size() && b[i + 1] == b[i]) {
         ++i;
-        continue;
+      } else if (b[i] == '{') {
+        field = true;
       }
-      if (b[i] == '{') field = true;
     }
     if (!field) {
       p.erase(std::remove_if(p.begin(), p.end(), [](char c) { return c == 'f' || c == 'F'; }), p.end());
-      std::string single;
-      for (size_t i = 0; i < b.size(); ++i) {
-        single += b[i];
-        if ((b[i] == '{' || b[i] == '}') && i + 1 < b.size() && b[i + 1] == b[i]) ++i;
-      }
       b = std::move(single);
     }
   }

@@ -62,11 +62,17 @@ def changed_lines(before: str, after: str):
     return out
 
 
+def package_module(root, text):
+    """pkg/model.py holding `text`, in a package (so the runtime is a file of its own)."""
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    model = root / "pkg" / "model.py"
+    model.write_text(text)
+    return model
+
+
 def test_a_rewritten_if_keeps_its_lines_and_only_its_keyword_changes(gm, tmp_path):
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    model = tmp_path / "pkg" / "model.py"
-    model.write_text(SITES)
+    model = package_module(tmp_path, SITES)
     r = gm("fix", "pkg", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "applied 3 fixes" in r.stdout, r.stdout  # the chain's two arms and the guard
@@ -88,10 +94,7 @@ def test_a_rewritten_if_keeps_its_lines_and_only_its_keyword_changes(gm, tmp_pat
 
 
 def test_a_module_patched_in_the_earlier_form_is_left_as_it_is(gm, tmp_path):
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    model = tmp_path / "pkg" / "model.py"
-    model.write_text(EARLIER_FORM)
+    model = package_module(tmp_path, EARLIER_FORM)
     check = gm("check", "pkg", cwd=tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "no graph-break sites" in check.stdout

@@ -144,7 +144,7 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir
 //     elif <the original condition>:
 //         <the original arms, untouched>
 std::optional<Declined> select_before_if(const ir::Module& m, ir::Node if_statement, std::string_view compiled_code,
-                                         source::Fix& fix, std::string_view guard = "not _graphmend.compiling()");
+                                         source::Fix& fix, std::string_view guard);
 // The flag select_before_if's compiled code sets.
 inline constexpr std::string_view kDoneFlag = "_graphmend_done";
 // For an `if` that `compiled_code` always replaces under torch.compile (a guard checked in the
