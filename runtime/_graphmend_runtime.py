@@ -16,7 +16,7 @@ import os
 import sys
 import types
 
-RUNTIME_VERSION = "11"
+RUNTIME_VERSION = "12"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -588,24 +588,48 @@ def _module_type(module):
     return type(module)
 
 
-def allocating_module(module, name):
-    """True when calling `module` returns a new tensor (static under Dynamo).
-
-    It is an instance of exactly torch.nn.<name>, one of _ALLOCATING_MODULES, and no
-    forward hook, of the module or global, can replace what its forward returns.
-    graphmend checks this before it selects (torch.where) in place of a value such a
-    call made: then nothing else can hold the tensor the selection replaces."""
-    if name not in _ALLOCATING_MODULES:
-        return False
-    if _module_type(module) is not getattr(torch.nn, name):
-        return False
+def _unhooked(module):
+    """True when no hook, of `module` or global, can replace what its forward returns or
+    wrap it (backward hooks do, on the way out)."""
     hooks = torch.nn.modules.module
     return not (
         module._forward_hooks
         or module._forward_pre_hooks
+        or module._backward_hooks
+        or module._backward_pre_hooks
         or hooks._global_forward_hooks
         or hooks._global_forward_pre_hooks
+        or hooks._global_backward_hooks
+        or hooks._global_backward_pre_hooks
     )
+
+
+def allocating_module(module, name):
+    """True when calling `module` returns a new tensor (static under Dynamo).
+
+    It is an instance of exactly torch.nn.<name>, one of _ALLOCATING_MODULES, without a
+    hook that could change its result (_unhooked). graphmend checks this before it
+    selects (torch.where) in place of a value such a call made: then nothing else can
+    hold the tensor the selection replaces."""
+    if name not in _ALLOCATING_MODULES:
+        return False
+    return _module_type(module) is getattr(torch.nn, name) and _unhooked(module)
+
+
+def user_module(module, cls):
+    """True when calling `module` runs `cls.forward` and returns what it returns (static
+    under Dynamo).
+
+    `module` is an instance of exactly `cls`, an nn.Module class whose call is
+    nn.Module's; its instance does not replace `forward`; and no hook can change the
+    result (_unhooked). graphmend checks this before it selects in place of a value such
+    a call made, having proved from the source of `cls.forward` that it returns new
+    storage nothing else holds."""
+    if _module_type(module) is not cls or not isinstance(module, torch.nn.Module):
+        return False
+    if cls.__call__ is not torch.nn.Module.__call__ or "forward" in module.__dict__:
+        return False
+    return _unhooked(module)
 
 
 def where(cond, a, b):
@@ -715,6 +739,7 @@ _PUBLIC = (
     "assert_async",
     "selectable",
     "allocating_module",
+    "user_module",
     "plain_tensors",
     "where",
     "buffer_slot",

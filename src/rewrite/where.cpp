@@ -526,7 +526,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       }
       if (auto* kept = std::get_if<KeptValueProof>(&proof)) {
         for (const ModuleCheck& c : kept->modules) {
-          const std::string check = fmt::format("_graphmend.allocating_module({}, \"{}\")", c.module, c.cls);
+          const std::string check = module_check_call(c);
           if (std::find(trace_checks.begin(), trace_checks.end(), check) == trace_checks.end()) trace_checks.push_back(check);
         }
       } else if (!unsafe_reason) {

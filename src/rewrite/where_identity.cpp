@@ -8,8 +8,10 @@
 #include <tuple>
 
 #include "graphmend/analysis/api_facts.h"
+#include "graphmend/analysis/call_evidence.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/rewrite/site.h"
+#include "graphmend/rewrite/where_parts.h"
 
 namespace graphmend::rewrite {
 namespace {
@@ -22,6 +24,8 @@ constexpr int kMaxDepth = 16;
 // it and the end of the `if`: each site costs a bounded amount, so n sites cost O(n), not O(n^2).
 constexpr int kMaxStatementsBack = 64;
 constexpr int kMaxNodesScanned = 8192;
+// A proof follows calls into the `forward` of at most this many modules of the user's own classes.
+constexpr int kMaxUserModules = 8;
 
 // torch.nn classes whose forward returns new storage (runtime: _ALLOCATING_MODULES).
 constexpr std::array<std::string_view, 8> kAllocatingModules = {"LayerNorm", "Linear",    "Conv1d",    "Conv2d",
@@ -68,21 +72,21 @@ bool numeric_literal(ir::Node e) {
   return e.is(kind::integer) || e.is(kind::float_);
 }
 
-// `self.norm` in a method of a class whose `__init__` assigns `self.norm = torch.nn.K(...)` once
-// and nothing else to `self.norm`: K, when it is an allocating module class. The runtime checks
-// the class again where it matters (the module may have been replaced since).
-std::optional<std::string> module_class(const ir::Module& m, const ir::Function& fn, ir::Node callee) {
+// The value a method's class assigns to `self.<attr>` in `__init__`, for the callee `self.<attr>`,
+// when `__init__` assigns it exactly once; null otherwise. It names the class the selection's
+// runtime check expects there (the attribute may have been replaced since: the check finds out).
+ir::Node sole_init_value(const ir::Module& m, const ir::Function& fn, ir::Node callee) {
   callee = ir::unparenthesize(callee);
-  if (!callee.is(kind::attribute) || fn.klass < 0 || fn.params.empty()) return std::nullopt;
+  if (!callee.is(kind::attribute) || fn.klass < 0 || fn.params.empty()) return {};
   ir::Node receiver = ir::unparenthesize(callee.field("object"));
-  if (!receiver.is(kind::identifier) || m.text(receiver) != fn.params[0].name) return std::nullopt;
+  if (!receiver.is(kind::identifier) || m.text(receiver) != fn.params[0].name) return {};
   const std::string_view attr = m.text(callee.field("attribute"));
   const ir::Class& cls = m.classes[static_cast<size_t>(fn.klass)];
   const auto init = cls.methods.find("__init__");
-  if (init == cls.methods.end()) return std::nullopt;
+  if (init == cls.methods.end()) return {};
   const ir::Function& ctor = m.functions[static_cast<size_t>(init->second)];
-  if (ctor.params.empty()) return std::nullopt;
-  std::optional<std::string> found;
+  if (ctor.params.empty()) return {};
+  ir::Node found;
   bool ambiguous = false;
   analysis::walk_body(ctor, [&](ir::Node n) {
     if (!n.is(kind::assignment)) return true;
@@ -90,34 +94,106 @@ std::optional<std::string> module_class(const ir::Module& m, const ir::Function&
     if (!left.is(kind::attribute) || m.text(left.field("attribute")) != attr) return true;
     ir::Node owner = ir::unparenthesize(left.field("object"));
     if (!owner.is(kind::identifier) || m.text(owner) != ctor.params[0].name) return true;
-    ir::Node right = ir::unparenthesize(n.field("right"));
-    const auto q = right.is(kind::call) ? m.qualified_name(right.field("function")) : std::nullopt;
-    if (found || !q || !q->starts_with("torch.nn.")) {
-      ambiguous = true;
-    } else {
-      found = q->substr(9);
-    }
+    ambiguous |= bool(found);
+    found = ir::unparenthesize(n.field("right"));
     return true;
   });
-  if (ambiguous || !found) return std::nullopt;
+  return ambiguous ? ir::Node{} : found;
+}
+
+// `self.norm` in a method of a class whose `__init__` assigns `self.norm = torch.nn.K(...)` once
+// and nothing else to `self.norm`: K, when it is an allocating module class. The runtime checks
+// the class again where it matters (the module may have been replaced since).
+std::optional<std::string> module_class(const ir::Module& m, const ir::Function& fn, ir::Node callee) {
+  ir::Node value = sole_init_value(m, fn, callee);
+  const auto q = value.is(kind::call) ? m.qualified_name(value.field("function")) : std::nullopt;
+  if (!q || !q->starts_with("torch.nn.")) return std::nullopt;
+  const std::string_view cls = std::string_view(*q).substr(9);
   for (std::string_view k : kAllocatingModules) {
-    if (*found == k) return found;
+    if (cls == k) return std::string(cls);
   }
   return std::nullopt;
+}
+
+// A module of the user's own class: `self.<attr>`, which `__init__` assigns `Cls(...)` once, where
+// `Cls` is a name of this module's own scope, bound once (a class definition or an import), to a
+// class of the analysed files that defines `forward` itself. The runtime check names `Cls` from the
+// method, so the method must see the same binding.
+struct UserModule {
+  analysis::ClassRef cls;
+  std::string name;
+};
+
+std::optional<UserModule> user_module_class(const analysis::FileContext& ctx, const ir::Function& fn,
+                                            ir::Node callee) {
+  const ir::Module& m = ctx.module;
+  ir::Node value = sole_init_value(m, fn, callee);
+  if (!value.is(kind::call)) return std::nullopt;
+  ir::Node ctor = ir::unparenthesize(value.field("function"));
+  if (!ctor.is(kind::identifier)) return std::nullopt;
+  const int symbol = m.lookup_at(ctor);
+  if (symbol < 0 || m.lookup(fn.scope, m.text(ctor)) != symbol) return std::nullopt;
+  const ir::Symbol& sym = m.symbols[static_cast<size_t>(symbol)];
+  if (m.scopes[static_cast<size_t>(sym.scope)].kind != ir::ScopeKind::Module || sym.bindings.size() != 1) {
+    return std::nullopt;
+  }
+  const ir::BindingKind bound = m.bindings[static_cast<size_t>(sym.bindings[0])].kind;
+  if (bound != ir::BindingKind::ClassDef && bound != ir::BindingKind::Import) return std::nullopt;
+  const auto cls = ctx.project.class_of_expr(m, ctor);
+  if (!cls) return std::nullopt;
+  // `def forward` in the class body, and nothing else there binding the name.
+  const ir::Module& cm = *cls->module;
+  const ir::Class& k = cm.classes[static_cast<size_t>(cls->klass)];
+  const ir::Scope& body = cm.scopes[static_cast<size_t>(k.scope)];
+  const auto forward = body.symbols.find("forward");
+  if (!k.methods.contains("forward") || forward == body.symbols.end() ||
+      cm.symbols[static_cast<size_t>(forward->second)].bindings.size() != 1) {
+    return std::nullopt;
+  }
+  return UserModule{*cls, std::string(m.text(ctor))};
+}
+
+// What a proof carries beyond the type oracle: how many more user modules it may follow (shared
+// by every frame it enters), and, in the forward of one it follows, which parameters that call
+// passes a tensor (by the caller's types: `forward(self, x)` need not annotate `x`).
+struct Follow {
+  int* user_modules_left;
+  std::vector<bool> tensor_params;  // by index into the function's params
+};
+
+std::optional<std::string> forward_not_new_storage(const analysis::FileContext& ctx, const Follow& follow,
+                                                   ir::Node call, const UserModule& user, int depth);
+
+// True when `o` names a parameter of `fn` that no assignment has replaced where `o` reads it, and
+// the call being followed passes that parameter a tensor.
+bool passed_tensor(const ir::Module& m, const ir::Function& fn, ir::Node o, const Follow& follow) {
+  if (follow.tensor_params.empty() || !o.is(kind::identifier)) return false;
+  const auto reaching = m.ordered_reaching_bindings(o);
+  if (!reaching || reaching->empty()) return false;
+  for (int b : *reaching) {
+    if (m.bindings[static_cast<size_t>(b)].kind != ir::BindingKind::Parameter) return false;
+  }
+  for (size_t i = 0; i < fn.params.size() && i < follow.tensor_params.size(); ++i) {
+    if (fn.params[i].name == m.text(o)) return follow.tensor_params[i];
+  }
+  return false;
 }
 
 // Why `e` may not evaluate to new storage, or nullopt when it does (with the modules that proof
 // needs checked at trace time added to `checks`).
 std::optional<std::string> not_new_storage(const analysis::FileContext& ctx, const ir::Function& fn, ir::Node e,
-                                           std::vector<ModuleCheck>& checks, int depth) {
+                                           std::vector<ModuleCheck>& checks, int depth, const Follow& follow) {
   const ir::Module& m = ctx.module;
   e = ir::unparenthesize(e);
   if (depth > kMaxDepth) return fmt::format("`{}` nests too deeply to follow", snippet(m, e));
   // An operand of a tensor operator: a number, a tensor, or new storage itself.
   auto operand = [&](ir::Node o) -> std::optional<std::string> {
     o = ir::unparenthesize(o);
-    if (numeric_literal(o) || ctx.types.type_of(m, o).kind == analysis::ValueKind::Tensor) return std::nullopt;
-    if (!not_new_storage(ctx, fn, o, checks, depth + 1)) return std::nullopt;
+    if (numeric_literal(o) || ctx.types.type_of(m, o).kind == analysis::ValueKind::Tensor ||
+        passed_tensor(m, fn, o, follow)) {
+      return std::nullopt;
+    }
+    if (!not_new_storage(ctx, fn, o, checks, depth + 1, follow)) return std::nullopt;
     return fmt::format("`{}` is not known to be a tensor", snippet(m, o));
   };
   if (e.is(kind::binary_operator)) {
@@ -143,6 +219,15 @@ std::optional<std::string> not_new_storage(const analysis::FileContext& ctx, con
     }
     if (auto cls = module_class(m, fn, callee)) {
       add_check(checks, {std::string(m.text(callee)), *cls});
+      return std::nullopt;
+    }
+    if (auto user = user_module_class(ctx, fn, callee)) {
+      if (*follow.user_modules_left <= 0) {
+        return fmt::format("`{}` is one module call too many to follow", snippet(m, callee));
+      }
+      --*follow.user_modules_left;
+      if (auto why = forward_not_new_storage(ctx, follow, e, *user, depth + 1)) return why;
+      add_check(checks, {std::string(m.text(callee)), user->name, true});
       return std::nullopt;
     }
     return fmt::format("`{}` is not known to return a new tensor", snippet(m, callee));
@@ -201,15 +286,20 @@ bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Nod
   return false;
 }
 
-}  // namespace
-
-std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
-                                                                         const ir::Function& fn, bool inspects_frame,
-                                                                         ir::Node if_statement, std::string_view name,
-                                                                         ir::Node* kept_value) {
+// The proof of prove_kept_value_unobservable, anchored at `if_statement`, or at a `return` of the
+// name itself (a user module's forward: the object then leaves the frame by that one reference).
+// `kept` begins each reason.
+std::variant<KeptValueProof, std::string> prove_held_only_by_name(const analysis::FileContext& ctx,
+                                                                  const ir::Function& fn, bool inspects_frame,
+                                                                  ir::Node if_statement, std::string_view name,
+                                                                  const std::string& kept, ir::Node* kept_value,
+                                                                  int depth, const Follow& follow) {
   const ir::Module& m = ctx.module;
   if (kept_value) *kept_value = ir::Node{};
-  const std::string kept = fmt::format("the selected tensor is a new object, where the original keeps `{}`", name);
+  // `return name`: that occurrence hands the object to the caller and is the only one it keeps.
+  const ir::Node returned = if_statement.is(kind::return_statement) && if_statement.named_child_count() == 1
+                                ? ir::unparenthesize(if_statement.named_child(0))
+                                : ir::Node{};
   // 1. The definition of `name` that reaches the `if`: the last `name = value` among the statements
   // that dominate it (earlier statements of its block, then of each enclosing `if` block).
   ir::Node definition;
@@ -249,7 +339,9 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
   }
   // 2. That value is new storage, made here.
   KeptValueProof proof;
-  if (auto why = not_new_storage(ctx, fn, value, proof.modules, 0)) return fmt::format("{} ({})", kept, *why);
+  if (auto why = not_new_storage(ctx, fn, value, proof.modules, depth, follow)) {
+    return fmt::format("{} ({})", kept, *why);
+  }
   // 3. Nothing held it but the name: every occurrence of the name from its definition to the end
   // of the `if` reads it (a branch may rebind it), and nothing reaches the frame's locals.
   if (inspects_frame) return fmt::format("{}; the function inspects its own frame", kept);
@@ -265,7 +357,7 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
   }
   for (uint32_t i = definition.index(); i < last && !escape; ++i) {
     const ir::Node n(if_statement.tree_data(), i);
-    if (n.end() <= from || !n.is(kind::identifier) || m.text(n) != name) continue;
+    if (n.end() <= from || !n.is(kind::identifier) || m.text(n) != name || n == returned) continue;
     ir::Node parent = n.parent();
     const bool rebinding = parent && parent.is(kind::assignment) && parent.field("left") == n &&
                            parent.start() > if_statement.start();
@@ -273,7 +365,7 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
     const bool binding = parent && parent.is(kind::assignment) && parent.field("left") == n;
     if (binding && parent.parent().is(kind::expression_statement) && !parent.field("type") &&
         !parent.field("right").is(kind::assignment) &&
-        !not_new_storage(ctx, fn, parent.field("right"), proof.modules, 0)) {
+        !not_new_storage(ctx, fn, parent.field("right"), proof.modules, depth, follow)) {
       continue;  // another definition on some path, new storage too
     }
     if (binding) {
@@ -308,6 +400,88 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
     }
   }
   return proof;
+}
+
+// Why a call of a module of the user's class, running that class's own `forward` (the runtime
+// check sees to that), may not return new storage that nothing else holds; nullopt when every
+// `return` of forward returns such storage: an allocating expression, or a name defined by one that
+// only ever read it. A reason names what forward returns.
+std::optional<std::string> forward_not_new_storage(const analysis::FileContext& ctx, const Follow& follow,
+                                                   ir::Node call, const UserModule& user, int depth) {
+  const ir::Module& cm = *user.cls.module;
+  const ir::Class& cls = cm.classes[static_cast<size_t>(user.cls.klass)];
+  const int forward_index = cls.methods.at("forward");
+  const ir::Function& forward = cm.functions[static_cast<size_t>(forward_index)];
+  const std::string owner = fmt::format("`{}.forward`", cls.name);
+  if (depth > kMaxDepth) return fmt::format("{} nests too deeply to follow", owner);
+  if (!forward.decorators.empty()) return fmt::format("{} is decorated", owner);
+  if (forward.node.child(0).type() == "async") return fmt::format("{} is a coroutine", owner);
+  const analysis::FileContext callee{cm, ctx.project, ctx.regions, ctx.types, ctx.options};
+  // The caller's `ctx.module` function holding `call` is the one `follow` describes.
+  Follow inner_follow{follow.user_modules_left, std::vector<bool>(forward.params.size(), false)};
+  const int caller_fn = ctx.module.function_of(call);
+  analysis::for_each_argument(ctx.module, call, analysis::FunctionRef{&cm, forward_index}, true, [&](int p, ir::Node arg) {
+    arg = ir::unparenthesize(arg);
+    const bool tensor = ctx.types.type_of(ctx.module, arg).kind == analysis::ValueKind::Tensor ||
+                        (caller_fn >= 0 && passed_tensor(ctx.module, ctx.module.functions[static_cast<size_t>(caller_fn)],
+                                                         arg, follow));
+    if (p >= 0 && static_cast<size_t>(p) < inner_follow.tensor_params.size()) inner_follow.tensor_params[static_cast<size_t>(p)] = tensor;
+  });
+  std::vector<ir::Node> returns;
+  bool yields = false;
+  bool inspects_frame = false;
+  int nodes = 0;
+  analysis::walk_body(forward, [&](ir::Node n) {
+    ++nodes;
+    if (n.is(kind::yield)) {
+      yields = true;
+    } else if (n.is(kind::return_statement)) {
+      returns.push_back(n);
+    } else if (n.is(kind::call) && !inspects_frame) {
+      const auto q = cm.qualified_name(n.field("function"));
+      inspects_frame = q && reads_frame(*q);
+    }
+    return nodes <= kMaxNodesScanned;
+  });
+  if (nodes > kMaxNodesScanned) return fmt::format("{} is too long to follow", owner);
+  if (yields) return fmt::format("{} is a generator", owner);
+  if (returns.empty()) return fmt::format("{} returns None", owner);
+  for (ir::Node r : returns) {
+    if (r.named_child_count() != 1) return fmt::format("{} has `{}`", owner, snippet(cm, r));
+    ir::Node value = ir::unparenthesize(r.named_child(0));
+    std::vector<ModuleCheck> inner;
+    if (value.is(kind::identifier)) {
+      const std::string kept = fmt::format("{} returns `{}`", owner, cm.text(value));
+      auto proof = prove_held_only_by_name(callee, forward, inspects_frame, r, cm.text(value), kept, nullptr, depth,
+                                           inner_follow);
+      if (auto* why = std::get_if<std::string>(&proof)) return *why;
+      inner = std::get<KeptValueProof>(proof).modules;
+    } else if (auto why = not_new_storage(callee, forward, value, inner, depth, inner_follow)) {
+      return fmt::format("{} returns `{}` ({})", owner, snippet(cm, value), *why);
+    }
+    // A check of forward's own submodules would run in the caller, after forward; not attempted.
+    if (!inner.empty()) {
+      return fmt::format("{} returns `{}`, which relies on checking `{}`", owner, snippet(cm, value), inner[0].module);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string module_check_call(const ModuleCheck& check) {
+  return check.user_class ? fmt::format("_graphmend.user_module({}, {})", check.module, check.cls)
+                          : fmt::format("_graphmend.allocating_module({}, \"{}\")", check.module, check.cls);
+}
+
+std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
+                                                                         const ir::Function& fn, bool inspects_frame,
+                                                                         ir::Node if_statement, std::string_view name,
+                                                                         ir::Node* kept_value) {
+  const std::string kept = fmt::format("the selected tensor is a new object, where the original keeps `{}`", name);
+  int user_modules_left = kMaxUserModules;
+  return prove_held_only_by_name(ctx, fn, inspects_frame, if_statement, name, kept, kept_value, 0,
+                                 Follow{&user_modules_left, {}});
 }
 
 }  // namespace graphmend::rewrite

@@ -240,6 +240,11 @@ bool FunctionIndex::read_after(const Facts& f, int function, ir::Node statement,
   return false;
 }
 
+bool reads_frame(std::string_view qualified) {
+  return qualified == "locals" || qualified == "vars" || qualified == "eval" || qualified == "exec" ||
+         qualified == "sys._getframe" || qualified == "inspect.currentframe";
+}
+
 const FunctionIndex::Facts& FunctionIndex::facts(int function) {
   auto [it, fresh] = by_function_.try_emplace(function);
   if (!fresh) return it->second;
@@ -257,8 +262,7 @@ const FunctionIndex::Facts& FunctionIndex::facts(int function) {
       f.occurrences[std::move(name)].push_back(n);  // the walk visits them in source order
     } else if (n.is(kind::call) && !f.inspects_frame) {
       const auto q = m.qualified_name(n.field("function"));
-      f.inspects_frame = q && (*q == "locals" || *q == "vars" || *q == "eval" || *q == "exec" ||
-                               *q == "sys._getframe" || *q == "inspect.currentframe");
+      f.inspects_frame = q && reads_frame(*q);
     }
     return true;
   });

@@ -26,6 +26,7 @@ RELEASED = {
     "9": "6f4342d74587b5c6e8574b77ed2f2a0cd2cbc292bee9bfc19f1c3c243f6dcad8",
     "10": "e87b455ffdf29e02fdafd3ca398d0557d0fa272ad96f5abe032f14517290fc46",
     "11": "dad33bc69763cf32ada5e2e8eece388f7e19090938cc54d2aaf2f9a7f27f3c20",
+    "12": "ae29bc45c2dce8efba1fd416ef39252918d807e35d1a9d103e4cdc1edd3dabc4",
 }
 
 
@@ -472,16 +473,59 @@ def test_allocating_module_holds_only_for_torch_classes_without_hooks(rt):
         pass
 
     assert not rt.allocating_module(Norm(4), "LayerNorm"), "a subclass may override forward"
-    for register in (norm.register_forward_hook, norm.register_forward_pre_hook):
+    for register in (norm.register_forward_hook, norm.register_forward_pre_hook,
+                     norm.register_full_backward_hook, norm.register_full_backward_pre_hook):
         handle = register(lambda *args: None)
         assert not rt.allocating_module(norm, "LayerNorm")
         handle.remove()
-    for register in (torch.nn.modules.module.register_module_forward_hook,
-                     torch.nn.modules.module.register_module_forward_pre_hook):
+    module_hooks = torch.nn.modules.module
+    for register in (module_hooks.register_module_forward_hook, module_hooks.register_module_forward_pre_hook,
+                     module_hooks.register_module_full_backward_hook,
+                     module_hooks.register_module_full_backward_pre_hook):
         handle = register(lambda *args: None)
         assert not rt.allocating_module(norm, "LayerNorm")
         handle.remove()
     assert rt.allocating_module(norm, "LayerNorm")
+
+
+def test_user_module_holds_only_for_that_exact_class_running_its_own_forward(rt):
+    class Centred(torch.nn.Module):
+        def forward(self, x):
+            return x - x.mean()
+
+    class Sub(Centred):
+        pass
+
+    class CustomCall(Centred):
+        def __call__(self, x):
+            return x
+
+    class NotAModule:
+        def forward(self, x):
+            return x - x.mean()
+
+    norm = Centred()
+    assert rt.user_module(norm, Centred)
+    assert not rt.user_module(norm, Sub), "another class"
+    assert not rt.user_module(Sub(), Centred), "a subclass may override forward"
+    assert not rt.user_module(CustomCall(), CustomCall), "a call that is not nn.Module's"
+    assert not rt.user_module(NotAModule(), NotAModule)
+    own = Centred()
+    own.forward = lambda x: x
+    assert not rt.user_module(own, Centred), "the instance's own forward"
+    for register in (norm.register_forward_hook, norm.register_forward_pre_hook,
+                     norm.register_full_backward_hook, norm.register_full_backward_pre_hook):
+        handle = register(lambda *args: None)
+        assert not rt.user_module(norm, Centred)
+        handle.remove()
+    module_hooks = torch.nn.modules.module
+    for register in (module_hooks.register_module_forward_hook, module_hooks.register_module_forward_pre_hook,
+                     module_hooks.register_module_full_backward_hook,
+                     module_hooks.register_module_full_backward_pre_hook):
+        handle = register(lambda *args: None)
+        assert not rt.user_module(norm, Centred)
+        handle.remove()
+    assert rt.user_module(norm, Centred)
 
 
 def test_plain_tensors_accepts_only_plain_tensors(rt):

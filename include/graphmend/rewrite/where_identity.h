@@ -16,12 +16,18 @@
 namespace graphmend::rewrite {
 
 // A module the selection must check at trace time (static under Dynamo): that `module` (its source
-// text, `self.norm`) is exactly torch.nn.<cls> with no forward hook that could replace its result.
+// text, `self.norm`) is exactly torch.nn.<cls>, or, for a class of the user's own (`user_class`),
+// exactly the class the name `cls` binds in the function's module, whose own `forward` graphmend
+// proved to return new storage; with no hook that could replace its result either way.
 struct ModuleCheck {
   std::string module;
   std::string cls;
+  bool user_class = false;
   friend bool operator==(const ModuleCheck&, const ModuleCheck&) = default;
 };
+
+// The trace-time call that checks `check` (runtime: allocating_module or user_module).
+std::string module_check_call(const ModuleCheck& check);
 
 struct KeptValueProof {
   std::vector<ModuleCheck> modules;  // each once

@@ -62,6 +62,10 @@ class LaterNames {
   ir::Node statement_;
 };
 
+// True when a call of `qualified` reads the caller's locals by other means than names (locals(),
+// vars(), eval, exec, the frame itself): then any local may be reached.
+bool reads_frame(std::string_view qualified);
+
 // What [Where] planning asks of a whole function at each site, indexed once per function on first
 // use, so that n sites in one function cost O(n) rather than O(n^2). One per rule pass over a
 // file; not thread-safe.

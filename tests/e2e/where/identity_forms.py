@@ -109,6 +109,97 @@ class TemporaryAssignedAgain(nn.Module):
         return h
 
 
+class CentredNorm(nn.Module):
+    """Autoformer's layer norm: a module of the user's own class whose forward returns an operator's
+    result, new storage (graphmend reads this forward to prove it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layernorm = nn.LayerNorm(4)
+
+    def forward(self, x):
+        x_hat = self.layernorm(x)
+        bias = torch.mean(x_hat, dim=1).unsqueeze(1)
+        return x_hat - bias
+
+
+class UserNormOverflowGuard(nn.Module):
+    """Autoformer's encoder layer: the fp16 overflow guard after a module of the user's own class;
+    the runtime check (user_module) confirms at trace time that the call ran CentredNorm.forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.final_layer_norm = CentredNorm()
+
+    def forward(self, x: torch.Tensor):
+        hidden_states = self.final_layer_norm(x)
+        if hidden_states.dtype == torch.float16 and (
+            torch.isinf(hidden_states).any() or torch.isnan(hidden_states).any()
+        ):
+            clamp_value = torch.finfo(hidden_states.dtype).max - 1000
+            hidden_states = torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)
+        return hidden_states
+
+
+class ResidualFeedForward(nn.Module):
+    """T5's feed-forward layer: forward returns a name its residual sum defined and nothing else
+    read; its parameter is unannotated, and the caller passes it a tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(4)
+        self.dense = nn.Linear(4, 4)
+
+    def forward(self, hidden_states):
+        forwarded = self.norm(hidden_states)
+        forwarded = self.dense(forwarded)
+        hidden_states = hidden_states + forwarded
+        return hidden_states
+
+
+class ResidualGuard(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ff = ResidualFeedForward()
+
+    def forward(self, x: torch.Tensor):
+        h = self.ff(x)
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+
+class HookedUserNorm(UserNormOverflowGuard):
+    """UserNormOverflowGuard with a forward hook on the user's module that returns a tensor it holds:
+    the runtime check (user_module) fails and the original `if` runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.held = None
+
+        def hold(module, args, output):
+            self.held = output.clone()
+            return self.held
+
+        self.final_layer_norm.register_forward_hook(hold)
+
+    def observe(self, x):
+        out = self(x)
+        return (out is self.held,)
+
+
+class OwnForwardReplaced(UserNormOverflowGuard):
+    """UserNormOverflowGuard whose module instance got a forward of its own that returns its input:
+    the runtime check fails and the original `if` runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.final_layer_norm.forward = lambda x: x
+
+    def observe(self, x):
+        return (self(x) is x,)
+
+
 class HookedNorm(LayerNormOverflowGuard):
     """The same code as LayerNormOverflowGuard, but a forward hook makes the norm return a tensor
     it holds: the runtime check (allocating_module) fails and the original `if` runs."""
@@ -158,6 +249,15 @@ def proven_cases():
         ("a bias torch.zeros_like made", ZerosLikeInitialised(), [(t([1.0, -2.0]),), (t([1.0, 2.0]),)]),
         ("a temporary assigned again before its next read", TemporaryAssignedAgain(),
          [(t([[0.0, 5.0]]),), (t([[-5.0, 0.5]]),), (t([[-5.0, 5.0]]),), (t([[0.0, 0.5]]),)]),
+        ("a module of the user's class returning an operator's result", UserNormOverflowGuard(),
+         [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]]),),
+          (t([[float("nan"), 2.0, 3.0, 4.0]], dtype=h16),)]),
+        ("a module of the user's class returning its residual sum", ResidualGuard(),
+         [(t([[0.0, 5.0, 1.0, 2.0]]),), (t([[0.0, 0.5, 0.1, 0.2]]),)]),
+        ("hooked user module: runtime check fails, original runs", HookedUserNorm(),
+         [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),)]),
+        ("user module's own forward: runtime check fails, original runs", OwnForwardReplaced(),
+         [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),)]),
         ("hooked LayerNorm: runtime check fails, original runs", HookedNorm(),
          [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),)]),
         ("replaced LayerNorm: runtime check fails, original runs", ReplacedLayerNorm(),
@@ -308,6 +408,30 @@ class UserModuleCall(nn.Module):
         return (self(x) is x,)
 
 
+class StoringScale(nn.Module):
+    def forward(self, x):
+        out = x - 0.5
+        self.last = out
+        return out
+
+
+class UserModuleKeepsItsResult(nn.Module):
+    """A module of the user's own class whose forward stores what it returns."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = StoringScale()
+
+    def forward(self, x: torch.Tensor):
+        h = self.scale(x)
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0)
+        return h
+
+    def observe(self, x):
+        return (self(x) is self.scale.last,)
+
+
 def unproven_cases():
     """(name, module, input on which the condition is false: the kept object is returned)."""
     t = torch.tensor
@@ -323,6 +447,7 @@ def unproven_cases():
         ("`.to` may return its receiver", ToSameDtype(), low),
         ("a conditional rebinding before the `if`", RebindingBranchBefore(), low),
         ("a module of the user's own class", UserModuleCall(), low),
+        ("a user module's forward stores its result", UserModuleKeepsItsResult(), low),
     ]
 
 
