@@ -62,6 +62,13 @@ bool has_keyword(const ir::Module& m, ir::Node call, std::string_view keyword) {
   return false;
 }
 
+// The checks in one order, whatever order the proof found them in (the emitted code is stable).
+void sort_checks(std::vector<ModuleCheck>& checks) {
+  std::sort(checks.begin(), checks.end(), [](const ModuleCheck& a, const ModuleCheck& b) {
+    return std::tie(a.module, a.cls) < std::tie(b.module, b.cls);
+  });
+}
+
 void add_check(std::vector<ModuleCheck>& checks, ModuleCheck check) {
   if (std::find(checks.begin(), checks.end(), check) == checks.end()) checks.push_back(std::move(check));
 }
@@ -382,9 +389,7 @@ std::variant<KeptValueProof, std::string> prove_held_only_by_name(const analysis
   // change what the attribute holds.
   // Calls of the checked modules themselves have no effect (that is what the check proves).
   if (!proof.modules.empty()) {
-    std::sort(proof.modules.begin(), proof.modules.end(), [](const ModuleCheck& a, const ModuleCheck& b) {
-      return std::tie(a.module, a.cls) < std::tie(b.module, b.cls);
-    });
+    sort_checks(proof.modules);
     auto checked = [&](const analysis::Effect& e) {
       if (e.kind != analysis::EffectKind::UnknownCall || !e.node.is(kind::call)) return false;
       const std::string_view callee = m.text(ir::unparenthesize(e.node.field("function")));
@@ -467,6 +472,87 @@ std::optional<std::string> forward_not_new_storage(const analysis::FileContext& 
   return std::nullopt;
 }
 
+// only_read, for an object others may hold too: an identity or membership test (`is`, `in`)
+// compares it with their references, so it tells the kept object from the selection.
+bool read_by_value(const analysis::FileContext& ctx, const ir::Function& fn, ir::Node id,
+                   std::vector<ModuleCheck>& checks) {
+  ir::Node p = id.parent();
+  while (p && p.is(kind::parenthesized_expression)) p = p.parent();
+  if (p && p.is(kind::comparison_operator)) {
+    for (ir::Node op : p.children()) {
+      if (op.is_named()) continue;
+      const std::string_view t = ctx.module.text(op);
+      if (t.starts_with("is") || t == "in" || t.starts_with("not")) return false;
+    }
+  }
+  return only_read(ctx, fn, id, checks);
+}
+
+// The other way to an unobservable kept object (rules/GM101.md, "Kept values", 3): whatever the
+// object is (the caller's argument too), after the `if` the name is only read by what keeps no
+// reference to it (rebinding it ends nothing: later reads are checked all the same), nothing
+// else there runs that could write into the object through another reference or observe it (no
+// call but of a pure function or a checked allocating module, no store, no I/O), and no nested
+// function or frame inspection can reach the name. The `if` sits in `if` blocks only, so the
+// statements after it, in order, are the rest of each enclosing block.
+std::optional<std::string> not_only_read_after(const analysis::FileContext& ctx, const ir::Function& fn,
+                                               bool inspects_frame, ir::Node if_statement, std::string_view name,
+                                               std::vector<ModuleCheck>& checks) {
+  const ir::Module& m = ctx.module;
+  if (inspects_frame) return "the function inspects its own frame";
+  std::vector<ir::Node> after;  // the statements that may run after the `if`, in order
+  for (ir::Node stmt = if_statement;;) {
+    for (ir::Node s = stmt.next_named_sibling(); s; s = s.next_named_sibling()) {
+      if (s.is(kind::comment)) continue;
+      if (after.size() >= static_cast<size_t>(kMaxStatementsBack)) return "too much code follows to analyse it";
+      after.push_back(s);
+    }
+    ir::Node owner = stmt.parent() ? stmt.parent().parent() : ir::Node{};
+    if (!owner || owner == fn.node) break;
+    if (owner.is(kind::else_clause) || owner.is(kind::elif_clause)) owner = owner.parent();
+    if (!owner.is(kind::if_statement)) {
+      const std::string_view text = m.text(owner);
+      return fmt::format("it is inside a `{}` block", text.substr(0, text.find_first_of(" :(")));
+    }
+    stmt = owner;
+  }
+  // Every occurrence of the name after the `if`, nested functions included.
+  const auto& nodes = if_statement.tree_data()->nodes;
+  const uint32_t first = nodes[if_statement.index()].subtree_end;
+  const uint32_t last = nodes[fn.node.index()].subtree_end;
+  if (last - first > static_cast<uint32_t>(kMaxNodesScanned)) return "too much code follows to analyse it";
+  for (uint32_t i = first; i < last; ++i) {
+    const ir::Node n(if_statement.tree_data(), i);
+    if (!n.is(kind::identifier) || m.text(n) != name) continue;
+    if (m.scope_of(n) != fn.scope) return fmt::format("a nested scope reads `{}`", name);
+    ir::Node parent = n.parent();
+    if (parent && parent.is(kind::assignment) && parent.field("left") == n) continue;  // a rebinding
+    if (read_by_value(ctx, fn, n, checks)) continue;
+    ir::Node shown = parent && !parent.is(kind::block) ? parent : n;
+    if (shown.is(kind::keyword_argument)) shown = shown.parent();
+    if (shown.is(kind::argument_list) || shown.is(kind::expression_list)) shown = shown.parent();
+    return fmt::format("`{}` may keep, hand on or compare `{}`", snippet(m, shown), name);
+  }
+  for (ir::Node s : after) {
+    for (const analysis::Effect& e : analysis::effects_of(m, ctx.types, s)) {
+      // A raise or return ends the frame; `yield` and `await` let other code run and come back.
+      if (e.kind == analysis::EffectKind::MayRaise) continue;
+      if (e.kind == analysis::EffectKind::ControlTransfer && !e.node.is(kind::yield) && !e.node.is(kind::await)) {
+        continue;
+      }
+      if (e.kind == analysis::EffectKind::UnknownCall && e.node.is(kind::call)) {
+        ir::Node callee = ir::unparenthesize(e.node.field("function"));
+        if (auto cls = module_class(m, fn, callee)) {
+          add_check(checks, {std::string(m.text(callee)), *cls});
+          continue;
+        }
+      }
+      return fmt::format("`{}` runs", snippet(m, s));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string module_check_call(const ModuleCheck& check) {
@@ -480,8 +566,18 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
                                                                          ir::Node* kept_value) {
   const std::string kept = fmt::format("the selected tensor is a new object, where the original keeps `{}`", name);
   int user_modules_left = kMaxUserModules;
-  return prove_held_only_by_name(ctx, fn, inspects_frame, if_statement, name, kept, kept_value, 0,
-                                 Follow{&user_modules_left, {}});
+  auto proof = prove_held_only_by_name(ctx, fn, inspects_frame, if_statement, name, kept, kept_value, 0,
+                                       Follow{&user_modules_left, {}});
+  if (std::holds_alternative<KeptValueProof>(proof)) return proof;
+  // Whatever the kept object is, nothing after the `if` may tell it from the selection.
+  KeptValueProof after;
+  const auto why_not = not_only_read_after(ctx, fn, inspects_frame, if_statement, name, after.modules);
+  if (!why_not) {
+    sort_checks(after.modules);
+    return after;
+  }
+  if (inspects_frame) return proof;  // said once
+  return fmt::format("{}; after the `if`, {}", std::get<std::string>(proof), *why_not);
 }
 
 }  // namespace graphmend::rewrite

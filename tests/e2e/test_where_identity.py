@@ -87,7 +87,8 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
     assert fixed == {"FreshArithmetic.forward", "LayerNormOverflowGuard.forward", "UnderStaticIf.forward",
                      "ConditionalNorm.forward", "OnesInitialised.forward", "ZerosLikeInitialised.forward",
                      "PromotionInBranch.forward", "GradThroughBothArms.forward", "FinfoOnAnyDtype.forward",
-                     "TemporaryAssignedAgain.forward", "UserNormOverflowGuard.forward", "ResidualGuard.forward"}
+                     "TemporaryAssignedAgain.forward", "UserNormOverflowGuard.forward", "ResidualGuard.forward",
+                     "ArgumentOnlyReadAfter.forward", "ArgumentReadByPureOps.forward"}
     again = [d for d in modules["report"]["diagnostics"] if d["function"] == "TemporaryAssignedAgain.forward"]
     assert [d["fix"]["applicability"] for d in again] == ["safe", "safe"], "both guards, the first included"
     for name in UNPROVEN:
@@ -121,6 +122,7 @@ def test_a_failed_runtime_check_runs_the_original(modules, name):
     the selection would return a new tensor; the original `if` runs and returns that one."""
     original, inputs = _proven(modules["original"], name)
     patched, _ = _proven(modules["safe"], name)
+    patched.load_state_dict(original.state_dict())
     torch._dynamo.reset()
     patched.compile(backend="aot_eager")
     with torch.no_grad():

@@ -169,6 +169,50 @@ class ResidualGuard(nn.Module):
         return h
 
 
+class ArgumentOnlyReadAfter(nn.Module):
+    """The caller's argument, clamped on an unannotated-style guard; after the `if` only a Linear
+    (checked at trace time) and an operator read it, and nothing else runs: nothing can tell the
+    kept object from the selection."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor):
+        if (x.abs() > 5.0).any():
+            x = torch.clamp(x, min=-5.0, max=5.0)
+        return self.proj(x) * 2
+
+
+class ArgumentReadByPureOps(nn.Module):
+    """The caller's argument, read after the `if` by pure torch functions and methods only."""
+
+    def forward(self, x: torch.Tensor):
+        if (x > 3).any():
+            x = torch.clamp(x, max=3.0)
+        y = torch.relu(x) + x.sum()
+        return y
+
+
+class HookedProjAfter(ArgumentOnlyReadAfter):
+    """ArgumentOnlyReadAfter with a forward hook on the Linear that keeps its input: the runtime
+    check (allocating_module) fails and the original `if` runs, so the hook keeps the caller's own
+    tensor, as in the original."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = None
+
+        def keep(module, args, output):
+            self.seen = args[0]
+
+        self.proj.register_forward_hook(keep)
+
+    def observe(self, x):
+        self(x)
+        return (self.seen is x,)
+
+
 class HookedUserNorm(UserNormOverflowGuard):
     """UserNormOverflowGuard with a forward hook on the user's module that returns a tensor it holds:
     the runtime check (user_module) fails and the original `if` runs."""
@@ -254,6 +298,12 @@ def proven_cases():
           (t([[float("nan"), 2.0, 3.0, 4.0]], dtype=h16),)]),
         ("a module of the user's class returning its residual sum", ResidualGuard(),
          [(t([[0.0, 5.0, 1.0, 2.0]]),), (t([[0.0, 0.5, 0.1, 0.2]]),)]),
+        ("the caller's argument, only read after the `if`", ArgumentOnlyReadAfter(),
+         [(t([[1.0, 9.0, -7.0, 2.0]]),), (t([[1.0, 2.0, 3.0, 4.0]]),)]),
+        ("the caller's argument, read by pure ops after the `if`", ArgumentReadByPureOps(),
+         [(t([[0.0, 5.0]]),), (t([[0.0, 0.5]]),)]),
+        ("hooked Linear after the `if`: runtime check fails, original runs", HookedProjAfter(),
+         [(t([[1.0, 9.0, -7.0, 2.0]]),), (t([[1.0, 2.0, 3.0, 4.0]]),)]),
         ("hooked user module: runtime check fails, original runs", HookedUserNorm(),
          [(t(big, dtype=h16),), (t([[1.0, 2.0, 3.0, 4.0]], dtype=h16),)]),
         ("user module's own forward: runtime check fails, original runs", OwnForwardReplaced(),
@@ -432,6 +482,47 @@ class UserModuleKeepsItsResult(nn.Module):
         return (self(x) is self.scale.last,)
 
 
+class ArgumentWrittenThroughAlias(nn.Module):
+    """The caller's argument, read after the `if` only by an operator, but a method runs in between
+    that writes into a tensor the caller may also hold: the original reads the write, a selection
+    (a new tensor) would not."""
+
+    def __init__(self):
+        super().__init__()
+        self.buf = torch.zeros(1)
+
+    def bump(self):
+        self.buf.add_(1.0)
+
+    def forward(self, x: torch.Tensor):
+        if (x > 3).any():
+            x = torch.clamp(x, max=3.0)
+        self.bump()
+        return x * 2
+
+    def observe(self, x):
+        x = x.clone()
+        self.buf = x
+        return (self(x).tolist(),)
+
+
+class ArgumentComparedAfter(nn.Module):
+    """The caller's argument, tested by identity after the `if`."""
+
+    def __init__(self):
+        super().__init__()
+        self.ref = torch.zeros(1)
+
+    def forward(self, x: torch.Tensor):
+        if (x > 3).any():
+            x = torch.clamp(x, max=3.0)
+        return x * 2, x is self.ref
+
+    def observe(self, x):
+        self.ref = x
+        return (self(x)[1],)
+
+
 def unproven_cases():
     """(name, module, input on which the condition is false: the kept object is returned)."""
     t = torch.tensor
@@ -448,6 +539,8 @@ def unproven_cases():
         ("a conditional rebinding before the `if`", RebindingBranchBefore(), low),
         ("a module of the user's own class", UserModuleCall(), low),
         ("a user module's forward stores its result", UserModuleKeepsItsResult(), low),
+        ("the argument, written through another reference after", ArgumentWrittenThroughAlias(), low),
+        ("the argument, compared by identity after", ArgumentComparedAfter(), low),
     ]
 
 
