@@ -250,13 +250,24 @@ std::vector<std::string> assumable_tensors(const analysis::FileContext& ctx, con
     if (sym == scope.symbols.end()) continue;
     const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym->second)];
     if (symbol.declared_global || symbol.declared_nonlocal) continue;
-    // Bound only as the parameter up to the end of the `if` (which is not inside a loop): its
-    // value at the gate is the one every earlier use saw.
+    // Bound only as the parameter before the `if` (which is not inside a loop), and inside it
+    // only by `name = value` statements that no read in the `if` follows: every read there (a
+    // value's own read included, which comes before its binding) sees the parameter's value,
+    // the one the gate checks. `if (x.abs() > 5).any(): x = torch.clamp(x, -5, 5)`.
     bool rebound = false;
     for (int b : symbol.bindings) {  // in source order
       const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
       if (binding.target.start() >= if_statement.end()) break;
-      rebound |= binding.kind != ir::BindingKind::Parameter;
+      if (binding.kind == ir::BindingKind::Parameter) continue;
+      const ir::Node assignment = binding.target.parent();
+      rebound = binding.target.start() < if_statement.start() || binding.kind != ir::BindingKind::Assignment ||
+                !binding.value || !assignment.is(kind::assignment) || !(assignment.field("left") == binding.target);
+      if (!rebound) {
+        syntax::walk(if_statement, [&](ir::Node n) {
+          rebound |= n.start() >= assignment.end() && n.is(kind::identifier) && m.text(n) == p.name;
+          return !rebound;
+        });
+      }
       if (rebound) break;
     }
     if (rebound) continue;

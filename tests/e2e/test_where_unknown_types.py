@@ -29,7 +29,7 @@ BACKENDS = ["eager", "aot_eager", "inductor"]
 def pair(graphmend_bin, tmp_path_factory):
     check = subprocess.run([graphmend_bin, "check", "--output-format", "json", str(FORMS)], capture_output=True, text=True)
     sites = [d for d in json.loads(check.stdout)["diagnostics"] if d["code"] == "GM101"]
-    assert len(sites) == 4 and all(d["fix"] and d["fix"]["applicability"] == "safe" for d in sites), sites
+    assert len(sites) == 5 and all(d["fix"] and d["fix"]["applicability"] == "safe" for d in sites), sites
     copy = tmp_path_factory.mktemp("unknown-types") / FORMS.name
     shutil.copy(FORMS, copy)
     out = subprocess.run([graphmend_bin, "fix", str(copy)], capture_output=True, text=True)

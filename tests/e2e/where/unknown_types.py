@@ -19,6 +19,21 @@ class Unannotated(nn.Module):
         return h
 
 
+class ClampedItself(nn.Module):
+    """The parameter itself clamped (rebound inside the `if`), then only read by a LayerNorm and an
+    operator: planned as a plain tensor for the `if` (every read there sees the parameter, which
+    the gate checks), and nothing after the `if` can tell the kept argument from the selection."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(2)
+
+    def forward(self, x):
+        if (x.abs() > 5.0).any():
+            x = torch.clamp(x, -5.0, 5.0)
+        return self.norm(x) * 2
+
+
 class OptionalMask(nn.Module):
     def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None):
         h = x * 2
@@ -60,6 +75,9 @@ def cases():
         ("unannotated parameter", Unannotated(),
          [(t([1.0, 2.0]),), (t([1.0, 9.0]),)],
          [(7.0,), (t([1, 9]),)]),  # a float has no .abs(); an integer tensor selects too
+        ("an unannotated parameter clamped itself", ClampedItself(),
+         [(t([[1.0, 2.0]]),), (t([[1.0, 9.0]]),)],
+         [(7.0,)]),
         ("Optional parameter", OptionalMask(),
          [(t([1.0, 2.0]), t([0, 0])), (t([1.0, 2.0]), t([0, 1]))],
          [(t([1.0, 2.0]), None)]),
