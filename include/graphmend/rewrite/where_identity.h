@@ -1,9 +1,10 @@
 // [Where]: when the object an `if` keeps for a name may be replaced by a torch.where selection.
 // A branch that skips a name (the else-less update `if c: h = torch.clamp(h, ...)`) keeps the very
 // object `h` held; the selection is a new tensor of the same value. Nobody can tell them apart when
-// that object is new storage this frame made (an allocating op) and nothing but the name ever held
-// it: every use between its definition and the end of the `if` only reads it. Doc: rules/GM101.md,
-// "Fix safety".
+// that object is new storage this frame made (an allocating op, or a user module's forward shown to
+// return one) and nothing but the name ever held it: every use between its definition and the end
+// of the `if` only reads it. Nor when, whatever the object, after the `if` the name is only read by
+// value and nothing else runs that could write into it. Doc: rules/GM101.md, "Kept values".
 #pragma once
 
 #include <string>
@@ -34,7 +35,7 @@ struct KeptValueProof {
 };
 
 // The proof that the object `name` holds when `if_statement` starts is unobservable once
-// replaced, or why it is not (phrased to follow "unsafe: ").
+// replaced (either way above), or why it is not (both ways' reasons, phrased to follow "unsafe: ").
 // `inspects_frame`: the function reads its locals by other means than names (locals(), eval, ...).
 // Each call costs a bounded amount of work, whatever the size of the function.
 // `kept_value`, when given, is set to the value of the definition found to reach the `if` (null
