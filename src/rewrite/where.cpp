@@ -254,7 +254,9 @@ std::vector<std::string> assumable_tensors(const analysis::FileContext& ctx, con
     // only by `name = value` statements that no read in the `if` follows: every read there (a
     // value's own read included, which comes before its binding) sees the parameter's value,
     // the one the gate checks. `if (x.abs() > 5).any(): x = torch.clamp(x, -5, 5)`.
+    // A read after any of those statements is a read after the first, so one walk from its end.
     bool rebound = false;
+    ir::Node first_rebinding;
     for (int b : symbol.bindings) {  // in source order
       const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
       if (binding.target.start() >= if_statement.end()) break;
@@ -262,13 +264,14 @@ std::vector<std::string> assumable_tensors(const analysis::FileContext& ctx, con
       const ir::Node assignment = binding.target.parent();
       rebound = binding.target.start() < if_statement.start() || binding.kind != ir::BindingKind::Assignment ||
                 !binding.value || !assignment.is(kind::assignment) || !(assignment.field("left") == binding.target);
-      if (!rebound) {
-        syntax::walk(if_statement, [&](ir::Node n) {
-          rebound |= n.start() >= assignment.end() && n.is(kind::identifier) && m.text(n) == p.name;
-          return !rebound;
-        });
-      }
       if (rebound) break;
+      if (!first_rebinding) first_rebinding = assignment;
+    }
+    if (!rebound && first_rebinding) {
+      syntax::walk(if_statement, [&](ir::Node n) {
+        rebound |= n.start() >= first_rebinding.end() && n.is(kind::identifier) && m.text(n) == p.name;
+        return !rebound;
+      });
     }
     if (rebound) continue;
     bool used = false;

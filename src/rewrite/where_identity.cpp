@@ -73,6 +73,16 @@ void add_check(std::vector<ModuleCheck>& checks, ModuleCheck check) {
   if (std::find(checks.begin(), checks.end(), check) == checks.end()) checks.push_back(std::move(check));
 }
 
+// What a reason shows for an occurrence `n` of a name that may leak it: the construct that uses it
+// (for an argument, the call it is passed to).
+ir::Node shown_use(ir::Node n) {
+  ir::Node parent = n.parent();
+  ir::Node shown = parent && !parent.is(kind::block) ? parent : n;
+  if (shown.is(kind::keyword_argument)) shown = shown.parent();
+  if (shown.is(kind::argument_list)) shown = shown.parent();
+  return shown;
+}
+
 bool numeric_literal(ir::Node e) {
   e = ir::unparenthesize(e);
   if (e.is(kind::unary_operator)) e = ir::unparenthesize(e.field("argument"));
@@ -378,10 +388,7 @@ std::variant<KeptValueProof, std::string> prove_held_only_by_name(const analysis
     if (binding) {
       escape = fmt::format("{}, which `{}` may rebind before the `if`", kept, snippet(m, parent));
     } else {
-      ir::Node shown = parent && !parent.is(kind::block) ? parent : n;
-      if (shown.is(kind::keyword_argument)) shown = shown.parent();
-      if (shown.is(kind::argument_list)) shown = shown.parent();  // the call it is passed to
-      escape = fmt::format("{}, and `{}` may keep a reference to it", kept, snippet(m, shown));
+      escape = fmt::format("{}, and `{}` may keep a reference to it", kept, snippet(m, shown_use(n)));
     }
   }
   if (escape) return *escape;
@@ -420,7 +427,7 @@ std::optional<std::string> forward_not_new_storage(const analysis::FileContext& 
   const std::string owner = fmt::format("`{}.forward`", cls.name);
   if (depth > kMaxDepth) return fmt::format("{} nests too deeply to follow", owner);
   if (!forward.decorators.empty()) return fmt::format("{} is decorated", owner);
-  if (forward.node.child(0).type() == "async") return fmt::format("{} is a coroutine", owner);
+  if (forward.node.child(0).is(kind::async)) return fmt::format("{} is a coroutine", owner);
   const analysis::FileContext callee{cm, ctx.project, ctx.regions, ctx.types, ctx.options};
   // The caller's `ctx.module` function holding `call` is the one `follow` describes.
   Follow inner_follow{follow.user_modules_left, std::vector<bool>(forward.params.size(), false)};
@@ -528,9 +535,8 @@ std::optional<std::string> not_only_read_after(const analysis::FileContext& ctx,
     ir::Node parent = n.parent();
     if (parent && parent.is(kind::assignment) && parent.field("left") == n) continue;  // a rebinding
     if (read_by_value(ctx, fn, n, checks)) continue;
-    ir::Node shown = parent && !parent.is(kind::block) ? parent : n;
-    if (shown.is(kind::keyword_argument)) shown = shown.parent();
-    if (shown.is(kind::argument_list) || shown.is(kind::expression_list)) shown = shown.parent();
+    ir::Node shown = shown_use(n);
+    if (shown.is(kind::expression_list)) shown = shown.parent();  // `return a, b`: the statement
     return fmt::format("`{}` may keep, hand on or compare `{}`", snippet(m, shown), name);
   }
   for (ir::Node s : after) {

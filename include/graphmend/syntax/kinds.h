@@ -40,6 +40,7 @@ inline const syntax::Kind as_pattern_target{"as_pattern_target"};
 inline const syntax::Kind assert_statement{"assert_statement"};
 inline const syntax::Kind assignment{"assignment"};
 inline const syntax::Kind attribute{"attribute"};
+inline const syntax::Kind async{"async"};  // the keyword of `async def`, `async for`, `async with`
 inline const syntax::Kind augmented_assignment{"augmented_assignment"};
 inline const syntax::Kind await{"await"};
 inline const syntax::Kind binary_operator{"binary_operator"};
