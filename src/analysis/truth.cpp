@@ -11,6 +11,39 @@ bool is_runtime_compiling(const ir::Module& module, ir::Node fn) {
          (fn.is(kind::identifier) && text == "_graphmend_compiling");
 }
 
+// graphmend's gate, `not _graphmend.compiling() or <grad enabled> [or <checks>]`: its
+// consequence keeps the original statement, its else-branch has the compiled form.
+bool is_runtime_gate(const ir::Module& module, ir::Node cond) {
+  cond = ir::unparenthesize(cond);
+  if (!cond.is(kind::boolean_operator) || module.text(cond.field("operator")) != "or") return false;
+  ir::Node left = ir::unparenthesize(cond.field("left"));
+  while (left.is(kind::boolean_operator) && module.text(left.field("operator")) == "or") {
+    left = ir::unparenthesize(left.field("left"));  // `a or b or c` is `(a or b) or c`
+  }
+  if (!left.is(kind::not_operator)) return false;
+  ir::Node call = ir::unparenthesize(left.field("argument"));
+  return call.is(kind::call) && call.field("arguments").named_child_count() == 0 &&
+         is_runtime_compiling(module, call.field("function"));
+}
+
+// A loop whose iterations the gate just before it does in compiled form (rewrite::compile_before_loop):
+// the loop runs over a name that the gate's else-branch binds, as its last statement, to `()`.
+bool replaced_by_gate_before(const ir::Module& module, ir::Node loop) {
+  ir::Node iterated = ir::unparenthesize(loop.field("right"));
+  if (!iterated.is(kind::identifier) || loop.field("alternative")) return false;
+  ir::Node gate = loop.prev_named_sibling();
+  while (gate && gate.is(kind::comment)) gate = gate.prev_named_sibling();
+  if (!gate || !gate.is(kind::if_statement) || !is_runtime_gate(module, gate.field("condition"))) return false;
+  const std::vector<ir::Node> arms = gate.children_by_field("alternative");
+  if (arms.size() != 1 || !arms[0].is(kind::else_clause)) return false;
+  const std::vector<ir::Node> body = ir::children_without_comments(arms[0].field("body"));
+  ir::Node last = body.empty() ? ir::Node{} : ir::sole_expression(body.back());
+  if (!last || !last.is(kind::assignment)) return false;
+  ir::Node target = last.field("left"), value = last.field("right");
+  return target.is(kind::identifier) && module.text(target) == module.text(iterated) && value.is(kind::tuple) &&
+         value.named_child_count() == 0;
+}
+
 }  // namespace
 
 bool is_compiling_check(const ir::Module& module, ir::Node expr) {
@@ -29,20 +62,17 @@ std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
   std::vector<source::TextRange> out;
   for (int fi : ctx.compiled_functions()) {
     walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+      if (n.is(kind::for_statement) && replaced_by_gate_before(ctx.module, n)) {
+        out.push_back(n.range());  // handled, as the statements a gate keeps are
+        return true;
+      }
       if (!n.is(kind::if_statement)) return true;
       ir::Node cond = ir::unparenthesize(n.field("condition"));
-      // graphmend's [Where] gate, `not _graphmend.compiling() or <grad enabled> [or <checks>]`:
-      // the original statement it keeps is already handled (its selection is in the else-branch).
-      if (cond.is(kind::boolean_operator) && ctx.module.text(cond.field("operator")) == "or") {
-        ir::Node left = ir::unparenthesize(cond.field("left"));
-        while (left.is(kind::boolean_operator) && ctx.module.text(left.field("operator")) == "or") {
-          left = ir::unparenthesize(left.field("left"));  // `a or b or c` is `(a or b) or c`
-        }
-        if (left.is(kind::not_operator) && is_compiling_check(ctx.module, left.field("argument")) &&
-            is_runtime_compiling(ctx.module, ir::unparenthesize(left.field("argument")).field("function"))) {
-          out.push_back(n.field("consequence").range());
-          return true;
-        }
+      // graphmend's gate: the original statement it keeps is already handled (its compiled form
+      // is in the else-branch).
+      if (is_runtime_gate(ctx.module, cond)) {
+        out.push_back(n.field("consequence").range());
+        return true;
       }
       const bool negated = cond.is(kind::not_operator);
       if (negated) cond = cond.field("argument");

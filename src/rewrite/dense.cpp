@@ -605,7 +605,10 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   // A topk of no experts per token leaves no slot to find: the original runs.
   const std::string gate =
       fmt::format("not _graphmend.compiling() or _graphmend.torch.is_grad_enabled() or {}.shape[1] == 0", mask);
-  if (auto declined = wrap_for_compile(m, first, for_statement, compiled.text, fix, gate)) return *declined;
+  if (first == for_statement) {
+    if (auto taken = name_taken(m, fi, kIteratedName)) return *taken;
+  }
+  if (auto declined = compile_before_loop(m, first, for_statement, compiled.text, fix, gate)) return *declined;
   return fix;
 }
 
@@ -750,11 +753,15 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
       mask += "[..., None]";
     }
   }
-  std::string value = fmt::format("{}({})", reindented(m, s.call.field("function"), compiled.level), hidden);
+  // The expert's rows, then each cast a statement of its own (a chain of calls on one line would
+  // pass 88 columns, where graphmend's wrapping finds no bracket to break at).
+  compiled.line(
+      fmt::format("{} = {}({})", kRows, reindented(m, s.call.field("function"), compiled.level), hidden));
   const std::string to_output = fmt::format("({}.dtype)", output);
-  if (s.cast_args) value += ".to" + reindented(m, s.cast_args, compiled.level);
-  if (!s.cast_args || compact(m, s.cast_args) != to_output) value += ".to" + to_output;
-  compiled.line(fmt::format("{} = {}", kRows, value));
+  if (s.cast_args) compiled.line(fmt::format("{} = {}.to{}", kRows, kRows, reindented(m, s.cast_args, compiled.level)));
+  if (!s.cast_args || compact(m, s.cast_args) != to_output) {
+    compiled.line(fmt::format("{} = {}.to{}", kRows, kRows, to_output));
+  }
   compiled.line(fmt::format("{}.copy_({}.where({}, {}))", output, kRows, mask, output));
 
   source::Fix fix;
@@ -769,14 +776,14 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
   // (the features; equal tuples have equal lengths).
   const std::string gate = fmt::format(
       "not _graphmend.compiling() or _graphmend.torch.is_grad_enabled() or {b}.dim() != {r} "
-      "or not {b}.shape[:-1] == {h}.shape[:-1] == {o}.shape[:-1]{c}",
+      "or {b}.shape[:-1] != {h}.shape[:-1] or {h}.shape[:-1] != {o}.shape[:-1]{c}",
       fmt::arg("b", base), fmt::arg("h", hidden), fmt::arg("o", output), fmt::arg("r", s.rank),
       fmt::arg("c", count_gate));
   if (over != Over::HitList) {
     if (auto declined = wrap_for_compile(m, s.store, compiled.text, fix, gate)) return *declined;
     return fix;
   }
-  if (auto declined = wrap_for_compile(m, first, for_statement, compiled.text, fix, gate)) return *declined;
+  if (auto declined = compile_before_loop(m, first, for_statement, compiled.text, fix, gate)) return *declined;
   return fix;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "graphmend/analysis/api_facts.h"
@@ -323,9 +324,10 @@ std::vector<std::string_view> top_level_split(std::string_view args, std::string
 
 // One generated line (without its indentation `indent`) as the file shows it: wrapped after the
 // opening bracket of its first call when too long, one argument per line, the closing bracket
-// on its own line ("if f(...):" keeps its colon).
+// on its own line ("if f(...):" keeps its colon). `inside_brackets`: the line continues an
+// expression inside brackets (an argument, an operand), where it may break between any tokens.
 std::string wrapped_line(std::string_view line, std::string_view indent, std::string_view unit,
-                         std::string_view newline) {
+                         std::string_view newline, bool inside_brackets = false) {
   const auto plain = [&] { return std::string(indent) + std::string(line); };
   if (indent.size() + line.size() <= kMaxGeneratedLine) return plain();
   // `head (`, then one `and` operand a line (each wrapped in turn, as black does), then `close`;
@@ -338,7 +340,7 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
     for (size_t i = 0; i < operands.size(); ++i) {
       out += newline;
       out += wrapped_line((i ? "and " : "") + std::string(operands[i]), std::string(indent) + std::string(unit), unit,
-                          newline);
+                          newline, true);
     }
     return out + std::string(newline) + std::string(indent) + std::string(close);
   };
@@ -348,17 +350,76 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
   }
   // `name = a and b` (a flag graphmend sets) becomes `name = (`, one operand per line, `)`.
   const size_t eq = line.find(" = ");
-  if (eq != std::string_view::npos && eq > 0 &&
-      std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(eq),
-                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; })) {
+  const bool assigns_name = eq != std::string_view::npos && eq > 0 &&
+                            std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(eq), [](char c) {
+                              return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                            });
+  if (assigns_name) {
     if (auto out = operand_lines(line.substr(0, eq + 3), line.substr(eq + 3), ")")) return *out;
   }
+  // `name = <value>` whose value fits on a line of its own, but not after the name, as black
+  // formats it: `name = (`, the value one level in, `)`.
+  const auto parenthesized = [&]() -> std::string {
+    if (!assigns_name || line.ends_with(":")) return plain();
+    const std::string_view value = line.substr(eq + 3);
+    if (indent.size() + unit.size() + value.size() > kMaxGeneratedLine || top_level_split(value, ",").empty()) {
+      return plain();  // still too long, or a bracket or string left open
+    }
+    return std::string(indent) + std::string(line.substr(0, eq + 3)) + "(" + std::string(newline) + std::string(indent) +
+           std::string(unit) + std::string(value) + std::string(newline) + std::string(indent) + ")";
+  };
+  // An argument or operand inside brackets (where a line break between tokens changes nothing):
+  // broken before its top-level `or`, then a piece still too long before its `and`, then before
+  // its comparison operators, every piece at the argument's indentation, as black splits an
+  // expression at its delimiters.
+  const auto at_delimiters = [&]() -> std::optional<std::string> {
+    if (!inside_brackets) return std::nullopt;
+    static constexpr std::array<std::array<std::string_view, 6>, 3> kLevels{{
+        {" or ", "", "", "", "", ""},
+        {" and ", "", "", "", "", ""},
+        {" != ", " == ", " <= ", " >= ", " < ", " > "},
+    }};
+    std::vector<std::string> pieces{std::string(line)};
+    for (const auto& level : kLevels) {
+      std::vector<std::string> next;
+      for (const std::string& piece : pieces) {
+        if (indent.size() + piece.size() <= kMaxGeneratedLine) {
+          next.push_back(piece);
+          continue;
+        }
+        // Cut before each operator of this level that lies outside brackets and strings.
+        std::vector<std::string> cut{piece};
+        for (std::string_view op : level) {
+          if (op.empty()) continue;
+          std::vector<std::string> finer;
+          for (const std::string& part : cut) {
+            const std::vector<std::string_view> split = top_level_split(part, op);
+            if (split.empty()) return std::nullopt;  // a bracket or string left open
+            for (size_t i = 0; i < split.size(); ++i) {
+              finer.push_back((i ? std::string(op.substr(1)) : std::string()) + std::string(split[i]));
+            }
+          }
+          cut = std::move(finer);
+        }
+        next.insert(next.end(), cut.begin(), cut.end());
+      }
+      pieces = std::move(next);
+    }
+    if (pieces.size() < 2) return std::nullopt;
+    std::string out;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      if (i) out += newline;
+      out += std::string(indent) + pieces[i];
+    }
+    return out;
+  };
+  if (auto split = at_delimiters()) return *split;  // black's first choice inside brackets
   // An argument of a call split one per line ends in `),`: its own call splits the same way.
   const std::string_view tail = line.ends_with("):")   ? "):"
                                 : line.ends_with(")")  ? ")"
                                 : line.ends_with("),") ? "),"
                                                        : "";
-  if (tail.empty()) return plain();
+  if (tail.empty()) return parenthesized();
   // As black splits: at the bracket that closes the line (`f(a)(b)` splits `(b)`), unless what
   // comes before it does not fit; then at the first call's bracket.
   size_t open = line.find('(');
@@ -385,15 +446,15 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
       }
     }
   }
-  if (open == std::string_view::npos || open + tail.size() > line.size()) return plain();
+  if (open == std::string_view::npos || open + tail.size() > line.size()) return parenthesized();
   const std::string_view inside = line.substr(open + 1, line.size() - tail.size() - open - 1);
   const std::vector<std::string_view> args = top_level_split(inside, ",");
-  if (args.empty()) return plain();
+  if (args.empty()) return parenthesized();
   // The bracket must close at the end of the line, not earlier.
   int depth = 0;
   for (char c : inside) {
     depth += c == '(' ? 1 : c == ')' ? -1 : 0;
-    if (depth < 0) return plain();
+    if (depth < 0) return parenthesized();
   }
   std::string out = std::string(indent) + std::string(line.substr(0, open + 1));
   // As black and ruff format: the arguments on one line of their own when they fit there, else
@@ -409,7 +470,7 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
     while (arg.starts_with(' ')) arg.remove_prefix(1);
     while (arg.ends_with(' ')) arg.remove_suffix(1);
     return out + std::string(newline) +
-           wrapped_line(arg, std::string(indent) + std::string(unit), unit, newline) + std::string(newline) +
+           wrapped_line(arg, std::string(indent) + std::string(unit), unit, newline, true) + std::string(newline) +
            std::string(indent) + std::string(tail);
   }
   for (std::string_view arg : args) {
@@ -417,7 +478,7 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
     while (arg.ends_with(' ')) arg.remove_suffix(1);
     if (arg.empty()) continue;
     out += newline;
-    out += wrapped_line(std::string(arg) + ",", std::string(indent) + std::string(unit), unit, newline);
+    out += wrapped_line(std::string(arg) + ",", std::string(indent) + std::string(unit), unit, newline, true);
   }
   out += newline;
   out += indent;
@@ -430,7 +491,8 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
 // Generated code into file text: '\n' starts a line at the else-branch's indentation, each
 // kIndentStep is one more level, kRawNewline is a line break copied from inside the original
 // statement (indentation kept as it was). A generated line too long for 88 columns is wrapped
-// at its first call's arguments, unless it holds copied line breaks.
+// (wrapped_line) at a call's arguments, at an operand's operators, or as `name = (<value>)`,
+// unless it holds copied line breaks.
 std::string render_code(std::string_view code, std::string_view newline, std::string_view inner,
                         std::string_view unit) {
   std::string out;
@@ -648,6 +710,32 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir
   fix.edits.push_back(source::Edit::insertion(
       after, fmt::format("{nl}{ind}else:{nl}{inner}{code}", fmt::arg("nl", newline), fmt::arg("ind", indent),
                          fmt::arg("inner", inner), fmt::arg("code", render_code(compiled_code, newline, inner, unit)))));
+  return std::nullopt;
+}
+
+std::optional<Declined> compile_before_loop(const ir::Module& m, ir::Node first, ir::Node loop,
+                                            std::string_view compiled_code, source::Fix& fix, std::string_view guard) {
+  ir::Node iterable = loop.field("right");
+  if (first != loop) {
+    // The name the loop runs over, bound by `first`: the compiled branch binds it to no iterations.
+    return wrap_for_compile(m, first, first,
+                            fmt::format("{}\n{} = ()", compiled_code, m.text(ir::unparenthesize(iterable))), fix, guard);
+  }
+  const StatementLayout l = layout_of(m, loop);
+  if (!loop.is(kind::for_statement) || !loop.parent().is(kind::block) || !l.starts_line) {
+    return Declined{decline<DeclineCode::SharesLine>()};
+  }
+  if (auto taken = runtime_unavailable(m)) return taken;
+  fix.edits.push_back(source::Edit::insertion(
+      loop.start(),
+      fmt::format("{gate}{nl}{inner}{bound}{nl}{ind}else:{nl}{inner}{code}{nl}{ind}",
+                  fmt::arg("gate", gate_header(guard, l.indent, l.inner, l.newline)), fmt::arg("nl", l.newline),
+                  fmt::arg("inner", l.inner), fmt::arg("ind", l.indent),
+                  fmt::arg("bound", render_code(fmt::format("{} = {}", kIteratedName, copied(m, iterable)), l.newline,
+                                                l.inner, l.unit)),
+                  fmt::arg("code", render_code(fmt::format("{}\n{} = ()", compiled_code, kIteratedName), l.newline,
+                                               l.inner, l.unit)))));
+  fix.edits.push_back(source::Edit::replace(iterable.range(), std::string(kIteratedName)));
   return std::nullopt;
 }
 

@@ -10,13 +10,18 @@ with a mask.
 - Eager, and compiled with grad enabled, the patched layer runs the original loop: bit for bit
   the original's outputs and gradients.
 - No topk slot (top_k == 0): the gate runs the original.
+- The patch leaves each loop's lines where they are: the only lines it removes are the list of
+  experts hit (moved into the eager branch) and a `range(...)` header (its iterable bound just
+  before it); `check` of the patched file finds nothing left in the loops.
 - Experts sampled with replacement (a token may select one expert twice): declined, the class left
   as written.
 """
 from __future__ import annotations
 
+import difflib
 import json
 import pathlib
+import shutil
 import subprocess
 
 import pytest
@@ -124,3 +129,23 @@ def test_no_topk_slot_runs_the_original(pair):
         torch._dynamo.reset()
         got = torch.compile(new, backend="aot_eager")(x)
         assert same_result(got, ref(x))
+
+
+def test_the_loops_keep_their_lines(graphmend_bin, tmp_path):
+    copy = tmp_path / PROGRAM.name
+    shutil.copy(PROGRAM, copy)
+    subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", str(copy)], capture_output=True, text=True, check=False)
+    before, after = PROGRAM.read_text().splitlines(), copy.read_text().splitlines()
+    removed = [line[2:].strip() for line in difflib.ndiff(before, after) if line.startswith("- ")]
+    assert removed == [
+        "expert_hitted = (expert_mask.sum(dim=(-1, -2)) > 0).nonzero(as_tuple=True)[0].tolist()",
+        "for expert_idx in range(self.num_experts):",
+        "for expert_idx in range(self.num_experts):",
+    ]
+    assert after.count("        for expert_idx in _graphmend_iterated:") == 2
+    # A re-check counts the loops handled: no finding of the dispatch rules is left in them.
+    check = subprocess.run([graphmend_bin, "check", "--select", "GM407,GM404", "--output-format", "json", str(copy)],
+                           capture_output=True, text=True)
+    rows = [d["location"]["row"] for d in json.loads(check.stdout)["diagnostics"]]
+    sampled = next(i for i, line in enumerate(after, 1) if line.startswith("class SampledExperts"))
+    assert rows and all(row > sampled for row in rows)  # only the declined class's sites

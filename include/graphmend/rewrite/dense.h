@@ -13,6 +13,8 @@
 //         idx, top_x = mask[e].argmax(0), arange(tokens)       # each token's slot for expert e
 //         ... the two statements above, as written ...
 //         final_hidden_states.index_add_(0, top_x, where(routed[:, None], <as written>, 0))
+// The original loop keeps its lines (rewrite::compile_before_loop): under torch.compile it runs
+// over no experts.
 // What is proven: each token selects an expert at most once (the mask is one_hot of torch.topk's
 // indices), so argmax finds its slot and the weight is the one the original gathers; the output
 // starts as zeros and nothing else touches it, so it never holds -0.0 and adding a masked +0.0
@@ -43,7 +45,7 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
 //         [mask = router_mask[:, :, idx].bool()]
 //         out[mask] = expert(hidden[mask])          # or `.to(...)` of it
 // Under torch.compile (grad disabled) every expert computes every row and its rows are selected
-// into the output in place: `_graphmend_rows = expert(hidden).to(out.dtype)`, then
+// into the output in place: `_graphmend_rows = expert(hidden)`, cast to `out.dtype`, then
 // `out.copy_(_graphmend_rows.where(mask[..., None], out))`. Unsafe for the same reasons: the
 // expert is assumed to treat rows independently.
 

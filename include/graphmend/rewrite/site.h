@@ -132,6 +132,30 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir
                                          std::string_view compiled_code, source::Fix& fix,
                                          std::string_view guard = "not _graphmend.compiling()");
 
+// The same for a loop whose iterations `compiled_code` does under torch.compile: the loop's lines
+// stay where they are, and what it runs over is decided before it. When it runs over a name that
+// the statement just before it binds (`first`), that statement moves into the eager branch:
+//     if <guard>:
+//         <first, its lines moved in one level>
+//     else:
+//         <compiled_code>
+//         <the name> = ()
+//     for <target> in <the name>:
+//         <the original body, untouched>
+// When `first` is the loop itself, its iterable is bound before it to kIteratedName, which
+// replaces it in the loop's header:
+//     if <guard>:
+//         _graphmend_iterated = <the iterable, as written>
+//     else:
+//         <compiled_code>
+//         _graphmend_iterated = ()
+//     for <target> in _graphmend_iterated:
+// Either way the iterable is evaluated where the original evaluates it, and under torch.compile
+// the loop runs no iteration. analysis::compile_dead_ranges knows the form.
+std::optional<Declined> compile_before_loop(const ir::Module& m, ir::Node first, ir::Node loop,
+                                            std::string_view compiled_code, source::Fix& fix, std::string_view guard);
+inline constexpr std::string_view kIteratedName = "_graphmend_iterated";
+
 // The same for an `if` statement (with its elif and else arms), whose lines stay where they are:
 // the code that takes its place under torch.compile goes before it, and only its `if` keyword
 // changes, to `elif`, so that it runs only when that code did not do its work:
