@@ -32,6 +32,12 @@ std::string_view effect_kind_name(EffectKind k) {
 
 namespace {
 
+// `return` for a return_statement, `yield` for a yield: the statement's keyword, as shown.
+std::string keyword_of(ir::Node n) {
+  const string_view t = n.type();
+  return fmt::format("`{}`", t.substr(0, t.find('_')));
+}
+
 // The position of the `inplace` parameter of torch.nn.functional's functions that have one: with
 // `inplace=True` they overwrite their input and return it.
 std::optional<size_t> inplace_parameter(std::string_view q) {
@@ -199,31 +205,30 @@ std::vector<Effect> effects_within(const ir::Module& m, TypeOracle& types, ir::N
     }
   };
   syntax::walk(node, [&](ir::Node n) {
-    const string_view t = n.type();
-    if (t == "function_definition" || t == "class_definition" || t == "lambda") return false;
-    if (t == "return_statement" || t == "break_statement" || t == "continue_statement" ||
-        t == "yield" || t == "await") {
-      add(EffectKind::ControlTransfer, n, fmt::format("`{}`", t.substr(0, t.find('_'))));
-    } else if (t == "raise_statement") {
+    if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+    if (n.is(kind::return_statement) || n.is(kind::break_statement) || n.is(kind::continue_statement) ||
+        n.is(kind::yield) || n.is(kind::await)) {
+      add(EffectKind::ControlTransfer, n, keyword_of(n));
+    } else if (n.is(kind::raise_statement)) {
       add(EffectKind::ControlTransfer, n, "`raise`");
       add(EffectKind::MayRaise, n, "raises");
-    } else if (t == "assert_statement") {
+    } else if (n.is(kind::assert_statement)) {
       add(EffectKind::MayRaise, n, "`assert` may raise");
-    } else if (t == "delete_statement" || t == "global_statement" || t == "nonlocal_statement") {
-      add(EffectKind::GlobalWrite, n, fmt::format("`{}`", t.substr(0, t.find('_'))));
-    } else if (t == "assignment" || t == "augmented_assignment") {
+    } else if (n.is(kind::delete_statement) || n.is(kind::global_statement) || n.is(kind::nonlocal_statement)) {
+      add(EffectKind::GlobalWrite, n, keyword_of(n));
+    } else if (n.is(kind::assignment) || n.is(kind::augmented_assignment)) {
       ir::Node left = n.field("left");
       store_target(left, n);
-      if (t == "augmented_assignment" && types.type_of(m, left).tensor_like()) {
+      if (n.is(kind::augmented_assignment) && types.type_of(m, left).tensor_like()) {
         add(EffectKind::InPlaceMutation, n, fmt::format("`{}` updates a tensor in place", m.text(n)));
       }
-    } else if (t == "named_expression") {
+    } else if (n.is(kind::named_expression)) {
       store_target(n.field("name"), n);
-    } else if (t == "subscript") {
+    } else if (n.is(kind::subscript)) {
       if (!types.type_of(m, n.field("value")).tensor_like()) {
         add(EffectKind::MayRaise, n, fmt::format("`{}` may raise on a missing key/index", m.text(n)));
       }
-    } else if (t == "call") {
+    } else if (n.is(kind::call)) {
       ir::Node fn = ir::unparenthesize(n.field("function"));
       ir::Node args = n.field("arguments");
       auto q = m.qualified_name(fn);

@@ -92,17 +92,16 @@ ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
 }
 
 ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
-  const string_view t = e.type();
-  if (t == "parenthesized_expression") return type_of(m, e.named_child(0));
-  if (t == "integer" || t == "float" || t == "string" || t == "concatenated_string" ||
-      t == "true" || t == "false" || t == "ellipsis") {
+  if (e.is(kind::parenthesized_expression)) return type_of(m, e.named_child(0));
+  if (e.is(kind::integer) || e.is(kind::float_) || e.is(kind::string) || e.is(kind::concatenated_string) ||
+      e.is(kind::true_) || e.is(kind::false_) || e.is(kind::ellipsis)) {
     return of(ValueKind::Static);
   }
-  if (t == "none") return of(ValueKind::None);
-  if (t == "identifier") return identifier(m, e);
-  if (t == "attribute") return attribute(m, e);
-  if (t == "call") return call(m, e);
-  if (t == "tuple" || t == "list" || t == "expression_list") {
+  if (e.is(kind::none)) return of(ValueKind::None);
+  if (e.is(kind::identifier)) return identifier(m, e);
+  if (e.is(kind::attribute)) return attribute(m, e);
+  if (e.is(kind::call)) return call(m, e);
+  if (e.is(kind::tuple) || e.is(kind::list) || e.is(kind::expression_list)) {
     // A sequence of tensors, as a call's argument or a function's result, keeps its elements'
     // tensor-ness for whoever unpacks or indexes it.
     const std::vector<ir::Node> elements = ir::children_without_comments(e);
@@ -111,7 +110,7 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     }
     return elements.empty() ? ValueType{} : of(ValueKind::TensorTuple);
   }
-  if (t == "subscript") {
+  if (e.is(kind::subscript)) {
     ValueType v = type_of(m, e.field("value"));
     if (v.kind == ValueKind::TensorTuple) {
       ir::Node index = e.field("subscript");
@@ -122,7 +121,7 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     if (v.kind == ValueKind::Static || v.kind == ValueKind::DataScalar) return of(v.kind);
     return {};
   }
-  if (t == "binary_operator") {
+  if (e.is(kind::binary_operator)) {
     ValueType l = type_of(m, e.field("left"));
     ValueType r = type_of(m, e.field("right"));
     const string_view op = m.text(e.field("operator"));
@@ -137,16 +136,14 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     if (l.kind == ValueKind::Static && r.kind == ValueKind::Static) return of(ValueKind::Static);
     return {};
   }
-  if (t == "unary_operator") {
+  if (e.is(kind::unary_operator)) {
     ValueType v = type_of(m, e.field("argument"));
     return v;
   }
-  if (t == "comparison_operator") {
+  if (e.is(kind::comparison_operator)) {
     bool identity = false;
     for (ir::Node c : e.children()) {
-      const string_view op = c.type();
-      if (op == "is" || op == "is not" || op == "in" || op == "not in") identity = true;
-      if (c.is(kind::is_) || c.is(kind::in_)) identity = true;
+      if (c.is(kind::is_) || c.is(kind::is_not) || c.is(kind::in_) || c.is(kind::not_in)) identity = true;
     }
     for (ir::Node op : e.children_by_field("operators")) {
       const string_view s = m.text(op);
@@ -166,7 +163,7 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     if (all_static) return of(ValueKind::Static);
     return {};
   }
-  if (t == "not_operator" || t == "boolean_operator") {
+  if (e.is(kind::not_operator) || e.is(kind::boolean_operator)) {
     bool any_tensor = false, any_data = false, all_static = true;
     for (ir::Node c : e.named_children()) {
       ValueType v = type_of(m, c);
@@ -178,12 +175,12 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     if (all_static) return of(ValueKind::Static);
     return {};
   }
-  if (t == "conditional_expression") {
+  if (e.is(kind::conditional_expression)) {
     auto kids = e.named_children();
     if (kids.size() == 3) return join(type_of(m, kids[0]), type_of(m, kids[2]));
     return {};
   }
-  if (t == "lambda") return of(ValueKind::Static);
+  if (e.is(kind::lambda)) return of(ValueKind::Static);
   return {};
 }
 

@@ -160,8 +160,7 @@ class Builder {
   }
 
   void visit_statement(Node stmt, int scope) {
-    const std::string_view t = stmt.type();
-    if (t == "decorated_definition") {
+    if (stmt.is(kind::decorated_definition)) {
       Node def = stmt.field("definition");
       std::vector<Node> decorators;
       for (Node c : stmt.named_children()) {
@@ -178,15 +177,15 @@ class Builder {
       }
       return;
     }
-    if (t == "function_definition") {
+    if (stmt.is(kind::function_definition)) {
       visit_function(stmt, stmt, scope, {});
       return;
     }
-    if (t == "class_definition") {
+    if (stmt.is(kind::class_definition)) {
       visit_class(stmt, stmt, scope, {});
       return;
     }
-    if (t == "expression_statement") {
+    if (stmt.is(kind::expression_statement)) {
       for (Node c : stmt.named_children()) {
         if (c.is(kind::assignment)) {
           visit_assignment(c, stmt, scope);
@@ -204,22 +203,22 @@ class Builder {
       }
       return;
     }
-    if (t == "import_statement" || t == "future_import_statement") {
+    if (stmt.is(kind::import_statement) || stmt.is(kind::future_import_statement)) {
       visit_import(stmt, scope);
       return;
     }
-    if (t == "import_from_statement") {
+    if (stmt.is(kind::import_from_statement)) {
       visit_import_from(stmt, scope);
       return;
     }
-    if (t == "for_statement") {
+    if (stmt.is(kind::for_statement)) {
       visit_expr(stmt.field("right"), scope);
       bind_targets(stmt.field("left"), scope, BindingKind::For, stmt, {});
       visit_block(stmt.field("body"), scope);
       if (Node alt = stmt.field("alternative")) visit_block(alt.field("body"), scope);
       return;
     }
-    if (t == "with_statement") {
+    if (stmt.is(kind::with_statement)) {
       for (Node c : stmt.named_children()) {
         if (c.is(kind::with_clause)) {
           for (Node item : c.named_children()) {
@@ -241,7 +240,7 @@ class Builder {
       visit_block(stmt.field("body"), scope);
       return;
     }
-    if (t == "try_statement") {
+    if (stmt.is(kind::try_statement)) {
       for (Node c : stmt.named_children()) {
         if (c.is(kind::block)) {
           visit_block(c, scope);
@@ -271,7 +270,7 @@ class Builder {
       }
       return;
     }
-    if (t == "match_statement") {
+    if (stmt.is(kind::match_statement)) {
       for (Node s : stmt.children_by_field("subject")) visit_expr(s, scope);
       Node body = stmt.field("body");
       for (Node clause : body.named_children()) {
@@ -301,7 +300,7 @@ class Builder {
       }
       return;
     }
-    if (t == "delete_statement") {
+    if (stmt.is(kind::delete_statement)) {
       for (Node c : stmt.named_children()) {
         std::vector<Node> targets{c};
         if (c.is(kind::expression_list)) targets = c.named_children();
@@ -315,7 +314,7 @@ class Builder {
       }
       return;
     }
-    if (t == "global_statement" || t == "nonlocal_statement") return;
+    if (stmt.is(kind::global_statement) || stmt.is(kind::nonlocal_statement)) return;
     // Compound statements with conditions and blocks; simple statements with expressions.
     for (Node c : stmt.named_children()) {
       if (c.is(kind::block)) {
@@ -632,8 +631,7 @@ class Builder {
     }
 
     std::vector<int> statement(Node stmt, std::vector<int> preds) {
-      const std::string_view t = stmt.type();
-      if (t == "if_statement") {
+      if (stmt.is(kind::if_statement)) {
         int cond = add(CfgKind::Condition, stmt.field("condition"));
         connect(preds, cond);
         std::vector<int> out = block(stmt.field("consequence"), {cond});
@@ -655,8 +653,8 @@ class Builder {
         if (!has_else) out.push_back(last);
         return out;
       }
-      if (t == "for_statement" || t == "while_statement") {
-        const bool is_for = t == "for_statement";
+      if (stmt.is(kind::for_statement) || stmt.is(kind::while_statement)) {
+        const bool is_for = stmt.is(kind::for_statement);
         int header = is_for ? add(CfgKind::LoopHeader, stmt.field("left"))
                             : add(CfgKind::Condition, stmt.field("condition"));
         if (is_for) cfg.map(stmt.field("right"), header);
@@ -675,7 +673,7 @@ class Builder {
         out.insert(out.end(), breaks.begin(), breaks.end());
         return out;
       }
-      if (t == "try_statement") {
+      if (stmt.is(kind::try_statement)) {
         std::vector<int> body_nodes;
         try_bodies.push_back(&body_nodes);
         Node body = stmt.field("body");
@@ -719,7 +717,7 @@ class Builder {
         }
         return out;
       }
-      if (t == "with_statement") {
+      if (stmt.is(kind::with_statement)) {
         std::vector<int> cur = preds;
         for (Node c : stmt.named_children()) {
           if (!c.is(kind::with_clause)) continue;
@@ -732,7 +730,7 @@ class Builder {
         }
         return block(stmt.field("body"), cur);
       }
-      if (t == "match_statement") {
+      if (stmt.is(kind::match_statement)) {
         std::vector<Node> subjects = stmt.children_by_field("subject");
         int subject = add(CfgKind::Condition, subjects.empty() ? Node() : subjects.front());
         for (Node s : subjects) cfg.map(s, subject);
@@ -755,24 +753,24 @@ class Builder {
         if (!irrefutable) out.push_back(last);
         return out;
       }
-      if (t == "function_definition" || t == "class_definition" || t == "decorated_definition") {
+      if (stmt.is(kind::function_definition) || stmt.is(kind::class_definition) || stmt.is(kind::decorated_definition)) {
         int d = add(CfgKind::Definition, stmt);
-        Node def = t == "decorated_definition" ? stmt.field("definition") : stmt;
+        Node def = stmt.is(kind::decorated_definition) ? stmt.field("definition") : stmt;
         cfg.map(def, d);
         connect(preds, d);
         return {d};
       }
       int n = add(CfgKind::Statement, stmt);
       connect(preds, n);
-      if (t == "return_statement" || t == "raise_statement") {
+      if (stmt.is(kind::return_statement) || stmt.is(kind::raise_statement)) {
         edge(n, cfg.exit);
         return {};
       }
-      if (t == "break_statement") {
+      if (stmt.is(kind::break_statement)) {
         if (!loops.empty()) loops.back().breaks->push_back(n);
         return {};
       }
-      if (t == "continue_statement") {
+      if (stmt.is(kind::continue_statement)) {
         if (!loops.empty()) edge(n, loops.back().header);
         return {};
       }

@@ -22,9 +22,14 @@ bool is_builtin_class(std::string_view name) {
 }
 
 // Displays and functions: values that can be neither carried nor named.
-const std::set<std::string_view> kUncarriable = {
-    "dictionary", "set", "list_comprehension", "dictionary_comprehension",
-    "set_comprehension", "generator_expression", "lambda", "await", "yield"};
+bool is_uncarriable(ir::Node n) {
+  for (const syntax::Kind* k : {&kind::dictionary, &kind::set, &kind::list_comprehension,
+                                &kind::dictionary_comprehension, &kind::set_comprehension,
+                                &kind::generator_expression, &kind::lambda, &kind::await, &kind::yield}) {
+    if (n.is(*k)) return true;
+  }
+  return false;
+}
 
 std::string readable_type(ir::Node n) {
   std::string t(n.type());
@@ -128,7 +133,7 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
   if (carry_strings_ && is_plain_string(value) && is_text_string(m_, value)) return hole(value);
   if (is_literal(value)) return source::with_lf_newlines(m_.text(value));
   if (value.is(kind::string) || value.is(kind::concatenated_string)) return render_fstring(value);
-  if (kUncarriable.contains(value.type())) {
+  if (is_uncarriable(value)) {
     return decline(rewrite::decline<DeclineCode::UncarriableValue>(snippet(m_, value), readable_type(value)));
   }
   if (is_stable_reference(value)) return source::with_lf_newlines(m_.text(value));

@@ -1,6 +1,7 @@
 // Node kinds of tree-sitter-python as named constants. A misspelt kind does not compile, and a
 // test compares the grammar's symbol ids instead of strings. Names that are C++ keywords carry a
-// trailing underscore (kind::true_, kind::in_).
+// trailing underscore (kind::true_, kind::in_); those with a space, an underscore instead
+// (kind::is_not).
 #pragma once
 
 #include <array>
@@ -58,12 +59,14 @@ inline const syntax::Kind continue_statement{"continue_statement"};
 inline const syntax::Kind decorated_definition{"decorated_definition"};
 inline const syntax::Kind decorator{"decorator"};
 inline const syntax::Kind default_parameter{"default_parameter"};
+inline const syntax::Kind delete_statement{"delete_statement"};
 inline const syntax::Kind dictionary{"dictionary"};
 inline const syntax::Kind dictionary_comprehension{"dictionary_comprehension"};
 inline const syntax::Kind dictionary_splat{"dictionary_splat"};
 inline const syntax::Kind dictionary_splat_pattern{"dictionary_splat_pattern"};
 inline const syntax::Kind dotted_name{"dotted_name"};
 inline const syntax::Kind elif_clause{"elif_clause"};
+inline const syntax::Kind ellipsis{"ellipsis"};
 inline const syntax::Kind else_clause{"else_clause"};
 inline const syntax::Kind except_clause{"except_clause"};
 inline const syntax::Kind except_group_clause{"except_group_clause"};
@@ -91,6 +94,7 @@ inline const syntax::Kind in_{"in"};
 inline const syntax::Kind integer{"integer"};
 inline const syntax::Kind interpolation{"interpolation"};
 inline const syntax::Kind is_{"is"};
+inline const syntax::Kind is_not{"is not"};
 inline const syntax::Kind keyword_argument{"keyword_argument"};
 inline const syntax::Kind keyword_pattern{"keyword_pattern"};
 inline const syntax::Kind keyword_separator{"keyword_separator"};
@@ -100,11 +104,13 @@ inline const syntax::Kind list_comprehension{"list_comprehension"};
 inline const syntax::Kind list_pattern{"list_pattern"};
 inline const syntax::Kind list_splat{"list_splat"};
 inline const syntax::Kind list_splat_pattern{"list_splat_pattern"};
+inline const syntax::Kind match_statement{"match_statement"};
 inline const syntax::Kind module_{"module"};
 inline const syntax::Kind named_expression{"named_expression"};
 inline const syntax::Kind none{"none"};
 inline const syntax::Kind nonlocal_statement{"nonlocal_statement"};
 inline const syntax::Kind comparison_operator{"comparison_operator"};
+inline const syntax::Kind not_in{"not in"};
 inline const syntax::Kind not_operator{"not_operator"};
 inline const syntax::Kind parenthesized_expression{"parenthesized_expression"};
 inline const syntax::Kind pattern_list{"pattern_list"};
