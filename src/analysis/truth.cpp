@@ -20,10 +20,8 @@ bool is_runtime_gate(const ir::Module& module, ir::Node cond) {
   while (left.is(kind::boolean_operator) && module.text(left.field("operator")) == "or") {
     left = ir::unparenthesize(left.field("left"));  // `a or b or c` is `(a or b) or c`
   }
-  if (!left.is(kind::not_operator)) return false;
-  ir::Node call = ir::unparenthesize(left.field("argument"));
-  return call.is(kind::call) && call.field("arguments").named_child_count() == 0 &&
-         is_runtime_compiling(module, call.field("function"));
+  return left.is(kind::not_operator) && is_compiling_check(module, left.field("argument")) &&
+         is_runtime_compiling(module, ir::unparenthesize(left.field("argument")).field("function"));
 }
 
 // A loop whose iterations the gate just before it does in compiled form (rewrite::compile_before_loop):
@@ -31,8 +29,7 @@ bool is_runtime_gate(const ir::Module& module, ir::Node cond) {
 bool replaced_by_gate_before(const ir::Module& module, ir::Node loop) {
   ir::Node iterated = ir::unparenthesize(loop.field("right"));
   if (!iterated.is(kind::identifier) || loop.field("alternative")) return false;
-  ir::Node gate = loop.prev_named_sibling();
-  while (gate && gate.is(kind::comment)) gate = gate.prev_named_sibling();
+  ir::Node gate = ir::previous_statement(loop);
   if (!gate || !gate.is(kind::if_statement) || !is_runtime_gate(module, gate.field("condition"))) return false;
   const std::vector<ir::Node> arms = gate.children_by_field("alternative");
   if (arms.size() != 1 || !arms[0].is(kind::else_clause)) return false;

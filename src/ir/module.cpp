@@ -21,6 +21,12 @@ std::vector<Node> children_without_comments(Node n) {
   return out;
 }
 
+Node previous_statement(Node statement) {
+  Node before = statement.prev_named_sibling();
+  while (before && before.is(kind::comment)) before = before.prev_named_sibling();
+  return before;
+}
+
 Node sole_expression(Node statement) {
   return statement.is(kind::expression_statement) && statement.named_child_count() == 1 ? statement.named_child(0)
                                                                                        : Node{};

@@ -527,8 +527,7 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
     iteration = copied(m, for_statement.field("right"));
   } else if (iterable.is(kind::identifier)) {
     hit_list = std::string(m.text(iterable));
-    ir::Node previous = for_statement.prev_named_sibling();
-    while (previous && previous.is(kind::comment)) previous = previous.prev_named_sibling();
+    ir::Node previous = ir::previous_statement(for_statement);
     ir::Node a = previous ? assignment_of(previous) : ir::Node{};
     const std::string form = a ? compact(m, a.field("right")) : "";
     const std::string summed = mask + ".sum(dim=(-1,-2))";
@@ -687,8 +686,7 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
   if (over == Over::HitList) {
     const std::string list(m.text(iterable));
     const Declined bad{decline<DeclineCode::DispatchStoreHitList>(list)};
-    ir::Node previous = for_statement.prev_named_sibling();
-    while (previous && previous.is(kind::comment)) previous = previous.prev_named_sibling();
+    ir::Node previous = ir::previous_statement(for_statement);
     ir::Node a = previous ? assignment_of(previous) : ir::Node{};
     if (!a || !is_identifier(m, a.field("left"), list) || sole_reaching_assignment(m, iterable) != a) return bad;
     const std::string form = compact(m, a.field("right"));

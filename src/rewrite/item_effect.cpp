@@ -182,8 +182,7 @@ bool decided_by_item_effect(const analysis::FileContext& ctx, ir::Node call) {
   if (!statement.is(kind::expression_statement) || !test.is(kind::if_statement) || test.field("consequence") != block) {
     return false;
   }
-  ir::Node before = test.prev_named_sibling();
-  while (before && before.is(kind::comment)) before = before.prev_named_sibling();
+  const ir::Node before = ir::previous_statement(test);
   const ir::Node assignment = before.is(kind::expression_statement) ? before.named_child(0) : ir::Node{};
   const ir::Node value = assignment.is(kind::assignment) ? assignment.field("right") : ir::Node{};
   FunctionIndex index(ctx);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 
 #include "graphmend/analysis/api_facts.h"
@@ -379,11 +378,8 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
   // expression at its delimiters.
   const auto at_delimiters = [&]() -> std::optional<std::string> {
     if (!inside_brackets) return std::nullopt;
-    static constexpr std::array<std::array<std::string_view, 6>, 3> kLevels{{
-        {" or ", "", "", "", "", ""},
-        {" and ", "", "", "", "", ""},
-        {" != ", " == ", " <= ", " >= ", " < ", " > "},
-    }};
+    static const std::vector<std::vector<std::string_view>> kLevels{
+        {" or "}, {" and "}, {" != ", " == ", " <= ", " >= ", " < ", " > "}};
     std::vector<std::string> pieces{std::string(line)};
     for (const auto& level : kLevels) {
       std::vector<std::string> next;
@@ -395,7 +391,6 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
         // Cut before each operator of this level that lies outside brackets and strings.
         std::vector<std::string> cut{piece};
         for (std::string_view op : level) {
-          if (op.empty()) continue;
           std::vector<std::string> finer;
           for (const std::string& part : cut) {
             const std::vector<std::string_view> split = top_level_split(part, op);

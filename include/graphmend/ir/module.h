@@ -194,6 +194,8 @@ Node unparenthesize(Node n);
 
 // A block's statements, a call's arguments or a sequence's elements, without comments.
 std::vector<Node> children_without_comments(Node n);
+// The statement before `statement` in its block, comments skipped, or null.
+Node previous_statement(Node statement);
 // The one expression an expression statement consists of (`x = f()`, `y += 1`, `f(x)`), or null.
 Node sole_expression(Node statement);
 
