@@ -619,8 +619,8 @@ void call_through_runtime(const ir::Module& m, ir::Node function, std::string_vi
 namespace {
 
 // `if <guard>:` as black and ruff would write it at `indent`: on one line when it fits in 88
-// columns; else the guard in parentheses on a line of its own; else one `or` operand a line.
-// (The guard is graphmend's own text, so " or " separates its operands.)
+// columns; else the guard in parentheses on a line of its own; else one `or` (or `and`) operand a
+// line. (The guard is graphmend's own text, so " or " or " and " separates its operands.)
 std::string gate_header(std::string_view guard, std::string_view indent, std::string_view inner,
                         std::string_view newline) {
   if (indent.size() + guard.size() + 4 <= kMaxGeneratedLine) return fmt::format("if {}:", guard);
@@ -628,12 +628,14 @@ std::string gate_header(std::string_view guard, std::string_view indent, std::st
   if (inner.size() + guard.size() <= kMaxGeneratedLine) {
     out += guard;
   } else {
+    // An `or` chain (run the original when) or an `and` chain (the compiled code runs when).
+    const std::string_view op = guard.find(" or ") != std::string_view::npos ? " or " : " and ";
     size_t from = 0;
-    for (size_t at = guard.find(" or "); ; at = guard.find(" or ", from)) {
+    for (size_t at = guard.find(op); ; at = guard.find(op, from)) {
       out += guard.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from);
       if (at == std::string_view::npos) break;
-      out += fmt::format("{}{}or ", newline, inner);
-      from = at + 4;
+      out += fmt::format("{}{}{} ", newline, inner, op.substr(1, op.size() - 2));
+      from = at + op.size();
     }
   }
   return out + fmt::format("{}{}):", newline, indent);
@@ -767,13 +769,13 @@ std::optional<Declined> compile_before_if(const ir::Module& m, ir::Node if_state
 }
 
 std::optional<Declined> select_before_if(const ir::Module& m, ir::Node if_statement, std::string_view compiled_code,
-                                         source::Fix& fix, std::string_view guard) {
+                                         source::Fix& fix, std::string_view compiled_condition) {
   return insert_before_if(m, if_statement, fix, [&](std::string_view indent, const std::string& inner,
                                                     const std::string& unit, const std::string& newline) {
-    return fmt::format("{}{nl}{inner}{done} = False{nl}{ind}else:{nl}{inner}{code}{nl}{ind}if {done}:{nl}{inner}pass{nl}{ind}",
-                       gate_header(guard, indent, inner, newline), fmt::arg("nl", newline), fmt::arg("inner", inner),
-                       fmt::arg("done", kDoneFlag), fmt::arg("code", render_code(compiled_code, newline, inner, unit)),
-                       fmt::arg("ind", indent));
+    return fmt::format("{done} = False{nl}{ind}{}{nl}{inner}{code}{nl}{ind}if {done}:{nl}{inner}pass{nl}{ind}",
+                       gate_header(compiled_condition, indent, inner, newline), fmt::arg("nl", newline),
+                       fmt::arg("inner", inner), fmt::arg("done", kDoneFlag),
+                       fmt::arg("code", render_code(compiled_code, newline, inner, unit)), fmt::arg("ind", indent));
   });
 }
 

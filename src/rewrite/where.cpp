@@ -338,8 +338,8 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   const std::vector<std::string> assumed = assumable_tensors(ctx, fn, if_statement);
   std::optional<analysis::TypeOracle::Assumption> assumption;
   if (!assumed.empty()) assumption.emplace(ctx.types, source::TextRange{fn.node.start(), if_statement.end()}, assumed);
-  std::string gate(kWhereGate);
-  if (!assumed.empty()) gate += fmt::format(" or not _graphmend.plain_tensors({})", fmt::join(assumed, ", "));
+  std::string gate(kWhereCompiled);
+  if (!assumed.empty()) gate += fmt::format(" and _graphmend.plain_tensors({})", fmt::join(assumed, ", "));
 
   // 2. Conditions: an optional static conjunct (single `if` only) kept as a Python `if`; the
   // tensor part of each arm lowered to one boolean tensor.
@@ -364,15 +364,15 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   for (ir::Node block : blocks) {
     if (auto bad = finfo_preconditions(ctx, block, static_part, if_statement, &dtype_checks)) return Declined{std::move(*bad)};
   }
-  // `or not plain or not floating`: one short line each; a name the gate already checks as a
-  // plain tensor is one when its dtype is read.
+  // `and plain and floating`: one short line each; a name the gate already checks as a plain
+  // tensor is one when its dtype is read.
   for (const std::string& name : dtype_checks) {
     if (std::find(assumed.begin(), assumed.end(), name) == assumed.end()) {
-      gate += fmt::format(" or not _graphmend.plain_tensors({})", name);
+      gate += fmt::format(" and _graphmend.plain_tensors({})", name);
     }
-    gate += fmt::format(" or not {}.is_floating_point()", name);
+    gate += fmt::format(" and {}.is_floating_point()", name);
   }
-  CompiledCode compiled;  // the compiled form, at the else-branch's indentation
+  CompiledCode compiled;  // the compiled form, at the gate's body's indentation
   auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
   std::string cond_tuple;
   for (size_t i = 0; i < conds.size(); ++i) cond_tuple += (i ? ", " : "") + cond_name(i);
@@ -554,9 +554,8 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     }
 
     if (static_part) {
-      // A false static conjunct: the original `if` runs, its condition stopping at that
-      // conjunct (no tensor is tested), and takes its `else`, if any.
-      compiled.line(fmt::format("{} = False", kDoneFlag));
+      // A false static conjunct: the flag stays False, so the original `if` runs, its condition
+      // stopping at that conjunct (no tensor is tested), and takes its `else`, if any.
       compiled.line("if " + copied(m, static_part) + ":");
       ++compiled.level;
     }

@@ -349,7 +349,7 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
     }
   }
   fix.title = title + ")";
-  if (auto declined = select_before_if(m, if_statement, compiled.text, fix, kWhereGate)) {
+  if (auto declined = select_before_if(m, if_statement, compiled.text, fix, kWhereCompiled)) {
     return *declined;
   }
   return fix;

@@ -159,16 +159,16 @@ inline constexpr std::string_view kIteratedName = "_graphmend_iterated";
 // The same for an `if` statement (with its elif and else arms), whose lines stay where they are:
 // the code that takes its place under torch.compile goes before it, and only its `if` keyword
 // changes, to `elif`, so that it runs only when that code did not do its work:
-//     if <guard>:
-//         _graphmend_done = False
-//     else:
+//     _graphmend_done = False
+//     if <compiled_condition>:
 //         <compiled_code, which sets _graphmend_done: True when it did the statement's work>
 //     if _graphmend_done:
 //         pass
 //     elif <the original condition>:
 //         <the original arms, untouched>
+// `compiled_condition` is an `and` chain that holds only under torch.compile.
 std::optional<Declined> select_before_if(const ir::Module& m, ir::Node if_statement, std::string_view compiled_code,
-                                         source::Fix& fix, std::string_view guard);
+                                         source::Fix& fix, std::string_view compiled_condition);
 // The flag select_before_if's compiled code sets.
 inline constexpr std::string_view kDoneFlag = "_graphmend_done";
 // For an `if` that `compiled_code` always replaces under torch.compile (a guard checked in the

@@ -16,9 +16,10 @@
 
 namespace graphmend::rewrite {
 
-// The gate of every [Where] rewrite: the original statement runs in eager mode and, because the
-// selection's gradients are not proven identical, in compiled code with grad enabled.
-inline constexpr std::string_view kWhereGate = "not _graphmend.compiling() or _graphmend.torch.is_grad_enabled()";
+// When every [Where] rewrite selects: in compiled code with grad disabled. The original statement
+// runs in eager mode and, because the selection's gradients are not proven identical, in compiled
+// code with grad enabled.
+inline constexpr std::string_view kWhereCompiled = "_graphmend.compiling() and not _graphmend.torch.is_grad_enabled()";
 
 // Why a branch statement (or expression) cannot run unconditionally, or nullopt when it is pure
 // and cannot raise. `part` names what is checked in the reason ("a branch", "the condition", ...).
