@@ -488,7 +488,7 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
 
 }  // namespace
 
-// Generated code into file text: '\n' starts a line at the else-branch's indentation, each
+// Generated code into file text: '\n' starts a line at the compiled branch's indentation, each
 // kIndentStep is one more level, kRawNewline is a line break copied from inside the original
 // statement (indentation kept as it was). A generated line too long for 88 columns is wrapped
 // (wrapped_line) at a call's arguments, at an operand's operators, or as `name = (<value>)`,

@@ -179,8 +179,8 @@ std::optional<Declined> compile_before_if(const ir::Module& m, ir::Node if_state
 inline constexpr char kIndentStep = '\x03';
 inline constexpr char kRawNewline = '\x04';
 
-// A rewrite's compiled code for wrap_for_compile, built a line at a time; `level` counts steps
-// below the else-branch's indentation.
+// A rewrite's compiled code (for wrap_for_compile and the others above), built a line at a time;
+// `level` counts steps below the indentation of the branch that holds it.
 struct CompiledCode {
   std::string text;
   int level = 0;
@@ -195,9 +195,9 @@ const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name
 std::string copied(const ir::Module& m, ir::Node node);
 // `text` with every line break ("\r\n", "\r", "\n") as kRawNewline.
 std::string with_raw_newlines(std::string_view text);
-// `node`'s source for a block `levels` deeper than the else-branch: each line after the first
-// gets the else-branch's indentation plus `levels` steps on top of its own, except lines inside a
-// multi-line string, which stay byte for byte.
+// `node`'s source for a block `levels` deeper than the compiled code's branch: each line after the
+// first gets that branch's indentation plus `levels` steps on top of its own, except lines inside
+// a multi-line string, which stay byte for byte.
 std::string reindented(const ir::Module& m, ir::Node node, int levels);
 
 // A site helper, a top-level function of the patched module: `def name(params): body`. The
