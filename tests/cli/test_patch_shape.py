@@ -1,9 +1,13 @@
 """What a [Where] or [Trap] fix leaves in the diff: the rewritten `if` keeps every line where it was,
 byte for byte, except its `if`, which becomes `elif`; everything else the fix adds is new lines
-before it. A module patched in the earlier form (the `if` moved in behind the gate, [Where]'s
-fallback a second copy) is still recognised: `check` reports nothing there and `fix` leaves it."""
+before it. A module patched in an earlier form is still recognised: `check` reports nothing there
+and `fix` leaves it. The forms: the `if` moved in behind the gate, [Where]'s fallback a second
+copy; and the gate on when the original runs, whose first branch only cleared the flag (before
+the flag was cleared ahead of a gate on when the selection runs)."""
 
 import difflib
+
+import pytest
 
 SITES = '''import torch
 
@@ -51,6 +55,34 @@ class Model(torch.nn.Module):
         return y
 '''
 
+GATE_ON_THE_ORIGINAL_FORM = '''import torch
+
+_graphmend = __import__("_graphmend_runtime", globals(), level=1).bind(globals())
+
+
+class Model(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if not _graphmend.compiling() or _graphmend.torch.is_grad_enabled():
+            _graphmend_done = False
+        else:
+            _graphmend_c = (h.sum() > 0)
+            _graphmend_v0_0 = h + 1
+            _graphmend_v1_0 = h - 1
+            _graphmend_done = _graphmend.selectable(
+                _graphmend_c, (_graphmend_v0_0, _graphmend_v1_0)
+            )
+            if _graphmend_done:
+                y = _graphmend.where(_graphmend_c, _graphmend_v0_0, _graphmend_v1_0)
+        if _graphmend_done:
+            pass
+        elif h.sum() > 0:
+            y = h + 1
+        else:
+            y = h - 1
+        return y
+'''
+
 
 def changed_lines(before: str, after: str):
     """(removed, added) line pairs of every change that is not a pure insertion."""
@@ -93,11 +125,14 @@ def test_a_rewritten_if_keeps_its_lines_and_only_its_keyword_changes(gm, tmp_pat
     assert model.read_text() == after
 
 
-def test_a_module_patched_in_the_earlier_form_is_left_as_it_is(gm, tmp_path):
-    model = package_module(tmp_path, EARLIER_FORM)
+@pytest.mark.parametrize(
+    "form", [EARLIER_FORM, GATE_ON_THE_ORIGINAL_FORM], ids=["if-moved-in", "gate-on-the-original"]
+)
+def test_a_module_patched_in_an_earlier_form_is_left_as_it_is(gm, tmp_path, form):
+    model = package_module(tmp_path, form)
     check = gm("check", "pkg", cwd=tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "no graph-break sites" in check.stdout
     r = gm("fix", "pkg", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert model.read_text() == EARLIER_FORM
+    assert model.read_text() == form
