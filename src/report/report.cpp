@@ -247,10 +247,12 @@ std::string summary_line(const driver::RunReport& run) {
   if (t.fixes > 0) {
     line += fmt::format(", {} {} fix{}", run.dry_run ? "would apply" : "applied", t.fixes, t.fixes == 1 ? "" : "es");
   }
+  // After fixes, what is counted is what they leave.
+  const std::string_view left = t.fixes == 0 ? "" : run.dry_run ? " would be left" : " left";
   if (t.findings == 0) {
-    line += ": no graph-break sites found";
+    line += t.fixes == 0 ? std::string(": no graph-break sites found") : fmt::format(": no graph-break sites{}", left);
   } else {
-    line += fmt::format(": {} finding{} ({}) in {:.1f} ms", t.findings, t.findings == 1 ? "" : "s", codes,
+    line += fmt::format(": {} finding{}{} ({}) in {:.1f} ms", t.findings, t.findings == 1 ? "" : "s", left, codes,
                         run.elapsed_ms);
     std::vector<std::string> more;
     if (t.fixable > 0) more.push_back(fmt::format("{} fixable with `graphmend fix`", t.fixable));

@@ -107,7 +107,8 @@ def test_a_rewritten_if_keeps_its_lines_and_only_its_keyword_changes(gm, tmp_pat
     model = package_module(tmp_path, SITES)
     r = gm("fix", "pkg", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "applied 3 fixes" in r.stdout, r.stdout  # the chain's two arms and the guard
+    # The chain's two arms and the guard; the summary counts what the fixes leave.
+    assert "applied 3 fixes: no graph-break sites left" in r.stdout, r.stdout
     after = model.read_text()
 
     # Every change is an insertion, except the two `if` lines, now `elif` with the same text.
@@ -122,6 +123,7 @@ def test_a_rewritten_if_keeps_its_lines_and_only_its_keyword_changes(gm, tmp_pat
     # A second run changes nothing and reports nothing.
     again = gm("fix", "pkg", cwd=tmp_path)
     assert again.returncode == 0, again.stdout + again.stderr
+    assert "no graph-break sites found" in again.stdout, again.stdout
     assert model.read_text() == after
 
 
