@@ -250,7 +250,7 @@ std::string summary_line(const driver::RunReport& run) {
   // After fixes, what is counted is what they leave.
   const std::string_view left = t.fixes == 0 ? "" : run.dry_run ? " would be left" : " left";
   if (t.findings == 0) {
-    line += t.fixes == 0 ? std::string(": no graph-break sites found") : fmt::format(": no graph-break sites{}", left);
+    line += fmt::format(": no graph-break sites{}", t.fixes == 0 ? " found" : left);
   } else {
     line += fmt::format(": {} finding{}{} ({}) in {:.1f} ms", t.findings, t.findings == 1 ? "" : "s", left, codes,
                         run.elapsed_ms);

@@ -619,24 +619,27 @@ void call_through_runtime(const ir::Module& m, ir::Node function, std::string_vi
 namespace {
 
 // `if <guard>:` as black and ruff would write it at `indent`: on one line when it fits in 88
-// columns; else the guard in parentheses on a line of its own; else one `or` (or `and`) operand a
-// line. (The guard is graphmend's own text, so " or " or " and " separates its operands.)
+// columns; else the guard in parentheses on a line of its own; else one operand a line, split at
+// its top-level `or` (graphmend's "run the original when" chains) or else its `and` (its "the
+// compiled code runs when" chains).
 std::string gate_header(std::string_view guard, std::string_view indent, std::string_view inner,
                         std::string_view newline) {
   if (indent.size() + guard.size() + 4 <= kMaxGeneratedLine) return fmt::format("if {}:", guard);
   std::string out = fmt::format("if ({}{}", newline, inner);
-  if (inner.size() + guard.size() <= kMaxGeneratedLine) {
-    out += guard;
-  } else {
-    // An `or` chain (run the original when) or an `and` chain (the compiled code runs when).
-    const std::string_view op = guard.find(" or ") != std::string_view::npos ? " or " : " and ";
-    size_t from = 0;
-    for (size_t at = guard.find(op); ; at = guard.find(op, from)) {
-      out += guard.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from);
-      if (at == std::string_view::npos) break;
-      out += fmt::format("{}{}{} ", newline, inner, op.substr(1, op.size() - 2));
-      from = at + op.size();
+  std::vector<std::string_view> operands{guard};
+  std::string_view op;
+  if (inner.size() + guard.size() > kMaxGeneratedLine) {
+    for (std::string_view candidate : {std::string_view(" or "), std::string_view(" and ")}) {
+      if (std::vector<std::string_view> split = top_level_split(guard, candidate); split.size() >= 2) {
+        operands = std::move(split);
+        op = candidate.substr(1);  // "or " / "and "
+        break;
+      }
     }
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (i) out += fmt::format("{}{}{}", newline, inner, op);
+    out += operands[i];
   }
   return out + fmt::format("{}{}):", newline, indent);
 }
