@@ -36,7 +36,7 @@ void observe(const CompiledCall& c, TypeOracle& types, std::vector<Observation>&
 bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef callee, bool receiver_bound,
                        const std::function<void(int, ir::Node)>& visit) {
   const auto& params = callee.module->functions[static_cast<size_t>(callee.function)].params;
-  ir::Node args = call.field("arguments");
+  ir::Node args = call.field(field::arguments);
   if (!args || !args.is(kind::argument_list)) return false;
   size_t next = receiver_bound ? 1 : 0;
   bool positional_open = true, complete = true;
@@ -47,11 +47,11 @@ bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef call
       continue;
     }
     if (a.is(kind::keyword_argument)) {
-      const auto name = caller.text(a.field("name"));
+      const auto name = caller.text(a.field(field::name));
       for (size_t i = 0; i < params.size(); ++i) {
         if (params[i].name == name && params[i].kind != ir::Parameter::Kind::VarArgs &&
             params[i].kind != ir::Parameter::Kind::VarKeyword) {
-          visit(static_cast<int>(i), a.field("value"));
+          visit(static_cast<int>(i), a.field(field::value));
         }
       }
       continue;

@@ -20,7 +20,7 @@ bool is_torch_module_base(const std::string& q) {
 
 bool is_torch_compile(const ir::Module& module, ir::Node expr) {
   expr = ir::unparenthesize(expr);
-  if (expr.is(kind::call)) expr = expr.field("function");
+  if (expr.is(kind::call)) expr = expr.field(field::function);
   auto q = module.qualified_name(expr);
   return q && (*q == "torch.compile" || *q == "torch._dynamo.optimize" ||
                *q == "torch.compiler.compile");
@@ -102,7 +102,7 @@ bool CompileRegions::is_nn_module_impl(ClassRef cls, int depth) const {
 // The class of an instance expression: `Cls(...)`, or a name bound only to `Cls(...)`.
 std::optional<ClassRef> CompileRegions::instance_class(const ir::Module& module, ir::Node expr) const {
   expr = ir::unparenthesize(expr);
-  if (expr.is(kind::call)) return project_.class_of_expr(module, expr.field("function"));
+  if (expr.is(kind::call)) return project_.class_of_expr(module, expr.field(field::function));
   if (expr.is(kind::identifier)) {
     std::optional<ClassRef> found;
     for (int bi : module.reaching_bindings(expr)) {
@@ -110,13 +110,13 @@ std::optional<ClassRef> CompileRegions::instance_class(const ir::Module& module,
       if (!b.value || !ir::unparenthesize(b.value).is(kind::call)) return std::nullopt;
       ir::Node value = ir::unparenthesize(b.value);
       // `model = Model().eval()` style chains keep the instance.
-      while (value.is(kind::call) && value.field("function").is(kind::attribute) &&
-             value.field("function").field("object").is(kind::call)) {
-        auto attr = module.text(value.field("function").field("attribute"));
+      while (value.is(kind::call) && value.field(field::function).is(kind::attribute) &&
+             value.field(field::function).field(field::object).is(kind::call)) {
+        auto attr = module.text(value.field(field::function).field(field::attribute));
         if (!api::has(api::Space::ModuleMethod, attr, api::Fact::ReturnsSelf)) break;
-        value = value.field("function").field("object");
+        value = value.field(field::function).field(field::object);
       }
-      auto c = project_.class_of_expr(module, value.field("function"));
+      auto c = project_.class_of_expr(module, value.field(field::function));
       if (!c) return std::nullopt;
       if (found && !(*found == *c)) return std::nullopt;
       found = c;
@@ -158,8 +158,8 @@ void CompileRegions::seed(const ir::Module& m) {
   const source::LineIndex lines(m.text());
   syntax::walk(m.root(), [&](ir::Node n) {
     if (!n.is(kind::call)) return true;
-    ir::Node fn = n.field("function");
-    ir::Node args = n.field("arguments");
+    ir::Node fn = n.field(field::function);
+    ir::Node args = n.field(field::arguments);
     if (is_torch_compile(m, fn) && args && args.named_child_count() > 0) {
       ir::Node target = ir::unparenthesize(args.named_child(0));
       if (target.is(kind::keyword_argument)) return true;
@@ -171,8 +171,8 @@ void CompileRegions::seed(const ir::Module& m) {
         add_class_forward(*cls, why, true);
       } else if (target.is(kind::attribute)) {
         // torch.compile(obj.method) / torch.compile(self.forward)
-        ir::Node obj = target.field("object");
-        auto name = m.text(target.field("attribute"));
+        ir::Node obj = target.field(field::object);
+        auto name = m.text(target.field(field::attribute));
         if (auto owner = instance_class(m, obj)) {
           if (auto meth = project_.find_method(*owner, name)) add(*meth, why, true);
         } else if (obj.is(kind::identifier) && m.text(obj) == "self") {
@@ -183,8 +183,8 @@ void CompileRegions::seed(const ir::Module& m) {
           }
         }
       }
-    } else if (fn.is(kind::attribute) && m.text(fn.field("attribute")) == "compile") {
-      if (auto cls = instance_class(m, fn.field("object"))) {
+    } else if (fn.is(kind::attribute) && m.text(fn.field(field::attribute)) == "compile") {
+      if (auto cls = instance_class(m, fn.field(field::object))) {
         add_class_forward(*cls, fmt::format("module compiled with .compile() at line {}",
                                             lines.line_of(n.start())),
                           true);
@@ -201,7 +201,7 @@ namespace {
 std::vector<int> returned_closures(const ir::Module& m, int outer, bool calling_outer_params) {
   const ir::Function& o = m.functions[static_cast<size_t>(outer)];
   std::set<std::string_view> returned;
-  syntax::walk(o.node.field("body"), [&](ir::Node n) {
+  syntax::walk(o.node.field(field::body), [&](ir::Node n) {
     if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
     if (n.is(kind::return_statement) && n.named_child_count() == 1) {
       ir::Node value = ir::unparenthesize(n.named_child(0));
@@ -224,9 +224,9 @@ std::vector<int> returned_closures(const ir::Module& m, int outer, bool calling_
         });
       };
       bool calls = false;
-      syntax::walk(inner.node.field("body"), [&](ir::Node n) {
+      syntax::walk(inner.node.field(field::body), [&](ir::Node n) {
         if (calls || n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
-        calls = n.is(kind::call) && is_outer_parameter(ir::unparenthesize(n.field("function")));
+        calls = n.is(kind::call) && is_outer_parameter(ir::unparenthesize(n.field(field::function)));
         return !calls;
       });
       if (!calls) continue;
@@ -252,7 +252,7 @@ void CompileRegions::close_over_calls() {
     // that calls the function it wraps. A decorator that edits and returns the function itself
     // (a docstring helper) runs at import time and adds nothing.
     for (ir::Node d : fn.decorators) {
-      ir::Node callee = d.is(kind::call) ? d.field("function") : d;
+      ir::Node callee = d.is(kind::call) ? d.field(field::function) : d;
       if (auto dec = project_.function_of_expr(m, callee)) {
         const ir::Module& dm = *dec->module;
         std::vector<int> layers{dec->function};
@@ -264,10 +264,10 @@ void CompileRegions::close_over_calls() {
         }
       }
     }
-    syntax::walk(fn.node.field("body"), [&](ir::Node n) {
+    syntax::walk(fn.node.field(field::body), [&](ir::Node n) {
       if (n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
       if (!n.is(kind::call)) return true;
-      ir::Node callee = ir::unparenthesize(n.field("function"));
+      ir::Node callee = ir::unparenthesize(n.field(field::function));
       const bool via_attribute = callee.is(kind::attribute);
       if (auto target = project_.function_of_expr(m, callee)) {
         add_call(f, n, *target, via_attribute, why);
@@ -278,8 +278,8 @@ void CompileRegions::close_over_calls() {
         return true;
       }
       if (!callee.is(kind::attribute)) return true;
-      ir::Node obj = ir::unparenthesize(callee.field("object"));
-      const auto attr = m.text(callee.field("attribute"));
+      ir::Node obj = ir::unparenthesize(callee.field(field::object));
+      const auto attr = m.text(callee.field(field::attribute));
       if (obj.is(kind::identifier) && m.text(obj) == "self" && own_class) {
         if (auto meth = project_.find_method(*own_class, attr)) {
           add_call(f, n, *meth, true, why);
@@ -293,14 +293,14 @@ void CompileRegions::close_over_calls() {
           for (const SelfStore& store : st->second) {
             ir::Node right = ir::unparenthesize(store.value);
             if (store.buffer || !right.is(kind::call)) continue;
-            if (auto sub = project_.class_of_expr(m, right.field("function"))) {
+            if (auto sub = project_.class_of_expr(m, right.field(field::function))) {
               if (auto fwd = project_.find_method(*sub, "forward")) add_call(f, n, *fwd, true, why);
             }
           }
         }
         return true;
       }
-      if (obj.is(kind::call) && m.text(obj.field("function")) == "super" && own_class) {
+      if (obj.is(kind::call) && m.text(obj.field(field::function)) == "super" && own_class) {
         for (ClassRef base : project_.bases_of(*own_class)) {
           if (auto meth = project_.find_method(base, attr)) {
             add_call(f, n, *meth, true, why);

@@ -80,11 +80,11 @@ std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::
   syntax::walk(node, [&](ir::Node n) {
     if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
     if (n.is(kind::binary_operator)) {
-      const ir::Node l = ir::unparenthesize(n.field("left"));
-      const ir::Node r = ir::unparenthesize(n.field("right"));
+      const ir::Node l = ir::unparenthesize(n.field(field::left));
+      const ir::Node r = ir::unparenthesize(n.field(field::right));
       // `h * h`: one value, one shape.
       if (l.is(kind::identifier) && r.is(kind::identifier) && m.text(l) == m.text(r)) return true;
-      const bool matmul = m.text(n.field("operator")) == "@";
+      const bool matmul = m.text(n.field(field::operator_)) == "@";
       if (may_broadcast(l, r) || (matmul && (tensor(l) || tensor(r)))) broadcasting(n);
     } else if (n.is(kind::comparison_operator)) {
       const std::vector<ir::Node> operands = n.named_children();
@@ -94,7 +94,7 @@ std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::
           break;
         }
       }
-    } else if (n.is(kind::subscript) && tensor(n.field("value"))) {
+    } else if (n.is(kind::subscript) && tensor(n.field(field::value))) {
       out.push_back({EffectKind::MayRaise, n,
                      fmt::format("`{}` may raise on the tensor's shape (an index out of range or too many)", ir::snippet(m, n))});
     }
@@ -127,7 +127,7 @@ constexpr int kMaxCallDepth = 3;  // user functions summarised through at most t
 // takes a tensor, a static value where it takes one.
 std::optional<std::vector<Effect>> user_call_effects(const ir::Module& m, TypeOracle& types, ir::Node call, int depth) {
   if (depth >= kMaxCallDepth) return std::nullopt;
-  ir::Node fn = ir::unparenthesize(call.field("function"));
+  ir::Node fn = ir::unparenthesize(call.field(field::function));
   if (!fn.is(kind::identifier) && !fn.is(kind::attribute)) return std::nullopt;
   if (fn.is(kind::identifier)) {
     const int sym = m.lookup_at(fn);
@@ -157,7 +157,7 @@ std::optional<std::vector<Effect>> user_call_effects(const ir::Module& m, TypeOr
   });
   if (!complete || !matches) return std::nullopt;
   std::vector<Effect> inside;
-  for (Effect& e : effects_within(cm, types, f.node.field("body"), depth + 1)) {
+  for (Effect& e : effects_within(cm, types, f.node.field(field::body), depth + 1)) {
     if (e.kind == EffectKind::ControlTransfer &&
         (e.node.is(kind::return_statement) || e.node.is(kind::break_statement) || e.node.is(kind::continue_statement))) {
       continue;
@@ -217,20 +217,20 @@ std::vector<Effect> effects_within(const ir::Module& m, TypeOracle& types, ir::N
     } else if (n.is(kind::delete_statement) || n.is(kind::global_statement) || n.is(kind::nonlocal_statement)) {
       add(EffectKind::GlobalWrite, n, keyword_of(n));
     } else if (n.is(kind::assignment) || n.is(kind::augmented_assignment)) {
-      ir::Node left = n.field("left");
+      ir::Node left = n.field(field::left);
       store_target(left, n);
       if (n.is(kind::augmented_assignment) && types.type_of(m, left).tensor_like()) {
         add(EffectKind::InPlaceMutation, n, fmt::format("`{}` updates a tensor in place", m.text(n)));
       }
     } else if (n.is(kind::named_expression)) {
-      store_target(n.field("name"), n);
+      store_target(n.field(field::name), n);
     } else if (n.is(kind::subscript)) {
-      if (!types.type_of(m, n.field("value")).tensor_like()) {
+      if (!types.type_of(m, n.field(field::value)).tensor_like()) {
         add(EffectKind::MayRaise, n, fmt::format("`{}` may raise on a missing key/index", m.text(n)));
       }
     } else if (n.is(kind::call)) {
-      ir::Node fn = ir::unparenthesize(n.field("function"));
-      ir::Node args = n.field("arguments");
+      ir::Node fn = ir::unparenthesize(n.field(field::function));
+      ir::Node args = n.field(field::arguments);
       auto q = m.qualified_name(fn);
       const std::optional<size_t> inplace_position = q ? inplace_parameter(*q) : std::nullopt;
       if (args) {
@@ -243,9 +243,9 @@ std::vector<Effect> effects_within(const ir::Module& m, TypeOracle& types, ir::N
             ++positional;
             continue;
           }
-          const string_view name = m.text(a.field("name"));
+          const string_view name = m.text(a.field(field::name));
           if (name == "out") add(EffectKind::InPlaceMutation, n, "writes through `out=`");
-          if (name == "inplace" && !ir::unparenthesize(a.field("value")).is(kind::false_)) {
+          if (name == "inplace" && !ir::unparenthesize(a.field(field::value)).is(kind::false_)) {
             add(EffectKind::InPlaceMutation, n, fmt::format("`{}` may update its input in place (`inplace=`)", m.text(fn)));
           }
         }
@@ -269,13 +269,13 @@ std::vector<Effect> effects_within(const ir::Module& m, TypeOracle& types, ir::N
       }
       if (q && is_pure_torch_function(*q)) return true;
       if (fn.is(kind::attribute)) {
-        const string_view method = m.text(fn.field("attribute"));
+        const string_view method = m.text(fn.field(field::attribute));
         const bool dunder = method.starts_with("__");
         if (method.ends_with("_") && !dunder) {
           add(EffectKind::InPlaceMutation, n, fmt::format("`{}` mutates in place", m.text(fn)));
           return true;
         }
-        ValueType r = types.type_of(m, fn.field("object"));
+        ValueType r = types.type_of(m, fn.field(field::object));
         if ((r.tensor_like() || r.kind == ValueKind::OptionalTensor) && is_pure_tensor_method(method)) {
           return true;
         }

@@ -71,23 +71,31 @@ bool TypeOracle::boolean_mask_index(const ir::Module& module, ir::Node value, ir
 
 ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
   if (!expr) return {};
-  auto it = memo_.find(expr.id());
-  if (it != memo_.end()) return it->second;
-  // A definition that reaches itself (x = x + 1 in a loop) contributes nothing new: the
-  // optimistic fixpoint. Results computed under that assumption are not cached.
-  if (in_progress_.contains(expr.id())) {
+  const void* key = expr.id();
+  const auto [entry, inserted] = memo_.try_emplace(key, Memo{{}, true});
+  if (!inserted) {
+    if (!entry->second.in_progress) return entry->second.type;
+    // A definition that reaches itself (x = x + 1 in a loop) contributes nothing new: the
+    // optimistic fixpoint. Results computed under that assumption are not cached.
     ++cycles_;
     return ValueType{ValueKind::Bottom, false};
   }
-  if (depth_ > 48) return {};
-  in_progress_.insert(expr.id());
+  if (depth_ > 48) {
+    memo_.erase(entry);
+    return {};
+  }
+  // The map's nodes stay put while compute() adds entries, so the slot outlives rehashing.
+  Memo& slot = entry->second;
   ++depth_;
   const int cycles_before = cycles_;
   ValueType t = compute(module, expr);
   --depth_;
-  in_progress_.erase(expr.id());
   if (depth_ == 0) end_outermost_query(t);
-  if (cycles_ == cycles_before || depth_ == 0) memo_[expr.id()] = t;
+  if (cycles_ == cycles_before || depth_ == 0) {
+    slot = Memo{t, false};
+  } else {
+    memo_.erase(key);
+  }
   return t;
 }
 
@@ -111,9 +119,9 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     return elements.empty() ? ValueType{} : of(ValueKind::TensorTuple);
   }
   if (e.is(kind::subscript)) {
-    ValueType v = type_of(m, e.field("value"));
+    ValueType v = type_of(m, e.field(field::value));
     if (v.kind == ValueKind::TensorTuple) {
-      ir::Node index = e.field("subscript");
+      ir::Node index = e.field(field::subscript);
       return index && index.is(kind::slice) ? v : of(ValueKind::LikelyTensor);
     }
     if (v.tensor_like()) return of(v.kind, v.bool_tensor);
@@ -122,9 +130,9 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     return {};
   }
   if (e.is(kind::binary_operator)) {
-    ValueType l = type_of(m, e.field("left"));
-    ValueType r = type_of(m, e.field("right"));
-    const string_view op = m.text(e.field("operator"));
+    ValueType l = type_of(m, e.field(field::left));
+    ValueType r = type_of(m, e.field(field::right));
+    const string_view op = m.text(e.field(field::operator_));
     const bool logical = op == "&" || op == "|" || op == "^";
     if (l.tensor_like() || r.tensor_like()) {
       const bool proven = l.kind == ValueKind::Tensor || r.kind == ValueKind::Tensor;
@@ -137,7 +145,7 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     return {};
   }
   if (e.is(kind::unary_operator)) {
-    ValueType v = type_of(m, e.field("argument"));
+    ValueType v = type_of(m, e.field(field::argument));
     return v;
   }
   if (e.is(kind::comparison_operator)) {
@@ -145,7 +153,7 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     for (ir::Node c : e.children()) {
       if (c.is(kind::is_) || c.is(kind::is_not) || c.is(kind::in_) || c.is(kind::not_in)) identity = true;
     }
-    for (ir::Node op : e.children_by_field("operators")) {
+    for (ir::Node op : e.children_by_field(field::operators)) {
       const string_view s = m.text(op);
       if (s == "is" || s == "in" || s.starts_with("is") || s.starts_with("not")) identity = true;
     }
@@ -240,18 +248,18 @@ ValueType TypeOracle::annotation(const ir::Module& m, ir::Node ann) {
     }
     return {};
   }
-  if (ann.is(kind::binary_operator) && m.text(ann.field("operator")) == "|") {
-    ValueType l = annotation(m, ann.field("left"));
-    ValueType r = annotation(m, ann.field("right"));
+  if (ann.is(kind::binary_operator) && m.text(ann.field(field::operator_)) == "|") {
+    ValueType l = annotation(m, ann.field(field::left));
+    ValueType r = annotation(m, ann.field(field::right));
     return join(l, r);
   }
   if (ann.is(kind::none)) return of(ValueKind::None);
   if (ann.is(kind::generic_type) || ann.is(kind::subscript)) {
-    ir::Node base = ann.is(kind::subscript) ? ann.field("value") : ann.named_child(0);
+    ir::Node base = ann.is(kind::subscript) ? ann.field(field::value) : ann.named_child(0);
     auto q = m.qualified_name(base);
     std::string name = q ? *q : std::string(m.text(base));
     if (name == "typing.Optional" || name == "Optional") {
-      ir::Node arg = ann.is(kind::subscript) ? ann.field("subscript") : ann.named_child(1);
+      ir::Node arg = ann.is(kind::subscript) ? ann.field(field::subscript) : ann.named_child(1);
       if (arg && arg.is(kind::type_parameter)) arg = arg.named_child(0);
       ValueType inner = annotation(m, arg);
       return join(inner, of(ValueKind::None));
@@ -289,24 +297,32 @@ ValueType TypeOracle::binding(const ir::Module& m, int bi) {
   // query is also bounded, past which a definition is Unknown, the conservative answer.
   const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
   const void* key = b.target.id();
-  if (auto known = binding_memo_.find(key); known != binding_memo_.end()) return known->second;
-  if (auto known = provisional_bindings_.find(key); known != provisional_bindings_.end()) {
-    ++cycles_;  // what depends on it is provisional too
-    return known->second;
-  }
-  if (in_progress_bindings_.contains(key)) {
+  const auto [entry, inserted] = binding_memo_.try_emplace(key, Memo{{}, true});
+  if (!inserted) {
+    if (!entry->second.in_progress) return entry->second.type;
     ++cycles_;
     return ValueType{ValueKind::Bottom, false};
   }
+  // Not final and not in progress: provisional, over its budget, or evaluated now.
+  if (auto known = provisional_bindings_.find(key); known != provisional_bindings_.end()) {
+    binding_memo_.erase(entry);
+    ++cycles_;  // what depends on it is provisional too
+    return known->second;
+  }
   if (++binding_steps_ > kMaxBindingSteps) {
+    binding_memo_.erase(entry);
     ++cycles_;  // a truncated answer is not cached
     return {};
   }
-  in_progress_bindings_.insert(key);
+  Memo& slot = entry->second;  // stays put while binding_uncached() adds entries
   const int cycles_before = cycles_;
   ValueType result = binding_uncached(m, bi);
-  in_progress_bindings_.erase(key);
-  (cycles_ == cycles_before ? binding_memo_ : provisional_bindings_)[key] = result;
+  if (cycles_ == cycles_before) {
+    slot = Memo{result, false};
+  } else {
+    binding_memo_.erase(key);
+    provisional_bindings_[key] = result;
+  }
   return result;
 }
 
@@ -315,7 +331,8 @@ void TypeOracle::end_outermost_query(ValueType& result) {
   // an answer still waiting on a cycle is no answer.
   cycles_ = 0;
   binding_steps_ = 0;
-  provisional_bindings_.clear();
+  // clear() costs the bucket count even when empty, and most queries meet no cycle.
+  if (!provisional_bindings_.empty()) provisional_bindings_.clear();
   if (result.kind == ValueKind::Bottom) result = {};
 }
 
@@ -358,7 +375,7 @@ ValueType TypeOracle::parameter(const ir::Module& m, const ir::Binding& b) {
     if (a.kind != ValueKind::Unknown) return a;
   }
   if (observed) return *observed;
-  ir::Node def = b.statement.field("value");
+  ir::Node def = b.statement.field(field::value);
   if (def && !def.is(kind::none)) {
     ValueType d = type_of(m, def);
     if (d.kind == ValueKind::Static) return d;
@@ -400,8 +417,8 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
       ir::Node stmt = b.statement;
       ir::Node assign = stmt.is(kind::expression_statement) ? stmt.named_child(0) : stmt;
       if (assign && assign.is(kind::assignment)) {
-        ir::Node right = assign.field("right");
-        while (right && right.is(kind::assignment)) right = right.field("right");
+        ir::Node right = assign.field(field::right);
+        while (right && right.is(kind::assignment)) right = right.field(field::right);
         ValueType r = type_of(m, right);
         if (r.kind == ValueKind::Static) return r;
         if (r.tensor_like()) return of(r.kind);
@@ -432,9 +449,9 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
       return {};
     }
     case ir::BindingKind::For: {
-      ir::Node right = b.statement.field("right");
+      ir::Node right = b.statement.field(field::right);
       if (right && right.is(kind::call)) {
-        auto q = m.qualified_name(right.field("function"));
+        auto q = m.qualified_name(right.field(field::function));
         if (q && *q == "range") return of(ValueKind::Static);
       }
       ValueType r = type_of(m, right);
@@ -452,8 +469,8 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
 }
 
 ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {
-  const string_view name = m.text(attr.field("attribute"));
-  ir::Node obj = ir::unparenthesize(attr.field("object"));
+  const string_view name = m.text(attr.field(field::attribute));
+  ir::Node obj = ir::unparenthesize(attr.field(field::object));
   if (api::has(api::Space::TensorAttribute, name, api::Fact::Static)) return of(ValueKind::Static);
   if (auto q = m.qualified_name(attr)) {
     // Module-level constants of torch (dtypes, torch.pi, ...).
@@ -507,7 +524,7 @@ ValueType TypeOracle::function_return(FunctionRef f) {
   returns_[key] = ValueType{ValueKind::Bottom, false};  // recursion guard
   std::optional<ValueType> acc;
   bool has_return = false;
-  syntax::walk(fn.node.field("body"), [&](ir::Node n) {
+  syntax::walk(fn.node.field(field::body), [&](ir::Node n) {
     if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
     if (n.is(kind::return_statement)) {
       has_return = true;
@@ -523,8 +540,8 @@ ValueType TypeOracle::function_return(FunctionRef f) {
 }
 
 ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
-  ir::Node fn = ir::unparenthesize(call.field("function"));
-  ir::Node args = call.field("arguments");
+  ir::Node fn = ir::unparenthesize(call.field(field::function));
+  ir::Node args = call.field(field::arguments);
   auto first_arg = [&]() -> ir::Node {
     if (!args) return {};
     for (ir::Node a : args.named_children()) {
@@ -569,8 +586,8 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
       bool is_bool = api::has(api::Space::Global, name, api::Fact::ReturnsBool);
       if (args) {
         for (ir::Node a : args.named_children()) {
-          if (a.is(kind::keyword_argument) && m.text(a.field("name")) == "dtype") {
-            auto dq = m.qualified_name(a.field("value"));
+          if (a.is(kind::keyword_argument) && m.text(a.field(field::name)) == "dtype") {
+            auto dq = m.qualified_name(a.field(field::value));
             if (dq && *dq == "torch.bool") is_bool = true;
           }
         }
@@ -586,8 +603,8 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
     return {};
   }
   if (!fn.is(kind::attribute)) return {};
-  ir::Node obj = ir::unparenthesize(fn.field("object"));
-  const string_view method = m.text(fn.field("attribute"));
+  ir::Node obj = ir::unparenthesize(fn.field(field::object));
+  const string_view method = m.text(fn.field(field::attribute));
   // self.sub(...): a submodule call returns what its forward returns.
   if (obj.is(kind::identifier) && m.text(obj) == "self") {
     const int f = m.function_of(call);
@@ -601,7 +618,7 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
           ir::Node right = ir::unparenthesize(store.value);
           if (store.buffer || !right.is(kind::call)) continue;
           ValueType v;
-          ir::Node ctor = right.field("function");
+          ir::Node ctor = right.field(field::function);
           if (auto cq = m.qualified_name(ctor); cq && is_torch_nn_class(*cq)) {
             v = api::has(api::Space::Global, *cq, api::Fact::ReturnsTuple) ? ValueType{} : of(ValueKind::Tensor);
           } else if (auto cls = project_.class_of_expr(m, ctor)) {

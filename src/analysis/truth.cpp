@@ -15,28 +15,28 @@ bool is_runtime_compiling(const ir::Module& module, ir::Node fn) {
 // consequence keeps the original statement, its else-branch has the compiled form.
 bool is_runtime_gate(const ir::Module& module, ir::Node cond) {
   cond = ir::unparenthesize(cond);
-  if (!cond.is(kind::boolean_operator) || module.text(cond.field("operator")) != "or") return false;
-  ir::Node left = ir::unparenthesize(cond.field("left"));
-  while (left.is(kind::boolean_operator) && module.text(left.field("operator")) == "or") {
-    left = ir::unparenthesize(left.field("left"));  // `a or b or c` is `(a or b) or c`
+  if (!cond.is(kind::boolean_operator) || module.text(cond.field(field::operator_)) != "or") return false;
+  ir::Node left = ir::unparenthesize(cond.field(field::left));
+  while (left.is(kind::boolean_operator) && module.text(left.field(field::operator_)) == "or") {
+    left = ir::unparenthesize(left.field(field::left));  // `a or b or c` is `(a or b) or c`
   }
-  return left.is(kind::not_operator) && is_compiling_check(module, left.field("argument")) &&
-         is_runtime_compiling(module, ir::unparenthesize(left.field("argument")).field("function"));
+  return left.is(kind::not_operator) && is_compiling_check(module, left.field(field::argument)) &&
+         is_runtime_compiling(module, ir::unparenthesize(left.field(field::argument)).field(field::function));
 }
 
 // A loop whose iterations the gate just before it does in compiled form (rewrite::compile_before_loop):
 // the loop runs over a name that the gate's else-branch binds, as its last statement, to `()`.
 bool replaced_by_gate_before(const ir::Module& module, ir::Node loop) {
-  ir::Node iterated = ir::unparenthesize(loop.field("right"));
-  if (!iterated.is(kind::identifier) || loop.field("alternative")) return false;
+  ir::Node iterated = ir::unparenthesize(loop.field(field::right));
+  if (!iterated.is(kind::identifier) || loop.field(field::alternative)) return false;
   ir::Node gate = ir::previous_statement(loop);
-  if (!gate || !gate.is(kind::if_statement) || !is_runtime_gate(module, gate.field("condition"))) return false;
-  const std::vector<ir::Node> arms = gate.children_by_field("alternative");
+  if (!gate || !gate.is(kind::if_statement) || !is_runtime_gate(module, gate.field(field::condition))) return false;
+  const std::vector<ir::Node> arms = gate.children_by_field(field::alternative);
   if (arms.size() != 1 || !arms[0].is(kind::else_clause)) return false;
-  const std::vector<ir::Node> body = ir::children_without_comments(arms[0].field("body"));
+  const std::vector<ir::Node> body = ir::children_without_comments(arms[0].field(field::body));
   ir::Node last = body.empty() ? ir::Node{} : ir::sole_expression(body.back());
   if (!last || !last.is(kind::assignment)) return false;
-  ir::Node target = last.field("left"), value = last.field("right");
+  ir::Node target = last.field(field::left), value = last.field(field::right);
   return target.is(kind::identifier) && module.text(target) == module.text(iterated) && value.is(kind::tuple) &&
          value.named_child_count() == 0;
 }
@@ -45,8 +45,8 @@ bool replaced_by_gate_before(const ir::Module& module, ir::Node loop) {
 
 bool is_compiling_check(const ir::Module& module, ir::Node expr) {
   expr = ir::unparenthesize(expr);
-  if (!expr.is(kind::call) || expr.field("arguments").named_child_count() != 0) return false;
-  ir::Node fn = expr.field("function");
+  if (!expr.is(kind::call) || expr.field(field::arguments).named_child_count() != 0) return false;
+  ir::Node fn = expr.field(field::function);
   if (is_runtime_compiling(module, fn)) return true;
   auto q = module.qualified_name(fn);
   if (!q) return false;
@@ -64,20 +64,20 @@ std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
         return true;
       }
       if (!n.is(kind::if_statement)) return true;
-      ir::Node cond = ir::unparenthesize(n.field("condition"));
+      ir::Node cond = ir::unparenthesize(n.field(field::condition));
       // graphmend's gate: the original statement it keeps is already handled (its compiled form
       // is in the else-branch).
       if (is_runtime_gate(ctx.module, cond)) {
-        out.push_back(n.field("consequence").range());
+        out.push_back(n.field(field::consequence).range());
         return true;
       }
       const bool negated = cond.is(kind::not_operator);
-      if (negated) cond = cond.field("argument");
+      if (negated) cond = cond.field(field::argument);
       if (!is_compiling_check(ctx.module, cond)) return true;
       if (negated) {
-        out.push_back(n.field("consequence").range());
+        out.push_back(n.field(field::consequence).range());
       } else {
-        for (ir::Node alt : n.children_by_field("alternative")) out.push_back(alt.range());
+        for (ir::Node alt : n.children_by_field(field::alternative)) out.push_back(alt.range());
       }
       return true;
     });
@@ -86,15 +86,15 @@ std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
 }
 
 std::optional<std::string> callee_name(const ir::Module& module, ir::Node call) {
-  return module.qualified_name(call.field("function"));
+  return module.qualified_name(call.field(field::function));
 }
 
 Truth classify_truth(const FileContext& ctx, ir::Node condition) {
   ir::Node e = ir::unparenthesize(condition);
-  if (e.is(kind::not_operator)) return classify_truth(ctx, e.field("argument"));
+  if (e.is(kind::not_operator)) return classify_truth(ctx, e.field(field::argument));
   if (e.is(kind::boolean_operator)) {
     // Operands are tested left to right; the first one needing tensor data is where it breaks.
-    for (ir::Node side : {e.field("left"), e.field("right")}) {
+    for (ir::Node side : {e.field(field::left), e.field(field::right)}) {
       Truth t = classify_truth(ctx, side);
       if (t.kind != TruthKind::Static) return t;
     }
@@ -115,8 +115,8 @@ Truth classify_truth(const FileContext& ctx, ir::Node condition) {
 bool is_validation_guard(const ir::Module& module, ir::Node if_statement) {
   (void)module;
   if (!if_statement.is(kind::if_statement)) return false;
-  if (!if_statement.children_by_field("alternative").empty()) return false;
-  ir::Node body = if_statement.field("consequence");
+  if (!if_statement.children_by_field(field::alternative).empty()) return false;
+  ir::Node body = if_statement.field(field::consequence);
   std::vector<ir::Node> stmts;
   for (ir::Node s : body.named_children()) {
     if (!s.is(kind::comment)) stmts.push_back(s);
@@ -127,7 +127,7 @@ bool is_validation_guard(const ir::Module& module, ir::Node if_statement) {
 bool inside_branch_condition(ir::Node n) {
   for (ir::Node child = n, p = n.parent(); p; child = p, p = p.parent()) {
     if ((p.is(kind::if_statement) || p.is(kind::elif_clause) || p.is(kind::while_statement)) &&
-        child == p.field("condition")) {
+        child == p.field(field::condition)) {
       return true;
     }
     if (p.is(kind::block) || p.is(kind::module_)) return false;

@@ -98,9 +98,9 @@ Uses uses_outside(std::string_view text, syntax::Node root, std::optional<source
     if (block && block->contains(n.range())) return false;
     if (!pending.empty() && replaced(n.range())) return false;
     if (n.is(kind::attribute)) {
-      syntax::Node object = n.field("object");
+      syntax::Node object = n.field(field::object);
       if (object.is(kind::identifier) && object.text(text) == kRuntimeName) {
-        uses.runtime_attrs.insert(std::string(n.field("attribute").text(text)));
+        uses.runtime_attrs.insert(std::string(n.field(field::attribute).text(text)));
       }
     } else if (n.is(kind::identifier)) {
       const std::string_view name = n.text(text);

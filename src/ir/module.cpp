@@ -167,7 +167,7 @@ class Builder {
 
   void visit_statement(Node stmt, int scope) {
     if (stmt.is(kind::decorated_definition)) {
-      Node def = stmt.field("definition");
+      Node def = stmt.field(field::definition);
       std::vector<Node> decorators;
       for (Node c : stmt.named_children()) {
         if (c.is(kind::decorator)) {
@@ -196,10 +196,10 @@ class Builder {
         if (c.is(kind::assignment)) {
           visit_assignment(c, stmt, scope);
         } else if (c.is(kind::augmented_assignment)) {
-          visit_expr(c.field("right"), scope);
-          Node left = c.field("left");
+          visit_expr(c.field(field::right), scope);
+          Node left = c.field(field::left);
           if (left.is(kind::identifier)) {
-            bind(scope, BindingKind::AugmentedAssignment, left, stmt, c.field("right"));
+            bind(scope, BindingKind::AugmentedAssignment, left, stmt, c.field(field::right));
           } else {
             visit_expr(left, scope);
           }
@@ -218,10 +218,10 @@ class Builder {
       return;
     }
     if (stmt.is(kind::for_statement)) {
-      visit_expr(stmt.field("right"), scope);
-      bind_targets(stmt.field("left"), scope, BindingKind::For, stmt, {});
-      visit_block(stmt.field("body"), scope);
-      if (Node alt = stmt.field("alternative")) visit_block(alt.field("body"), scope);
+      visit_expr(stmt.field(field::right), scope);
+      bind_targets(stmt.field(field::left), scope, BindingKind::For, stmt, {});
+      visit_block(stmt.field(field::body), scope);
+      if (Node alt = stmt.field(field::alternative)) visit_block(alt.field(field::body), scope);
       return;
     }
     if (stmt.is(kind::with_statement)) {
@@ -229,10 +229,10 @@ class Builder {
         if (c.is(kind::with_clause)) {
           for (Node item : c.named_children()) {
             if (!item.is(kind::with_item)) continue;
-            Node value = item.field("value");
+            Node value = item.field(field::value);
             if (value.is(kind::as_pattern)) {
               visit_expr(value.named_child(0), scope);
-              Node alias = value.field("alias");
+              Node alias = value.field(field::alias);
               if (alias) {
                 Node target = alias.is(kind::as_pattern_target) ? alias.named_child(0) : alias;
                 bind_targets(target, scope, BindingKind::With, item, {});
@@ -243,7 +243,7 @@ class Builder {
           }
         }
       }
-      visit_block(stmt.field("body"), scope);
+      visit_block(stmt.field(field::body), scope);
       return;
     }
     if (stmt.is(kind::try_statement)) {
@@ -256,7 +256,7 @@ class Builder {
               visit_block(e, scope);
             } else if (e.is(kind::as_pattern)) {
               visit_expr(e.named_child(0), scope);
-              Node alias = e.field("alias");
+              Node alias = e.field(field::alias);
               if (alias) {
                 Node target = alias.is(kind::as_pattern_target) ? alias.named_child(0) : alias;
                 if (target.is(kind::identifier)) bind(scope, BindingKind::Except, target, c);
@@ -265,7 +265,7 @@ class Builder {
               visit_expr(e, scope);
             }
           }
-          if (Node alias = c.field("alias"); alias && alias.is(kind::identifier)) {
+          if (Node alias = c.field(field::alias); alias && alias.is(kind::identifier)) {
             bind(scope, BindingKind::Except, alias, c);
           }
         } else if (c.is(kind::else_clause) || c.is(kind::finally_clause)) {
@@ -277,8 +277,8 @@ class Builder {
       return;
     }
     if (stmt.is(kind::match_statement)) {
-      for (Node s : stmt.children_by_field("subject")) visit_expr(s, scope);
-      Node body = stmt.field("body");
+      for (Node s : stmt.children_by_field(field::subject)) visit_expr(s, scope);
+      Node body = stmt.field(field::body);
       for (Node clause : body.named_children()) {
         if (!clause.is(kind::case_clause)) continue;
         for (Node c : clause.named_children()) {
@@ -334,13 +334,13 @@ class Builder {
   }
 
   void visit_assignment(Node assign, Node stmt, int scope) {
-    Node right = assign.field("right");
-    Node type = assign.field("type");
+    Node right = assign.field(field::right);
+    Node type = assign.field(field::type);
     if (right) visit_expr(right, scope);
     // Chained assignment: a = b = value nests assignments in `right`.
     Node value = right;
-    while (value && value.is(kind::assignment)) value = value.field("right");
-    Node left = assign.field("left");
+    while (value && value.is(kind::assignment)) value = value.field(field::right);
+    Node left = assign.field(field::left);
     if (type && !right) {
       if (left.is(kind::identifier)) bind(scope, BindingKind::AnnotatedAssignment, left, stmt, {}, type);
       return;
@@ -376,16 +376,16 @@ class Builder {
   }
 
   void visit_import(Node stmt, int scope) {
-    for (Node c : stmt.children_by_field("name")) {
+    for (Node c : stmt.children_by_field(field::name)) {
       if (c.is(kind::dotted_name)) {
         std::string full(text(c));
         std::string first = full.substr(0, full.find('.'));
         int b = bind(scope, BindingKind::Import, c.named_child(0), stmt);
         m_.bindings[static_cast<size_t>(b)].import_path = first;
       } else if (c.is(kind::aliased_import)) {
-        Node alias = c.field("alias");
+        Node alias = c.field(field::alias);
         int b = bind(scope, BindingKind::Import, alias, stmt);
-        m_.bindings[static_cast<size_t>(b)].import_path = std::string(text(c.field("name")));
+        m_.bindings[static_cast<size_t>(b)].import_path = std::string(text(c.field(field::name)));
       }
     }
   }
@@ -410,12 +410,12 @@ class Builder {
   }
 
   void visit_import_from(Node stmt, int scope) {
-    const std::string from = resolve_from_module(stmt.field("module_name"));
-    for (Node c : stmt.children_by_field("name")) {
+    const std::string from = resolve_from_module(stmt.field(field::module_name));
+    for (Node c : stmt.children_by_field(field::name)) {
       Node name = c, alias = c;
       if (c.is(kind::aliased_import)) {
-        name = c.field("name");
-        alias = c.field("alias");
+        name = c.field(field::name);
+        alias = c.field(field::alias);
       }
       if (alias.is(kind::dotted_name)) alias = alias.named_child(0);
       int b = bind(scope, BindingKind::Import, alias, stmt);
@@ -430,13 +430,13 @@ class Builder {
     syntax::walk(expr, [&](Node n) {
       if (n.is(kind::lambda)) {
         const int s = new_scope(ScopeKind::Lambda, n, scope);
-        if (Node params = n.field("parameters")) {
+        if (Node params = n.field(field::parameters)) {
           for (Node p : params.named_children()) {
             if (Node id = param_identifier(p)) bind(s, BindingKind::Parameter, id, p);
-            if (Node def = p.field("value")) visit_expr(def, scope);
+            if (Node def = p.field(field::value)) visit_expr(def, scope);
           }
         }
-        visit_expr(n.field("body"), s);
+        visit_expr(n.field(field::body), s);
         return false;
       }
       if (is_comprehension(n)) {
@@ -444,7 +444,7 @@ class Builder {
         return false;
       }
       if (n.is(kind::named_expression)) {
-        visit_expr(n.field("value"), scope);
+        visit_expr(n.field(field::value), scope);
         // A walrus inside a comprehension binds in the enclosing non-comprehension scope.
         int s = scope;
         while (m_.scopes[static_cast<size_t>(s)].kind == ScopeKind::Comprehension) {
@@ -454,7 +454,7 @@ class Builder {
         while (stmt.parent() && !stmt.parent().is(kind::block) && !stmt.parent().is(kind::module_)) {
           stmt = stmt.parent();
         }
-        bind(s, BindingKind::Walrus, n.field("name"), stmt, n.field("value"));
+        bind(s, BindingKind::Walrus, n.field(field::name), stmt, n.field(field::value));
         return false;
       }
       return true;
@@ -467,8 +467,8 @@ class Builder {
     for (Node c : comp.named_children()) {
       if (c.is(kind::for_in_clause)) {
         // The first iterable is evaluated in the enclosing scope.
-        visit_expr(c.field("right"), first ? scope : s);
-        bind_targets(c.field("left"), s, BindingKind::ComprehensionTarget, c, {});
+        visit_expr(c.field(field::right), first ? scope : s);
+        bind_targets(c.field(field::left), s, BindingKind::ComprehensionTarget, c, {});
         first = false;
       }
     }
@@ -481,7 +481,7 @@ class Builder {
   static Node param_identifier(Node p) {
     if (p.is(kind::identifier)) return p;
     if (p.is(kind::default_parameter) || p.is(kind::typed_default_parameter)) {
-      Node name = p.field("name");
+      Node name = p.field(field::name);
       return name.is(kind::identifier) ? name : Node();
     }
     if (p.is(kind::typed_parameter)) {
@@ -520,20 +520,20 @@ class Builder {
     Function f;
     f.node = def;
     f.outer = outer;
-    f.name = std::string(text(def.field("name")));
+    f.name = std::string(text(def.field(field::name)));
     f.qualname = qualname_prefix(scope) + f.name;
     f.enclosing_function = enclosing_function_of_scope(scope);
     f.decorators = std::move(decorators);
     const Scope& parent = m_.scopes[static_cast<size_t>(scope)];
     if (parent.kind == ScopeKind::Class) f.klass = parent.klass;
     // Defaults and annotations are evaluated in the enclosing scope.
-    Node params = def.field("parameters");
+    Node params = def.field(field::parameters);
     for (Node p : params.named_children()) {
-      if (Node v = p.field("value")) visit_expr(v, scope);
+      if (Node v = p.field(field::value)) visit_expr(v, scope);
     }
     m_.functions.push_back(std::move(f));
     const int fi = static_cast<int>(m_.functions.size() - 1);
-    const int b = bind(scope, BindingKind::FunctionDef, def.field("name"), outer);
+    const int b = bind(scope, BindingKind::FunctionDef, def.field(field::name), outer);
     m_.bindings[static_cast<size_t>(b)].function = fi;
     if (parent.kind == ScopeKind::Class) {
       m_.classes[static_cast<size_t>(parent.klass)].methods[m_.functions[static_cast<size_t>(fi)].name] = fi;
@@ -541,7 +541,7 @@ class Builder {
     const int s = new_scope(ScopeKind::Function, def, scope);
     m_.scopes[static_cast<size_t>(s)].function = fi;
     m_.functions[static_cast<size_t>(fi)].scope = s;
-    collect_declarations(def.field("body"), s);
+    collect_declarations(def.field(field::body), s);
     bool keyword_only = false;
     for (Node p : params.named_children()) {
       Parameter param;
@@ -554,8 +554,8 @@ class Builder {
       Node id = param_identifier(p);
       if (!id) continue;
       param.name = std::string(text(id));
-      param.annotation = p.field("type");
-      param.default_value = p.field("value");
+      param.annotation = p.field(field::type);
+      param.default_value = p.field(field::value);
       const bool var_args = p.is(kind::list_splat_pattern) ||
                             (p.is(kind::typed_parameter) && p.named_child(0).is(kind::list_splat_pattern));
       const bool var_kw = p.is(kind::dictionary_splat_pattern) ||
@@ -568,17 +568,17 @@ class Builder {
       bind(s, BindingKind::Parameter, id, p, {}, param.annotation);
       m_.functions[static_cast<size_t>(fi)].params.push_back(std::move(param));
     }
-    visit_block(def.field("body"), s);
+    visit_block(def.field(field::body), s);
   }
 
   void visit_class(Node def, Node outer, int scope, std::vector<Node> decorators) {
     Class c;
     c.node = def;
     c.outer = outer;
-    c.name = std::string(text(def.field("name")));
+    c.name = std::string(text(def.field(field::name)));
     c.qualname = qualname_prefix(scope) + c.name;
     c.decorators = std::move(decorators);
-    if (Node supers = def.field("superclasses")) {
+    if (Node supers = def.field(field::superclasses)) {
       for (Node b : supers.named_children()) {
         visit_expr(b, scope);
         if (!b.is(kind::keyword_argument)) c.bases.push_back(b);
@@ -586,13 +586,13 @@ class Builder {
     }
     m_.classes.push_back(std::move(c));
     const int ci = static_cast<int>(m_.classes.size() - 1);
-    const int b = bind(scope, BindingKind::ClassDef, def.field("name"), outer);
+    const int b = bind(scope, BindingKind::ClassDef, def.field(field::name), outer);
     m_.bindings[static_cast<size_t>(b)].klass = ci;
     const int s = new_scope(ScopeKind::Class, def, scope);
     m_.scopes[static_cast<size_t>(s)].klass = ci;
     m_.classes[static_cast<size_t>(ci)].scope = s;
-    collect_declarations(def.field("body"), s);
-    visit_block(def.field("body"), s);
+    collect_declarations(def.field(field::body), s);
+    visit_block(def.field(field::body), s);
   }
 
   // ---- CFG ----------------------------------------------------------------------------------
@@ -638,21 +638,21 @@ class Builder {
 
     std::vector<int> statement(Node stmt, std::vector<int> preds) {
       if (stmt.is(kind::if_statement)) {
-        int cond = add(CfgKind::Condition, stmt.field("condition"));
+        int cond = add(CfgKind::Condition, stmt.field(field::condition));
         connect(preds, cond);
-        std::vector<int> out = block(stmt.field("consequence"), {cond});
+        std::vector<int> out = block(stmt.field(field::consequence), {cond});
         int last = cond;
         bool has_else = false;
-        for (Node alt : stmt.children_by_field("alternative")) {
+        for (Node alt : stmt.children_by_field(field::alternative)) {
           if (alt.is(kind::elif_clause)) {
-            int c = add(CfgKind::Condition, alt.field("condition"));
+            int c = add(CfgKind::Condition, alt.field(field::condition));
             edge(last, c);
-            auto r = block(alt.field("consequence"), {c});
+            auto r = block(alt.field(field::consequence), {c});
             out.insert(out.end(), r.begin(), r.end());
             last = c;
           } else if (alt.is(kind::else_clause)) {
             has_else = true;
-            auto r = block(alt.field("body"), {last});
+            auto r = block(alt.field(field::body), {last});
             out.insert(out.end(), r.begin(), r.end());
           }
         }
@@ -661,18 +661,18 @@ class Builder {
       }
       if (stmt.is(kind::for_statement) || stmt.is(kind::while_statement)) {
         const bool is_for = stmt.is(kind::for_statement);
-        int header = is_for ? add(CfgKind::LoopHeader, stmt.field("left"))
-                            : add(CfgKind::Condition, stmt.field("condition"));
-        if (is_for) cfg.map(stmt.field("right"), header);
+        int header = is_for ? add(CfgKind::LoopHeader, stmt.field(field::left))
+                            : add(CfgKind::Condition, stmt.field(field::condition));
+        if (is_for) cfg.map(stmt.field(field::right), header);
         connect(preds, header);
         std::vector<int> breaks;
         loops.push_back({header, &breaks});
-        auto body_end = block(stmt.field("body"), {header});
+        auto body_end = block(stmt.field(field::body), {header});
         loops.pop_back();
         connect(body_end, header);
         std::vector<int> out;
-        if (Node alt = stmt.field("alternative")) {
-          out = block(alt.field("body"), {header});
+        if (Node alt = stmt.field(field::alternative)) {
+          out = block(alt.field(field::body), {header});
         } else {
           out.push_back(header);
         }
@@ -682,7 +682,7 @@ class Builder {
       if (stmt.is(kind::try_statement)) {
         std::vector<int> body_nodes;
         try_bodies.push_back(&body_nodes);
-        Node body = stmt.field("body");
+        Node body = stmt.field(field::body);
         std::vector<int> entry_preds = preds;
         auto body_end = block(body, preds);
         try_bodies.pop_back();
@@ -706,7 +706,7 @@ class Builder {
             finally_clause = c;
           }
         }
-        if (else_clause) body_end = block(else_clause.field("body"), body_end);
+        if (else_clause) body_end = block(else_clause.field(field::body), body_end);
         out = body_end;
         out.insert(out.end(), handler_ends.begin(), handler_ends.end());
         if (finally_clause) {
@@ -734,17 +734,17 @@ class Builder {
             cur = {w};
           }
         }
-        return block(stmt.field("body"), cur);
+        return block(stmt.field(field::body), cur);
       }
       if (stmt.is(kind::match_statement)) {
-        std::vector<Node> subjects = stmt.children_by_field("subject");
+        std::vector<Node> subjects = stmt.children_by_field(field::subject);
         int subject = add(CfgKind::Condition, subjects.empty() ? Node() : subjects.front());
         for (Node s : subjects) cfg.map(s, subject);
         connect(preds, subject);
         int last = subject;
         std::vector<int> out;
         bool irrefutable = false;
-        for (Node clause : stmt.field("body").named_children()) {
+        for (Node clause : stmt.field(field::body).named_children()) {
           if (!clause.is(kind::case_clause)) continue;
           int c = add(CfgKind::Condition, clause);
           edge(last, c);
@@ -761,7 +761,7 @@ class Builder {
       }
       if (stmt.is(kind::function_definition) || stmt.is(kind::class_definition) || stmt.is(kind::decorated_definition)) {
         int d = add(CfgKind::Definition, stmt);
-        Node def = stmt.is(kind::decorated_definition) ? stmt.field("definition") : stmt;
+        Node def = stmt.is(kind::decorated_definition) ? stmt.field(field::definition) : stmt;
         cfg.map(def, d);
         connect(preds, d);
         return {d};
@@ -790,8 +790,8 @@ void Builder::build_cfg(const Module& m, int fi, Cfg& cfg) {
   CfgBuilder b{cfg, {}, {}};
   cfg.entry = b.add(CfgKind::Entry, Node());
   cfg.exit = b.add(CfgKind::Exit, Node());
-  cfg.map(f.node.field("parameters"), cfg.entry);
-  auto end = b.block(f.node.field("body"), {cfg.entry});
+  cfg.map(f.node.field(field::parameters), cfg.entry);
+  auto end = b.block(f.node.field(field::body), {cfg.entry});
   b.connect(end, cfg.exit);
   cfg.index();
   // Attach bindings of this function's own locals to the CFG node that makes them.
@@ -847,14 +847,14 @@ void Module::index_scopes() {
         break;
       case ScopeKind::Function: {
         // Parameters and body; the name and decorators belong to the enclosing scope.
-        sc.inner = {n.field("parameters").start(), n.end()};
-        for (Node p : n.field("parameters").named_children()) {
-          if (Node v = p.field("value")) sc.holes.push_back(v.range());
+        sc.inner = {n.field(field::parameters).start(), n.end()};
+        for (Node p : n.field(field::parameters).named_children()) {
+          if (Node v = p.field(field::value)) sc.holes.push_back(v.range());
         }
         break;
       }
       case ScopeKind::Class:
-        sc.inner = n.field("body").range();
+        sc.inner = n.field(field::body).range();
         break;
       case ScopeKind::Lambda:
         sc.inner = n.range();
@@ -863,7 +863,7 @@ void Module::index_scopes() {
         sc.inner = n.range();
         for (Node c : n.named_children()) {
           if (c.is(kind::for_in_clause)) {
-            sc.holes.push_back(c.field("right").range());
+            sc.holes.push_back(c.field(field::right).range());
             break;
           }
         }
@@ -965,9 +965,9 @@ std::span<const int> Module::bindings_of(Node use) const {
 std::optional<std::string> Module::qualified_name(Node expr, int alias_hops) const {
   expr = unparenthesize(expr);
   if (expr.is(kind::attribute)) {
-    auto base = qualified_name(expr.field("object"), alias_hops);
+    auto base = qualified_name(expr.field(field::object), alias_hops);
     if (!base) return std::nullopt;
-    return *base + "." + std::string(text(expr.field("attribute")));
+    return *base + "." + std::string(text(expr.field(field::attribute)));
   }
   if (!expr.is(kind::identifier)) return std::nullopt;
   const int sym = lookup_at(expr);

@@ -62,7 +62,7 @@ struct Argument {
 }  // namespace
 
 bool is_builtin_print(const ir::Module& m, ir::Node call) {
-  const ir::Node fn = call.field("function");
+  const ir::Node fn = call.field(field::function);
   return fn.is(kind::identifier) && m.text(fn) == "print" && m.lookup_at(fn) < 0;
 }
 
@@ -87,7 +87,7 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
   }
 
   // 2. The callee, which the helper must be able to name.
-  ir::Node fn = ir::unparenthesize(call.field("function"));
+  ir::Node fn = ir::unparenthesize(call.field(field::function));
   std::string callee;
   std::string method;
   if (kind == DeferredCall::Print) {
@@ -98,8 +98,9 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
     }
     ir::Node root = dotted_root(fn);
     const ir::Symbol* sym = root ? module_symbol(m, root) : nullptr;
-    if (!sym || (root != fn && fn.field("object") != root)) {
-      return Declined{decline<DeclineCode::CalleeNotModuleLevel>(m.text(fn.is(kind::attribute) ? fn.field("object") : fn))};
+    if (!sym || (root != fn && fn.field(field::object) != root)) {
+      return Declined{
+          decline<DeclineCode::CalleeNotModuleLevel>(m.text(fn.is(kind::attribute) ? fn.field(field::object) : fn))};
     }
     if (kind == DeferredCall::LoggerMethod &&
         !bound_only_by(m, *sym, {ir::BindingKind::Assignment, ir::BindingKind::AnnotatedAssignment,
@@ -109,7 +110,7 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
     if (kind != DeferredCall::LoggerMethod && !bound_only_by(m, *sym, {ir::BindingKind::Import})) {
       return Declined{decline<DeclineCode::NotStandardModule>(m.text(root))};
     }
-    if (fn.is(kind::attribute)) method = std::string(m.text(fn.field("attribute")));
+    if (fn.is(kind::attribute)) method = std::string(m.text(fn.field(field::attribute)));
     if (method == "exception") {
       return Declined{decline<DeclineCode::LogsHandledException>()};
     }
@@ -120,7 +121,7 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
   }
 
   // 3. Arguments.
-  ir::Node arglist = call.field("arguments");
+  ir::Node arglist = call.field(field::arguments);
   if (!arglist.is(kind::argument_list)) {
     return Declined{decline<DeclineCode::GeneratorArgument>()};
   }
@@ -131,7 +132,7 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
       return Declined{decline<DeclineCode::UnpackedArguments>()};
     }
     if (a.is(kind::keyword_argument)) {
-      args.push_back({std::string(m.text(a.field("name"))), a.field("value")});
+      args.push_back({std::string(m.text(a.field(field::name))), a.field(field::value)});
     } else {
       args.push_back({"", a});
     }
@@ -216,7 +217,7 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   if (auto* d = std::get_if<Declined>(&rendered_call)) return std::move(*d);
   const DeferredCallText& text = std::get<DeferredCallText>(rendered_call);
   const ir::Node stmt = text.statement;
-  const ir::Node fn = ir::unparenthesize(call.field("function"));
+  const ir::Node fn = ir::unparenthesize(call.field(field::function));
 
   // 4. The site helper, and the statement wrapped to call it under torch.compile.
   const int fi = m.function_of(call);
@@ -234,10 +235,10 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   if (text.callee_only) {
     if (auto taken = runtime_unavailable(m)) return *taken;
     // No helper: the runtime finds the callee by its path, as the module's code would.
-    const std::string path = fn.is(kind::attribute)
-                                 ? fmt::format("{}.{}", m.text(fn.field("object")), m.text(fn.field("attribute")))
-                                 : callee;
-    call_through_runtime(m, call.field("function"), path, fix);
+    const std::string path = fn.is(kind::attribute) ? fmt::format("{}.{}", m.text(fn.field(field::object)),
+                                                                  m.text(fn.field(field::attribute)))
+                                                    : callee;
+    call_through_runtime(m, call.field(field::function), path, fix);
     return fix;
   }
 

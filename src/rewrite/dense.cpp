@@ -32,7 +32,7 @@ std::optional<std::array<ir::Node, 2>> two_names(ir::Node target) {
 
 // The call's positional arguments, or nullopt when it has keywords or splats.
 std::optional<std::vector<ir::Node>> positional_arguments(ir::Node call) {
-  ir::Node args = call.field("arguments");
+  ir::Node args = call.field(field::arguments);
   if (!args || !args.is(kind::argument_list)) return std::nullopt;
   std::vector<ir::Node> out;
   for (ir::Node a : args.named_children()) {
@@ -126,47 +126,47 @@ Declined statement_form(const ir::Module& m, ir::Node stmt, std::string_view wha
 // The five statements of the loop body (and an optional skip of no tokens), read into `loop`.
 std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for_statement, Loop& loop) {
   const ir::Module& m = ctx.module;
-  loop.body = ir::children_without_comments(for_statement.field("body"));
+  loop.body = ir::children_without_comments(for_statement.field(field::body));
   if (loop.body.size() != 5 && loop.body.size() != 6) return Declined{decline<DeclineCode::DispatchLoopBody>()};
   const std::string expert(m.text(loop.expert));
 
   // layer = experts[e]: an attribute of a name, subscripted by the loop variable.
   ir::Node a = assignment_of(loop.body[0]);
-  ir::Node rhs = a ? ir::unparenthesize(a.field("right")) : ir::Node{};
-  if (!a || !a.field("left").is(kind::identifier) || !rhs.is(kind::subscript) ||
-      !rhs.field("value").is(kind::attribute) || rhs.children_by_field("subscript").size() != 1 ||
-      !is_identifier(m, rhs.children_by_field("subscript")[0], expert)) {
+  ir::Node rhs = a ? ir::unparenthesize(a.field(field::right)) : ir::Node{};
+  if (!a || !a.field(field::left).is(kind::identifier) || !rhs.is(kind::subscript) ||
+      !rhs.field(field::value).is(kind::attribute) || rhs.children_by_field(field::subscript).size() != 1 ||
+      !is_identifier(m, rhs.children_by_field(field::subscript)[0], expert)) {
     return statement_form(m, loop.body[0], "`layer = self.<experts>[e]`");
   }
-  loop.layer = a.field("left");
-  loop.experts = rhs.field("value");
+  loop.layer = a.field(field::left);
+  loop.experts = rhs.field(field::value);
 
   // idx, top_x = torch.where(mask[e])
   a = assignment_of(loop.body[1]);
-  rhs = a ? ir::unparenthesize(a.field("right")) : ir::Node{};
-  const auto pair = a ? two_names(a.field("left")) : std::nullopt;
+  rhs = a ? ir::unparenthesize(a.field(field::right)) : ir::Node{};
+  const auto pair = a ? two_names(a.field(field::left)) : std::nullopt;
   ir::Node gathered = rhs && is_gather(ctx, rhs) ? ir::unparenthesize((*positional_arguments(rhs))[0]) : ir::Node{};
-  if (!pair || !gathered || !gathered.is(kind::subscript) || !gathered.field("value").is(kind::identifier) ||
-      gathered.children_by_field("subscript").size() != 1 ||
-      !is_identifier(m, gathered.children_by_field("subscript")[0], expert)) {
+  if (!pair || !gathered || !gathered.is(kind::subscript) || !gathered.field(field::value).is(kind::identifier) ||
+      gathered.children_by_field(field::subscript).size() != 1 ||
+      !is_identifier(m, gathered.children_by_field(field::subscript)[0], expert)) {
     return statement_form(m, loop.body[1], "`idx, top_x = torch.where(mask[e])`");
   }
   loop.slot = (*pair)[0];
   loop.tokens = (*pair)[1];
-  loop.mask = gathered.field("value");
+  loop.mask = gathered.field(field::value);
   const std::string tokens(m.text(loop.tokens)), slot(m.text(loop.slot));
 
   // Jamba's and Phi-MoE's `if top_x.shape[0] == 0: continue`, kept as written: over every token
   // it skips only when there is no token at all, when the original skips every expert too.
   if (loop.body.size() == 6) {
     ir::Node skip = loop.body[2];
-    const std::vector<ir::Node> then = skip.is(kind::if_statement) ? ir::children_without_comments(skip.field("consequence"))
-                                                                   : std::vector<ir::Node>{};
-    const std::string test = skip.is(kind::if_statement) ? compact(m, skip.field("condition")) : "";
-    if (!skip.is(kind::if_statement) || !skip.children_by_field("alternative").empty() || then.size() != 1 ||
-        !then[0].is(kind::continue_statement) ||
-        (test != tokens + ".shape[0]==0" && test != tokens + ".numel()==0")) {
-      return statement_form(m, skip.is(kind::if_statement) ? skip.field("condition") : skip,
+    const std::vector<ir::Node> then = skip.is(kind::if_statement)
+                                           ? ir::children_without_comments(skip.field(field::consequence))
+                                           : std::vector<ir::Node>{};
+    const std::string test = skip.is(kind::if_statement) ? compact(m, skip.field(field::condition)) : "";
+    if (!skip.is(kind::if_statement) || !skip.children_by_field(field::alternative).empty() || then.size() != 1 ||
+        !then[0].is(kind::continue_statement) || (test != tokens + ".shape[0]==0" && test != tokens + ".numel()==0")) {
+      return statement_form(m, skip.is(kind::if_statement) ? skip.field(field::condition) : skip,
                             "`top_x.shape[0] == 0` in `if top_x.shape[0] == 0: continue`");
     }
     loop.skip = skip;
@@ -175,48 +175,48 @@ std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for
 
   // state = hidden[None, top_x].reshape(-1, dim)
   a = assignment_of(loop.body[2]);
-  rhs = a ? ir::unparenthesize(a.field("right")) : ir::Node{};
-  bool state_ok = a && a.field("left").is(kind::identifier) && rhs.is(kind::call) &&
-                  rhs.field("function").is(kind::attribute) && m.text(rhs.field("function").field("attribute")) == "reshape";
+  rhs = a ? ir::unparenthesize(a.field(field::right)) : ir::Node{};
+  bool state_ok = a && a.field(field::left).is(kind::identifier) && rhs.is(kind::call) &&
+                  rhs.field(field::function).is(kind::attribute) &&
+                  m.text(rhs.field(field::function).field(field::attribute)) == "reshape";
   if (state_ok) {
-    ir::Node gather = ir::unparenthesize(rhs.field("function").field("object"));
+    ir::Node gather = ir::unparenthesize(rhs.field(field::function).field(field::object));
     const auto shape = positional_arguments(rhs);
-    const auto subs = gather.is(kind::subscript) ? gather.children_by_field("subscript") : std::vector<ir::Node>{};
-    state_ok = gather.is(kind::subscript) && gather.field("value").is(kind::identifier) && subs.size() == 2 &&
+    const auto subs = gather.is(kind::subscript) ? gather.children_by_field(field::subscript) : std::vector<ir::Node>{};
+    state_ok = gather.is(kind::subscript) && gather.field(field::value).is(kind::identifier) && subs.size() == 2 &&
                subs[0].is(kind::none) && is_identifier(m, subs[1], tokens) && shape && shape->size() == 2 &&
-               compact(m, (*shape)[0]) == "-1" &&
-               ((*shape)[1].is(kind::identifier) || (*shape)[1].is(kind::integer));
+               compact(m, (*shape)[0]) == "-1" && ((*shape)[1].is(kind::identifier) || (*shape)[1].is(kind::integer));
   }
   if (!state_ok) return statement_form(m, loop.body[2], "`state = hidden[None, top_x].reshape(-1, dim)`");
-  loop.state = a.field("left");
-  loop.hidden = ir::unparenthesize(rhs.field("function").field("object")).field("value");
+  loop.state = a.field(field::left);
+  loop.hidden = ir::unparenthesize(rhs.field(field::function).field(field::object)).field(field::value);
   loop.dim = (*positional_arguments(rhs))[1];
 
   // out = layer(state) * weights[top_x, idx, None]
   a = assignment_of(loop.body[3]);
-  rhs = a ? ir::unparenthesize(a.field("right")) : ir::Node{};
-  bool out_ok = a && a.field("left").is(kind::identifier) && rhs.is(kind::binary_operator) &&
-                m.text(rhs.field("operator")) == "*";
+  rhs = a ? ir::unparenthesize(a.field(field::right)) : ir::Node{};
+  bool out_ok = a && a.field(field::left).is(kind::identifier) && rhs.is(kind::binary_operator) &&
+                m.text(rhs.field(field::operator_)) == "*";
   if (out_ok) {
-    ir::Node call = ir::unparenthesize(rhs.field("left"));
-    ir::Node pick = ir::unparenthesize(rhs.field("right"));
+    ir::Node call = ir::unparenthesize(rhs.field(field::left));
+    ir::Node pick = ir::unparenthesize(rhs.field(field::right));
     const auto args = call.is(kind::call) ? positional_arguments(call) : std::nullopt;
-    const auto subs = pick.is(kind::subscript) ? pick.children_by_field("subscript") : std::vector<ir::Node>{};
-    out_ok = args && args->size() == 1 && is_identifier(m, call.field("function"), m.text(loop.layer)) &&
-             is_identifier(m, (*args)[0], m.text(loop.state)) && pick.field("value").is(kind::identifier) &&
+    const auto subs = pick.is(kind::subscript) ? pick.children_by_field(field::subscript) : std::vector<ir::Node>{};
+    out_ok = args && args->size() == 1 && is_identifier(m, call.field(field::function), m.text(loop.layer)) &&
+             is_identifier(m, (*args)[0], m.text(loop.state)) && pick.field(field::value).is(kind::identifier) &&
              subs.size() == 3 && is_identifier(m, subs[0], tokens) && is_identifier(m, subs[1], slot) &&
              subs[2].is(kind::none);
-    if (out_ok) loop.weights = pick.field("value");
+    if (out_ok) loop.weights = pick.field(field::value);
   }
   if (!out_ok) return statement_form(m, loop.body[3], "`out = layer(state) * weights[top_x, idx, None]`");
-  loop.out = a.field("left");
+  loop.out = a.field(field::left);
 
   // final.index_add_(0, top_x, out) or (0, top_x, out.to(...))
   ir::Node stmt = loop.body[4];
   ir::Node call = ir::sole_expression(stmt);
-  bool add_ok = call && call.is(kind::call) && call.field("function").is(kind::attribute) &&
-                m.text(call.field("function").field("attribute")) == "index_add_" &&
-                call.field("function").field("object").is(kind::identifier);
+  bool add_ok = call && call.is(kind::call) && call.field(field::function).is(kind::attribute) &&
+                m.text(call.field(field::function).field(field::attribute)) == "index_add_" &&
+                call.field(field::function).field(field::object).is(kind::identifier);
   if (add_ok) {
     const auto args = positional_arguments(call);
     add_ok = args && args->size() == 3 && compact(m, (*args)[0]) == "0" && is_identifier(m, (*args)[1], tokens);
@@ -224,16 +224,16 @@ std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for
       ir::Node addend = ir::unparenthesize((*args)[2]);
       // The contribution row for row: `out` itself, or `out.to(<anything not bound by the loop>)`.
       ir::Node object = addend;
-      if (addend.is(kind::call) && addend.field("function").is(kind::attribute) &&
-          m.text(addend.field("function").field("attribute")) == "to") {
-        object = ir::unparenthesize(addend.field("function").field("object"));
+      if (addend.is(kind::call) && addend.field(field::function).is(kind::attribute) &&
+          m.text(addend.field(field::function).field(field::attribute)) == "to") {
+        object = ir::unparenthesize(addend.field(field::function).field(field::object));
       }
       add_ok = is_identifier(m, object, m.text(loop.out));
       loop.addend = (*args)[2];
     }
   }
   if (!add_ok) return statement_form(m, stmt, "`final.index_add_(0, top_x, out)` or `...(0, top_x, out.to(dtype))`");
-  loop.final = call.field("function").field("object");
+  loop.final = call.field(field::function).field(field::object);
 
   // The six names the loop binds are distinct, and none is read where the loop reads a value from
   // before it: the experts, the hidden states and dim, the weights, the output, the mask, the
@@ -247,7 +247,7 @@ std::optional<Declined> read_body(const analysis::FileContext& ctx, ir::Node for
   }
   ir::Node addend = ir::unparenthesize(loop.addend);
   const std::array<ir::Node, 7> outside = {loop.experts, loop.hidden, loop.dim, loop.weights, loop.final, loop.mask,
-                                           addend.is(kind::call) ? addend.field("arguments") : ir::Node{}};
+                                           addend.is(kind::call) ? addend.field(field::arguments) : ir::Node{}};
   bool reads_bound = false;
   for (ir::Node n : outside) {
     if (!n) continue;
@@ -270,15 +270,16 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
   if (mask_bindings.size() != 1) return Declined{decline<DeclineCode::DispatchMaskSource>(mask)};
   const ir::Node mask_stmt = loop.mask_statement = mask_bindings[0]->statement;
   ir::Node a = assignment_of(mask_stmt);
-  ir::Node rhs = a && a.field("left") == mask_bindings[0]->target ? ir::unparenthesize(a.field("right")) : ir::Node{};
+  ir::Node rhs =
+      a && a.field(field::left) == mask_bindings[0]->target ? ir::unparenthesize(a.field(field::right)) : ir::Node{};
   ir::Node one_hot;
-  if (rhs && rhs.is(kind::call) && rhs.field("function").is(kind::attribute) &&
-      m.text(rhs.field("function").field("attribute")) == "permute" && positional_arguments(rhs) &&
-      compact(m, rhs.field("arguments")) == "(2,1,0)") {
-    one_hot = ir::unparenthesize(rhs.field("function").field("object"));
+  if (rhs && rhs.is(kind::call) && rhs.field(field::function).is(kind::attribute) &&
+      m.text(rhs.field(field::function).field(field::attribute)) == "permute" && positional_arguments(rhs) &&
+      compact(m, rhs.field(field::arguments)) == "(2,1,0)") {
+    one_hot = ir::unparenthesize(rhs.field(field::function).field(field::object));
   }
   const auto one_hot_name = one_hot && one_hot.is(kind::call) ? analysis::callee_name(m, one_hot) : std::nullopt;
-  ir::Node args = one_hot ? one_hot.field("arguments") : ir::Node{};
+  ir::Node args = one_hot ? one_hot.field(field::arguments) : ir::Node{};
   ir::Node selected = args && args.named_child_count() >= 1 ? args.named_child(0) : ir::Node{};
   if (!one_hot_name || *one_hot_name != "torch.nn.functional.one_hot" || !selected || !selected.is(kind::identifier) ||
       !runs_before(mask_stmt, first)) {
@@ -290,19 +291,19 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
   const std::vector<const ir::Binding*> selected_bindings = bindings_in_order(m, selected);
   ir::Node topk_stmt = selected_bindings.size() == 1 ? selected_bindings[0]->statement : ir::Node{};
   a = topk_stmt ? assignment_of(topk_stmt) : ir::Node{};
-  const auto pair = a ? two_names(a.field("left")) : std::nullopt;
-  rhs = a ? ir::unparenthesize(a.field("right")) : ir::Node{};
+  const auto pair = a ? two_names(a.field(field::left)) : std::nullopt;
+  rhs = a ? ir::unparenthesize(a.field(field::right)) : ir::Node{};
   bool topk_ok = pair && (*pair)[1] == selected_bindings[0]->target && rhs.is(kind::call) &&
                  analysis::callee_name(m, rhs) == std::optional<std::string>("torch.topk") &&
                  runs_before(topk_stmt, mask_stmt);
   if (topk_ok) {
     // Along the last dimension: no `dim`, `dim=-1`, or -1 as the third positional argument.
     int positional = 0;
-    for (ir::Node arg : rhs.field("arguments").named_children()) {
+    for (ir::Node arg : rhs.field(field::arguments).named_children()) {
       if (arg.is(kind::comment)) continue;
       if (arg.is(kind::list_splat) || arg.is(kind::dictionary_splat)) topk_ok = false;
       if (arg.is(kind::keyword_argument)) {
-        if (m.text(arg.field("name")) == "dim" && compact(m, arg.field("value")) != "-1") topk_ok = false;
+        if (m.text(arg.field(field::name)) == "dim" && compact(m, arg.field(field::value)) != "-1") topk_ok = false;
         continue;
       }
       if (++positional == 3 && compact(m, arg) != "-1") topk_ok = false;
@@ -327,14 +328,14 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
     const ir::Node stmt = (*it)->statement;
     const ir::Node node = ir::sole_expression(stmt);
     bool in_shape = false;
-    if (node && node.is(kind::augmented_assignment) && node.field("left") == target) {
-      const std::string_view op = m.text(node.field("operator"));
+    if (node && node.is(kind::augmented_assignment) && node.field(field::left) == target) {
+      const std::string_view op = m.text(node.field(field::operator_));
       in_shape = op == "/=" || op == "*=";
-    } else if (node && node.is(kind::assignment) && node.field("left") == target) {
-      ir::Node value = ir::unparenthesize(node.field("right"));
-      in_shape = value.is(kind::call) && value.field("function").is(kind::attribute) &&
-                 m.text(value.field("function").field("attribute")) == "to" &&
-                 is_identifier(m, value.field("function").field("object"), weights);
+    } else if (node && node.is(kind::assignment) && node.field(field::left) == target) {
+      ir::Node value = ir::unparenthesize(node.field(field::right));
+      in_shape = value.is(kind::call) && value.field(field::function).is(kind::attribute) &&
+                 m.text(value.field(field::function).field(field::attribute)) == "to" &&
+                 is_identifier(m, value.field(field::function).field(field::object), weights);
     }
     weights_ok = in_shape && stmt.end() <= first.start();
     kept_in_shape.push_back(stmt.range());
@@ -354,7 +355,7 @@ std::optional<Declined> name_taken(const ir::Module& m, int fi, std::string_view
 // Why a dispatch loop (in function `fi`, -1 for none) cannot be rewritten at all, or nullopt.
 std::optional<Declined> loop_declined(int fi, ir::Node for_statement) {
   if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
-  if (for_statement.field("alternative")) return Declined{decline<DeclineCode::DispatchLoopElse>()};
+  if (for_statement.field(field::alternative)) return Declined{decline<DeclineCode::DispatchLoopElse>()};
   return std::nullopt;
 }
 
@@ -378,8 +379,9 @@ struct MaskedStore {
 // True when `rhs` is `<anything>.bool()`.
 bool is_bool_cast(const ir::Module& m, ir::Node rhs) {
   rhs = ir::unparenthesize(rhs);
-  return rhs.is(kind::call) && rhs.field("function").is(kind::attribute) &&
-         m.text(rhs.field("function").field("attribute")) == "bool" && compact(m, rhs.field("arguments")) == "()";
+  return rhs.is(kind::call) && rhs.field(field::function).is(kind::attribute) &&
+         m.text(rhs.field(field::function).field(field::attribute)) == "bool" &&
+         compact(m, rhs.field(field::arguments)) == "()";
 }
 
 // `M[:, ..., e]` (every subscript a bare `:` but the last, the loop variable), or `.bool()` of it:
@@ -387,14 +389,14 @@ bool is_bool_cast(const ir::Module& m, ir::Node rhs) {
 bool read_column(const ir::Module& m, ir::Node n, std::string_view expert, MaskedStore& s) {
   n = ir::unparenthesize(n);
   const bool casts = is_bool_cast(m, n);
-  if (casts) n = ir::unparenthesize(n.field("function").field("object"));
-  if (!n.is(kind::subscript) || !n.field("value").is(kind::identifier)) return false;
-  const std::vector<ir::Node> subs = n.children_by_field("subscript");
+  if (casts) n = ir::unparenthesize(n.field(field::function).field(field::object));
+  if (!n.is(kind::subscript) || !n.field(field::value).is(kind::identifier)) return false;
+  const std::vector<ir::Node> subs = n.children_by_field(field::subscript);
   if (subs.size() < 2 || !is_identifier(m, subs.back(), expert)) return false;
   for (size_t i = 0; i + 1 < subs.size(); ++i) {
     if (!subs[i].is(kind::slice) || compact(m, subs[i]) != ":") return false;
   }
-  s.base = n.field("value");
+  s.base = n.field(field::value);
   s.rank = subs.size();
   s.casts = casts;
   return true;
@@ -403,42 +405,44 @@ bool read_column(const ir::Module& m, ir::Node n, std::string_view expert, Maske
 // `A[mask] = expert(H[mask])` or `... .to(...)`, perhaps after `K = <column>`, read into `s`.
 std::optional<Declined> read_store_body(const ir::Module& m, ir::Node for_statement, MaskedStore& s) {
   const Declined bad{decline<DeclineCode::DispatchStoreBody>()};
-  const std::vector<ir::Node> body = ir::children_without_comments(for_statement.field("body"));
+  const std::vector<ir::Node> body = ir::children_without_comments(for_statement.field(field::body));
   if (body.size() != 1 && body.size() != 2) return bad;
   const std::string expert(m.text(s.expert));
   if (body.size() == 2) {
     ir::Node a = assignment_of(body[0]);
-    if (!a || !a.field("left").is(kind::identifier) || !read_column(m, a.field("right"), expert, s)) return bad;
-    s.named = a.field("left");
-    s.column = a.field("right");
+    if (!a || !a.field(field::left).is(kind::identifier) || !read_column(m, a.field(field::right), expert, s)) {
+      return bad;
+    }
+    s.named = a.field(field::left);
+    s.column = a.field(field::right);
   }
   ir::Node a = assignment_of(body.back());
-  ir::Node target = a ? a.field("left") : ir::Node{};
-  if (!target || !target.is(kind::subscript) || !target.field("value").is(kind::identifier) ||
-      target.children_by_field("subscript").size() != 1) {
+  ir::Node target = a ? a.field(field::left) : ir::Node{};
+  if (!target || !target.is(kind::subscript) || !target.field(field::value).is(kind::identifier) ||
+      target.children_by_field(field::subscript).size() != 1) {
     return bad;
   }
-  ir::Node index = target.children_by_field("subscript")[0];
+  ir::Node index = target.children_by_field(field::subscript)[0];
   if (s.named ? !is_identifier(m, index, m.text(s.named)) : !read_column(m, index, expert, s)) return bad;
   if (!s.named) s.column = index;
   s.store = body.back();
-  s.output = target.field("value");
+  s.output = target.field(field::value);
 
-  ir::Node value = ir::unparenthesize(a.field("right"));
-  if (value.is(kind::call) && value.field("function").is(kind::attribute) &&
-      m.text(value.field("function").field("attribute")) == "to") {
-    s.cast_args = value.field("arguments");
-    value = ir::unparenthesize(value.field("function").field("object"));
+  ir::Node value = ir::unparenthesize(a.field(field::right));
+  if (value.is(kind::call) && value.field(field::function).is(kind::attribute) &&
+      m.text(value.field(field::function).field(field::attribute)) == "to") {
+    s.cast_args = value.field(field::arguments);
+    value = ir::unparenthesize(value.field(field::function).field(field::object));
   }
   const auto args = value.is(kind::call) ? positional_arguments(value) : std::nullopt;
   ir::Node gathered = args && args->size() == 1 ? ir::unparenthesize((*args)[0]) : ir::Node{};
-  if (!gathered || !gathered.is(kind::subscript) || !gathered.field("value").is(kind::identifier) ||
-      gathered.children_by_field("subscript").size() != 1 ||
-      compact(m, gathered.children_by_field("subscript")[0]) != compact(m, index)) {
+  if (!gathered || !gathered.is(kind::subscript) || !gathered.field(field::value).is(kind::identifier) ||
+      gathered.children_by_field(field::subscript).size() != 1 ||
+      compact(m, gathered.children_by_field(field::subscript)[0]) != compact(m, index)) {
     return bad;
   }
   s.call = value;
-  s.hidden = gathered.field("value");
+  s.hidden = gathered.field(field::value);
 
   // The names the loop binds (e, the layer, K) are distinct from each other and from what it
   // reads from before it (A, H, M), and the mask is neither the output nor the input.
@@ -463,7 +467,7 @@ ir::Node sole_reaching_assignment(const ir::Module& m, ir::Node name) {
   if (!reaching || reaching->size() != 1) return {};
   const ir::Binding& b = m.bindings[static_cast<size_t>(reaching->front())];
   ir::Node a = assignment_of(b.statement);
-  return a && a.field("left") == b.target ? a : ir::Node{};
+  return a && a.field(field::left) == b.target ? a : ir::Node{};
 }
 
 // The identifier named `name` inside `n`, or null.
@@ -483,10 +487,10 @@ ir::Node expert_gather_call(const analysis::FileContext& ctx, ir::Node for_state
   const ir::Module& m = ctx.module;
   ir::Node gather;
   std::string tokens;
-  for (ir::Node stmt : ir::children_without_comments(for_statement.field("body"))) {
+  for (ir::Node stmt : ir::children_without_comments(for_statement.field(field::body))) {
     if (ir::Node a = assignment_of(stmt)) {
-      const auto pair = two_names(a.field("left"));
-      ir::Node rhs = ir::unparenthesize(a.field("right"));
+      const auto pair = two_names(a.field(field::left));
+      ir::Node rhs = ir::unparenthesize(a.field(field::right));
       if (pair && !gather && is_gather(ctx, rhs)) {
         gather = rhs;
         tokens = std::string(m.text((*pair)[1]));
@@ -494,8 +498,8 @@ ir::Node expert_gather_call(const analysis::FileContext& ctx, ir::Node for_state
       continue;
     }
     ir::Node call = ir::sole_expression(stmt);
-    if (!gather || !call || !call.is(kind::call) || !call.field("function").is(kind::attribute) ||
-        m.text(call.field("function").field("attribute")) != "index_add_") {
+    if (!gather || !call || !call.is(kind::call) || !call.field(field::function).is(kind::attribute) ||
+        m.text(call.field(field::function).field(field::attribute)) != "index_add_") {
       continue;
     }
     const auto args = positional_arguments(call);
@@ -509,9 +513,9 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   const ir::Module& m = ctx.module;
   const int fi = m.function_of(for_statement);
   if (auto declined = loop_declined(fi, for_statement)) return *declined;
-  ir::Node body = m.functions[static_cast<size_t>(fi)].node.field("body");
+  ir::Node body = m.functions[static_cast<size_t>(fi)].node.field(field::body);
   Loop loop;
-  loop.expert = for_statement.field("left");
+  loop.expert = for_statement.field(field::left);
   if (!loop.expert.is(kind::identifier)) return Declined{decline<DeclineCode::DispatchLoopBody>()};
   if (auto bad = read_body(ctx, for_statement, loop)) return *bad;
   const std::string mask(m.text(loop.mask));
@@ -521,19 +525,19 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   // with no routed token adds zeros).
   ir::Node first = for_statement;
   std::string iteration;
-  ir::Node iterable = ir::unparenthesize(for_statement.field("right"));
+  ir::Node iterable = ir::unparenthesize(for_statement.field(field::right));
   std::string hit_list;
   if (iterable.is(kind::call) && analysis::callee_name(m, iterable) == std::optional<std::string>("range")) {
-    iteration = copied(m, for_statement.field("right"));
+    iteration = copied(m, for_statement.field(field::right));
   } else if (iterable.is(kind::identifier)) {
     hit_list = std::string(m.text(iterable));
     ir::Node previous = ir::previous_statement(for_statement);
     ir::Node a = previous ? assignment_of(previous) : ir::Node{};
-    const std::string form = a ? compact(m, a.field("right")) : "";
+    const std::string form = a ? compact(m, a.field(field::right)) : "";
     const std::string summed = mask + ".sum(dim=(-1,-2))";
     const bool listed = form == "(" + summed + ">0).nonzero(as_tuple=True)[0].tolist()" ||
                         form == "torch.greater(" + summed + ",0).nonzero(as_tuple=True)[0].tolist()";
-    if (!listed || !is_identifier(m, a.field("left"), hit_list) || bindings_in_order(m, iterable).size() != 1) {
+    if (!listed || !is_identifier(m, a.field(field::left), hit_list) || bindings_in_order(m, iterable).size() != 1) {
       return Declined{decline<DeclineCode::DispatchHitList>(hit_list)};
     }
     first = previous;
@@ -552,8 +556,8 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   std::erase_if(final_bindings, [&](const ir::Binding* b) { return b->target.start() >= first.start(); });
   ir::Node final_stmt = final_bindings.size() == 1 ? final_bindings[0]->statement : ir::Node{};
   ir::Node final_assign = final_stmt ? assignment_of(final_stmt) : ir::Node{};
-  ir::Node zeros = final_assign && final_assign.field("left") == final_bindings[0]->target
-                       ? ir::unparenthesize(final_assign.field("right"))
+  ir::Node zeros = final_assign && final_assign.field(field::left) == final_bindings[0]->target
+                       ? ir::unparenthesize(final_assign.field(field::right))
                        : ir::Node{};
   if (!zeros || !zeros.is(kind::call) || analysis::callee_name(m, zeros) != std::optional<std::string>("torch.zeros") ||
       !runs_before(final_stmt, first) || occurs_between(m, body, final, final_stmt.end(), first.start(), {})) {
@@ -614,20 +618,20 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
 ir::Node expert_masked_gather(const analysis::FileContext& ctx, ir::Node for_statement) {
   if (!for_statement.is(kind::for_statement)) return {};
   const ir::Module& m = ctx.module;
-  for (ir::Node stmt : ir::children_without_comments(for_statement.field("body"))) {
+  for (ir::Node stmt : ir::children_without_comments(for_statement.field(field::body))) {
     ir::Node a = assignment_of(stmt);
-    ir::Node target = a ? a.field("left") : ir::Node{};
-    if (!target || !target.is(kind::subscript) || target.children_by_field("subscript").size() != 1) continue;
-    const std::string index = compact(m, target.children_by_field("subscript")[0]);
+    ir::Node target = a ? a.field(field::left) : ir::Node{};
+    if (!target || !target.is(kind::subscript) || target.children_by_field(field::subscript).size() != 1) continue;
+    const std::string index = compact(m, target.children_by_field(field::subscript)[0]);
     ir::Node gathered;
-    syntax::walk(a.field("right"), [&](ir::Node n) {
+    syntax::walk(a.field(field::right), [&](ir::Node n) {
       if (gathered) return false;
       if (!n.is(kind::call)) return true;
       const auto args = positional_arguments(n);
       ir::Node arg = args && args->size() == 1 ? ir::unparenthesize((*args)[0]) : ir::Node{};
-      if (arg && arg.is(kind::subscript) && arg.children_by_field("subscript").size() == 1) {
-        ir::Node mask = arg.children_by_field("subscript")[0];
-        if (compact(m, mask) == index && ctx.types.boolean_mask_index(m, arg.field("value"), mask)) gathered = arg;
+      if (arg && arg.is(kind::subscript) && arg.children_by_field(field::subscript).size() == 1) {
+        ir::Node mask = arg.children_by_field(field::subscript)[0];
+        if (compact(m, mask) == index && ctx.types.boolean_mask_index(m, arg.field(field::value), mask)) gathered = arg;
       }
       return !gathered;
     });
@@ -641,10 +645,10 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
   const ir::Module& m = ctx.module;
   const int fi = m.function_of(for_statement);
   if (auto declined = loop_declined(fi, for_statement)) return *declined;
-  ir::Node body = m.functions[static_cast<size_t>(fi)].node.field("body");
+  ir::Node body = m.functions[static_cast<size_t>(fi)].node.field(field::body);
   MaskedStore s;
-  ir::Node left = for_statement.field("left");
-  ir::Node iterable = ir::unparenthesize(for_statement.field("right"));
+  ir::Node left = for_statement.field(field::left);
+  ir::Node iterable = ir::unparenthesize(for_statement.field(field::right));
   const auto callee = iterable.is(kind::call) ? analysis::callee_name(m, iterable) : std::nullopt;
   enum class Over { Range, Enumerate, HitList } over;
   if (const auto pair = two_names(left); pair && callee == std::optional<std::string>("enumerate")) {
@@ -669,8 +673,8 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
   // `... .bool()`. (An integer tensor would index rows by number.) The list of experts hit counts
   // the mask's elements, so there the tensor itself must be boolean.
   ir::Node base_binding = sole_reaching_assignment(m, s.base);
-  const bool base_is_bool =
-      base_binding && is_bool_cast(m, base_binding.field("right")) && runs_before(base_binding.parent(), for_statement);
+  const bool base_is_bool = base_binding && is_bool_cast(m, base_binding.field(field::right)) &&
+                            runs_before(base_binding.parent(), for_statement);
   if (!base_is_bool && (!s.casts || over == Over::HitList)) {
     return Declined{decline<DeclineCode::DispatchStoreMask>(base)};
   }
@@ -681,34 +685,36 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
   // expert's routed tokens and L lists, in ascending order, exactly the experts with one: an
   // expert left out would select no row.
   ir::Node first = for_statement;
-  std::string iteration = copied(m, for_statement.field("right"));
+  std::string iteration = copied(m, for_statement.field(field::right));
   std::string count_gate;
   if (over == Over::HitList) {
     const std::string list(m.text(iterable));
     const Declined bad{decline<DeclineCode::DispatchStoreHitList>(list)};
     ir::Node previous = ir::previous_statement(for_statement);
     ir::Node a = previous ? assignment_of(previous) : ir::Node{};
-    if (!a || !is_identifier(m, a.field("left"), list) || sole_reaching_assignment(m, iterable) != a) return bad;
-    const std::string form = compact(m, a.field("right"));
+    if (!a || !is_identifier(m, a.field(field::left), list) || sole_reaching_assignment(m, iterable) != a) return bad;
+    const std::string form = compact(m, a.field(field::right));
     const std::string prefix = "torch.nonzero(", suffix = ",as_tuple=True)[0].tolist()";
     if (!form.starts_with(prefix) || !form.ends_with(suffix) ||
-        analysis::callee_name(m, ir::unparenthesize(a.field("right")).field("function").field("object").field("value")) !=
-            std::optional<std::string>("torch.nonzero")) {
+        analysis::callee_name(m, ir::unparenthesize(a.field(field::right))
+                                     .field(field::function)
+                                     .field(field::object)
+                                     .field(field::value)) != std::optional<std::string>("torch.nonzero")) {
       return bad;
     }
     const std::string counts = form.substr(prefix.size(), form.size() - prefix.size() - suffix.size());
-    ir::Node counts_use = identifier_in(m, a.field("right"), counts);
+    ir::Node counts_use = identifier_in(m, a.field(field::right), counts);
     ir::Node summed = counts_use ? sole_reaching_assignment(m, counts_use) : ir::Node{};
-    ir::Node sum = summed ? ir::unparenthesize(summed.field("right")) : ir::Node{};
-    ir::Node reshape = sum && sum.is(kind::call) && sum.field("function").is(kind::attribute) &&
-                               m.text(sum.field("function").field("attribute")) == "sum" &&
-                               compact(m, sum.field("arguments")) == "(dim=0)"
-                           ? ir::unparenthesize(sum.field("function").field("object"))
+    ir::Node sum = summed ? ir::unparenthesize(summed.field(field::right)) : ir::Node{};
+    ir::Node reshape = sum && sum.is(kind::call) && sum.field(field::function).is(kind::attribute) &&
+                               m.text(sum.field(field::function).field(field::attribute)) == "sum" &&
+                               compact(m, sum.field(field::arguments)) == "(dim=0)"
+                           ? ir::unparenthesize(sum.field(field::function).field(field::object))
                            : ir::Node{};
     const auto shape = reshape && reshape.is(kind::call) ? positional_arguments(reshape) : std::nullopt;
-    if (!shape || shape->size() != 2 || !reshape.field("function").is(kind::attribute) ||
-        m.text(reshape.field("function").field("attribute")) != "reshape" ||
-        !is_identifier(m, reshape.field("function").field("object"), base) ||
+    if (!shape || shape->size() != 2 || !reshape.field(field::function).is(kind::attribute) ||
+        m.text(reshape.field(field::function).field(field::attribute)) != "reshape" ||
+        !is_identifier(m, reshape.field(field::function).field(field::object), base) ||
         !runs_before(summed.parent(), previous) || !runs_before(base_binding.parent(), summed.parent()) ||
         occurs_between(m, body, base, summed.end(), for_statement.start(), {}) ||
         occurs_between(m, body, counts, summed.end(), previous.start(), {})) {
@@ -754,7 +760,7 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
   // The expert's rows, then each cast a statement of its own (a chain of calls on one line would
   // pass 88 columns, where graphmend's wrapping finds no bracket to break at).
   compiled.line(
-      fmt::format("{} = {}({})", kRows, reindented(m, s.call.field("function"), compiled.level), hidden));
+      fmt::format("{} = {}({})", kRows, reindented(m, s.call.field(field::function), compiled.level), hidden));
   const std::string to_output = fmt::format("({}.dtype)", output);
   if (s.cast_args) compiled.line(fmt::format("{} = {}.to{}", kRows, kRows, reindented(m, s.cast_args, compiled.level)));
   if (!s.cast_args || compact(m, s.cast_args) != to_output) {

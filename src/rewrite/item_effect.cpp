@@ -15,7 +15,7 @@ namespace {
 // Python's comparison of a float with the literal equals float64 tensor's comparison with it when
 // the literal's value is a float64: a float literal, or an integer of at most 2**53.
 bool exact_in_float64(const ir::Module& m, ir::Node literal) {
-  if (literal.is(kind::unary_operator)) literal = literal.field("argument");  // a minus sign
+  if (literal.is(kind::unary_operator)) literal = literal.field(field::argument);  // a minus sign
   std::string text(m.text(literal));
   if (text.find_first_of("jJ") != std::string::npos) return false;  // imaginary
   if (literal.is(kind::float_)) return true;
@@ -35,16 +35,16 @@ bool exact_in_float64(const ir::Module& m, ir::Node literal) {
 }  // namespace
 
 bool is_number_literal(const ir::Module& m, ir::Node n) {
-  if (n.is(kind::unary_operator) && m.text(n.field("operator")) == "-") n = n.field("argument");
+  if (n.is(kind::unary_operator) && m.text(n.field(field::operator_)) == "-") n = n.field(field::argument);
   return n.is(kind::integer) || n.is(kind::float_);
 }
 
 bool is_tensor_item_call(const analysis::FileContext& ctx, ir::Node call) {
   const ir::Module& m = ctx.module;
-  const ir::Node fn = call.is(kind::call) ? call.field("function") : ir::Node{};
-  if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "item") return false;
-  if (call.field("arguments").named_child_count() != 0) return false;
-  const auto t = ctx.types.type_of(m, fn.field("object"));
+  const ir::Node fn = call.is(kind::call) ? call.field(field::function) : ir::Node{};
+  if (!fn.is(kind::attribute) || m.text(fn.field(field::attribute)) != "item") return false;
+  if (call.field(field::arguments).named_child_count() != 0) return false;
+  const auto t = ctx.types.type_of(m, fn.field(field::object));
   return t.kind != analysis::ValueKind::Static && t.kind != analysis::ValueKind::None &&
          t.kind != analysis::ValueKind::Module;
 }
@@ -70,12 +70,12 @@ std::variant<ItemEffect, Declined> match_item_effect(const analysis::FileContext
   if (!is_tensor_item_call(ctx, item_call)) return Declined{decline<DeclineCode::ItemNotAssigned>()};
   const ir::Node assignment = item_call.parent();
   const ir::Node statement = assignment ? assignment.parent() : ir::Node{};
-  if (!assignment.is(kind::assignment) || assignment.field("right") != item_call || assignment.field("type") ||
-      !assignment.field("left").is(kind::identifier) || !statement.is(kind::expression_statement) ||
-      statement.named_child_count() != 1) {
+  if (!assignment.is(kind::assignment) || assignment.field(field::right) != item_call ||
+      assignment.field(field::type) || !assignment.field(field::left).is(kind::identifier) ||
+      !statement.is(kind::expression_statement) || statement.named_child_count() != 1) {
     return Declined{decline<DeclineCode::ItemNotAssigned>()};
   }
-  const ir::Node target = assignment.field("left");
+  const ir::Node target = assignment.field(field::left);
   const std::string name(m.text(target));
   const int fi = m.function_of(statement);
   if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
@@ -84,7 +84,8 @@ std::variant<ItemEffect, Declined> match_item_effect(const analysis::FileContext
   // 2. Right after it, `if name OP number:` (either side) with no `elif` or `else`.
   ir::Node test = statement.next_named_sibling();
   while (test && test.is(kind::comment)) test = test.next_named_sibling();
-  const ir::Node condition = test.is(kind::if_statement) ? ir::unparenthesize(test.field("condition")) : ir::Node{};
+  const ir::Node condition =
+      test.is(kind::if_statement) ? ir::unparenthesize(test.field(field::condition)) : ir::Node{};
   const std::vector<ir::Node> operands = condition.is(kind::comparison_operator)
                                              ? ir::children_without_comments(condition)
                                              : std::vector<ir::Node>{};
@@ -95,7 +96,8 @@ std::variant<ItemEffect, Declined> match_item_effect(const analysis::FileContext
   const std::string_view op = operands.size() == 2 ? m.text(condition.child(1)) : std::string_view();
   const bool plain_comparison = condition.child_count() == 3 &&
                                 (op == "<" || op == ">" || op == "<=" || op == ">=" || op == "==" || op == "!=");
-  if (!test.is(kind::if_statement) || test.field("alternative") || !(name_left || name_right) || !plain_comparison) {
+  if (!test.is(kind::if_statement) || test.field(field::alternative) || !(name_left || name_right) ||
+      !plain_comparison) {
     return Declined{decline<DeclineCode::ItemNoTestAfter>(name)};
   }
   const ir::Node number = name_left ? operands[1] : operands[0];
@@ -103,7 +105,7 @@ std::variant<ItemEffect, Declined> match_item_effect(const analysis::FileContext
 
   // 3. The `if` only prints or warns, with arguments the helper can evaluate itself: computing
   // them under compile whether or not the test passes must change nothing.
-  const std::vector<ir::Node> body = ir::children_without_comments(test.field("consequence"));
+  const std::vector<ir::Node> body = ir::children_without_comments(test.field(field::consequence));
   const ir::Node call = body.size() == 1 ? ir::sole_expression(body[0]) : ir::Node{};
   std::optional<DeferredCall> call_kind;
   if (call.is(kind::call)) {
@@ -156,7 +158,8 @@ std::variant<source::Fix, Declined> plan_item_effect(const analysis::FileContext
               "path unchanged)";
   fix.applicability = source::Applicability::Safe;
   const std::string site = names.next(deferred_kind_tag(e.call_kind), fn.name);
-  const std::string value = fmt::format("_graphmend.scalar({})", copied(m, item_call.field("function").field("object")));
+  const std::string value =
+      fmt::format("_graphmend.scalar({})", copied(m, item_call.field(field::function).field(field::object)));
   const std::string tested_value =
       e.name_left ? fmt::format("{} {} {}", value, e.op, m.text(e.number))
                   : fmt::format("{} {} {}", m.text(e.number), e.op, value);
@@ -179,12 +182,13 @@ bool decided_by_item_effect(const analysis::FileContext& ctx, ir::Node call) {
   const ir::Node statement = call.parent();
   const ir::Node block = statement ? statement.parent() : ir::Node{};
   const ir::Node test = block ? block.parent() : ir::Node{};
-  if (!statement.is(kind::expression_statement) || !test.is(kind::if_statement) || test.field("consequence") != block) {
+  if (!statement.is(kind::expression_statement) || !test.is(kind::if_statement) ||
+      test.field(field::consequence) != block) {
     return false;
   }
   const ir::Node before = ir::previous_statement(test);
   const ir::Node assignment = before.is(kind::expression_statement) ? before.named_child(0) : ir::Node{};
-  const ir::Node value = assignment.is(kind::assignment) ? assignment.field("right") : ir::Node{};
+  const ir::Node value = assignment.is(kind::assignment) ? assignment.field(field::right) : ir::Node{};
   FunctionIndex index(ctx);
   const auto matched = match_item_effect(ctx, value, index);
   return std::holds_alternative<ItemEffect>(matched) && std::get<ItemEffect>(matched).test == test;

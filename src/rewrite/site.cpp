@@ -72,7 +72,7 @@ bool is_text_string(const ir::Module& m, ir::Node n) {
 bool is_literal(ir::Node n) {
   n = ir::unparenthesize(n);
   if (n.is(kind::integer) || n.is(kind::float_) || n.is(kind::true_) || n.is(kind::false_) || n.is(kind::none)) return true;
-  if (n.is(kind::unary_operator)) return is_literal(n.field("argument"));
+  if (n.is(kind::unary_operator)) return is_literal(n.field(field::argument));
   return is_plain_string(n);
 }
 
@@ -92,7 +92,7 @@ bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_
 }
 
 ir::Node dotted_root(ir::Node n) {
-  while (n.is(kind::attribute)) n = n.field("object");
+  while (n.is(kind::attribute)) n = n.field(field::object);
   return n.is(kind::identifier) ? n : ir::Node{};
 }
 
@@ -137,7 +137,7 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
   }
   if (is_stable_reference(value)) return source::with_lf_newlines(m_.text(value));
   if (value.is(kind::call)) {
-    ir::Node fn = value.field("function");
+    ir::Node fn = value.field(field::function);
     if (fn.is(kind::identifier) && m_.lookup_at(fn) < 0 && is_builtin_class(m_.text(fn))) {
       return decline(rewrite::decline<DeclineCode::ObjectArgument>(snippet(m_, value)));
     }
@@ -720,7 +720,7 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir
 
 std::optional<Declined> compile_before_loop(const ir::Module& m, ir::Node first, ir::Node loop,
                                             std::string_view compiled_code, source::Fix& fix, std::string_view guard) {
-  ir::Node iterable = loop.field("right");
+  ir::Node iterable = loop.field(field::right);
   if (first != loop) {
     // The name the loop runs over, bound by `first`: the compiled branch binds it to no iterations.
     return wrap_for_compile(m, first, first,

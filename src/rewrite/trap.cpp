@@ -33,15 +33,15 @@ std::variant<LoweredCondition, Declined> lower_condition(const analysis::FileCon
     if (declined) return;
     e = ir::unparenthesize(e);
     if (e.is(kind::boolean_operator)) {
-      if (classify_truth(ctx, e.field("left")).kind != TruthKind::Static) {
+      if (classify_truth(ctx, e.field(field::left)).kind != TruthKind::Static) {
         declined = Declined{decline<DeclineCode::TruthBeforeLastOperand>()};
         return;
       }
-      self(self, e.field("right"));
+      self(self, e.field(field::right));
       return;
     }
     if (e.is(kind::not_operator)) {
-      if (classify_truth(ctx, e.field("argument")).kind != TruthKind::Static) {
+      if (classify_truth(ctx, e.field(field::argument)).kind != TruthKind::Static) {
         declined = Declined{decline<DeclineCode::NotTestsTruth>()};
       }
       return;
@@ -53,7 +53,7 @@ std::variant<LoweredCondition, Declined> lower_condition(const analysis::FileCon
         return;
       }
       if (q && *q == "torch.equal") {
-        ir::Node args = e.field("arguments");
+        ir::Node args = e.field(field::arguments);
         std::vector<ir::Node> pos;
         for (ir::Node a : args.named_children()) {
           if (!a.is(kind::comment)) pos.push_back(a);
@@ -63,7 +63,7 @@ std::variant<LoweredCondition, Declined> lower_condition(const analysis::FileCon
           declined = Declined{decline<DeclineCode::EqualArguments>()};
           return;
         }
-        replacements.push_back({e.field("function").range(), "_graphmend.equal"});
+        replacements.push_back({e.field(field::function).range(), "_graphmend.equal"});
       }
     }
   };
@@ -183,7 +183,7 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
   if (!statement) return Declined{decline<DeclineCode::ItemAssertForm>()};
   const std::vector<ir::Node> parts = ir::children_without_comments(statement);
   const ir::Node cond = ir::unparenthesize(parts[0]);
-  const ir::Node receiver = item_call.field("function").field("object");
+  const ir::Node receiver = item_call.field(field::function).field(field::object);
   std::string tested;  // the tensor expression passed to the check
   if (cond == item_call) {
     tested = fmt::format("_graphmend.item_compare({}, \"!=\", 0)", with_raw_newlines(m.text(receiver)));
@@ -236,15 +236,15 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
 std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, ir::Node if_statement) {
   const ir::Module& m = ctx.module;
   ir::Node raise;
-  for (ir::Node s : if_statement.field("consequence").named_children()) {
+  for (ir::Node s : if_statement.field(field::consequence).named_children()) {
     if (s.is(kind::raise_statement)) raise = s;
   }
   if (!raise || raise.named_child_count() == 0) return Declined{decline<DeclineCode::BareRaise>()};
-  if (raise.field("cause")) return Declined{decline<DeclineCode::RaiseFrom>()};
+  if (raise.field(field::cause)) return Declined{decline<DeclineCode::RaiseFrom>()};
 
   // The exception: a builtin class, called with a message graphmend can carry (or not called).
   ir::Node exc = ir::unparenthesize(raise.named_child(0));
-  ir::Node cls = exc.is(kind::call) ? exc.field("function") : exc;
+  ir::Node cls = exc.is(kind::call) ? exc.field(field::function) : exc;
   if (!cls.is(kind::identifier) || m.lookup_at(cls) >= 0 || !analysis::api::has(analysis::api::Space::Global, m.text(cls), analysis::api::Fact::ExceptionClass)) {
     return Declined{decline<DeclineCode::NotBuiltinException>(snippet(m, cls))};
   }
@@ -253,7 +253,7 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
   SiteRenderer renderer(ctx);
   std::string raised(m.text(cls));
   if (exc.is(kind::call)) {
-    ir::Node args = exc.field("arguments");
+    ir::Node args = exc.field(field::arguments);
     if (!args.is(kind::argument_list)) return Declined{decline<DeclineCode::GeneratorException>()};
     std::vector<std::string> rendered;
     for (ir::Node a : args.named_children()) {
@@ -287,10 +287,10 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
   plan.hole_args = renderer.hole_args();
   plan.holes = renderer.holes();
 
-  ir::Node cond = ir::unparenthesize(if_statement.field("condition"));
+  ir::Node cond = ir::unparenthesize(if_statement.field(field::condition));
   if (cond.is(kind::not_operator)) {
     plan.negate = true;
-    cond = ir::unparenthesize(cond.field("argument"));
+    cond = ir::unparenthesize(cond.field(field::argument));
   }
   plan.condition = cond;
   auto lowered = lower_condition(ctx, cond);

@@ -27,8 +27,11 @@ bool may_alias(const ir::Module& m, ir::Node value) {
   value = ir::unparenthesize(value);
   if (value.is(kind::identifier) || value.is(kind::attribute) || value.is(kind::subscript)) return true;
   if (value.is(kind::call)) {
-    ir::Node fn = value.field("function");
-    if (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field("attribute")), analysis::api::Fact::MayAlias)) return true;
+    ir::Node fn = value.field(field::function);
+    if (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod,
+                                                     m.text(fn.field(field::attribute)), analysis::api::Fact::MayAlias)) {
+      return true;
+    }
     auto q = m.qualified_name(fn);
     if (q && analysis::api::torch_function_may_alias(*q)) return true;
   }
@@ -54,9 +57,9 @@ Decline attribute_store_reason(const ir::Module& m, ir::Node target) {
 // no such statement; empty with `why` set when it is one that cannot be split.
 std::vector<std::pair<ir::Node, ir::Node>> split_tuple_assignment(const ir::Module& m, ir::Node assignment,
                                                                   std::optional<Decline>& why) {
-  const ir::Node left = assignment.field("left");
-  const ir::Node right = assignment.field("right");
-  if (!left || !right || assignment.field("type") ||
+  const ir::Node left = assignment.field(field::left);
+  const ir::Node right = assignment.field(field::right);
+  if (!left || !right || assignment.field(field::type) ||
       !(left.is(kind::pattern_list) || left.is(kind::tuple_pattern) || left.is(kind::list_pattern))) {
     return {};
   }
@@ -96,14 +99,14 @@ std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContex
   for (ir::Node s : block.named_children()) {
     if (s.is(kind::comment)) continue;
     if (s.is(kind::if_statement) && is_validation_guard(ctx.module, s)) {
-      const TruthKind kind = classify_truth(ctx, s.field("condition")).kind;
+      const TruthKind kind = classify_truth(ctx, s.field(field::condition)).kind;
       if (kind == TruthKind::TensorTruth || kind == TruthKind::DataOperator) {
         auto g = plan_guard(ctx, s);
         if (auto* d = std::get_if<Declined>(&g)) {
           why = decline<DeclineCode::GuardCannotRun>(render(d->reason));
           return std::nullopt;
         }
-        if (auto bad = branch_effect(ctx, s.field("condition"), "a guard's condition")) {
+        if (auto bad = branch_effect(ctx, s.field(field::condition), "a guard's condition")) {
           why = std::move(bad);
           return std::nullopt;
         }
@@ -128,19 +131,20 @@ std::optional<std::vector<Assignment>> assignments_of(const analysis::FileContex
       }
       if (!pairs.empty()) continue;
     }
-    if (a && a.is(kind::assignment) && ir::unparenthesize(a.field("left")).is(kind::attribute)) {
-      why = attribute_store_reason(ctx.module, a.field("left"));
+    if (a && a.is(kind::assignment) && ir::unparenthesize(a.field(field::left)).is(kind::attribute)) {
+      why = attribute_store_reason(ctx.module, a.field(field::left));
       return std::nullopt;
     }
-    if (!a || !a.is(kind::assignment) || !a.field("left").is(kind::identifier) || !a.field("right") || a.field("type")) {
+    if (!a || !a.is(kind::assignment) || !a.field(field::left).is(kind::identifier) || !a.field(field::right) ||
+        a.field(field::type)) {
       why = decline<DeclineCode::UnselectableStatement>(snippet(ctx.module, s));
       return std::nullopt;
     }
-    if (auto bad = branch_effect(ctx, a.field("right"))) {
+    if (auto bad = branch_effect(ctx, a.field(field::right))) {
       why = std::move(bad);
       return std::nullopt;
     }
-    out.push_back({s, a.field("left"), a.field("right"), std::nullopt});
+    out.push_back({s, a.field(field::left), a.field(field::right), std::nullopt});
   }
   return out;
 }
@@ -204,10 +208,10 @@ std::optional<Decline> python_value_selected(const ir::Module& m, ir::Node if_st
         return decline<DeclineCode::PythonValueSelected>("the returned value", snippet(m, s.named_child(0)));
       }
       ir::Node a = ir::sole_expression(s);
-      if (!a || !a.is(kind::assignment) || a.field("type") || !a.field("left").is(kind::identifier)) continue;
-      const std::string name(m.text(a.field("left")));
-      if (a.field("right") && later.contains(name) && is_python_literal(m, a.field("right"))) {
-        return decline<DeclineCode::PythonValueSelected>(fmt::format("`{}`", name), snippet(m, a.field("right")));
+      if (!a || !a.is(kind::assignment) || a.field(field::type) || !a.field(field::left).is(kind::identifier)) continue;
+      const std::string name(m.text(a.field(field::left)));
+      if (a.field(field::right) && later.contains(name) && is_python_literal(m, a.field(field::right))) {
+        return decline<DeclineCode::PythonValueSelected>(fmt::format("`{}`", name), snippet(m, a.field(field::right)));
       }
     }
   }
@@ -225,8 +229,8 @@ bool used_as_tensor(const ir::Module& m, ir::Node id) {
       p = p.parent();
     }
     if (!p) return false;
-    if (p.is(kind::attribute) && p.field("object") == n) {
-      return analysis::api::has(analysis::api::Space::TensorMethod, m.text(p.field("attribute")),
+    if (p.is(kind::attribute) && p.field(field::object) == n) {
+      return analysis::api::has(analysis::api::Space::TensorMethod, m.text(p.field(field::attribute)),
                                 analysis::api::Fact::TensorEvidence);
     }
     if (!p.is(kind::comparison_operator) && !p.is(kind::binary_operator)) return false;
@@ -263,7 +267,8 @@ std::vector<std::string> assumable_tensors(const analysis::FileContext& ctx, con
       if (binding.kind == ir::BindingKind::Parameter) continue;
       const ir::Node assignment = binding.target.parent();
       rebound = binding.target.start() < if_statement.start() || binding.kind != ir::BindingKind::Assignment ||
-                !binding.value || !assignment.is(kind::assignment) || !(assignment.field("left") == binding.target);
+                !binding.value || !assignment.is(kind::assignment) ||
+                !(assignment.field(field::left) == binding.target);
       if (rebound) break;
       if (!first_rebinding) first_rebinding = assignment;
     }
@@ -304,13 +309,14 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
 
   // 1. The chain: (condition, block) for the `if` and each `elif`, then the `else` block if any.
-  std::vector<std::pair<ir::Node, ir::Node>> arms = {{if_statement.field("condition"), if_statement.field("consequence")}};
+  std::vector<std::pair<ir::Node, ir::Node>> arms = {
+      {if_statement.field(field::condition), if_statement.field(field::consequence)}};
   ir::Node else_block;
-  for (ir::Node alt : if_statement.children_by_field("alternative")) {
+  for (ir::Node alt : if_statement.children_by_field(field::alternative)) {
     if (alt.is(kind::elif_clause)) {
-      arms.push_back({alt.field("condition"), alt.field("consequence")});
+      arms.push_back({alt.field(field::condition), alt.field(field::consequence)});
     } else {
-      else_block = alt.field("body");
+      else_block = alt.field(field::body);
     }
   }
   std::vector<ir::Node> blocks;
@@ -349,11 +355,12 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   std::vector<std::string> conds;
   for (size_t i = 0; i < arms.size(); ++i) {
     ir::Node cond = ir::unparenthesize(arms[i].first);
-    if (i == 0 && arms.size() == 1 && cond.is(kind::boolean_operator) && m.text(cond.field("operator")) == "and" &&
-        classify_truth(ctx, cond.field("left")).kind == TruthKind::Static) {
-      static_part = cond.field("left");
+    if (i == 0 && arms.size() == 1 && cond.is(kind::boolean_operator) &&
+        m.text(cond.field(field::operator_)) == "and" &&
+        classify_truth(ctx, cond.field(field::left)).kind == TruthKind::Static) {
+      static_part = cond.field(field::left);
       if (auto bad = branch_effect(ctx, static_part, "the static conjunct", true)) return Declined{std::move(*bad)};
-      cond = cond.field("right");
+      cond = cond.field(field::right);
     }
     auto lowered_cond = lower_tensor_condition(ctx, cond, uses_equal, why, i == 0);
     if (!lowered_cond) return Declined{std::move(*why)};

@@ -20,8 +20,8 @@ ir::Node register_buffer_call(const ir::Module& m, ir::Node statement) {
   if (!statement || !statement.is(kind::expression_statement) || statement.named_child_count() != 1) return {};
   ir::Node call = statement.named_child(0);
   if (!call.is(kind::call)) return {};
-  ir::Node fn = call.field("function");
-  if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "register_buffer") return {};
+  ir::Node fn = call.field(field::function);
+  if (!fn.is(kind::attribute) || m.text(fn.field(field::attribute)) != "register_buffer") return {};
   return call;
 }
 
@@ -84,13 +84,14 @@ struct Matcher {
 
   bool is_receiver_attribute(ir::Node n, std::string_view attribute = {}) const {
     n = ir::unparenthesize(n);
-    return n.is(kind::attribute) && n.field("object").is(kind::identifier) && m.text(n.field("object")) == receiver &&
-           (attribute.empty() || m.text(n.field("attribute")) == attribute);
+    return n.is(kind::attribute) && n.field(field::object).is(kind::identifier) &&
+           m.text(n.field(field::object)) == receiver &&
+           (attribute.empty() || m.text(n.field(field::attribute)) == attribute);
   }
 
   bool register_call(ir::Node call, Branch& branch) {
-    ir::Node fn = call.field("function");
-    ir::Node object = fn.field("object");
+    ir::Node fn = call.field(field::function);
+    ir::Node object = fn.field(field::object);
     if (!object.is(kind::identifier)) {
       return fail(decline<DeclineCode::BufferCallNotOnName>(snippet(m, fn)));
     }
@@ -98,9 +99,9 @@ struct Matcher {
     if (m.text(object) != receiver) return fail(decline<DeclineCode::BufferDifferentObjects>());
     std::vector<ir::Node> positional;
     bool non_persistent = false;
-    for (ir::Node a : ir::children_without_comments(call.field("arguments"))) {
+    for (ir::Node a : ir::children_without_comments(call.field(field::arguments))) {
       if (a.is(kind::keyword_argument)) {
-        if (m.text(a.field("name")) != "persistent" || m.text(a.field("value")) != "False") {
+        if (m.text(a.field(field::name)) != "persistent" || m.text(a.field(field::value)) != "False") {
           return fail(decline<DeclineCode::BufferNotNonPersistent>(snippet(m, a)));
         }
         non_persistent = true;
@@ -122,24 +123,24 @@ struct Matcher {
   }
 
   bool memo(ir::Node statement, Branch& branch) {
-    ir::Node cond = ir::unparenthesize(statement.field("condition"));
-    ir::Node test = cond.is(kind::not_operator) ? ir::unparenthesize(cond.field("argument")) : ir::Node{};
-    if (!test || !test.is(kind::call) || m.text(test.field("function")) != "hasattr" ||
-        m.lookup_at(test.field("function")) >= 0 || !statement.children_by_field("alternative").empty()) {
+    ir::Node cond = ir::unparenthesize(statement.field(field::condition));
+    ir::Node test = cond.is(kind::not_operator) ? ir::unparenthesize(cond.field(field::argument)) : ir::Node{};
+    if (!test || !test.is(kind::call) || m.text(test.field(field::function)) != "hasattr" ||
+        m.lookup_at(test.field(field::function)) >= 0 || !statement.children_by_field(field::alternative).empty()) {
       return false;
     }
-    const std::vector<ir::Node> args = ir::children_without_comments(test.field("arguments"));
+    const std::vector<ir::Node> args = ir::children_without_comments(test.field(field::arguments));
     if (args.size() != 2 || !args[0].is(kind::identifier) || m.text(args[0]) != receiver) return false;
     auto attribute = attribute_name_literal(m, args[1]);
     if (!attribute) return false;
-    auto body = ir::children_without_comments(statement.field("consequence"));
+    auto body = ir::children_without_comments(statement.field(field::consequence));
     ir::Node assignment = body.size() == 1 ? ir::sole_expression(body[0]) : ir::Node{};
-    if (!assignment || !assignment.is(kind::assignment) || !assignment.field("right") ||
-        !assignment.field("right").is(kind::call) || assignment.field("type")) {
+    if (!assignment || !assignment.is(kind::assignment) || !assignment.field(field::right) ||
+        !assignment.field(field::right).is(kind::call) || assignment.field(field::type)) {
       return fail(decline<DeclineCode::CacheNotOneAssignment>(*attribute));
     }
-    Memo memo{*attribute, {}, assignment.field("right"), {}};
-    ir::Node left = ir::unparenthesize(assignment.field("left"));
+    Memo memo{*attribute, {}, assignment.field(field::right), {}};
+    ir::Node left = ir::unparenthesize(assignment.field(field::left));
     int caches = 0;
     if (left.is(kind::pattern_list) || left.is(kind::tuple_pattern)) {
       for (ir::Node t : left.named_children()) memo.targets.push_back(t);
@@ -154,11 +155,11 @@ struct Matcher {
       }
     }
     if (caches != 1) return fail(decline<DeclineCode::CacheNotFilled>(*attribute));
-    ir::Node callee = memo.call.field("function");
+    ir::Node callee = memo.call.field(field::function);
     if (has_call(callee)) {
       return fail(decline<DeclineCode::CacheInitialiserNotName>(snippet(m, callee)));
     }
-    for (ir::Node a : ir::children_without_comments(memo.call.field("arguments"))) {
+    for (ir::Node a : ir::children_without_comments(memo.call.field(field::arguments))) {
       if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
         return fail(decline<DeclineCode::CacheInitialiserUnpacked>());
       }
@@ -170,14 +171,18 @@ struct Matcher {
 
   bool move(ir::Node statement, Branch& branch) {
     ir::Node a = ir::sole_expression(statement);
-    if (!a || !a.is(kind::assignment) || !is_receiver_attribute(a.field("left")) || !a.field("right")) return false;
-    ir::Node call = a.field("right");
-    if (!call.is(kind::call) || !call.field("function").is(kind::attribute)) return false;
-    ir::Node fn = call.field("function");
-    if (m.text(fn.field("attribute")) != "to" || m.text(fn.field("object")) != m.text(a.field("left"))) return false;
-    const std::vector<ir::Node> args = ir::children_without_comments(call.field("arguments"));
+    if (!a || !a.is(kind::assignment) || !is_receiver_attribute(a.field(field::left)) || !a.field(field::right)) {
+      return false;
+    }
+    ir::Node call = a.field(field::right);
+    if (!call.is(kind::call) || !call.field(field::function).is(kind::attribute)) return false;
+    ir::Node fn = call.field(field::function);
+    if (m.text(fn.field(field::attribute)) != "to" || m.text(fn.field(field::object)) != m.text(a.field(field::left))) {
+      return false;
+    }
+    const std::vector<ir::Node> args = ir::children_without_comments(call.field(field::arguments));
     if (args.size() != 1 || !(args[0].is(kind::identifier) || args[0].is(kind::attribute)) || has_call(args[0])) return false;
-    branch.moves.push_back({a.field("left"), args[0]});
+    branch.moves.push_back({a.field(field::left), args[0]});
     return true;
   }
 
@@ -230,11 +235,11 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
   const ir::Module& m = ctx.module;
   ir::Node else_block;
   bool elif = false;
-  for (ir::Node alt : if_statement.children_by_field("alternative")) {
+  for (ir::Node alt : if_statement.children_by_field(field::alternative)) {
     if (alt.is(kind::elif_clause)) elif = true;
-    else else_block = alt.field("body");
+    else else_block = alt.field(field::body);
   }
-  ir::Node consequence = if_statement.field("consequence");
+  ir::Node consequence = if_statement.field(field::consequence);
   auto ends_in_register = [&](ir::Node block) {
     auto body = block ? ir::children_without_comments(block) : std::vector<ir::Node>{};
     return !body.empty() && bool(register_buffer_call(m, body.back()));
@@ -243,9 +248,9 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
   if (elif || !else_block) {
     return Declined{decline<DeclineCode::BufferWithoutElse>()};
   }
-  ir::Node cond = ir::unparenthesize(if_statement.field("condition"));
-  if (cond.is(kind::boolean_operator) && m.text(cond.field("operator")) == "and" &&
-      classify_truth(ctx, cond.field("left")).kind == TruthKind::Static) {
+  ir::Node cond = ir::unparenthesize(if_statement.field(field::condition));
+  if (cond.is(kind::boolean_operator) && m.text(cond.field(field::operator_)) == "and" &&
+      classify_truth(ctx, cond.field(field::left)).kind == TruthKind::Static) {
     return Declined{decline<DeclineCode::StaticConjunctBeforeBuffer>()};
   }
   bool uses_equal = false;
@@ -343,9 +348,10 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
       match.buffer_name);
   for (const Branch& b : branches) {
     for (const Memo& memo : b.memos) {
-      title += fmt::format("; `{}` runs, unstored, on calls where the original would not run it: assumed pure and "
-                           "unable to raise",
-                           snippet(m, memo.call.field("function")));
+      title += fmt::format(
+          "; `{}` runs, unstored, on calls where the original would not run it: assumed pure and "
+          "unable to raise",
+          snippet(m, memo.call.field(field::function)));
     }
   }
   fix.title = title + ")";

@@ -37,26 +37,29 @@ constexpr std::array<std::string_view, 8> kAllocatingModules = {"LayerNorm", "Li
 bool binds_otherwise(const ir::Module& m, ir::Node s, std::string_view name) {
   if (!s.is(kind::expression_statement) || s.named_child_count() != 1) return false;
   ir::Node a = s.named_child(0);
-  if (a.is(kind::augmented_assignment)) return a.field("left").is(kind::identifier) && m.text(a.field("left")) == name;
+  if (a.is(kind::augmented_assignment)) {
+    return a.field(field::left).is(kind::identifier) && m.text(a.field(field::left)) == name;
+  }
   if (!a.is(kind::assignment)) return false;
-  if (a.field("left").is(kind::identifier) && m.text(a.field("left")) == name) return false;  // `name = value`
+  // `name = value`
+  if (a.field(field::left).is(kind::identifier) && m.text(a.field(field::left)) == name) return false;
   bool found = false;
-  for (ir::Node target = a; target && target.is(kind::assignment) && !found; target = target.field("right")) {
+  for (ir::Node target = a; target && target.is(kind::assignment) && !found; target = target.field(field::right)) {
     // Only the pattern's own elements bind; `obj.name` and `x[name]` do not.
-    syntax::walk(target.field("left"), [&](ir::Node n) {
+    syntax::walk(target.field(field::left), [&](ir::Node n) {
       if (n.is(kind::identifier)) found |= m.text(n) == name;
       return !found && (n.is(kind::pattern_list) || n.is(kind::tuple_pattern) || n.is(kind::list_pattern) ||
-                        n.is(kind::list_splat_pattern) || n == target.field("left"));
+                        n.is(kind::list_splat_pattern) || n == target.field(field::left));
     });
   }
   return found;
 }
 
 bool has_keyword(const ir::Module& m, ir::Node call, std::string_view keyword) {
-  ir::Node args = call.field("arguments");
+  ir::Node args = call.field(field::arguments);
   if (!args) return false;
   for (ir::Node a : args.named_children()) {
-    if (a.is(kind::keyword_argument) && m.text(a.field("name")) == keyword) return true;
+    if (a.is(kind::keyword_argument) && m.text(a.field(field::name)) == keyword) return true;
     if (a.is(kind::dictionary_splat)) return true;  // may hold it
   }
   return false;
@@ -85,7 +88,7 @@ ir::Node shown_use(ir::Node n) {
 
 bool numeric_literal(ir::Node e) {
   e = ir::unparenthesize(e);
-  if (e.is(kind::unary_operator)) e = ir::unparenthesize(e.field("argument"));
+  if (e.is(kind::unary_operator)) e = ir::unparenthesize(e.field(field::argument));
   return e.is(kind::integer) || e.is(kind::float_);
 }
 
@@ -95,9 +98,9 @@ bool numeric_literal(ir::Node e) {
 ir::Node sole_init_value(const ir::Module& m, const ir::Function& fn, ir::Node callee) {
   callee = ir::unparenthesize(callee);
   if (!callee.is(kind::attribute) || fn.klass < 0 || fn.params.empty()) return {};
-  ir::Node receiver = ir::unparenthesize(callee.field("object"));
+  ir::Node receiver = ir::unparenthesize(callee.field(field::object));
   if (!receiver.is(kind::identifier) || m.text(receiver) != fn.params[0].name) return {};
-  const std::string_view attr = m.text(callee.field("attribute"));
+  const std::string_view attr = m.text(callee.field(field::attribute));
   const ir::Class& cls = m.classes[static_cast<size_t>(fn.klass)];
   const auto init = cls.methods.find("__init__");
   if (init == cls.methods.end()) return {};
@@ -107,12 +110,12 @@ ir::Node sole_init_value(const ir::Module& m, const ir::Function& fn, ir::Node c
   bool ambiguous = false;
   analysis::walk_body(ctor, [&](ir::Node n) {
     if (!n.is(kind::assignment)) return true;
-    ir::Node left = ir::unparenthesize(n.field("left"));
-    if (!left.is(kind::attribute) || m.text(left.field("attribute")) != attr) return true;
-    ir::Node owner = ir::unparenthesize(left.field("object"));
+    ir::Node left = ir::unparenthesize(n.field(field::left));
+    if (!left.is(kind::attribute) || m.text(left.field(field::attribute)) != attr) return true;
+    ir::Node owner = ir::unparenthesize(left.field(field::object));
     if (!owner.is(kind::identifier) || m.text(owner) != ctor.params[0].name) return true;
     ambiguous |= bool(found);
-    found = ir::unparenthesize(n.field("right"));
+    found = ir::unparenthesize(n.field(field::right));
     return true;
   });
   return ambiguous ? ir::Node{} : found;
@@ -123,7 +126,7 @@ ir::Node sole_init_value(const ir::Module& m, const ir::Function& fn, ir::Node c
 // the class again where it matters (the module may have been replaced since).
 std::optional<std::string> module_class(const ir::Module& m, const ir::Function& fn, ir::Node callee) {
   ir::Node value = sole_init_value(m, fn, callee);
-  const auto q = value.is(kind::call) ? m.qualified_name(value.field("function")) : std::nullopt;
+  const auto q = value.is(kind::call) ? m.qualified_name(value.field(field::function)) : std::nullopt;
   if (!q || !q->starts_with("torch.nn.")) return std::nullopt;
   const std::string_view cls = std::string_view(*q).substr(9);
   for (std::string_view k : kAllocatingModules) {
@@ -146,7 +149,7 @@ std::optional<UserModule> user_module_class(const analysis::FileContext& ctx, co
   const ir::Module& m = ctx.module;
   ir::Node value = sole_init_value(m, fn, callee);
   if (!value.is(kind::call)) return std::nullopt;
-  ir::Node ctor = ir::unparenthesize(value.field("function"));
+  ir::Node ctor = ir::unparenthesize(value.field(field::function));
   if (!ctor.is(kind::identifier)) return std::nullopt;
   const int symbol = m.lookup_at(ctor);
   if (symbol < 0 || m.lookup(fn.scope, m.text(ctor)) != symbol) return std::nullopt;
@@ -215,23 +218,24 @@ std::optional<std::string> not_new_storage(const analysis::FileContext& ctx, con
   };
   if (e.is(kind::binary_operator)) {
     // Tensor arithmetic, bitwise and matrix operators always allocate their result.
-    for (ir::Node side : {e.field("left"), e.field("right")}) {
+    for (ir::Node side : {e.field(field::left), e.field(field::right)}) {
       if (auto why = operand(side)) return why;
     }
     return std::nullopt;
   }
   if (e.is(kind::unary_operator)) {
     // `+t` is torch.positive, which returns `t` itself.
-    if (m.text(e.field("operator")) == "+") return fmt::format("`{}` returns its operand itself", snippet(m, e));
-    return operand(e.field("argument"));
+    if (m.text(e.field(field::operator_)) == "+") return fmt::format("`{}` returns its operand itself", snippet(m, e));
+    return operand(e.field(field::argument));
   }
   if (e.is(kind::call)) {
-    ir::Node callee = ir::unparenthesize(e.field("function"));
+    ir::Node callee = ir::unparenthesize(e.field(field::function));
     if (has_keyword(m, e, "out")) return fmt::format("`{}` returns its `out=` tensor", snippet(m, e));
     const auto q = m.qualified_name(callee);
     if (q && api::has(api::Space::Global, *q, api::Fact::Allocates)) return std::nullopt;
-    if (callee.is(kind::attribute) && api::has(api::Space::TensorMethod, m.text(callee.field("attribute")), api::Fact::Allocates) &&
-        ctx.types.type_of(m, callee.field("object")).kind == analysis::ValueKind::Tensor) {
+    if (callee.is(kind::attribute) &&
+        api::has(api::Space::TensorMethod, m.text(callee.field(field::attribute)), api::Fact::Allocates) &&
+        ctx.types.type_of(m, callee.field(field::object)).kind == analysis::ValueKind::Tensor) {
       return std::nullopt;
     }
     if (auto cls = module_class(m, fn, callee)) {
@@ -268,10 +272,10 @@ bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Nod
     return q && analysis::is_pure_torch_function(*q) && !api::torch_function_may_alias(*q);
   };
   if (p.is(kind::attribute)) {
-    if (!(p.field("object") == n)) return false;
-    const std::string_view attr = m.text(p.field("attribute"));
+    if (!(p.field(field::object) == n)) return false;
+    const std::string_view attr = m.text(p.field(field::attribute));
     ir::Node call = p.parent();
-    if (call && call.is(kind::call) && call.field("function") == p) {
+    if (call && call.is(kind::call) && call.field(field::function) == p) {
       return analysis::is_pure_tensor_method(attr) && !api::has(api::Space::TensorMethod, attr, api::Fact::MayAlias) &&
              !has_keyword(m, call, "out");
     }
@@ -281,22 +285,22 @@ bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Nod
   if (p.is(kind::binary_operator)) {
     // The other operand's reflected operator could keep it, unless that operand is a number or
     // a tensor (whose operator is torch's).
-    ir::Node other = p.field("left") == n ? p.field("right") : p.field("left");
+    ir::Node other = p.field(field::left) == n ? p.field(field::right) : p.field(field::left);
     return numeric_literal(other) || ctx.types.type_of(m, other).kind == analysis::ValueKind::Tensor;
   }
-  if (p.is(kind::unary_operator)) return m.text(p.field("operator")) != "+";
+  if (p.is(kind::unary_operator)) return m.text(p.field(field::operator_)) != "+";
   if (p.is(kind::keyword_argument)) {
-    if (!(p.field("value") == n) || m.text(p.field("name")) == "out") return false;
+    if (!(p.field(field::value) == n) || m.text(p.field(field::name)) == "out") return false;
     n = p;
     p = p.parent();
   }
   if (p.is(kind::argument_list)) {
     ir::Node call = p.parent();
     if (!call || !call.is(kind::call)) return false;
-    if (pure_call(call, m.qualified_name(call.field("function")))) return true;
+    if (pure_call(call, m.qualified_name(call.field(field::function)))) return true;
     // An allocating module (checked at trace time) reads its input and keeps nothing.
-    if (auto cls = module_class(m, fn, call.field("function"))) {
-      add_check(checks, {std::string(m.text(ir::unparenthesize(call.field("function")))), *cls});
+    if (auto cls = module_class(m, fn, call.field(field::function))) {
+      add_check(checks, {std::string(m.text(ir::unparenthesize(call.field(field::function)))), *cls});
       return true;
     }
   }
@@ -331,7 +335,7 @@ std::variant<KeptValueProof, std::string> prove_held_only_by_name(const analysis
       }
       if (!s.is(kind::expression_statement) || s.named_child_count() != 1) continue;
       ir::Node a = s.named_child(0);
-      if (a.is(kind::assignment) && a.field("left").is(kind::identifier) && m.text(a.field("left")) == name) {
+      if (a.is(kind::assignment) && a.field(field::left).is(kind::identifier) && m.text(a.field(field::left)) == name) {
         definition = a;
         break;
       }
@@ -349,9 +353,9 @@ std::variant<KeptValueProof, std::string> prove_held_only_by_name(const analysis
     if (!owner.is(kind::if_statement)) return fmt::format("{}, assigned outside the `if`'s enclosing blocks", kept);
     stmt = owner;
   }
-  ir::Node value = definition.field("right");
+  ir::Node value = definition.field(field::right);
   if (kept_value) *kept_value = value;
-  if (!value || value.is(kind::assignment) || definition.field("type")) {
+  if (!value || value.is(kind::assignment) || definition.field(field::type)) {
     return fmt::format("{}, which `{}` binds to other names too", kept, snippet(m, definition));
   }
   // 2. That value is new storage, made here.
@@ -376,13 +380,13 @@ std::variant<KeptValueProof, std::string> prove_held_only_by_name(const analysis
     const ir::Node n(if_statement.tree_data(), i);
     if (n.end() <= from || !n.is(kind::identifier) || m.text(n) != name || n == returned) continue;
     ir::Node parent = n.parent();
-    const bool rebinding = parent && parent.is(kind::assignment) && parent.field("left") == n &&
+    const bool rebinding = parent && parent.is(kind::assignment) && parent.field(field::left) == n &&
                            parent.start() > if_statement.start();
     if (rebinding || only_read(ctx, fn, n, proof.modules)) continue;
-    const bool binding = parent && parent.is(kind::assignment) && parent.field("left") == n;
-    if (binding && parent.parent().is(kind::expression_statement) && !parent.field("type") &&
-        !parent.field("right").is(kind::assignment) &&
-        !not_new_storage(ctx, fn, parent.field("right"), proof.modules, depth, follow)) {
+    const bool binding = parent && parent.is(kind::assignment) && parent.field(field::left) == n;
+    if (binding && parent.parent().is(kind::expression_statement) && !parent.field(field::type) &&
+        !parent.field(field::right).is(kind::assignment) &&
+        !not_new_storage(ctx, fn, parent.field(field::right), proof.modules, depth, follow)) {
       continue;  // another definition on some path, new storage too
     }
     if (binding) {
@@ -399,7 +403,7 @@ std::variant<KeptValueProof, std::string> prove_held_only_by_name(const analysis
     sort_checks(proof.modules);
     auto checked = [&](const analysis::Effect& e) {
       if (e.kind != analysis::EffectKind::UnknownCall || !e.node.is(kind::call)) return false;
-      const std::string_view callee = m.text(ir::unparenthesize(e.node.field("function")));
+      const std::string_view callee = m.text(ir::unparenthesize(e.node.field(field::function)));
       return std::any_of(proof.modules.begin(), proof.modules.end(), [&](const ModuleCheck& c) { return c.module == callee; });
     };
     for (ir::Node s = definition.parent().next_named_sibling(); s && s.start() < if_statement.start();
@@ -450,7 +454,7 @@ std::optional<std::string> forward_not_new_storage(const analysis::FileContext& 
     } else if (n.is(kind::return_statement)) {
       returns.push_back(n);
     } else if (n.is(kind::call) && !inspects_frame) {
-      const auto q = cm.qualified_name(n.field("function"));
+      const auto q = cm.qualified_name(n.field(field::function));
       inspects_frame = q && reads_frame(*q);
     }
     return nodes <= kMaxNodesScanned;
@@ -533,7 +537,7 @@ std::optional<std::string> not_only_read_after(const analysis::FileContext& ctx,
     if (!n.is(kind::identifier) || m.text(n) != name) continue;
     if (m.scope_of(n) != fn.scope) return fmt::format("a nested scope reads `{}`", name);
     ir::Node parent = n.parent();
-    if (parent && parent.is(kind::assignment) && parent.field("left") == n) continue;  // a rebinding
+    if (parent && parent.is(kind::assignment) && parent.field(field::left) == n) continue;  // a rebinding
     if (read_by_value(ctx, fn, n, checks)) continue;
     ir::Node shown = shown_use(n);
     if (shown.is(kind::expression_list)) shown = shown.parent();  // `return a, b`: the statement
@@ -547,7 +551,7 @@ std::optional<std::string> not_only_read_after(const analysis::FileContext& ctx,
         continue;
       }
       if (e.kind == analysis::EffectKind::UnknownCall && e.node.is(kind::call)) {
-        ir::Node callee = ir::unparenthesize(e.node.field("function"));
+        ir::Node callee = ir::unparenthesize(e.node.field(field::function));
         if (auto cls = module_class(m, fn, callee)) {
           add_check(checks, {std::string(m.text(callee)), *cls});
           continue;

@@ -67,16 +67,16 @@ std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, b
     return std::nullopt;
   }
   if (e.is(kind::not_operator)) {
-    auto inner = lower(ctx, e.field("argument"), uses_equal, why, first, depth + 1);
+    auto inner = lower(ctx, e.field(field::argument), uses_equal, why, first, depth + 1);
     if (!inner) return std::nullopt;
     return fmt::format("_graphmend.torch.logical_not({})", *inner);
   }
   if (e.is(kind::boolean_operator)) {
-    auto l = lower(ctx, e.field("left"), uses_equal, why, first, depth + 1);
+    auto l = lower(ctx, e.field(field::left), uses_equal, why, first, depth + 1);
     if (!l) return std::nullopt;
-    auto r = lower(ctx, e.field("right"), uses_equal, why, first, depth + 1);
+    auto r = lower(ctx, e.field(field::right), uses_equal, why, first, depth + 1);
     if (!r) return std::nullopt;
-    const bool is_and = m.text(e.field("operator")) == "and";
+    const bool is_and = m.text(e.field(field::operator_)) == "and";
     return fmt::format("_graphmend.torch.logical_{}({}, {})", is_and ? "and" : "or", *l, *r);
   }
   const Truth t = classify_truth(ctx, e);
@@ -98,7 +98,7 @@ std::optional<std::string> lower(const analysis::FileContext& ctx, ir::Node e, b
     }
     uses_equal = true;
     std::string text = copied(m, e);
-    const std::string_view fn = m.text(e.field("function"));
+    const std::string_view fn = m.text(e.field(field::function));
     return "_graphmend.equal" + text.substr(fn.size());
   }
   if (t.kind != TruthKind::TensorTruth) {
@@ -129,8 +129,9 @@ bool conjunct_proves_floating(const ir::Module& m, ir::Node conjunct, std::strin
   if (between.find("==") == std::string_view::npos || between.find('#') != std::string_view::npos) return false;
   for (int i = 0; i < 2; ++i) {
     const ir::Node dtype = ir::unparenthesize(sides[static_cast<size_t>(i)]);
-    if (dtype.is(kind::attribute) && m.text(dtype.field("attribute")) == "dtype" &&
-        ir::unparenthesize(dtype.field("object")).is(kind::identifier) && m.text(ir::unparenthesize(dtype.field("object"))) == x &&
+    if (dtype.is(kind::attribute) && m.text(dtype.field(field::attribute)) == "dtype" &&
+        ir::unparenthesize(dtype.field(field::object)).is(kind::identifier) &&
+        m.text(ir::unparenthesize(dtype.field(field::object))) == x &&
         floating_dtype(m, sides[static_cast<size_t>(1 - i)])) {
       return true;
     }
@@ -151,13 +152,13 @@ std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir:
   syntax::walk(node, [&](ir::Node n) {
     if (why) return false;
     if (!n.is(kind::call)) return true;
-    const auto q = m.qualified_name(n.field("function"));
+    const auto q = m.qualified_name(n.field(field::function));
     if (!q || *q != "torch.finfo") return true;
-    const std::vector<ir::Node> args = ir::children_without_comments(n.field("arguments"));
+    const std::vector<ir::Node> args = ir::children_without_comments(n.field(field::arguments));
     const ir::Node arg = args.size() == 1 ? ir::unparenthesize(args[0]) : ir::Node{};
     if (arg && floating_dtype(m, arg)) return true;
-    const ir::Node x = arg && arg.is(kind::attribute) && m.text(arg.field("attribute")) == "dtype"
-                           ? ir::unparenthesize(arg.field("object"))
+    const ir::Node x = arg && arg.is(kind::attribute) && m.text(arg.field(field::attribute)) == "dtype"
+                           ? ir::unparenthesize(arg.field(field::object))
                            : ir::Node{};
     const std::string what = fmt::format("`{}` raises on a dtype that is not floating-point", m.text(n));
     if (!x || !x.is(kind::identifier)) return raises(what);
@@ -220,7 +221,7 @@ bool FunctionIndex::read_after(const Facts& f, int function, ir::Node statement,
         // the `if` to what follows it: nothing after it can see the `if`'s binding (its value,
         // read first, is checked like any read).
         const ir::Node assignment = use.parent();
-        if (assignment && assignment.is(kind::assignment) && assignment.field("left") == use) {
+        if (assignment && assignment.is(kind::assignment) && assignment.field(field::left) == use) {
           const ir::Node s = assignment.parent();
           if (s && s.is(kind::expression_statement) && s.parent() == statement.parent()) {
             overwritten_at = std::min(overwritten_at, s.end());
@@ -251,7 +252,7 @@ const FunctionIndex::Facts& FunctionIndex::facts(int function) {
   Facts& f = it->second;
   const ir::Module& m = ctx_.module;
   const ir::Function& fn = m.functions[static_cast<size_t>(function)];
-  syntax::walk(fn.node.field("body"), [&](ir::Node n) {
+  syntax::walk(fn.node.field(field::body), [&](ir::Node n) {
     if (n.is(kind::identifier)) {
       std::string name(m.text(n));
       // A nested function, lambda or comprehension that reads this function's own local.
@@ -261,7 +262,7 @@ const FunctionIndex::Facts& FunctionIndex::facts(int function) {
       }
       f.occurrences[std::move(name)].push_back(n);  // the walk visits them in source order
     } else if (n.is(kind::call) && !f.inspects_frame) {
-      const auto q = m.qualified_name(n.field("function"));
+      const auto q = m.qualified_name(n.field(field::function));
       f.inspects_frame = q && reads_frame(*q);
     }
     return true;

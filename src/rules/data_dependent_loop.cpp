@@ -20,21 +20,21 @@ std::span<const syntax::Kind* const> DataDependentLoopRule::kinds() const {
 std::unique_ptr<FilePass> DataDependentLoopRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
     if (n.is(kind::while_statement)) {
-      Truth t = classify_truth(ctx, n.field("condition"));
+      Truth t = classify_truth(ctx, n.field(field::condition));
       if (t.kind == TruthKind::TensorTruth) {
-        sink.report(make_diagnostic(
-            info(), n.field("condition"),
-            "`while` tests a tensor value on every iteration (GB0170: Data-dependent branching)",
-            "use a static trip count, torch._higher_order_ops.while_loop, or move the loop out"));
+        sink.report(
+            make_diagnostic(info(), n.field(field::condition),
+                            "`while` tests a tensor value on every iteration (GB0170: Data-dependent branching)",
+                            "use a static trip count, torch._higher_order_ops.while_loop, or move the loop out"));
       }
       return true;
     }
     if (n.is(kind::for_statement)) {
-      ir::Node iter = ir::unparenthesize(n.field("right"));
+      ir::Node iter = ir::unparenthesize(n.field(field::right));
       if (!iter.is(kind::call)) return true;
       auto q = callee_name(m, iter);
       if (!q || *q != "range") return true;
-      for (ir::Node a : iter.field("arguments").named_children()) {
+      for (ir::Node a : iter.field(field::arguments).named_children()) {
         if (ctx.types.type_of(m, a).tensor_like()) {
           Diagnostic d = make_diagnostic(
               info(), iter,

@@ -22,7 +22,7 @@ bool stored_by_assignment(ir::Node subscript) {
   ir::Node child = subscript;
   for (ir::Node p = subscript.parent(); p; child = p, p = p.parent()) {
     if (p.is(kind::pattern_list) || p.is(kind::tuple_pattern) || p.is(kind::list_pattern)) continue;
-    return p.is(kind::assignment) && p.field("left") == child;
+    return p.is(kind::assignment) && p.field(field::left) == child;
   }
   return false;
 }
@@ -53,8 +53,8 @@ std::unique_ptr<FilePass> DynamicShapeRule::start(const RuleContext& ctx, Diagno
   };
   return file_pass([&ctx, &m = ctx.module, report](ir::Node n) {
     if (n.is(kind::call)) {
-      ir::Node fn = n.field("function");
-      ir::Node args = n.field("arguments");
+      ir::Node fn = n.field(field::function);
+      ir::Node args = n.field(field::arguments);
       auto q = callee_name(m, n);
       if (q && analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::DynamicShape)) {
         if (*q == "torch.repeat_interleave" &&
@@ -69,17 +69,19 @@ std::unique_ptr<FilePass> DynamicShapeRule::start(const RuleContext& ctx, Diagno
         report(n, "single-argument `torch.where`");
         return true;
       }
-      if (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field("attribute")), analysis::api::Fact::DynamicShape) &&
-          ctx.types.type_of(m, fn.field("object")).tensor_like()) {
-        report(n, fmt::format("`.{}()`", m.text(fn.field("attribute"))));
+      if (fn.is(kind::attribute) &&
+          analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field(field::attribute)),
+                             analysis::api::Fact::DynamicShape) &&
+          ctx.types.type_of(m, fn.field(field::object)).tensor_like()) {
+        report(n, fmt::format("`.{}()`", m.text(fn.field(field::attribute))));
       }
       return true;
     }
     if (n.is(kind::subscript)) {
       // Boolean-mask indexing: x[mask] with a bool tensor index, read (a store keeps the shape).
       if (stored_by_assignment(n)) return true;
-      for (ir::Node index : n.children_by_field("subscript")) {
-        if (ctx.types.boolean_mask_index(m, n.field("value"), index)) {
+      for (ir::Node index : n.children_by_field(field::subscript)) {
+        if (ctx.types.boolean_mask_index(m, n.field(field::value), index)) {
           report(n, "boolean-mask indexing");
           break;
         }

@@ -23,7 +23,7 @@ std::unique_ptr<FilePass> ExpertDispatchRule::start(const RuleContext& ctx, Diag
   return file_pass([this, &ctx, &sink, index = rewrite::FunctionIndex(ctx)](ir::Node n) mutable {
     if (rewrite::expert_gather_call(ctx, n)) {
       Diagnostic d = make_diagnostic(
-          info(), n.field("right"),
+          info(), n.field(field::right),
           "the loop over experts gathers each expert's tokens with `torch.where`, whose output shape depends on the "
           "routing; the graph is split at every expert (GB0036: Dynamic shape operator)",
           "run every expert on every token with a mask (`graphmend fix --unsafe-fixes`), or move the dispatch out "

@@ -73,11 +73,11 @@ std::span<const syntax::Kind* const> LoggerCallRule::kinds() const {
 
 std::unique_ptr<FilePass> LoggerCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names](ir::Node n) mutable {
-    ir::Node fn = ir::unparenthesize(n.field("function"));
+    ir::Node fn = ir::unparenthesize(n.field(field::function));
     if (!fn.is(kind::attribute)) return true;
-    const std::string_view method = m.text(fn.field("attribute"));
+    const std::string_view method = m.text(fn.field(field::attribute));
     if (!analysis::api::has(analysis::api::Space::LoggerMethod, method, analysis::api::Fact::Logs)) return true;
-    ir::Node receiver = fn.field("object");
+    ir::Node receiver = fn.field(field::object);
     auto q = m.qualified_name(fn);
     if (q && *q == fmt::format("logging.{}", method)) {
       Diagnostic d = make_diagnostic(

@@ -22,11 +22,11 @@ std::span<const syntax::Kind* const> ScalarConversionRule::kinds() const {
 
 std::unique_ptr<FilePass> ScalarConversionRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
-    ir::Node fn = n.field("function");
+    ir::Node fn = n.field(field::function);
     if (!fn.is(kind::identifier) || m.lookup_at(fn) >= 0) return true;
     const std::string_view name = m.text(fn);
     if (name != "int" && name != "float" && name != "bool" && name != "complex") return true;
-    ir::Node args = n.field("arguments");
+    ir::Node args = n.field(field::arguments);
     if (!args || args.named_child_count() != 1) return true;
     if (!ctx.types.type_of(m, args.named_child(0)).tensor_like()) return true;
     sink.report(make_diagnostic(

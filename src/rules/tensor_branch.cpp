@@ -23,19 +23,20 @@ namespace {
 bool is_where_fallback(const ir::Module& m, ir::Node if_statement) {
   if (if_statement.is(kind::elif_clause)) {
     const ir::Node chain = if_statement.parent();
-    return chain.is(kind::if_statement) && m.text(ir::unparenthesize(chain.field("condition"))) == rewrite::kDoneFlag;
+    return chain.is(kind::if_statement) &&
+           m.text(ir::unparenthesize(chain.field(field::condition))) == rewrite::kDoneFlag;
   }
   ir::Node block = if_statement.parent();
   ir::Node clause = block ? block.parent() : ir::Node{};
   ir::Node owner = clause && clause.is(kind::else_clause) ? clause.parent() : ir::Node{};
   if (!owner || !owner.is(kind::if_statement)) return false;
   // `_graphmend.selectable(...)`, possibly the first of an `and` chain of static preconditions.
-  ir::Node cond = ir::unparenthesize(owner.field("condition"));
-  while (cond.is(kind::boolean_operator) && m.text(cond.field("operator")) == "and") {
-    cond = ir::unparenthesize(cond.field("left"));
+  ir::Node cond = ir::unparenthesize(owner.field(field::condition));
+  while (cond.is(kind::boolean_operator) && m.text(cond.field(field::operator_)) == "and") {
+    cond = ir::unparenthesize(cond.field(field::left));
   }
   if (!cond.is(kind::call)) return false;
-  const std::string_view fn = m.text(cond.field("function"));
+  const std::string_view fn = m.text(cond.field(field::function));
   return fn == "_graphmend.selectable" || fn == "_graphmend_selectable";  // graphmend 0.1's spelling too
 }
 
@@ -64,22 +65,21 @@ class TensorBranchPass final : public FilePass {
     if (is_where_fallback(m_, n)) return false;
     // A single-raise guard is the [Trap] rule's (GM301).
     if (n.is(kind::if_statement) && is_validation_guard(m_, n)) return true;
-    const Truth truth = classify_truth(ctx_, n.field("condition"));
+    const Truth truth = classify_truth(ctx_, n.field(field::condition));
     if (truth.kind == TruthKind::TensorTruth) {
-      Diagnostic d = make_diagnostic(
-          rule_.info(), n.field("condition"),
-          fmt::format("`{}` branches on a tensor value; Dynamo cannot trace data-dependent "
-                      "control flow (GB0170: Data-dependent branching)",
-                      n.is(kind::elif_clause) ? "elif" : "if"),
-          "predicate both branches with torch.where, or use torch.cond");
+      Diagnostic d = make_diagnostic(rule_.info(), n.field(field::condition),
+                                     fmt::format("`{}` branches on a tensor value; Dynamo cannot trace data-dependent "
+                                                 "control flow (GB0170: Data-dependent branching)",
+                                                 n.is(kind::elif_clause) ? "elif" : "if"),
+                                     "predicate both branches with torch.where, or use torch.cond");
       attach_chain_plan(d, n);
       sink_.report(std::move(d));
     } else if (truth.kind == TruthKind::DataOperator) {
       Diagnostic d = make_diagnostic(
-          rule_.info(), n.field("condition"),
+          rule_.info(), n.field(field::condition),
           fmt::format("`{}` branches on `{}`, whose Python bool depends on tensor data "
                       "(GB0033: Data dependent operator)",
-                      n.is(kind::elif_clause) ? "elif" : "if", m_.text(truth.atom.field("function"))),
+                      n.is(kind::elif_clause) ? "elif" : "if", m_.text(truth.atom.field(field::function))),
           "compare with (a == b).all() after a static shape/dtype check, then predicate with torch.where");
       d.graph_break_id = "GB0033";
       attach_chain_plan(d, n);

@@ -21,9 +21,9 @@ std::span<const syntax::Kind* const> TensorTolistRule::kinds() const {
 
 std::unique_ptr<FilePass> TensorTolistRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
-    ir::Node fn = n.field("function");
-    if (!fn.is(kind::attribute) || m.text(fn.field("attribute")) != "tolist") return true;
-    const auto t = ctx.types.type_of(m, fn.field("object"));
+    ir::Node fn = n.field(field::function);
+    if (!fn.is(kind::attribute) || m.text(fn.field(field::attribute)) != "tolist") return true;
+    const auto t = ctx.types.type_of(m, fn.field(field::object));
     if (t.kind == ValueKind::Static || t.kind == ValueKind::None || t.kind == ValueKind::Module) return true;
     sink.report(make_diagnostic(
         info(), n,

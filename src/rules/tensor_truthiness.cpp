@@ -63,7 +63,7 @@ std::unique_ptr<FilePass> TensorTruthinessRule::start(const RuleContext& ctx, Di
       }
       if (p && (p.is(kind::assert_statement) || p.is(kind::if_clause))) return true;
       // As a value, `a and b` / `a or b` tests only `a`'s truth and returns `b` as it is.
-      Truth t = classify_truth(ctx, n.is(kind::not_operator) ? n : n.field("left"));
+      Truth t = classify_truth(ctx, n.is(kind::not_operator) ? n : n.field(field::left));
       if (t.kind == TruthKind::TensorTruth) {
         report(t.atom, n.is(kind::not_operator) ? "`not`" : "`and`/`or`");
       }

@@ -27,15 +27,15 @@ std::span<const syntax::Kind* const> ValidationGuardRule::kinds() const {
 std::unique_ptr<FilePass> ValidationGuardRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names](ir::Node n) mutable {
     if (!is_validation_guard(m, n)) return true;
-    const Truth truth = classify_truth(ctx, n.field("condition"));
+    const Truth truth = classify_truth(ctx, n.field(field::condition));
     if (truth.kind != TruthKind::TensorTruth && truth.kind != TruthKind::DataOperator) return true;
-    Diagnostic d = make_diagnostic(
-        info(), n.field("condition"),
-        fmt::format("validation guard tests a tensor value before raising; Dynamo cannot trace "
-                    "the data-dependent check ({})",
-                    truth.kind == TruthKind::DataOperator ? "GB0033: Data dependent operator"
-                                                           : "GB0170: Data-dependent branching"),
-        "lower the check into the graph so the original exception is still raised");
+    Diagnostic d =
+        make_diagnostic(info(), n.field(field::condition),
+                        fmt::format("validation guard tests a tensor value before raising; Dynamo cannot trace "
+                                    "the data-dependent check ({})",
+                                    truth.kind == TruthKind::DataOperator ? "GB0033: Data dependent operator"
+                                                                          : "GB0170: Data-dependent branching"),
+                        "lower the check into the graph so the original exception is still raised");
     if (truth.kind == TruthKind::DataOperator) d.graph_break_id = "GB0033";
     attach_plan(d, plan_trap(ctx, n, names));
     sink.report(std::move(d));

@@ -30,4 +30,17 @@ Kind::Kind(std::string_view name) : name_(name) {
   }
 }
 
+Field::Field(std::string_view name) : name_(name) {
+  const TSFieldId id =
+      ts_language_field_id_for_name(python_language(), name.data(), static_cast<uint32_t>(name.size()));
+  if (id == 0 || id > UINT8_MAX) {
+    // A field the grammar does not have (or more than a node stores): a bug in kinds.h, caught
+    // at start-up by every binary.
+    std::fprintf(stderr, "graphmend: tree-sitter-python has no field `%.*s`\n", static_cast<int>(name.size()),
+                 name.data());
+    std::abort();
+  }
+  id_ = static_cast<uint8_t>(id);
+}
+
 }  // namespace graphmend::syntax

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <unordered_map>
 
 extern "C" const TSLanguage* tree_sitter_python();
 
@@ -14,20 +13,6 @@ namespace {
 using detail::kNoNode;
 using detail::NodeData;
 using detail::TreeData;
-
-// The grammar's field id for a name, 0 when it has none; the table is built once.
-uint16_t field_id(std::string_view name) {
-  static const std::unordered_map<std::string_view, uint16_t> kIds = [] {
-    std::unordered_map<std::string_view, uint16_t> ids;
-    const TSLanguage* language = python_language();
-    for (TSFieldId id = 1; id <= ts_language_field_count(language); ++id) {
-      if (const char* field = ts_language_field_name_for_id(language, id)) ids.emplace(field, id);
-    }
-    return ids;
-  }();
-  const auto it = kIds.find(name);
-  return it == kIds.end() ? 0 : it->second;
-}
 
 // A tree cursor, deleted however the walk ends (the copy's allocations may throw: the budget).
 struct Cursor {
@@ -113,10 +98,9 @@ std::string_view Node::type() const {
   return is_null() ? std::string_view() : ts_language_symbol_name(python_language(), data().symbol);
 }
 
-Node Node::field(std::string_view name) const {
+Node Node::field(const Field& field) const {
   if (is_null()) return Node();
-  const uint16_t id = field_id(name);
-  if (id == 0) return Node();
+  const uint8_t id = field.id();
   Node found;
   for_each_child(*tree_, index_, [&](uint32_t c) {
     if (tree_->nodes[c].field != id) return true;
@@ -170,10 +154,10 @@ std::vector<Node> Node::named_children() const {
   return out;
 }
 
-std::vector<Node> Node::children_by_field(std::string_view name) const {
+std::vector<Node> Node::children_by_field(const Field& field) const {
   std::vector<Node> out;
-  const uint16_t id = field_id(name);
-  if (is_null() || id == 0) return out;
+  if (is_null()) return out;
+  const uint8_t id = field.id();
   for_each_child(*tree_, index_, [&](uint32_t c) {
     if (tree_->nodes[c].field == id) out.emplace_back(tree_, c);
     return true;

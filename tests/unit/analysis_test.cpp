@@ -26,7 +26,7 @@ struct Analysed {
     // The value of the last assignment to `name`.
     ir::Node value;
     syntax::walk(m().root(), [&](ir::Node n) {
-      if (n.is(kind::assignment) && m().text(n.field("left")) == name) value = n.field("right");
+      if (n.is(kind::assignment) && m().text(n.field(field::left)) == name) value = n.field(field::right);
       return true;
     });
     return types->type_of(m(), value).kind;
@@ -129,7 +129,7 @@ TEST(Effects, PureAllowListAndEffects) {
       "    z = torch.add(x, 1, out=x)\n"
       "    return a\n");
   const ir::Module& m = a.m();
-  const ir::Node body = m.functions[0].node.field("body");
+  const ir::Node body = m.functions[0].node.field(field::body);
   auto kinds_of = [&](uint32_t i) {
     std::vector<analysis::EffectKind> out;
     for (const auto& e : analysis::effects_of(m, *a.types, body.named_child(i))) out.push_back(e.kind);
@@ -297,7 +297,7 @@ TEST(TensorTypes, ParametersTypedByWhatCompiledCallersPass) {
   auto kind_of = [&](std::string_view name, analysis::TypeOracle* oracle = nullptr) {
     ir::Node value;
     syntax::walk(m.root(), [&](ir::Node n) {
-      if (n.is(kind::assignment) && m.text(n.field("left")) == name) value = n.field("right");
+      if (n.is(kind::assignment) && m.text(n.field(field::left)) == name) value = n.field(field::right);
       return true;
     });
     return (oracle ? *oracle : types).type_of(m, value).kind;

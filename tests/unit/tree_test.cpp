@@ -77,8 +77,8 @@ class TreeAgreesWithTreeSitter : public ::testing::Test {
         expect_same(ts_node_named_child(raw, c), flat.named_child(c), where);
       }
       for (const std::string& f : fields) {
-        expect_same(ts_node_child_by_field_name(raw, f.data(), static_cast<uint32_t>(f.size())), flat.field(f),
-                    where + " field " + f);
+        expect_same(ts_node_child_by_field_name(raw, f.data(), static_cast<uint32_t>(f.size())),
+                    flat.field(syntax::Field(f)), where + " field " + f);
       }
       // Empty ranges at its ends, a range inside the node, and one across two of its children.
       expect_same(ts_node_named_descendant_for_byte_range(raw, flat.start(), flat.start()),
@@ -122,7 +122,29 @@ TEST(Tree, NodesStayValidWhenTheTreeMoves) {
   Tree moved = std::move(*tree);
   EXPECT_EQ(fn, moved.root().named_child(0));
   EXPECT_TRUE(fn.is(kind::function_definition));
-  EXPECT_EQ(fn.field("name").text("def f(x):\n    return x\n"), "f");
+  EXPECT_EQ(fn.field(field::name).text("def f(x):\n    return x\n"), "f");
+}
+
+// A field constant is the grammar's id for its name, and finds what tree-sitter finds by name.
+TEST(Tree, FieldConstantsAreTheGrammarsFields) {
+  for (const Field* f : {&field::function, &field::arguments, &field::left, &field::right, &field::operator_,
+                         &field::alternative, &field::subscript, &field::module_name}) {
+    ASSERT_NE(f->id(), 0) << f->name();
+    EXPECT_EQ(std::string_view(ts_language_field_name_for_id(python_language(), f->id())), f->name());
+  }
+  const std::string text = "y = f(a) if a < b else g[i, j]\n";
+  std::optional<Tree> tree = Parser().parse(text);
+  ASSERT_TRUE(tree);
+  const Node conditional = tree->root().named_child(0).named_child(0).field(field::right);
+  ASSERT_TRUE(conditional.is(kind::conditional_expression));
+  const Node call = conditional.named_child(0);
+  EXPECT_EQ(call.field(field::function).text(text), "f");
+  EXPECT_EQ(call.field(field::arguments).text(text), "(a)");
+  EXPECT_EQ(conditional.named_child(1).field(field::operators).text(text), "<");
+  std::vector<std::string> subscripts;
+  for (Node s : conditional.named_child(2).children_by_field(field::subscript)) subscripts.emplace_back(s.text(text));
+  EXPECT_EQ(subscripts, (std::vector<std::string>{"i", "j"}));
+  EXPECT_TRUE(call.field(field::left).is_null());  // a call has no `left`
 }
 
 TEST(Tree, WalkVisitsNamedNodesInPreorderAndSkipsWhereAsked) {
@@ -154,7 +176,7 @@ TEST(Tree, NullNodesAnswerEmpty) {
   EXPECT_FALSE(none);
   EXPECT_EQ(none.start(), 0u);
   EXPECT_EQ(none.child_count(), 0u);
-  EXPECT_FALSE(none.field("body"));
+  EXPECT_FALSE(none.field(field::body));
   EXPECT_FALSE(none.parent());
   EXPECT_TRUE(none.children().empty());
   EXPECT_EQ(none.id(), nullptr);

@@ -28,7 +28,7 @@ struct FileContext {
 // (those are separate regions).
 template <typename F>
 void walk_body(const ir::Function& fn, F&& visit) {
-  syntax::walk(fn.node.field("body"), [&](ir::Node n) {
+  syntax::walk(fn.node.field(field::body), [&](ir::Node n) {
     if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::decorated_definition) ||
         n.is(kind::lambda)) {
       return false;

@@ -11,7 +11,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "graphmend/analysis/project.h"
@@ -105,8 +104,14 @@ class TypeOracle {
     std::vector<std::string> names;
   };
   std::optional<Assumed> assumed_;
-  std::unordered_map<const void*, ValueType> saved_memo_;  // the real caches, while assuming
-  std::unordered_map<const void*, ValueType> saved_binding_memo_;
+  // A cached answer, or a query still being answered (met again: a cycle). One entry per key
+  // answers both questions with one lookup.
+  struct Memo {
+    ValueType type;
+    bool in_progress = false;
+  };
+  std::unordered_map<const void*, Memo> saved_memo_;  // the real caches, while assuming
+  std::unordered_map<const void*, Memo> saved_binding_memo_;
   std::unordered_map<const void*, ValueType> saved_unordered_plain_;
   std::unordered_map<const void*, ValueType> saved_returns_;
   std::unordered_map<const void*, SelfStores> saved_self_stores_;
@@ -114,12 +119,10 @@ class TypeOracle {
   const Project& project_;
   const ParameterEvidence* evidence_;
   std::unordered_map<const void*, SelfStores> self_stores_;  // by class node
-  std::unordered_map<const void*, ValueType> memo_;
-  std::unordered_set<const void*> in_progress_;
-  std::unordered_map<const void*, ValueType> binding_memo_;  // by binding target node
+  std::unordered_map<const void*, Memo> memo_;          // by expression node
+  std::unordered_map<const void*, Memo> binding_memo_;  // by binding target node
   std::unordered_map<const void*, ValueType> provisional_bindings_;  // reached under a cycle
   std::unordered_map<const void*, ValueType> unordered_plain_;  // by a name's binding list
-  std::unordered_set<const void*> in_progress_bindings_;
   std::unordered_map<const void*, ValueType> returns_;  // keyed by function node id
   int depth_ = 0;
   int cycles_ = 0;  // cycle hits since the outermost query began

@@ -1,7 +1,7 @@
-// Node kinds of tree-sitter-python as named constants. A misspelt kind does not compile, and a
-// test compares the grammar's symbol ids instead of strings. Names that are C++ keywords carry a
-// trailing underscore (kind::true_, kind::in_); those with a space, an underscore instead
-// (kind::is_not).
+// Node kinds and field names of tree-sitter-python as named constants. A misspelt kind or field
+// does not compile, and a test compares the grammar's symbol and field ids instead of strings.
+// Names that are C++ keywords carry a trailing underscore (kind::true_, kind::in_,
+// field::operator_); those with a space, an underscore instead (kind::is_not).
 #pragma once
 
 #include <array>
@@ -27,6 +27,18 @@ class Kind {
  private:
   std::array<uint16_t, 6> symbols_{};
   uint8_t count_ = 0;
+  std::string_view name_;
+};
+
+// The grammar's field `name` (`function` of a call, `left` of a binary operator), resolved once.
+class Field {
+ public:
+  explicit Field(std::string_view name);
+  [[nodiscard]] uint8_t id() const { return id_; }
+  [[nodiscard]] std::string_view name() const { return name_; }
+
+ private:
+  uint8_t id_ = 0;
   std::string_view name_;
 };
 
@@ -143,3 +155,32 @@ inline const syntax::Kind with_statement{"with_statement"};
 inline const syntax::Kind yield{"yield"};
 
 }  // namespace graphmend::kind
+
+namespace graphmend::field {
+
+inline const syntax::Field alias{"alias"};
+inline const syntax::Field alternative{"alternative"};
+inline const syntax::Field argument{"argument"};
+inline const syntax::Field arguments{"arguments"};
+inline const syntax::Field attribute{"attribute"};
+inline const syntax::Field body{"body"};
+inline const syntax::Field cause{"cause"};
+inline const syntax::Field condition{"condition"};
+inline const syntax::Field consequence{"consequence"};
+inline const syntax::Field definition{"definition"};
+inline const syntax::Field function{"function"};
+inline const syntax::Field left{"left"};
+inline const syntax::Field module_name{"module_name"};
+inline const syntax::Field name{"name"};
+inline const syntax::Field object{"object"};
+inline const syntax::Field operator_{"operator"};
+inline const syntax::Field operators{"operators"};
+inline const syntax::Field parameters{"parameters"};
+inline const syntax::Field right{"right"};
+inline const syntax::Field subject{"subject"};
+inline const syntax::Field subscript{"subscript"};
+inline const syntax::Field superclasses{"superclasses"};
+inline const syntax::Field type{"type"};
+inline const syntax::Field value{"value"};
+
+}  // namespace graphmend::field

@@ -78,7 +78,7 @@ class Node {
   [[nodiscard]] Node parent() const {
     return is_null() || data().parent == detail::kNoNode ? Node() : Node(tree_, data().parent);
   }
-  [[nodiscard]] Node field(std::string_view name) const;
+  [[nodiscard]] Node field(const Field& field) const;
   [[nodiscard]] uint32_t child_count() const {
     return is_null() ? 0 : data().child_count == detail::kManyChildren ? count_children(false) : data().child_count;
   }
@@ -91,8 +91,8 @@ class Node {
   [[nodiscard]] Node named_child(uint32_t i) const;
   [[nodiscard]] std::vector<Node> children() const;
   [[nodiscard]] std::vector<Node> named_children() const;
-  // Children carrying field `name` (e.g. several `alternative` clauses of an if).
-  [[nodiscard]] std::vector<Node> children_by_field(std::string_view name) const;
+  // Children carrying `field` (e.g. several `alternative` clauses of an if).
+  [[nodiscard]] std::vector<Node> children_by_field(const Field& field) const;
   [[nodiscard]] Node next_named_sibling() const;
   [[nodiscard]] Node prev_named_sibling() const;
   // The smallest named node below this one that spans [start, end).
