@@ -2,7 +2,11 @@
 
 #include <tree_sitter/api.h>
 
+#include "visible_walk.h"
+
 #include <algorithm>
+#include <exception>
+#include <new>
 #include <stdexcept>
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -14,63 +18,68 @@ using detail::kNoNode;
 using detail::NodeData;
 using detail::TreeData;
 
-// A tree cursor, deleted however the walk ends (the copy's allocations may throw: the budget).
-struct Cursor {
-  explicit Cursor(TSNode root) : cursor(ts_tree_cursor_new(root)) {}
-  Cursor(const Cursor&) = delete;
-  Cursor& operator=(const Cursor&) = delete;
-  ~Cursor() { ts_tree_cursor_delete(&cursor); }
-  TSTreeCursor cursor;
-};
+// Copies the visible nodes of `tree` into an array in pre-order (one walk over tree-sitter's
+// subtrees: visible_walk.h).
+class Flattener {
+ public:
+  explicit Flattener(std::vector<NodeData>& nodes) : nodes_(nodes) {}
 
-// Copies the visible nodes of `tree` into an array in pre-order, with a cursor (one walk).
-std::unique_ptr<TreeData> flatten(const TSTree* tree) {
-  auto data = std::make_unique<TreeData>();
-  std::vector<NodeData>& nodes = data->nodes;
-  const TSNode root = ts_tree_root_node(tree);
-  nodes.reserve(ts_node_descendant_count(root));
-  Cursor walk(root);
-  TSTreeCursor& cursor = walk.cursor;
-  std::vector<uint32_t> open;  // the indices of the nodes the cursor is inside
-  for (;;) {
-    const TSNode n = ts_tree_cursor_current_node(&cursor);
+  void copy(const TSTree* tree) {
+    const GmVisibleVisitor visitor{this, &Flattener::enter, &Flattener::leave};
+    if (!gm_walk_visible(tree, &visitor)) throw std::bad_alloc();
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+ private:
+  // The walk is C: an exception (an allocation over the file's budget) is kept, not thrown
+  // through it, and the rest of the walk is ignored.
+  static void enter(void* self, const GmVisibleNode* node) noexcept {
+    auto& f = *static_cast<Flattener*>(self);
+    if (f.failure_) return;
+    try {
+      f.add(*node);
+    } catch (...) {
+      f.failure_ = std::current_exception();
+    }
+  }
+  static void leave(void* self) noexcept {
+    auto& f = *static_cast<Flattener*>(self);
+    if (f.failure_) return;
+    f.nodes_[f.open_.back()].subtree_end = static_cast<uint32_t>(f.nodes_.size());
+    f.open_.pop_back();
+  }
+
+  void add(const GmVisibleNode& n) {
+    if (n.field > UINT8_MAX) throw std::runtime_error("tree-sitter-python has more fields than graphmend stores");
     NodeData d;
-    d.start = ts_node_start_byte(n);
-    d.end = ts_node_end_byte(n);
-    d.symbol = ts_node_symbol(n);
-    const TSFieldId field = ts_tree_cursor_current_field_id(&cursor);
-    if (field > UINT8_MAX) throw std::runtime_error("tree-sitter-python has more fields than graphmend stores");
-    d.field = static_cast<uint8_t>(field);
-    d.flags = static_cast<uint8_t>((ts_node_is_named(n) ? detail::kNamed : 0) |
-                                   (ts_node_is_error(n) ? detail::kError : 0) |
-                                   (ts_node_is_missing(n) ? detail::kMissing : 0) |
-                                   (ts_node_has_error(n) ? detail::kHasError : 0));
-    const auto index = static_cast<uint32_t>(nodes.size());
-    if (!open.empty()) {
-      d.parent = open.back();
-      NodeData& parent = nodes[open.back()];
+    d.start = n.start;
+    d.end = n.end;
+    d.symbol = n.symbol;
+    d.field = static_cast<uint8_t>(n.field);
+    d.flags = static_cast<uint8_t>((n.named ? detail::kNamed : 0) | (n.error ? detail::kError : 0) |
+                                   (n.missing ? detail::kMissing : 0) | (n.has_error ? detail::kHasError : 0));
+    const auto index = static_cast<uint32_t>(nodes_.size());
+    if (!open_.empty()) {
+      d.parent = open_.back();
+      NodeData& parent = nodes_[open_.back()];
       if (parent.child_count != detail::kManyChildren) ++parent.child_count;
       if ((d.flags & detail::kNamed) != 0 && parent.named_child_count != detail::kManyChildren) {
         ++parent.named_child_count;
       }
     }
-    nodes.push_back(d);
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      open.push_back(index);
-      continue;
-    }
-    nodes[index].subtree_end = index + 1;
-    bool done = false;
-    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        done = true;
-        break;
-      }
-      nodes[open.back()].subtree_end = static_cast<uint32_t>(nodes.size());
-      open.pop_back();
-    }
-    if (done) break;
+    nodes_.push_back(d);
+    open_.push_back(index);  // until leave(): every node is entered and left
   }
+
+  std::vector<NodeData>& nodes_;
+  std::vector<uint32_t> open_;  // the nodes entered and not yet left
+  std::exception_ptr failure_;
+};
+
+std::unique_ptr<TreeData> flatten(const TSTree* tree) {
+  auto data = std::make_unique<TreeData>();
+  data->nodes.reserve(ts_node_descendant_count(ts_tree_root_node(tree)));
+  Flattener(data->nodes).copy(tree);
   return data;
 }
 
