@@ -166,10 +166,14 @@ def main() -> None:
         # tree-sitter's parse of every file, nothing else: what any check built on it cannot go below.
         out["parse_floor"] = best([args.parse_floor, "-j", jobs, str(tree)], args.repeat)
         # `fix` changes its tree: each run gets a fresh copy, so it is the best of as many runs as check.
-        fix_runs = []
-        for run in range(args.repeat):
-            fix_copy = work / f"fix{run}"
+        # The copies are made and flushed to disk first: a copy written just before a run left its
+        # writeback to compete with that run's own fsyncs of the patched files.
+        fix_copies = [work / f"fix{run}" for run in range(args.repeat)]
+        for fix_copy in fix_copies:
             shutil.copytree(tf, fix_copy / "transformers")
+        os.sync()
+        fix_runs = []
+        for fix_copy in fix_copies:
             fix_runs.append(best([gm, "fix", "-j", jobs, "--unsafe-fixes", "--no-summary", "--output-format",
                                   "concise", str(fix_copy / "transformers")], 1))
         out["fix"] = {"wall_s": min(r["wall_s"] for r in fix_runs),
