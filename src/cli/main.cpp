@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
@@ -258,6 +259,7 @@ int run_check(CommonArgs& a, bool fix) {
 
   Progress progress;
   o.progress = [&progress](std::string_view stage, size_t done, size_t total) { progress(stage, done, total); };
+  o.keep_analysis = true;  // freed by the process's exit, below
   const driver::RunReport report = driver::run(a.paths, o);
   progress.finish();  // before the report
   // `fix -`: the fixed text is the output; the report goes to stderr.
@@ -271,7 +273,12 @@ int run_check(CommonArgs& a, bool fix) {
   graphmend::report::emit(report, e, prints_fixed_text ? std::cerr : std::cout, std::cerr);
   int code = driver::exit_code(report);
   if (a.exit_zero && code == 1) code = 0;
-  return code;
+  // Exit without destroying the report and the analysis it holds: freeing every file's IR one
+  // allocation at a time took 0.15 s of a 3.7 s check of transformers. Nothing else is pending.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
 }
 
 // A document's title line: "# GM101 tensor-branch [Where]" -> "GM101 tensor-branch [Where]".

@@ -677,6 +677,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   }
   report.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   report.dry_run = options.diff;
+  if (options.keep_analysis) report.analysis = std::make_shared<const std::vector<Unit>>(std::move(units));
   return report;
 }
 

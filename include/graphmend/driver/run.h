@@ -38,6 +38,9 @@ struct Options {
   // Called from worker threads as files finish a stage ("reading", "checking", "fixing"): done of
   // total. Must be thread-safe and cheap.
   std::function<void(std::string_view stage, size_t done, size_t total)> progress;
+  // Hand every file's text and IR to the report (RunReport::analysis) instead of freeing them
+  // on return: a process that exits next need not free millions of small objects one by one.
+  bool keep_analysis = false;
 };
 
 struct FileReport {
@@ -88,6 +91,7 @@ struct RunReport {
   double elapsed_ms = 0;
   size_t compiled_functions = 0;
   bool dry_run = false;  // --diff: fixes were computed, nothing was written
+  std::shared_ptr<const void> analysis;  // with Options::keep_analysis; else null
 
   // Files whose fixed text differs from disk but was not written (--diff), runtime files included.
   [[nodiscard]] size_t pending_files() const;
