@@ -90,15 +90,21 @@ void read_comment(std::string_view comment, uint32_t base, uint32_t line, std::v
 Suppressions Suppressions::read(std::string_view text, syntax::Node root, const source::LineIndex& lines) {
   Suppressions s;
   uint32_t done_until = 0;  // comments are read once, however many words they hold
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = lower(text[i]);
-    if (c != 'n' && c != 'g') continue;
-    if (!starts_with_ignoring_case(text, i, c == 'n' ? "noqa" : "graphmend:")) continue;
-    if (i < done_until) continue;
-    const syntax::Node n = root.named_descendant_for_range(static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1));
-    if (!n.is(kind::comment)) continue;
-    read_comment(n.text(text), n.start(), lines.line_of(n.start()), s.directives_, s.file_ignored_);
-    done_until = n.end();
+  // A comment runs from a `#` to the end of its line, so only text after a `#` on its line is
+  // searched for the words (memchr finds the `#`s).
+  for (size_t hash = text.find('#'); hash != std::string_view::npos; hash = text.find('#', hash)) {
+    const size_t line_end = std::min(text.find('\n', hash), text.size());
+    for (size_t i = hash; i < line_end; ++i) {
+      const char c = lower(text[i]);
+      if (c != 'n' && c != 'g') continue;
+      if (!starts_with_ignoring_case(text, i, c == 'n' ? "noqa" : "graphmend:")) continue;
+      if (i < done_until) continue;
+      const syntax::Node n = root.named_descendant_for_range(static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1));
+      if (!n.is(kind::comment)) continue;
+      read_comment(n.text(text), n.start(), lines.line_of(n.start()), s.directives_, s.file_ignored_);
+      done_until = n.end();
+    }
+    hash = line_end;
   }
   return s;
 }

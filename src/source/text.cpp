@@ -6,6 +6,13 @@ namespace graphmend::source {
 
 LineIndex::LineIndex(std::string_view text) {
   starts_.push_back(0);
+  if (text.find('\r') == std::string_view::npos) {
+    // Only `\n` ends a line: memchr finds each one.
+    for (size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1)) {
+      starts_.push_back(static_cast<uint32_t>(i + 1));
+    }
+    return;
+  }
   for (uint32_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '\n') {
@@ -47,6 +54,7 @@ std::string_view LineIndex::line_text(std::string_view text, uint32_t line) cons
 }
 
 NewlineStyle detect_newline(std::string_view text) {
+  if (text.find('\r') == std::string_view::npos) return NewlineStyle::Lf;  // most files: no count needed
   size_t lf = 0, crlf = 0, cr = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\r') {

@@ -19,6 +19,18 @@ TEST(LineIndex, LinesColumnsAndCodePoints) {
   EXPECT_EQ(idx.line_text(text, 3), "c");
 }
 
+TEST(LineIndex, OnlyLineFeeds) {
+  const std::string text = "a\n\nbc\nd";
+  LineIndex idx(text);
+  EXPECT_EQ(idx.line_count(), 4u);
+  EXPECT_EQ(idx.line_of(2), 2u);
+  EXPECT_EQ(idx.line_of(3), 3u);
+  EXPECT_EQ(idx.line_text(text, 4), "d");
+  EXPECT_EQ(detect_newline(text), NewlineStyle::Lf);
+  EXPECT_EQ(detect_newline("a\rb\rc\n"), NewlineStyle::Cr);
+  EXPECT_EQ(detect_newline(""), NewlineStyle::Lf);
+}
+
 TEST(Decode, BomNewlineStyleAndUtf8) {
   auto r = decode_source("\xEF\xBB\xBFx = 1\r\ny = 2\r\n", "f.py", "f.py");
   ASSERT_TRUE(std::holds_alternative<SourceFile>(r));
@@ -35,6 +47,10 @@ TEST(Decode, InvalidUtf8Forms) {
   EXPECT_EQ(find_invalid_utf8("ab\xED\xA0\x80"), 2u);    // surrogate
   EXPECT_EQ(find_invalid_utf8("abc\xE2\x82"), 3u);       // truncated
   EXPECT_EQ(find_invalid_utf8("\xF4\x90\x80\x80"), 0u);  // > U+10FFFF
+  // Past runs of ASCII read eight bytes at a time, and characters across those words.
+  EXPECT_EQ(find_invalid_utf8("0123456789abcdef\xFFxyz"), 16u);
+  EXPECT_EQ(find_invalid_utf8("0123456\xC3\xA9" "789abcdefghij\x80"), 22u);
+  EXPECT_EQ(find_invalid_utf8("0123456\xE2\x82\xAC" "9abcdefghijklmnop"), std::nullopt);
 }
 
 TEST(Decode, AsciiFileWithLatin1DeclarationIsAccepted) {

@@ -55,6 +55,13 @@ TEST(Suppression, DirectiveAfterAnotherCommentAndBracketForm) {
   EXPECT_FALSE(r.suppressions.suppresses(2, "GM404"));
 }
 
+TEST(Suppression, DirectiveAfterAHashInAStringOnTheSameLine) {
+  Read r = read("x = '#' + \"#\"; print(x)  # noqa: GM201\ny = '#'\nprint(y)  # noqa: GM202\n");
+  EXPECT_TRUE(r.suppressions.suppresses(1, "GM201"));
+  EXPECT_FALSE(r.suppressions.suppresses(2, "GM202"));
+  EXPECT_TRUE(r.suppressions.suppresses(3, "GM202"));
+}
+
 TEST(Suppression, IgnoreFileComment) {
   EXPECT_TRUE(read("# graphmend: ignore-file\nimport torch\n").suppressions.file_ignored());
   EXPECT_FALSE(read("import torch  # graphmend: ignore-file-ish\n").suppressions.file_ignored());
