@@ -5,6 +5,10 @@
 # are the grammar-facing headers that tree-sitter-python's parser.c and scanner.c include as
 # tree_sitter/*.h (the grammar sdists do not ship them). tree-sitter-python 0.25.0 (ABI 15) is not
 # usable from source: its sdist omits scanner.c.
+#
+# src/syntax/visible_walk.c reads the runtime's subtrees through its internal headers (lib/src).
+# A new runtime version is taken only with tests/unit/tree_test.cpp passing: it holds every node
+# the walk copies against tree-sitter's own cursor and node functions on every fixture.
 
 set(GM_PIN_TREE_SITTER_NAME    "tree-sitter")
 set(GM_PIN_TREE_SITTER_VERSION "0.23.2")
