@@ -20,7 +20,13 @@ Kind::Kind(std::string_view name) : name_(name) {
                    name.data());
       std::abort();
     }
+    if (s >= kMaxSymbols) {
+      std::fprintf(stderr, "graphmend: node kind `%.*s` has a symbol id past %u\n", static_cast<int>(name.size()),
+                   name.data(), static_cast<unsigned>(kMaxSymbols));
+      std::abort();
+    }
     symbols_[count_++] = static_cast<uint16_t>(s);
+    members_[s / 64] |= uint64_t{1} << (s % 64);
   }
   if (count_ == 0) {
     // A name the grammar does not have: a bug in kinds.h, caught at start-up by every binary.

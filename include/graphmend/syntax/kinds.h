@@ -15,16 +15,16 @@ namespace graphmend::syntax {
 class Kind {
  public:
   explicit Kind(std::string_view name);
+  // One bit test: Node::is runs for nearly every node a rule or the analysis looks at.
   [[nodiscard]] bool matches(uint16_t symbol) const {
-    for (uint8_t i = 0; i < count_; ++i) {
-      if (symbols_[i] == symbol) return true;
-    }
-    return false;
+    return symbol < kMaxSymbols && (members_[symbol / 64] >> (symbol % 64) & 1u) != 0;
   }
   [[nodiscard]] std::string_view name() const { return name_; }
   [[nodiscard]] std::span<const uint16_t> symbols() const { return {symbols_.data(), count_}; }
 
  private:
+  static constexpr uint16_t kMaxSymbols = 512;  // tree-sitter-python 0.23.6 has 275, aliases included
+  std::array<uint64_t, kMaxSymbols / 64> members_{};
   std::array<uint16_t, 6> symbols_{};
   uint8_t count_ = 0;
   std::string_view name_;
