@@ -81,10 +81,13 @@ std::optional<size_t> find_invalid_utf8(std::string_view bytes) {
   size_t i = 0;
   while (i < n) {
     // Eight ASCII bytes at a time: most source is ASCII.
-    uint64_t word = 0;
-    if (i + sizeof word <= n && (std::memcpy(&word, s + i, sizeof word), (word & 0x8080808080808080ull) == 0)) {
-      i += sizeof word;
-      continue;
+    if (i + sizeof(uint64_t) <= n) {
+      uint64_t word = 0;
+      std::memcpy(&word, s + i, sizeof word);
+      if ((word & 0x8080808080808080ull) == 0) {
+        i += sizeof word;
+        continue;
+      }
     }
     const unsigned char c = s[i];
     if (c < 0x80) {
