@@ -55,6 +55,23 @@ bool is_compiling_check(const ir::Module& module, ir::Node expr) {
          *q == "torch._utils.is_compiling" || q->ends_with("is_torchdynamo_compiling");
 }
 
+std::optional<bool> compile_time_truth(const ir::Module& module, ir::Node expr) {
+  expr = ir::unparenthesize(expr);
+  if (expr.is(kind::not_operator)) {
+    const std::optional<bool> inner = compile_time_truth(module, expr.field(field::argument));
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (expr.is(kind::boolean_operator)) {
+    const bool is_and = module.text(expr.field(field::operator_)) == "and";
+    const std::optional<bool> left = compile_time_truth(module, expr.field(field::left));
+    if (!left) return std::nullopt;
+    if (*left != is_and) return left;  // `False and ...`, `True or ...`: the right side never runs
+    return compile_time_truth(module, expr.field(field::right));
+  }
+  if (is_compiling_check(module, expr)) return true;
+  return std::nullopt;
+}
+
 std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
   std::vector<source::TextRange> out;
   for (int fi : ctx.compiled_functions()) {
@@ -63,20 +80,33 @@ std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
         out.push_back(n.range());  // handled, as the statements a gate keeps are
         return true;
       }
+      if (n.is(kind::boolean_operator)) {
+        const std::optional<bool> left = compile_time_truth(ctx.module, n.field(field::left));
+        const bool is_and = ctx.module.text(n.field(field::operator_)) == "and";
+        if (left && *left != is_and) out.push_back(n.field(field::right).range());
+        return true;
+      }
+      if (n.is(kind::elif_clause)) {
+        const std::optional<bool> truth = compile_time_truth(ctx.module, n.field(field::condition));
+        if (truth && !*truth) out.push_back(n.field(field::consequence).range());
+        if (truth && *truth) {
+          // The clauses after a true elif.
+          for (ir::Node next = n.next_named_sibling(); next; next = next.next_named_sibling()) {
+            if (next.is(kind::elif_clause) || next.is(kind::else_clause)) out.push_back(next.range());
+          }
+        }
+        return true;
+      }
       if (!n.is(kind::if_statement)) return true;
-      ir::Node cond = ir::unparenthesize(n.field(field::condition));
       // graphmend's gate: the original statement it keeps is already handled (its compiled form
       // is in the else-branch).
-      if (is_runtime_gate(ctx.module, cond)) {
+      if (is_runtime_gate(ctx.module, n.field(field::condition))) {
         out.push_back(n.field(field::consequence).range());
         return true;
       }
-      const bool negated = cond.is(kind::not_operator);
-      if (negated) cond = cond.field(field::argument);
-      if (!is_compiling_check(ctx.module, cond)) return true;
-      if (negated) {
-        out.push_back(n.field(field::consequence).range());
-      } else {
+      const std::optional<bool> truth = compile_time_truth(ctx.module, n.field(field::condition));
+      if (truth && !*truth) out.push_back(n.field(field::consequence).range());
+      if (truth && *truth) {
         for (ir::Node alt : n.children_by_field(field::alternative)) out.push_back(alt.range());
       }
       return true;
@@ -94,11 +124,12 @@ Truth classify_truth(const FileContext& ctx, ir::Node condition) {
   if (e.is(kind::not_operator)) return classify_truth(ctx, e.field(field::argument));
   if (e.is(kind::boolean_operator)) {
     // Operands are tested left to right; the first one needing tensor data is where it breaks.
-    for (ir::Node side : {e.field(field::left), e.field(field::right)}) {
-      Truth t = classify_truth(ctx, side);
-      if (t.kind != TruthKind::Static) return t;
-    }
-    return {};
+    Truth t = classify_truth(ctx, e.field(field::left));
+    if (t.kind != TruthKind::Static) return t;
+    // `not is_compiling() and t`: under torch.compile the right side is never tested.
+    const std::optional<bool> left = compile_time_truth(ctx.module, e.field(field::left));
+    if (left && *left != (ctx.module.text(e.field(field::operator_)) == "and")) return {};
+    return classify_truth(ctx, e.field(field::right));
   }
   if (e.is(kind::call)) {
     auto q = callee_name(ctx.module, e);

@@ -1,11 +1,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/call_evidence.h"
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/tensor_types.h"
+#include "graphmend/analysis/truth.h"
 #include "test_support.h"
 
 namespace graphmend::testing {
@@ -251,6 +255,44 @@ TEST(CompileRegions, EntryPointsAndReachability) {
 
 namespace graphmend::testing {
 namespace {
+
+// Dynamo folds is_compiling() to True: a condition it decides is decided only through `not` and the
+// operand `and`/`or` tests first; a tensor tested first, or anything else, leaves it open.
+TEST(Truth, IsCompilingDecidesOnlyWhatItShortCircuits) {
+  Analysed a(
+      "import torch\n"
+      "from torch.compiler import is_compiling\n"
+      "def is_torchdynamo_compiling():\n"
+      "    return torch.compiler.is_compiling()\n"
+      "def f(t, flag):\n"
+      "    c01 = torch.compiler.is_compiling()\n"
+      "    c02 = not torch.compiler.is_compiling()\n"
+      "    c03 = not is_torchdynamo_compiling() and t.any()\n"
+      "    c04 = is_compiling() or t.any()\n"
+      "    c05 = not (not is_compiling() and t.any())\n"
+      "    c06 = (not is_compiling()) or flag\n"
+      "    c07 = is_compiling() and flag\n"
+      "    c08 = t.any() and not is_compiling()\n"
+      "    c09 = torch.jit.is_scripting()\n"
+      "    c10 = is_compiling(flag)\n");
+  std::map<std::string, std::optional<bool>> truth;
+  syntax::walk(a.m().root(), [&](ir::Node n) {
+    if (n.is(kind::assignment)) {
+      truth[std::string(a.m().text(n.field(field::left)))] = analysis::compile_time_truth(a.m(), n.field(field::right));
+    }
+    return true;
+  });
+  EXPECT_EQ(truth["c01"], true);
+  EXPECT_EQ(truth["c02"], false);
+  EXPECT_EQ(truth["c03"], false);
+  EXPECT_EQ(truth["c04"], true);
+  EXPECT_EQ(truth["c05"], true);
+  EXPECT_EQ(truth["c06"], std::nullopt);  // `False or flag` is flag
+  EXPECT_EQ(truth["c07"], std::nullopt);  // `True and flag` is flag
+  EXPECT_EQ(truth["c08"], std::nullopt);  // the tensor is tested first
+  EXPECT_EQ(truth["c09"], std::nullopt);
+  EXPECT_EQ(truth["c10"], std::nullopt);  // not the argument-less call Dynamo folds
+}
 
 TEST(TensorTypes, MutuallyReachingAugmentedAssignmentsTerminate) {
   Analysed a(

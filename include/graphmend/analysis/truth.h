@@ -34,8 +34,15 @@ bool inside_branch_condition(ir::Node n);
 // spellings (transformers' is_torchdynamo_compiling, graphmend's own _graphmend.compiling).
 bool is_compiling_check(const ir::Module& module, ir::Node expr);
 
-// Code of the module's compiled functions that never runs under torch.compile: the body of
-// `if not is_compiling():` and the else-branches of `if is_compiling():`. Nothing there breaks a graph.
+// The truth of `expr` while TorchDynamo traces, where is_compiling_check's calls (True there) decide
+// it: `not is_compiling()` is false; `is_compiling() or t` is true and `not is_compiling() and t` is
+// false without `t` ever being evaluated. nullopt where anything else decides it.
+std::optional<bool> compile_time_truth(const ir::Module& module, ir::Node expr);
+
+// Code of the module's compiled functions that never runs under torch.compile: the branches of an
+// if/elif whose condition compile_time_truth decides (`if not is_compiling():`, the else-branches of
+// `if is_compiling():`), and the operand `and`/`or` skips after a decided one. Nothing there breaks a
+// graph.
 std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx);
 
 // The qualified name of a call's callee, if it resolves.
