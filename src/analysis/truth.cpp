@@ -1,5 +1,8 @@
 #include "graphmend/analysis/truth.h"
 
+#include <algorithm>
+#include <span>
+
 namespace graphmend::analysis {
 
 namespace {
@@ -55,22 +58,71 @@ bool is_compiling_check(const ir::Module& module, ir::Node expr) {
          *q == "torch._utils.is_compiling" || q->ends_with("is_torchdynamo_compiling");
 }
 
-std::optional<bool> compile_time_truth(const ir::Module& module, ir::Node expr) {
+namespace {
+
+// Calls TorchDynamo answers with a constant while tracing (torch/_dynamo/variables/torch.py,
+// tracing_state_functions), by their truth. torch.compiler.is_exporting is left out: Dynamo reads it.
+std::optional<bool> folded_call_truth(const ir::Module& module, ir::Node expr) {
+  if (is_compiling_check(module, expr)) return true;
+  if (!expr.is(kind::call) || expr.field(field::arguments).named_child_count() != 0) return std::nullopt;
+  const auto q = module.qualified_name(expr.field(field::function));
+  if (q && (*q == "torch.jit.is_scripting" || *q == "torch.jit.is_tracing" || *q == "torch._C._get_tracing_state" ||
+            *q == "torch.fx._symbolic_trace.is_fx_tracing" || *q == "torch.fx._symbolic_trace.is_fx_symbolic_tracing" ||
+            *q == "torch.onnx.is_in_onnx_export")) {
+    return false;
+  }
+  return std::nullopt;
+}
+
+// A local name whose every binding reaching `use` is `name = <value decided alike>`, followed at
+// most kMaxHops names deep (transformers' `is_tracing = torch.jit.is_tracing() or ... or
+// is_torchdynamo_compiling()`).
+constexpr int kMaxHops = 4;
+std::optional<bool> truth_of(const ir::Module& module, ir::Node expr, int hops);
+
+std::optional<bool> local_name_truth(const ir::Module& module, ir::Node use, int hops) {
+  if (hops >= kMaxHops) return std::nullopt;
+  // Cheap first: some binding of the name must be an assignment (the flow analysis runs only then).
+  const std::span<const int> all = module.bindings_of(use);
+  const auto plain = [&](int b) {
+    const ir::Binding& binding = module.bindings[static_cast<size_t>(b)];
+    return binding.kind == ir::BindingKind::Assignment && binding.value;
+  };
+  if (all.empty() || !std::all_of(all.begin(), all.end(), plain)) return std::nullopt;
+  const std::optional<std::vector<int>> reaching = module.ordered_reaching_bindings(use);
+  if (!reaching || reaching->empty()) return std::nullopt;
+  std::optional<bool> decided;
+  for (int b : *reaching) {
+    const std::optional<bool> t = truth_of(module, module.bindings[static_cast<size_t>(b)].value, hops + 1);
+    if (!t || (decided && *decided != *t)) return std::nullopt;
+    decided = t;
+  }
+  return decided;
+}
+
+std::optional<bool> truth_of(const ir::Module& module, ir::Node expr, int hops) {
   expr = ir::unparenthesize(expr);
   if (expr.is(kind::not_operator)) {
-    const std::optional<bool> inner = compile_time_truth(module, expr.field(field::argument));
+    const std::optional<bool> inner = truth_of(module, expr.field(field::argument), hops);
     return inner ? std::optional<bool>(!*inner) : std::nullopt;
   }
   if (expr.is(kind::boolean_operator)) {
     const bool is_and = module.text(expr.field(field::operator_)) == "and";
-    const std::optional<bool> left = compile_time_truth(module, expr.field(field::left));
-    if (!left) return std::nullopt;
-    if (*left != is_and) return left;  // `False and ...`, `True or ...`: the right side never runs
-    return compile_time_truth(module, expr.field(field::right));
+    const std::optional<bool> left = truth_of(module, expr.field(field::left), hops);
+    if (left && *left != is_and) return left;  // `False and ...`, `True or ...`: the right side never runs
+    const std::optional<bool> right = truth_of(module, expr.field(field::right), hops);
+    if (left) return right;
+    // `x and False` is false and `x or True` true, whatever x is (x is still evaluated).
+    if (right && *right != is_and) return right;
+    return std::nullopt;
   }
-  if (is_compiling_check(module, expr)) return true;
-  return std::nullopt;
+  if (expr.is(kind::identifier)) return local_name_truth(module, expr, hops);
+  return folded_call_truth(module, expr);
 }
+
+}  // namespace
+
+std::optional<bool> compile_time_truth(const ir::Module& module, ir::Node expr) { return truth_of(module, expr, 0); }
 
 std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
   std::vector<source::TextRange> out;

@@ -256,8 +256,9 @@ TEST(CompileRegions, EntryPointsAndReachability) {
 namespace graphmend::testing {
 namespace {
 
-// Dynamo folds is_compiling() to True: a condition it decides is decided only through `not` and the
-// operand `and`/`or` tests first; a tensor tested first, or anything else, leaves it open.
+// Dynamo folds is_compiling() to True and the tracing-state calls to False: a condition they decide
+// is decided through `not`, `and`/`or` and local names assigned alike on every path; anything else
+// (a parameter, a tensor test) leaves it open.
 TEST(Truth, IsCompilingDecidesOnlyWhatItShortCircuits) {
   Analysed a(
       "import torch\n"
@@ -274,7 +275,16 @@ TEST(Truth, IsCompilingDecidesOnlyWhatItShortCircuits) {
       "    c07 = is_compiling() and flag\n"
       "    c08 = t.any() and not is_compiling()\n"
       "    c09 = torch.jit.is_scripting()\n"
-      "    c10 = is_compiling(flag)\n");
+      "    c10 = is_compiling(flag)\n"
+      "    c11 = torch.jit.is_tracing() or is_torchdynamo_compiling()\n"
+      "    c12 = flag and not is_compiling()\n"
+      "    c13 = flag or is_compiling()\n"
+      "    c14 = not c11 and t.any()\n"
+      "    c15 = c12\n"
+      "    c16 = torch.jit.is_tracing()\n"
+      "    if flag:\n"
+      "        c16 = flag\n"
+      "    c17 = c16\n");
   std::map<std::string, std::optional<bool>> truth;
   syntax::walk(a.m().root(), [&](ir::Node n) {
     if (n.is(kind::assignment)) {
@@ -289,9 +299,15 @@ TEST(Truth, IsCompilingDecidesOnlyWhatItShortCircuits) {
   EXPECT_EQ(truth["c05"], true);
   EXPECT_EQ(truth["c06"], std::nullopt);  // `False or flag` is flag
   EXPECT_EQ(truth["c07"], std::nullopt);  // `True and flag` is flag
-  EXPECT_EQ(truth["c08"], std::nullopt);  // the tensor is tested first
-  EXPECT_EQ(truth["c09"], std::nullopt);
+  EXPECT_EQ(truth["c08"], false);  // false, though the tensor is tested first (a break all the same)
+  EXPECT_EQ(truth["c09"], false);  // torch.jit.is_scripting() is False while tracing
   EXPECT_EQ(truth["c10"], std::nullopt);  // not the argument-less call Dynamo folds
+  EXPECT_EQ(truth["c11"], true);
+  EXPECT_EQ(truth["c12"], false);  // `flag` is evaluated, but the result is false either way
+  EXPECT_EQ(truth["c13"], true);
+  EXPECT_EQ(truth["c14"], false);  // through the local `c11`
+  EXPECT_EQ(truth["c15"], false);
+  EXPECT_EQ(truth["c17"], std::nullopt);  // `c16` may be `flag` here
 }
 
 TEST(TensorTypes, MutuallyReachingAugmentedAssignmentsTerminate) {

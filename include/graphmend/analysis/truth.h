@@ -34,9 +34,12 @@ bool inside_branch_condition(ir::Node n);
 // spellings (transformers' is_torchdynamo_compiling, graphmend's own _graphmend.compiling).
 bool is_compiling_check(const ir::Module& module, ir::Node expr);
 
-// The truth of `expr` while TorchDynamo traces, where is_compiling_check's calls (True there) decide
-// it: `not is_compiling()` is false; `is_compiling() or t` is true and `not is_compiling() and t` is
-// false without `t` ever being evaluated. nullopt where anything else decides it.
+// The truth of `expr` while TorchDynamo traces, where calls Dynamo folds to constants decide it
+// (is_compiling_check's are True; torch.jit.is_tracing(), torch.jit.is_scripting() and the other
+// tracing-state calls false), also through a local name every reaching binding of which assigns
+// such a value: `not is_compiling()` is false; `is_compiling() or t` is true and
+// `not is_compiling() and t` false without `t` ever being evaluated. nullopt where anything else
+// decides it.
 std::optional<bool> compile_time_truth(const ir::Module& module, ir::Node expr);
 
 // Code of the module's compiled functions that never runs under torch.compile: the branches of an

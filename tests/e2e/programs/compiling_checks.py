@@ -1,7 +1,9 @@
 """Conditions that torch.compiler.is_compiling() decides: Dynamo folds the call to True while
 tracing, so a tensor tested after `not is_compiling() and` (or `is_compiling() or`) is never
-tested under torch.compile, and code only such a branch runs never breaks the graph. The last
-`if` tests its tensor first, so it breaks: the control."""
+tested under torch.compile, and code only such a branch runs never breaks the graph; the same for
+torch.jit.is_tracing() and is_scripting() (False), also through a local name. The controls break:
+`tracing` may be `verbose` (a plain Python value) where its `and` tests the mask, and the last `if`
+tests its tensor first."""
 import logging
 
 import torch
@@ -14,7 +16,7 @@ def is_torchdynamo_compiling():  # transformers' spelling
 
 
 @torch.compile
-def guarded(x: torch.Tensor, mask: torch.Tensor):
+def guarded(x: torch.Tensor, mask: torch.Tensor, verbose: bool = False):
     if not torch.compiler.is_compiling() and (x > 100).any():
         raise ValueError("too large")
     if not is_torchdynamo_compiling() and mask.sum() != x.numel():
@@ -35,6 +37,18 @@ def guarded(x: torch.Tensor, mask: torch.Tensor):
     positive = not torch.compiler.is_compiling() and bool(x.sum() > 0)
     if positive:
         y = y + 3
+    if torch.jit.is_scripting():
+        y = y + x.nonzero().sum()
+    if y.dim() == 1 and not torch.compiler.is_compiling():
+        logger.warning("one-dimensional input")
+    is_tracing = torch.jit.is_tracing() or is_torchdynamo_compiling()
+    if not is_tracing and torch.all(mask == 1):
+        y = y + 4
+    tracing = torch.jit.is_tracing()
+    if verbose:
+        tracing = verbose
+    if not tracing and (mask > 5).any():
+        y = y + 5
     if (x > 50).any() and not torch.compiler.is_compiling():
         y = y * 2
     return y
