@@ -138,6 +138,12 @@ std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
         if (left && *left != is_and) out.push_back(n.field(field::right).range());
         return true;
       }
+      if (n.is(kind::conditional_expression) && n.named_child_count() == 3) {
+        // `a if <condition> else b`
+        const std::optional<bool> truth = compile_time_truth(ctx.module, n.named_child(1));
+        if (truth) out.push_back(n.named_child(*truth ? 2 : 0).range());
+        return true;
+      }
       if (n.is(kind::elif_clause)) {
         const std::optional<bool> truth = compile_time_truth(ctx.module, n.field(field::condition));
         if (truth && !*truth) out.push_back(n.field(field::consequence).range());

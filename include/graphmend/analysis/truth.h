@@ -44,8 +44,8 @@ std::optional<bool> compile_time_truth(const ir::Module& module, ir::Node expr);
 
 // Code of the module's compiled functions that never runs under torch.compile: the branches of an
 // if/elif whose condition compile_time_truth decides (`if not is_compiling():`, the else-branches of
-// `if is_compiling():`), and the operand `and`/`or` skips after a decided one. Nothing there breaks a
-// graph.
+// `if is_compiling():`), the arm of `a if <decided> else b` not taken, and the operand `and`/`or`
+// skips after a decided one. Nothing there breaks a graph.
 std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx);
 
 // The qualified name of a call's callee, if it resolves.

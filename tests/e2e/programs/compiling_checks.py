@@ -44,6 +44,7 @@ def guarded(x: torch.Tensor, mask: torch.Tensor, verbose: bool = False):
     is_tracing = torch.jit.is_tracing() or is_torchdynamo_compiling()
     if not is_tracing and torch.all(mask == 1):
         y = y + 4
+    y = y * 2 if torch.compiler.is_compiling() else y * (x > 0).sum().item()
     tracing = torch.jit.is_tracing()
     if verbose:
         tracing = verbose
