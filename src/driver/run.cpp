@@ -93,11 +93,13 @@ struct Unit {
   std::optional<rules::Diagnostic> syntax_error;
 };
 
-// Builds the unit's IR from its text, or from `parsed` (that text's tree, already parsed).
-void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> parsed = std::nullopt) {
+// Builds the unit's IR from its text, or from `verified`: that text's tree, already parsed and
+// checked against CPython's tokenizer rules (fix::apply_and_verify), which is not run again.
+void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> verified = std::nullopt) {
   u.module.reset();
   u.syntax_error.reset();
-  std::optional<syntax::Tree> tree = parsed ? std::move(parsed) : parser.parse(u.current->text);
+  const bool checked = verified.has_value();
+  std::optional<syntax::Tree> tree = checked ? std::move(verified) : parser.parse(u.current->text);
   if (!tree) {
     rules::Diagnostic d;
     d.code = rules::kSyntaxErrorInfo.code;
@@ -118,7 +120,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> par
     u.syntax_error = std::move(d);
     return;
   }
-  if (auto error = syntax::cpython_tokenizer_error(u.current->text, tree->root())) {
+  if (auto error = checked ? std::nullopt : syntax::cpython_tokenizer_error(u.current->text, tree->root())) {
     rules::Diagnostic d;
     d.code = rules::kSyntaxErrorInfo.code;
     d.range = {error->offset, error->offset};

@@ -15,7 +15,9 @@ namespace graphmend::fix {
 struct VerifiedResult {
   ApplyResult applied;
   bool reverted = false;  // the fixes introduced a syntax error; `applied.text` is the input
-  std::optional<syntax::Tree> tree;  // `applied.text` parsed, when it changed: reuse it
+  // `applied.text` parsed, when it changed: a tree without errors that keeps CPython's tokenizer
+  // rules (syntax/python_rules.h), for reuse without checking it again.
+  std::optional<syntax::Tree> tree;
   // Every edit that made `applied.text`, in batches applied one after the other, each sorted and
   // in the coordinates of the text before it (the fixes, then the block; or both at once). Empty
   // when nothing changed or the edits were reverted.
