@@ -26,11 +26,34 @@ bool is_torch_compile(const ir::Module& module, ir::Node expr) {
                *q == "torch.compiler.compile");
 }
 
+Disabled compile_disabled(const ir::Module& module, const ir::Function& function) {
+  for (ir::Node d : function.decorators) {
+    ir::Node callee = d.is(kind::call) ? d.field(field::function) : d;
+    const auto q = module.qualified_name(callee);
+    if (!q || (*q != "torch.compiler.disable" && *q != "torch._dynamo.disable")) continue;
+    if (!d.is(kind::call)) return Disabled::Recursive;
+    for (ir::Node arg : d.field(field::arguments).named_children()) {
+      if (arg.is(kind::keyword_argument) && module.text(arg.field(field::name)) == "recursive" &&
+          module.text(arg.field(field::value)) == "False") {
+        return Disabled::Shallow;
+      }
+    }
+    return Disabled::Recursive;
+  }
+  return Disabled::No;
+}
+
 CompileRegions::CompileRegions(const Project& project) : project_(project) {
   for (const ir::Module* m : project.modules()) {
     if (m->mentions_torch()) seed(*m);
   }
   close_over_calls();
+}
+
+std::optional<FunctionRef> CompileRegions::callee_of(ir::Node call) const {
+  const auto it = call_index_.find(call.id());
+  if (it == call_index_.end()) return std::nullopt;
+  return calls_[it->second].callee;
 }
 
 const RegionEntry* CompileRegions::find(const ir::Module& module, int function) const {
@@ -40,6 +63,15 @@ const RegionEntry* CompileRegions::find(const ir::Module& module, int function) 
 
 void CompileRegions::add(FunctionRef f, std::string reason, bool entry) {
   auto key = std::make_pair(f.module, f.function);
+  switch (compile_disabled(*f.module, f.module->functions[static_cast<size_t>(f.function)])) {
+    case Disabled::No:
+      break;
+    case Disabled::Recursive:
+      return;  // neither it nor anything it calls is traced
+    case Disabled::Shallow:
+      if (shallow_disabled_.insert(key).second) worklist_.push_back(f);  // only its callees are traced
+      return;
+  }
   auto it = regions_.find(key);
   if (it != regions_.end()) {
     if (entry && !it->second.entry) it->second = {std::move(reason), true};
@@ -57,6 +89,7 @@ void CompileRegions::add_call(FunctionRef caller, ir::Node call, FunctionRef cal
   for (ir::Node d : fn.decorators) {
     if (callee.module->text(d) == "staticmethod") bound = false;
   }
+  call_index_.try_emplace(call.id(), calls_.size());
   calls_.push_back({caller, call, callee, bound});
   add(callee, std::move(reason), false);
 }
@@ -244,7 +277,11 @@ void CompileRegions::close_over_calls() {
     worklist_.pop_back();
     const ir::Module& m = *f.module;
     const ir::Function& fn = m.functions[static_cast<size_t>(f.function)];
-    const std::string why = fmt::format("called from compiled {}", fn.qualname);
+    const std::string why =
+        shallow_disabled_.contains({f.module, f.function})
+            ? fmt::format("called from {} (under torch.compiler.disable(recursive=False): Dynamo compiles what it calls)",
+                          fn.qualname)
+            : fmt::format("called from compiled {}", fn.qualname);
     std::optional<ClassRef> own_class;
     if (fn.klass >= 0) own_class = ClassRef{&m, fn.klass};
     // Wrapper closures of decorators defined in the analysed files: what `@d` (or, for

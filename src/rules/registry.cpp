@@ -7,6 +7,7 @@
 
 #include "graphmend/rules/data_dependent_loop.h"
 #include "graphmend/rules/data_dependent_operator.h"
+#include "graphmend/rules/disabled_call.h"
 #include "graphmend/rules/dynamic_shape.h"
 #include "graphmend/rules/expert_dispatch.h"
 #include "graphmend/rules/logger_call.h"
@@ -46,11 +47,12 @@ std::span<const Rule* const> all_rules() {
   static const DataDependentLoopRule data_dependent_loop;
   static const DataDependentOperatorRule data_dependent_operator;
   static const ExpertDispatchRule expert_dispatch;
-  static const std::array<const Rule*, 13> kRules = {
+  static const DisabledCallRule disabled_call;
+  static const std::array<const Rule*, 14> kRules = {
       &tensor_branch,  &tensor_truthiness, &print_call,       &logger_call,
       &warnings_warn,  &validation_guard,  &tensor_item,      &tensor_tolist,
       &scalar_conversion, &dynamic_shape,  &data_dependent_loop, &data_dependent_operator,
-      &expert_dispatch};
+      &expert_dispatch, &disabled_call};
   return kRules;
 }
 

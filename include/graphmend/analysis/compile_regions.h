@@ -3,7 +3,9 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -38,6 +40,8 @@ class CompileRegions {
   [[nodiscard]] size_t size() const { return regions_.size(); }
   // Every call from a compiled function to an analysed one, in a deterministic order.
   [[nodiscard]] const std::vector<CompiledCall>& calls() const { return calls_; }
+  // The analysed function a compiled function's `call` resolves to, if calls() has it.
+  [[nodiscard]] std::optional<FunctionRef> callee_of(ir::Node call) const;
 
  private:
   void seed(const ir::Module& module);
@@ -50,13 +54,24 @@ class CompileRegions {
 
   const Project& project_;
   std::map<std::pair<const ir::Module*, int>, RegionEntry> regions_;
+  // Functions under torch.compiler.disable(recursive=False) that compiled code calls: never traced
+  // themselves, but what they call Dynamo compiles as new frames, so their calls are followed.
+  std::set<std::pair<const ir::Module*, int>> shallow_disabled_;
   std::vector<FunctionRef> worklist_;
   std::vector<CompiledCall> calls_;
+  std::unordered_map<const void*, size_t> call_index_;  // call node -> its first entry in calls_
   mutable std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;
   std::map<const void*, SelfStores> self_stores_;  // by class node
 };
 
 // True if `expr` (a decorator or callee) names torch.compile (any import spelling).
 bool is_torch_compile(const ir::Module& module, ir::Node expr);
+
+// How a function is kept out of torch.compile by a `@torch.compiler.disable` (or
+// `@torch._dynamo.disable`) decorator: not at all, entirely (the default, recursive=True: neither the
+// function nor anything it calls is traced), or only itself (`recursive=False`: what it calls is
+// compiled as new frames). A call to it from compiled code breaks the graph either way.
+enum class Disabled { No, Recursive, Shallow };
+Disabled compile_disabled(const ir::Module& module, const ir::Function& function);
 
 }  // namespace graphmend::analysis

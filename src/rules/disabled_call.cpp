@@ -1,0 +1,39 @@
+#include "graphmend/rules/disabled_call.h"
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace graphmend::rules {
+
+const RuleInfo& DisabledCallRule::info() const {
+  static const RuleInfo kInfo{"GM408", "disabled-function-call",
+                              "a call to a function under `torch.compiler.disable` splits the graph", "GB0098",
+                              RuleFamily::Report, FixAvailability::None};
+  return kInfo;
+}
+
+std::span<const syntax::Kind* const> DisabledCallRule::kinds() const {
+  static const std::array<const syntax::Kind*, 1> kKinds{&kind::call};
+  return kKinds;
+}
+
+std::unique_ptr<FilePass> DisabledCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  return file_pass([this, &ctx, &sink](ir::Node n) mutable {
+    const std::optional<analysis::FunctionRef> callee = ctx.regions.callee_of(n);
+    if (!callee) return true;
+    const ir::Function& fn = callee->module->functions[static_cast<size_t>(callee->function)];
+    const analysis::Disabled disabled = analysis::compile_disabled(*callee->module, fn);
+    if (disabled == analysis::Disabled::No) return true;
+    sink.report(make_diagnostic(
+        info(), n,
+        fmt::format("`{}` is under `torch.compiler.disable{}`: Dynamo runs it outside the graph, which is split "
+                    "around the call (GB0098/GB0099: Skip calling/inlining a `torch.compiler.disable()`d function)",
+                    fn.qualname, disabled == analysis::Disabled::Shallow ? "(recursive=False)" : ""),
+        "make the function traceable and remove the disable, or call it outside the compiled region; a "
+        "deliberate disable costs this one break (suppress it with `# noqa: GM408`)"));
+    return true;
+  });
+}
+
+}  // namespace graphmend::rules
