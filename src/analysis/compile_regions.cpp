@@ -26,21 +26,27 @@ bool is_torch_compile(const ir::Module& module, ir::Node expr) {
                *q == "torch.compiler.compile");
 }
 
-Disabled compile_disabled(const ir::Module& module, const ir::Function& function) {
+TraceExclusion trace_exclusion(const ir::Module& module, const ir::Function& function) {
   for (ir::Node d : function.decorators) {
     ir::Node callee = d.is(kind::call) ? d.field(field::function) : d;
     const auto q = module.qualified_name(callee);
-    if (!q || (*q != "torch.compiler.disable" && *q != "torch._dynamo.disable")) continue;
-    if (!d.is(kind::call)) return Disabled::Recursive;
+    if (!q) continue;
+    if (*q == "torch.library.custom_op" || *q == "torch._library.custom_ops.custom_op" ||
+        *q == "torch.compiler.allow_in_graph" || *q == "torch._dynamo.allow_in_graph" ||
+        *q == "torch.compiler.assume_constant_result" || *q == "torch._dynamo.assume_constant_result") {
+      return TraceExclusion::Opaque;
+    }
+    if (*q != "torch.compiler.disable" && *q != "torch._dynamo.disable") continue;
+    if (!d.is(kind::call)) return TraceExclusion::Disabled;
     for (ir::Node arg : d.field(field::arguments).named_children()) {
       if (arg.is(kind::keyword_argument) && module.text(arg.field(field::name)) == "recursive" &&
           module.text(arg.field(field::value)) == "False") {
-        return Disabled::Shallow;
+        return TraceExclusion::DisabledShallow;
       }
     }
-    return Disabled::Recursive;
+    return TraceExclusion::Disabled;
   }
-  return Disabled::No;
+  return TraceExclusion::None;
 }
 
 CompileRegions::CompileRegions(const Project& project) : project_(project) {
@@ -63,12 +69,13 @@ const RegionEntry* CompileRegions::find(const ir::Module& module, int function) 
 
 void CompileRegions::add(FunctionRef f, std::string reason, bool entry) {
   auto key = std::make_pair(f.module, f.function);
-  switch (compile_disabled(*f.module, f.module->functions[static_cast<size_t>(f.function)])) {
-    case Disabled::No:
+  switch (trace_exclusion(*f.module, f.module->functions[static_cast<size_t>(f.function)])) {
+    case TraceExclusion::None:
       break;
-    case Disabled::Recursive:
+    case TraceExclusion::Disabled:
+    case TraceExclusion::Opaque:
       return;  // neither it nor anything it calls is traced
-    case Disabled::Shallow:
+    case TraceExclusion::DisabledShallow:
       if (shallow_disabled_.insert(key).second) worklist_.push_back(f);  // only its callees are traced
       return;
   }

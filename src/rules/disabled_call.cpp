@@ -23,13 +23,15 @@ std::unique_ptr<FilePass> DisabledCallRule::start(const RuleContext& ctx, Diagno
     const std::optional<analysis::FunctionRef> callee = ctx.regions.callee_of(n);
     if (!callee) return true;
     const ir::Function& fn = callee->module->functions[static_cast<size_t>(callee->function)];
-    const analysis::Disabled disabled = analysis::compile_disabled(*callee->module, fn);
-    if (disabled == analysis::Disabled::No) return true;
+    const analysis::TraceExclusion exclusion = analysis::trace_exclusion(*callee->module, fn);
+    if (exclusion != analysis::TraceExclusion::Disabled && exclusion != analysis::TraceExclusion::DisabledShallow) {
+      return true;
+    }
     sink.report(make_diagnostic(
         info(), n,
         fmt::format("`{}` is under `torch.compiler.disable{}`: Dynamo runs it outside the graph, which is split "
                     "around the call (GB0098/GB0099: Skip calling/inlining a `torch.compiler.disable()`d function)",
-                    fn.qualname, disabled == analysis::Disabled::Shallow ? "(recursive=False)" : ""),
+                    fn.qualname, exclusion == analysis::TraceExclusion::DisabledShallow ? "(recursive=False)" : ""),
         "make the function traceable and remove the disable, or call it outside the compiled region; a "
         "deliberate disable costs this one break (suppress it with `# noqa: GM408`)"));
     return true;

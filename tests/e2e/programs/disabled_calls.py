@@ -1,6 +1,8 @@
 """GM408: calls to functions under torch.compiler.disable split the graph at the call; inside a
 disabled function nothing is traced (so its print and tensor branch break nothing), except what a
-recursive=False function calls, which Dynamo compiles as a new frame."""
+recursive=False function calls, which Dynamo compiles as a new frame. A custom op, an
+allow_in_graph function and an assume_constant_result function are not traced either, and their
+calls break nothing."""
 import torch
 from torch import nn
 
@@ -25,6 +27,30 @@ def shift(x):
     return y
 
 
+@torch.library.custom_op("graphmend_e2e::doubled_if_positive", mutates_args=())
+def doubled_if_positive(x: torch.Tensor) -> torch.Tensor:
+    print("runs outside Dynamo")
+    if (x > 0).any():
+        return x * 2
+    return x.clone()
+
+
+@doubled_if_positive.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.compiler.allow_in_graph
+def triple(x):
+    return x * 3
+
+
+@torch._dynamo.assume_constant_result
+def width():
+    print("read once, while tracing")
+    return 4
+
+
 class Block(nn.Module):
     def __init__(self):
         super().__init__()
@@ -43,6 +69,8 @@ class Block(nn.Module):
         h = shallow(h)
         h = h.cos()
         h = self.log_stats(h)
+        h = doubled_if_positive(h)
+        h = triple(h) * width()
         return h.relu()
 
 
