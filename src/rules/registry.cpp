@@ -17,6 +17,7 @@
 #include "graphmend/rules/tensor_item.h"
 #include "graphmend/rules/tensor_tolist.h"
 #include "graphmend/rules/tensor_truthiness.h"
+#include "graphmend/rules/untraceable_call.h"
 #include "graphmend/rules/validation_guard.h"
 #include "graphmend/rules/warnings_warn.h"
 
@@ -48,11 +49,12 @@ std::span<const Rule* const> all_rules() {
   static const DataDependentOperatorRule data_dependent_operator;
   static const ExpertDispatchRule expert_dispatch;
   static const DisabledCallRule disabled_call;
-  static const std::array<const Rule*, 14> kRules = {
+  static const UntraceableCallRule untraceable_call;
+  static const std::array<const Rule*, 15> kRules = {
       &tensor_branch,  &tensor_truthiness, &print_call,       &logger_call,
       &warnings_warn,  &validation_guard,  &tensor_item,      &tensor_tolist,
       &scalar_conversion, &dynamic_shape,  &data_dependent_loop, &data_dependent_operator,
-      &expert_dispatch, &disabled_call};
+      &expert_dispatch, &disabled_call,    &untraceable_call};
   return kRules;
 }
 

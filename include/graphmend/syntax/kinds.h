@@ -121,6 +121,7 @@ inline const syntax::Kind module_{"module"};
 inline const syntax::Kind named_expression{"named_expression"};
 inline const syntax::Kind none{"none"};
 inline const syntax::Kind nonlocal_statement{"nonlocal_statement"};
+inline const syntax::Kind pair{"pair"};
 inline const syntax::Kind comparison_operator{"comparison_operator"};
 inline const syntax::Kind not_in{"not in"};
 inline const syntax::Kind not_operator{"not_operator"};
