@@ -9,6 +9,7 @@ import random
 import sys
 import time
 import uuid
+from time import perf_counter as clock
 
 import torch
 
@@ -30,7 +31,9 @@ def timed(x: torch.Tensor):
     y = y * 3
     token = uuid.uuid4()
     y = y - 3
-    return y, (start, tick, mono, stamp, pid, token)
+    lap = clock()
+    y = y.sin()
+    return y, (start, tick, mono, stamp, pid, token, lap)
 
 
 @torch.compile
