@@ -14,7 +14,8 @@ namespace {
 
 // Calls TorchDynamo 2.13 does not trace, by qualified name, with its break: each one is checked
 // against Dynamo's break sites in tests/e2e/programs/untraceable_calls.py. Close relatives that
-// Dynamo does trace are left out on purpose (random.randint, random.uniform, torch.seed).
+// Dynamo does trace are left out on purpose (random.randint, random.uniform, torch.seed,
+// numpy.random.seed, os.environ.get, torch.cuda.empty_cache).
 struct Untraceable {
   std::string_view name;
   std::string_view why;  // break id and Dynamo's words
@@ -24,12 +25,27 @@ constexpr std::array kUntraceable{
     Untraceable{"time.perf_counter", "GB0007: Attempted to call function marked as skipped"},
     Untraceable{"time.monotonic", "GB0007: Attempted to call function marked as skipped"},
     Untraceable{"time.sleep", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"time.time_ns", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"time.process_time", "GB0007: Attempted to call function marked as skipped"},
     Untraceable{"random.random", "GB0007: Attempted to call function marked as skipped"},
     Untraceable{"random.choice", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"random.gauss", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"random.shuffle", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"random.seed", "GB0007: Attempted to call function marked as skipped"},
     Untraceable{"torch.manual_seed", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"torch.random.manual_seed", "GB0007: Attempted to call function marked as skipped"},
     Untraceable{"torch.cuda.manual_seed", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"torch.get_rng_state", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"torch.set_rng_state", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"torch.cuda.memory_allocated", "GB0208: torch.* op returned non-Tensor"},
     Untraceable{"os.getpid", "GB0007: Attempted to call function marked as skipped"},
     Untraceable{"uuid.uuid4", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"gc.collect", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"sys.getsizeof", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"inspect.currentframe", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"threading.current_thread", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"warnings.simplefilter", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"json.dumps", "GB0156: Unsupported method call"},
     Untraceable{"datetime.datetime.now", "GB0156: Unsupported method call"},
     Untraceable{"sys.stdout.write", "GB0156: Unsupported method call"},
     Untraceable{"sys.stderr.write", "GB0156: Unsupported method call"},
@@ -49,9 +65,12 @@ std::optional<std::string_view> breaks_on_tensor(std::string_view name) {
 // The last part of each name above: an attribute call `a.b.<last>(...)` can be one of them only
 // with one of these (an alias renames a module or a function bound by name, never an attribute).
 bool could_be_untraceable(std::string_view last) {
-  static constexpr std::array<std::string_view, 16> kLast{
-      "time",   "perf_counter", "monotonic", "sleep", "random", "choice", "manual_seed", "getpid",
-      "uuid4",  "now",          "write",     "flush", "deepcopy", "copy", "str",         "repr"};
+  static constexpr std::array<std::string_view, 30> kLast{
+      "time",          "perf_counter",   "monotonic",     "sleep",     "time_ns",        "process_time",
+      "random",        "choice",         "gauss",         "shuffle",   "seed",           "manual_seed",
+      "get_rng_state", "set_rng_state",  "memory_allocated", "getpid", "uuid4",          "collect",
+      "getsizeof",     "currentframe",   "current_thread", "simplefilter", "dumps",      "now",
+      "write",         "flush",          "deepcopy",      "copy",      "str",            "repr"};
   return std::find(kLast.begin(), kLast.end(), last) != kLast.end();
 }
 

@@ -1,14 +1,19 @@
 """GM409: calls Dynamo does not trace split the graph at the call. Each is followed by tensor work,
 so every split shows. The near relatives Dynamo does trace (random.randint, random.uniform,
-torch.seed, a deepcopy of plain Python values, str of a size, an f-string of a tensor) break nothing
-and are not reported."""
+torch.seed, a deepcopy of plain Python values, str of a size, an f-string of a tensor,
+os.environ.get, torch.cuda.empty_cache) break nothing and are not reported."""
 import copy
 import datetime
+import gc
+import inspect
+import json
 import os
 import random
 import sys
+import threading
 import time
 import uuid
+import warnings
 from time import perf_counter as clock
 
 import torch
@@ -33,7 +38,11 @@ def timed(x: torch.Tensor):
     y = y - 3
     lap = clock()
     y = y.sin()
-    return y, (start, tick, mono, stamp, pid, token, lap)
+    nanos = time.time_ns()
+    y = y + 4
+    spent = time.process_time()
+    y = y * 4
+    return y, (start, tick, mono, stamp, pid, token, lap, nanos, spent)
 
 
 @torch.compile
@@ -53,6 +62,19 @@ def randomised(x: torch.Tensor):
     y = y * u
     torch.seed()
     y = y - 2
+    g = random.gauss(0.0, 1.0)
+    y = y + g
+    order = [1, 2]
+    random.shuffle(order)
+    y = y * order[0]
+    random.seed(0)
+    y = y - 3
+    torch.random.manual_seed(0)
+    y = y.sin()
+    state = torch.get_rng_state()
+    y = y + 5
+    torch.set_rng_state(state)
+    y = y * 5
     return y
 
 
@@ -79,7 +101,31 @@ def streams_and_copies(x: torch.Tensor):
     y = y * len(width)
     label = f"{y}"
     y = y + 1
-    return y, (text, shown, label)
+    home = os.environ.get("HOME")
+    y = y * 2
+    torch.cuda.empty_cache()
+    y = y - 1
+    return y, (text, shown, label, home)
+
+
+@torch.compile
+def introspective(x: torch.Tensor):
+    y = x.sin()
+    gc.collect()
+    y = y + 1
+    size = sys.getsizeof(y)
+    y = y * 2
+    frame = inspect.currentframe()
+    y = y - 1
+    thread = threading.current_thread()
+    y = y.cos()
+    warnings.simplefilter("ignore")
+    y = y + 2
+    encoded = json.dumps({"a": 1})
+    y = y * 3
+    used = torch.cuda.memory_allocated()
+    y = y - 3
+    return y, (size, frame, thread, encoded, used)
 
 
 def cases():
@@ -87,4 +133,5 @@ def cases():
         (timed, (torch.randn(4),)),
         (randomised, (torch.randn(4),)),
         (streams_and_copies, (torch.randn(4),)),
+        (introspective, (torch.randn(4),)),
     ]
