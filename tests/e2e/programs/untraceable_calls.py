@@ -85,6 +85,10 @@ def streams_and_copies(x: torch.Tensor):
     y = y + 1
     sys.stderr.flush()
     y = y * 2
+    sys.stderr.write("")
+    y = y + 2
+    sys.stdout.flush()
+    y = y * 3
     snapshot = copy.deepcopy(y)
     y = y - snapshot
     shallow = copy.copy(y)
