@@ -250,6 +250,84 @@ TEST(CompileRegions, EntryPointsAndReachability) {
   EXPECT_FALSE(compiled("Net.__init__"));
 }
 
+// What a decorator keeps out of Dynamo (any import spelling), and what that does to the regions: a
+// disabled or opaque function is never compiled code, nor is what only it calls, except below a
+// recursive=False disable, whose callees Dynamo compiles as new frames. The compiled caller's call
+// still resolves to the disabled function (GM408 reports it).
+TEST(CompileRegions, DecoratorsThatKeepABodyOutOfDynamo) {
+  Analysed a(
+      "import torch\n"
+      "from torch import nn\n"
+      "from torch.compiler import disable as no_compile\n"
+      "@torch.compiler.disable\n"
+      "def off(t):\n"
+      "    return below_off(t)\n"
+      "def below_off(t):\n"
+      "    return t\n"
+      "@no_compile()\n"
+      "def off_called(t):\n"
+      "    return t\n"
+      "@torch._dynamo.disable(recursive=False)\n"
+      "def shallow(t):\n"
+      "    return below_shallow(t)\n"
+      "def below_shallow(t):\n"
+      "    return t\n"
+      "@torch.compiler.disable(recursive=FLAG)\n"
+      "def unknown_flag(t):\n"
+      "    return t\n"
+      "@torch.library.custom_op(\"ns::op\", mutates_args=())\n"
+      "def op(t: torch.Tensor) -> torch.Tensor:\n"
+      "    return t.clone()\n"
+      "@torch.compiler.allow_in_graph\n"
+      "def in_graph(t):\n"
+      "    return t\n"
+      "@torch._dynamo.assume_constant_result\n"
+      "def constant():\n"
+      "    return 4\n"
+      "@staticmethod\n"
+      "def plain(t):\n"
+      "    return t\n"
+      "class Net(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        x = off(x) + off_called(x) + shallow(x) + unknown_flag(x)\n"
+      "        return op(x) + in_graph(x) * constant() + plain(x)\n");
+  analysis::CompileRegions regions(a.project);
+  std::map<std::string, analysis::TraceExclusion> exclusion;
+  std::map<std::string, bool> compiled;
+  for (size_t i = 0; i < a.m().functions.size(); ++i) {
+    const ir::Function& fn = a.m().functions[i];
+    exclusion[fn.qualname] = analysis::trace_exclusion(a.m(), fn);
+    compiled[fn.qualname] = regions.is_compiled(a.m(), static_cast<int>(i));
+  }
+  using analysis::TraceExclusion;
+  EXPECT_EQ(exclusion["off"], TraceExclusion::Disabled);
+  EXPECT_EQ(exclusion["off_called"], TraceExclusion::Disabled);  // an alias, called with no arguments
+  EXPECT_EQ(exclusion["shallow"], TraceExclusion::DisabledShallow);
+  EXPECT_EQ(exclusion["unknown_flag"], TraceExclusion::Disabled);  // only a literal False is shallow
+  EXPECT_EQ(exclusion["op"], TraceExclusion::Opaque);
+  EXPECT_EQ(exclusion["in_graph"], TraceExclusion::Opaque);
+  EXPECT_EQ(exclusion["constant"], TraceExclusion::Opaque);
+  EXPECT_EQ(exclusion["plain"], TraceExclusion::None);
+  EXPECT_TRUE(compiled["Net.forward"]);
+  for (const char* never : {"off", "below_off", "off_called", "shallow", "unknown_flag", "op", "in_graph", "constant"}) {
+    EXPECT_FALSE(compiled[never]) << never;
+  }
+  EXPECT_TRUE(compiled["below_shallow"]);
+  EXPECT_TRUE(compiled["plain"]);
+  // The compiled forward's calls resolve to the functions it calls, disabled ones included.
+  size_t resolved_to_disabled = 0;
+  syntax::walk(a.m().root(), [&](ir::Node n) {
+    if (!n.is(kind::call)) return true;
+    if (auto callee = regions.callee_of(n)) {
+      const ir::Function& fn = callee->module->functions[static_cast<size_t>(callee->function)];
+      const TraceExclusion e = analysis::trace_exclusion(*callee->module, fn);
+      resolved_to_disabled += e == TraceExclusion::Disabled || e == TraceExclusion::DisabledShallow;
+    }
+    return true;
+  });
+  EXPECT_EQ(resolved_to_disabled, 4u);  // off, off_called, shallow, unknown_flag
+}
+
 }  // namespace
 }  // namespace graphmend::testing
 
