@@ -2,6 +2,51 @@
 
 namespace graphmend::rules {
 
+namespace {
+
+bool is_logger_factory(const std::string& q) {
+  return q == "logging.getLogger" || q.ends_with(".get_logger") || q.ends_with(".getLogger");
+}
+
+// is_logger, at most 4 bindings deep.
+bool is_logger_expr(const RuleContext& ctx, const ir::Module& m, ir::Node expr, int depth) {
+  expr = ir::unparenthesize(expr);
+  if (depth > 4) return false;
+  if (expr.is(kind::call)) {
+    auto q = callee_name(m, expr);
+    return q && is_logger_factory(*q);
+  }
+  if (expr.is(kind::identifier)) {
+    auto bindings = m.reaching_bindings(expr);
+    if (bindings.empty()) return false;
+    for (int bi : bindings) {
+      const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
+      if (b.kind == ir::BindingKind::Import) {
+        // `from pkg.utils import logger`: look at the definition in the analysed files.
+        const std::string& path = b.import_path;
+        const auto dot = path.rfind('.');
+        if (dot == std::string::npos) return false;
+        const ir::Module* other = ctx.project.find_module(path.substr(0, dot));
+        if (!other) return false;
+        auto it = other->scopes[0].symbols.find(path.substr(dot + 1));
+        if (it == other->scopes[0].symbols.end()) return false;
+        for (int ob : other->symbols[static_cast<size_t>(it->second)].bindings) {
+          const ir::Binding& o = other->bindings[static_cast<size_t>(ob)];
+          if (!o.value || !is_logger_expr(ctx, *other, o.value, depth + 1)) return false;
+        }
+        continue;
+      }
+      if (!b.value || !is_logger_expr(ctx, m, b.value, depth + 1)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_logger(const RuleContext& ctx, const ir::Module& m, ir::Node expr) { return is_logger_expr(ctx, m, expr, 0); }
+
 SharedPlan share(std::variant<source::Fix, rewrite::Declined> plan) {
   if (auto* fix = std::get_if<source::Fix>(&plan)) return std::make_shared<const source::Fix>(std::move(*fix));
   return std::get<rewrite::Declined>(std::move(plan));

@@ -16,49 +16,6 @@ using rewrite::SiteNamer;
 using rewrite::DeferredCall;
 using rewrite::plan_defer;
 
-namespace {
-
-bool is_logger_factory(const std::string& q) {
-  return q == "logging.getLogger" || q.ends_with(".get_logger") || q.ends_with(".getLogger");
-}
-
-}  // namespace
-
-// True if `expr` is bound only to the result of logging.getLogger / *.get_logger.
-static bool is_logger_expr(const RuleContext& ctx, const ir::Module& m, ir::Node expr, int depth) {
-  expr = ir::unparenthesize(expr);
-  if (depth > 4) return false;
-  if (expr.is(kind::call)) {
-    auto q = callee_name(m, expr);
-    return q && is_logger_factory(*q);
-  }
-  if (expr.is(kind::identifier)) {
-    auto bindings = m.reaching_bindings(expr);
-    if (bindings.empty()) return false;
-    for (int bi : bindings) {
-      const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
-      if (b.kind == ir::BindingKind::Import) {
-        // `from pkg.utils import logger`: look at the definition in the analysed files.
-        const std::string& path = b.import_path;
-        const auto dot = path.rfind('.');
-        if (dot == std::string::npos) return false;
-        const ir::Module* other = ctx.project.find_module(path.substr(0, dot));
-        if (!other) return false;
-        auto it = other->scopes[0].symbols.find(path.substr(dot + 1));
-        if (it == other->scopes[0].symbols.end()) return false;
-        for (int ob : other->symbols[static_cast<size_t>(it->second)].bindings) {
-          const ir::Binding& o = other->bindings[static_cast<size_t>(ob)];
-          if (!o.value || !is_logger_expr(ctx, *other, o.value, depth + 1)) return false;
-        }
-        continue;
-      }
-      if (!b.value || !is_logger_expr(ctx, m, b.value, depth + 1)) return false;
-    }
-    return true;
-  }
-  return false;
-}
-
 const RuleInfo& LoggerCallRule::info() const {
   static const RuleInfo kInfo{"GM202", "logger-call-in-graph",
                               "a logging call in compiled code splits the graph", "GB0291",
@@ -91,7 +48,7 @@ std::unique_ptr<FilePass> LoggerCallRule::start(const RuleContext& ctx, Diagnost
       sink.report(std::move(d));
       return true;
     }
-    if (is_logger_expr(ctx, m, receiver, 0)) {
+    if (is_logger(ctx, m, receiver)) {
       Diagnostic d = make_diagnostic(
           info(), n,
           fmt::format("`{}.{}` cannot be traced; the graph is split around it (GB0291: "

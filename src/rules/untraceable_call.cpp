@@ -53,6 +53,17 @@ constexpr std::array kUntraceable{
     Untraceable{"sys.stderr.flush", "GB0156: Unsupported method call"},
 };
 
+// logging.Logger methods other than the log calls (GM202 reports those, with a fix): a test of the
+// logger's level or handlers in compiled code is a break of its own.
+std::optional<std::string_view> logger_method_break(std::string_view method) {
+  if (method == "isEnabledFor" || method == "getEffectiveLevel" || method == "setLevel" || method == "hasHandlers" ||
+      method == "getChild") {
+    return "GB0291: logging.Logger method not supported";
+  }
+  if (method == "addHandler") return "GB0156: Unsupported method call";
+  return std::nullopt;
+}
+
 // Calls that break only on a tensor argument.
 std::optional<std::string_view> breaks_on_tensor(std::string_view name) {
   if (name == "copy.deepcopy") return "GB4198: Attempted to copy.deepcopy a tensor";
@@ -94,7 +105,20 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
     // Most calls are method calls that are none of these: look at the attribute before resolving
     // the chain (a plain name is resolved: `from time import perf_counter as clock`).
     ir::Node fn = ir::unparenthesize(n.field(field::function));
-    if (fn.is(kind::attribute) && !could_be_untraceable(m.text(fn.field(field::attribute)))) return true;
+    if (fn.is(kind::attribute)) {
+      const std::string_view method = m.text(fn.field(field::attribute));
+      if (const auto logger_break = logger_method_break(method)) {
+        ir::Node receiver = fn.field(field::object);
+        if (!is_logger(ctx, m, receiver)) return true;
+        sink.report(make_diagnostic(
+            info(), n,
+            fmt::format("`{}.{}` cannot be traced; the graph is split around it ({})", m.text(receiver), method,
+                        *logger_break),
+            "read the logger's level once outside the compiled region and pass the result in"));
+        return true;
+      }
+      if (!could_be_untraceable(method)) return true;
+    }
     const auto q = callee_name(m, n);
     if (!q) return true;
     const auto known = std::find_if(kUntraceable.begin(), kUntraceable.end(),

@@ -29,4 +29,8 @@ void attach_plan(Diagnostic& d, std::variant<source::Fix, rewrite::Declined> pla
 
 Diagnostic make_diagnostic(const RuleInfo& info, ir::Node site, std::string message, std::string help = {});
 
+// True if `expr` is bound only to the result of logging.getLogger / *.get_logger / *.getLogger,
+// here or, through an import, in another analysed module.
+bool is_logger(const RuleContext& ctx, const ir::Module& m, ir::Node expr);
+
 }  // namespace graphmend::rules

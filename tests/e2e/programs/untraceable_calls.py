@@ -1,12 +1,14 @@
 """GM409: calls Dynamo does not trace split the graph at the call. Each is followed by tensor work,
 so every split shows. The near relatives Dynamo does trace (random.randint, random.uniform,
 torch.seed, a deepcopy of plain Python values, str of a size, an f-string of a tensor,
-os.environ.get, torch.cuda.empty_cache) break nothing and are not reported."""
+os.environ.get, torch.cuda.empty_cache, a logger's `level` attribute) break nothing and are not
+reported. A logger method other than a log call breaks (GM202 reports the log calls)."""
 import copy
 import datetime
 import gc
 import inspect
 import json
+import logging
 import os
 import random
 import sys
@@ -17,6 +19,8 @@ import warnings
 from time import perf_counter as clock
 
 import torch
+
+logger = logging.getLogger(__name__)
 
 
 @torch.compile
@@ -129,7 +133,22 @@ def introspective(x: torch.Tensor):
     y = y * 3
     used = torch.cuda.memory_allocated()
     y = y - 3
-    return y, (size, frame, thread, encoded, used)
+    if logger.isEnabledFor(logging.DEBUG):
+        y = y + 4
+    y = y * 4
+    level = logger.getEffectiveLevel()
+    y = y - 4
+    handled = logger.hasHandlers()
+    y = y.sin()
+    child = logger.getChild("probe")
+    y = y + 5
+    logger.setLevel(logging.WARNING)
+    y = y * 5
+    logger.addHandler(logging.NullHandler())
+    y = y - 5
+    known = logger.level
+    y = y + known
+    return y, (size, frame, thread, encoded, used, level, handled, child)
 
 
 def cases():
