@@ -69,6 +69,12 @@ const RegionEntry* CompileRegions::find(const ir::Module& module, int function) 
 
 void CompileRegions::add(FunctionRef f, std::string reason, bool entry) {
   auto key = std::make_pair(f.module, f.function);
+  auto it = regions_.find(key);
+  if (it != regions_.end()) {
+    if (entry && !it->second.entry) it->second = {std::move(reason), true};
+    return;
+  }
+  // Only a function not yet in regions_ is asked: one kept out of Dynamo never enters it.
   switch (trace_exclusion(*f.module, f.module->functions[static_cast<size_t>(f.function)])) {
     case TraceExclusion::None:
       break;
@@ -78,11 +84,6 @@ void CompileRegions::add(FunctionRef f, std::string reason, bool entry) {
     case TraceExclusion::DisabledShallow:
       if (shallow_disabled_.insert(key).second) worklist_.push_back(f);  // only its callees are traced
       return;
-  }
-  auto it = regions_.find(key);
-  if (it != regions_.end()) {
-    if (entry && !it->second.entry) it->second = {std::move(reason), true};
-    return;
   }
   regions_.emplace(key, RegionEntry{std::move(reason), entry});
   worklist_.push_back(f);

@@ -124,6 +124,17 @@ std::optional<bool> truth_of(const ir::Module& module, ir::Node expr, int hops) 
 
 std::optional<bool> compile_time_truth(const ir::Module& module, ir::Node expr) { return truth_of(module, expr, 0); }
 
+namespace {
+
+// True for an `and`/`or` whose left side decides it while Dynamo traces (`not is_compiling() and
+// t`, `is_compiling() or t`): its right side never runs under torch.compile.
+bool right_never_runs(const ir::Module& module, ir::Node boolean_operator) {
+  const std::optional<bool> left = compile_time_truth(module, boolean_operator.field(field::left));
+  return left && *left != (module.text(boolean_operator.field(field::operator_)) == "and");
+}
+
+}  // namespace
+
 std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
   std::vector<source::TextRange> out;
   for (int fi : ctx.compiled_functions()) {
@@ -133,9 +144,7 @@ std::vector<source::TextRange> compile_dead_ranges(const FileContext& ctx) {
         return true;
       }
       if (n.is(kind::boolean_operator)) {
-        const std::optional<bool> left = compile_time_truth(ctx.module, n.field(field::left));
-        const bool is_and = ctx.module.text(n.field(field::operator_)) == "and";
-        if (left && *left != is_and) out.push_back(n.field(field::right).range());
+        if (right_never_runs(ctx.module, n)) out.push_back(n.field(field::right).range());
         return true;
       }
       if (n.is(kind::conditional_expression) && n.named_child_count() == 3) {
@@ -184,9 +193,7 @@ Truth classify_truth(const FileContext& ctx, ir::Node condition) {
     // Operands are tested left to right; the first one needing tensor data is where it breaks.
     Truth t = classify_truth(ctx, e.field(field::left));
     if (t.kind != TruthKind::Static) return t;
-    // `not is_compiling() and t`: under torch.compile the right side is never tested.
-    const std::optional<bool> left = compile_time_truth(ctx.module, e.field(field::left));
-    if (left && *left != (ctx.module.text(e.field(field::operator_)) == "and")) return {};
+    if (right_never_runs(ctx.module, e)) return {};
     return classify_truth(ctx, e.field(field::right));
   }
   if (e.is(kind::call)) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -20,38 +21,54 @@ struct Untraceable {
   std::string_view name;
   std::string_view why;  // break id and Dynamo's words
 };
+constexpr std::string_view kSkipped = "GB0007: Attempted to call function marked as skipped";
+constexpr std::string_view kMethodCall = "GB0156: Unsupported method call";
 constexpr std::array kUntraceable{
-    Untraceable{"time.time", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"time.perf_counter", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"time.monotonic", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"time.sleep", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"time.time_ns", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"time.process_time", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"random.random", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"random.choice", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"random.gauss", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"random.shuffle", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"random.seed", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"torch.manual_seed", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"torch.random.manual_seed", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"torch.cuda.manual_seed", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"torch.get_rng_state", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"torch.set_rng_state", "GB0007: Attempted to call function marked as skipped"},
+    Untraceable{"time.time", kSkipped},
+    Untraceable{"time.perf_counter", kSkipped},
+    Untraceable{"time.monotonic", kSkipped},
+    Untraceable{"time.sleep", kSkipped},
+    Untraceable{"time.time_ns", kSkipped},
+    Untraceable{"time.process_time", kSkipped},
+    Untraceable{"random.random", kSkipped},
+    Untraceable{"random.choice", kSkipped},
+    Untraceable{"random.gauss", kSkipped},
+    Untraceable{"random.shuffle", kSkipped},
+    Untraceable{"random.seed", kSkipped},
+    Untraceable{"torch.manual_seed", kSkipped},
+    Untraceable{"torch.random.manual_seed", kSkipped},
+    Untraceable{"torch.cuda.manual_seed", kSkipped},
+    Untraceable{"torch.get_rng_state", kSkipped},
+    Untraceable{"torch.set_rng_state", kSkipped},
     Untraceable{"torch.cuda.memory_allocated", "GB0208: torch.* op returned non-Tensor"},
-    Untraceable{"os.getpid", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"uuid.uuid4", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"gc.collect", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"sys.getsizeof", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"inspect.currentframe", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"threading.current_thread", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"warnings.simplefilter", "GB0007: Attempted to call function marked as skipped"},
-    Untraceable{"json.dumps", "GB0156: Unsupported method call"},
-    Untraceable{"datetime.datetime.now", "GB0156: Unsupported method call"},
-    Untraceable{"sys.stdout.write", "GB0156: Unsupported method call"},
-    Untraceable{"sys.stderr.write", "GB0156: Unsupported method call"},
-    Untraceable{"sys.stdout.flush", "GB0156: Unsupported method call"},
-    Untraceable{"sys.stderr.flush", "GB0156: Unsupported method call"},
+    Untraceable{"os.getpid", kSkipped},
+    Untraceable{"uuid.uuid4", kSkipped},
+    Untraceable{"gc.collect", kSkipped},
+    Untraceable{"sys.getsizeof", kSkipped},
+    Untraceable{"inspect.currentframe", kSkipped},
+    Untraceable{"threading.current_thread", kSkipped},
+    Untraceable{"warnings.simplefilter", kSkipped},
+    Untraceable{"json.dumps", kMethodCall},
+    Untraceable{"datetime.datetime.now", kMethodCall},
+    Untraceable{"sys.stdout.write", kMethodCall},
+    Untraceable{"sys.stderr.write", kMethodCall},
+    Untraceable{"sys.stdout.flush", kMethodCall},
+    Untraceable{"sys.stderr.flush", kMethodCall},
 };
+
+// Calls that break only on a tensor argument.
+constexpr std::array kUntraceableOnTensor{
+    Untraceable{"copy.deepcopy", "GB4198: Attempted to copy.deepcopy a tensor"},
+    Untraceable{"copy.copy", "GB0208: torch.* op returned non-Tensor"},
+    Untraceable{"str", "GB0059: Failed to trace builtin operator"},
+    Untraceable{"repr", "GB0569: repr() on tensor"},
+};
+
+template <size_t N>
+const Untraceable* find(const std::array<Untraceable, N>& table, std::string_view name) {
+  const auto it = std::find_if(table.begin(), table.end(), [&](const Untraceable& u) { return u.name == name; });
+  return it == table.end() ? nullptr : &*it;
+}
 
 // logging.Logger methods other than the log calls (GM202 reports those, with a fix): a test of the
 // logger's level or handlers in compiled code is a break of its own.
@@ -60,29 +77,18 @@ std::optional<std::string_view> logger_method_break(std::string_view method) {
       method == "getChild") {
     return "GB0291: logging.Logger method not supported";
   }
-  if (method == "addHandler") return "GB0156: Unsupported method call";
+  if (method == "addHandler") return kMethodCall;
   return std::nullopt;
 }
 
-// Calls that break only on a tensor argument.
-std::optional<std::string_view> breaks_on_tensor(std::string_view name) {
-  if (name == "copy.deepcopy") return "GB4198: Attempted to copy.deepcopy a tensor";
-  if (name == "copy.copy") return "GB0208: torch.* op returned non-Tensor";
-  if (name == "str") return "GB0059: Failed to trace builtin operator";
-  if (name == "repr") return "GB0569: repr() on tensor";
-  return std::nullopt;
-}
-
-// The last part of each name above: an attribute call `a.b.<last>(...)` can be one of them only
-// with one of these (an alias renames a module or a function bound by name, never an attribute).
-bool could_be_untraceable(std::string_view last) {
-  static constexpr std::array<std::string_view, 30> kLast{
-      "time",          "perf_counter",   "monotonic",     "sleep",     "time_ns",        "process_time",
-      "random",        "choice",         "gauss",         "shuffle",   "seed",           "manual_seed",
-      "get_rng_state", "set_rng_state",  "memory_allocated", "getpid", "uuid4",          "collect",
-      "getsizeof",     "currentframe",   "current_thread", "simplefilter", "dumps",      "now",
-      "write",         "flush",          "deepcopy",      "copy",      "str",            "repr"};
-  return std::find(kLast.begin(), kLast.end(), last) != kLast.end();
+// An attribute call `a.b.<method>(...)` can be one of the calls above only if a name in the tables
+// ends with `.<method>` (an alias renames a module or a function bound by name, never an attribute).
+bool could_be_untraceable(std::string_view method) {
+  const auto ends_with_method = [&](const Untraceable& u) {
+    return u.name.size() > method.size() && u.name.ends_with(method) && u.name[u.name.size() - method.size() - 1] == '.';
+  };
+  return std::any_of(kUntraceable.begin(), kUntraceable.end(), ends_with_method) ||
+         std::any_of(kUntraceableOnTensor.begin(), kUntraceableOnTensor.end(), ends_with_method);
 }
 
 }  // namespace
@@ -121,12 +127,10 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
     }
     const auto q = callee_name(m, n);
     if (!q) return true;
-    const auto known = std::find_if(kUntraceable.begin(), kUntraceable.end(),
-                                    [&](const Untraceable& u) { return u.name == *q; });
     std::string_view why;
-    if (known != kUntraceable.end()) {
+    if (const Untraceable* known = find(kUntraceable, *q)) {
       why = known->why;
-    } else if (const auto on_tensor = breaks_on_tensor(*q)) {
+    } else if (const Untraceable* on_tensor = find(kUntraceableOnTensor, *q)) {
       // One positional argument, a tensor (or a dict, list or tuple display holding one).
       const std::vector<ir::Node> args = ir::children_without_comments(n.field(field::arguments));
       if (args.size() != 1 || args[0].is(kind::keyword_argument)) return true;
@@ -145,7 +149,7 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
         });
       }
       if (!tensor) return true;
-      why = *on_tensor;
+      why = on_tensor->why;
     } else {
       return true;
     }
