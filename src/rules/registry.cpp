@@ -12,6 +12,7 @@
 #include "graphmend/rules/expert_dispatch.h"
 #include "graphmend/rules/logger_call.h"
 #include "graphmend/rules/print_call.h"
+#include "graphmend/rules/requires_grad_assignment.h"
 #include "graphmend/rules/scalar_conversion.h"
 #include "graphmend/rules/tensor_branch.h"
 #include "graphmend/rules/tensor_item.h"
@@ -50,11 +51,12 @@ std::span<const Rule* const> all_rules() {
   static const ExpertDispatchRule expert_dispatch;
   static const DisabledCallRule disabled_call;
   static const UntraceableCallRule untraceable_call;
-  static const std::array<const Rule*, 15> kRules = {
+  static const RequiresGradAssignmentRule requires_grad_assignment;
+  static const std::array<const Rule*, 16> kRules = {
       &tensor_branch,  &tensor_truthiness, &print_call,       &logger_call,
       &warnings_warn,  &validation_guard,  &tensor_item,      &tensor_tolist,
       &scalar_conversion, &dynamic_shape,  &data_dependent_loop, &data_dependent_operator,
-      &expert_dispatch, &disabled_call,    &untraceable_call};
+      &expert_dispatch, &disabled_call,    &untraceable_call, &requires_grad_assignment};
   return kRules;
 }
 

@@ -1,0 +1,67 @@
+"""GM410: an assignment to a tensor's `requires_grad` splits the graph at the assignment, whatever
+the value and whatever the tensor (an intermediate, an input, a parameter, a buffer; `setattr`
+too; under torch.no_grad() too). Each is followed by tensor work, so every split shows.
+
+The method form `requires_grad_()` breaks only when it changes the flag of an input (GB0125) or of
+an intermediate that reaches the output (GB8985); graphmend does not report it. The forms here
+change nothing Dynamo cares about and break nothing: disabling grad on an input that has none, and
+enabling it on a value that never leaves the function. Reading the flag breaks nothing."""
+import torch
+from torch import nn
+
+
+@torch.compile
+def on_values(x: torch.Tensor):
+    y = x.sin()
+    y.requires_grad = True
+    y = y + 1
+    z = y.detach() * 2
+    z.requires_grad = False
+    z = z + y.detach()
+    x.requires_grad = False
+    z = z * 3
+    setattr(z, "requires_grad", True)
+    w = z.detach().cos()
+    w.requires_grad = z.requires_grad = False
+    w = w + z
+    with torch.no_grad():
+        v = w * 2
+        v.requires_grad = False
+    w = w + v
+    return w
+
+
+@torch.compile
+def flags_untouched(x: torch.Tensor):
+    y = x.sin()
+    x.requires_grad_(False)
+    y = y + 1
+    scratch = y * 2
+    scratch.requires_grad_()
+    y = y * 3
+    enabled = y.requires_grad
+    y = y - 1
+    return y, enabled
+
+
+class Frozen(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(4))
+        self.register_buffer("scale", torch.full((4,), 2.0))
+
+    def forward(self, x: torch.Tensor):
+        h = x * self.weight
+        self.weight.requires_grad = False
+        h = h + 1
+        self.scale.requires_grad = True
+        h = h * self.scale
+        return h
+
+
+def cases():
+    return [
+        (on_values, (torch.randn(4),)),
+        (flags_untouched, (torch.randn(4),)),
+        (Frozen(), (torch.randn(4),)),
+    ]
