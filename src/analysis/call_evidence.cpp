@@ -15,15 +15,16 @@ constexpr size_t kMinCallsPerChunk = 512;
 
 using Observation = std::pair<ParameterKey, ValueType>;
 
-// What one compiled call tells about its callee's parameters: a tensor, or a tuple of tensors.
+// What one compiled call tells about its callee's parameters: a tensor, a tensor or None, or a
+// tuple of tensors.
 void observe(const CompiledCall& c, TypeOracle& types, std::vector<Observation>& out) {
   for_each_argument(*c.caller.module, c.call, c.callee, c.receiver_bound, [&](int parameter, ir::Node argument) {
     const ValueType t = types.type_of(*c.caller.module, argument);
     ValueType seen;
     if (t.tensor_like()) {
       seen = ValueType{ValueKind::LikelyTensor, false};
-    } else if (t.kind == ValueKind::TensorTuple) {
-      seen = t;
+    } else if (t.kind == ValueKind::TensorTuple || t.kind == ValueKind::OptionalTensor) {
+      seen = ValueType{t.kind, false};
     } else {
       return;
     }
@@ -97,8 +98,10 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
     for (const std::vector<Observation>& chunk : seen) {
       for (const auto& [key, type] : chunk) {
         auto [it, inserted] = found.emplace(key, type);
-        // A tensor passed anywhere outweighs a tuple of tensors passed elsewhere.
-        if (!inserted && it->second.kind == ValueKind::TensorTuple && type.kind == ValueKind::LikelyTensor) {
+        // A tensor passed anywhere outweighs a tuple of tensors passed elsewhere; either outweighs
+        // a tensor or None.
+        if (!inserted && ((it->second.kind == ValueKind::TensorTuple && type.kind == ValueKind::LikelyTensor) ||
+                          (it->second.kind == ValueKind::OptionalTensor && type.kind != ValueKind::OptionalTensor))) {
           it->second = type;
         }
       }

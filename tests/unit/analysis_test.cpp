@@ -448,6 +448,44 @@ TEST(TensorTypes, ParametersTypedByWhatCompiledCallersPass) {
   EXPECT_EQ(kind_of("a2", &without_evidence), ValueKind::Unknown);
 }
 
+// A compiled caller that passes a tensor or None (an `Optional[torch.Tensor]` parameter) tells the
+// callee as much: what only a tensor supports (a subscript) is then a tensor, a test against None
+// is not. A tensor passed by another compiled call outweighs it, in either order.
+TEST(TensorTypes, ParametersPassedATensorOrNone) {
+  ParsedModule parsed = parse_module(
+      "import torch\n"
+      "from typing import Optional\n"
+      "def encode(values):\n"
+      "    b1 = values\n"
+      "    b2 = values[:, None]\n"
+      "def mixed(h):\n"
+      "    b3 = h\n"
+      "@torch.compile\n"
+      "def f(x: Optional[torch.Tensor], y: torch.Tensor):\n"
+      "    encode(x)\n"
+      "    mixed(x)\n"
+      "@torch.compile\n"
+      "def g(y: torch.Tensor):\n"
+      "    mixed(y)\n");
+  analysis::Project project;
+  project.add(parsed.module.get());
+  const analysis::CompileRegions regions(project);
+  const analysis::ParameterEvidence evidence = analysis::gather_parameter_evidence(project, regions);
+  analysis::TypeOracle types(project, &evidence);
+  const ir::Module& m = *parsed.module;
+  auto kind_of = [&](std::string_view name) {
+    ir::Node value;
+    syntax::walk(m.root(), [&](ir::Node n) {
+      if (n.is(kind::assignment) && m.text(n.field(field::left)) == name) value = n.field(field::right);
+      return true;
+    });
+    return types.type_of(m, value).kind;
+  };
+  EXPECT_EQ(kind_of("b1"), ValueKind::OptionalTensor);
+  EXPECT_EQ(kind_of("b2"), ValueKind::Tensor);  // None has no subscript: where it runs, a tensor
+  EXPECT_EQ(kind_of("b3"), ValueKind::LikelyTensor);
+}
+
 // The compiled calls are typed on several threads, each with a slice of them; the evidence is the
 // same as one thread's, including along a chain of calls that takes several rounds.
 TEST(TensorTypes, ParameterEvidenceIsTheSameOnAnyNumberOfThreads) {

@@ -6,6 +6,8 @@ The method form `requires_grad_()` breaks only when it changes the flag of an in
 an intermediate that reaches the output (GB8985); graphmend does not report it. The forms here
 change nothing Dynamo cares about and break nothing: disabling grad on an input that has none, and
 enabling it on a value that never leaves the function. Reading the flag breaks nothing."""
+from typing import Optional
+
 import torch
 from torch import nn
 
@@ -59,9 +61,36 @@ class Frozen(nn.Module):
         return h
 
 
+class FeatureEncoder(nn.Module):
+    """Wav2Vec2's feature encoder: its input is unannotated, and the compiled caller passes an
+    `Optional[torch.Tensor]`; the subscript makes it a tensor wherever the code runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(1, 2, 3)
+        self.requires_input_grad = True
+
+    def forward(self, input_values):
+        hidden_states = input_values[:, None]
+        if self.requires_input_grad:
+            hidden_states.requires_grad = True
+        return self.conv(hidden_states)
+
+
+class AudioModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.feature_extractor = FeatureEncoder()
+
+    def forward(self, input_values: Optional[torch.Tensor]):
+        features = self.feature_extractor(input_values)
+        return features.sum(-1)
+
+
 def cases():
     return [
         (on_values, (torch.randn(4),)),
         (flags_untouched, (torch.randn(4),)),
         (Frozen(), (torch.randn(4),)),
+        (AudioModel(), (torch.randn(2, 8),)),
     ]
