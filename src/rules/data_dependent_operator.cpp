@@ -1,6 +1,8 @@
 #include "graphmend/rules/data_dependent_operator.h"
 
+#include <algorithm>
 #include <array>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -8,9 +10,34 @@
 
 namespace graphmend::rules {
 
+namespace {
+
+// `math` functions that Dynamo 2.13 cannot apply to a tensor argument: each asks for the value as a
+// Python number, and the graph breaks there (probed one by one in
+// tests/e2e/programs/math_of_tensor.py). `math.radians` is traced as tensor arithmetic and breaks
+// nothing; `math.trunc`, `math.prod` and `math.fsum` of a tensor fail to compile instead.
+constexpr std::array<std::string_view, 42> kMathOfTensor{
+    "math.sqrt",  "math.ceil",  "math.floor",    "math.exp",      "math.exp2",  "math.expm1",    "math.log",
+    "math.log2",  "math.log10", "math.log1p",    "math.fabs",     "math.pow",   "math.sin",      "math.cos",
+    "math.tan",   "math.asin",  "math.acos",     "math.atan",     "math.atan2", "math.sinh",     "math.cosh",
+    "math.tanh",  "math.asinh", "math.acosh",    "math.atanh",    "math.erf",   "math.erfc",     "math.gamma",
+    "math.lgamma", "math.cbrt", "math.degrees",  "math.hypot",    "math.copysign", "math.fmod",  "math.isclose",
+    "math.isnan", "math.isinf", "math.isfinite", "math.isqrt",    "math.factorial", "math.remainder", "math.ldexp"};
+
+bool has_tensor_argument(const RuleContext& ctx, const ir::Module& m, ir::Node call) {
+  for (ir::Node a : ir::children_without_comments(call.field(field::arguments))) {
+    if (a.is(kind::keyword_argument)) a = a.field(field::value);
+    if (a && ctx.types.type_of(m, ir::unparenthesize(a)).tensor_like()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 const RuleInfo& DataDependentOperatorRule::info() const {
   static const RuleInfo kInfo{"GM406", "data-dependent-operator",
-                              "`torch.equal`/`torch.allclose` return a Python bool computed from data",
+                              "`torch.equal`/`torch.allclose` return a Python bool computed from data; a `math` "
+                              "function of a tensor needs its value as a Python number",
                               "GB0033", RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
@@ -22,8 +49,25 @@ std::span<const syntax::Kind* const> DataDependentOperatorRule::kinds() const {
 
 std::unique_ptr<FilePass> DataDependentOperatorRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink, &m = ctx.module](ir::Node n) mutable {
+    // A qualified name is built only for a call through an attribute or a name (`math.sqrt`, or
+    // `sqrt` imported from math).
     auto q = callee_name(m, n);
-    if (!q || (*q != "torch.equal" && *q != "torch.allclose" && *q != "torch.is_nonzero")) return true;
+    if (!q) return true;
+    if (q->starts_with("math.")) {
+      if (std::find(kMathOfTensor.begin(), kMathOfTensor.end(), *q) == kMathOfTensor.end() ||
+          !has_tensor_argument(ctx, m, n)) {
+        return true;
+      }
+      // Reported in a condition too: to the branch rules the call is a Python value.
+      sink.report(make_diagnostic(
+          info(), n,
+          fmt::format("`{}` of a tensor needs the tensor's value as a Python number (GB0033: Data dependent "
+                      "operator)",
+                      *q),
+          "use the torch function (torch.sqrt(t), t.ceil(), torch.isnan(t), ...) and keep the result a tensor"));
+      return true;
+    }
+    if (*q != "torch.equal" && *q != "torch.allclose" && *q != "torch.is_nonzero") return true;
     // Inside an if/elif condition the branch rules (GM101/GM301) report it.
     if (inside_branch_condition(n)) return true;
     sink.report(make_diagnostic(
