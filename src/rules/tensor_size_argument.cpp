@@ -1,0 +1,245 @@
+#include "graphmend/rules/tensor_size_argument.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "graphmend/rules/conditions.h"
+
+namespace graphmend::rules {
+
+namespace {
+
+// Which arguments of a call are sizes: every positional one, or the one at a position.
+constexpr int kEvery = -1;
+struct SizeTaker {
+  std::string_view name;
+  int position = kEvery;
+};
+
+// torch functions, by qualified name; each is probed in tests/e2e/programs/tensor_sizes.py.
+constexpr std::array kTorchSizeTakers{
+    SizeTaker{"torch.zeros"},         SizeTaker{"torch.ones"},  SizeTaker{"torch.empty"},
+    SizeTaker{"torch.rand"},          SizeTaker{"torch.randn"}, SizeTaker{"torch.eye"},
+    SizeTaker{"torch.arange"},        SizeTaker{"torch.randperm", 0},
+    SizeTaker{"torch.full", 0},       SizeTaker{"torch.split", 1},
+    SizeTaker{"torch.nn.functional.pad", 1},
+};
+
+// Tensor methods, by name, on a receiver known to be a tensor.
+constexpr std::array kMethodSizeTakers{
+    SizeTaker{"new_zeros"}, SizeTaker{"new_ones"},  SizeTaker{"new_empty"}, SizeTaker{"new_full", 0},
+    SizeTaker{"view"},      SizeTaker{"reshape"},   SizeTaker{"expand"},    SizeTaker{"repeat"},
+    SizeTaker{"tile"},      SizeTaker{"narrow", 2}, SizeTaker{"topk", 0},   SizeTaker{"roll", 0},
+    SizeTaker{"split", 0},  SizeTaker{"chunk", 0},  SizeTaker{"unflatten", 1},
+};
+
+template <size_t N>
+const SizeTaker* find(const std::array<SizeTaker, N>& table, std::string_view name) {
+  const auto it = std::find_if(table.begin(), table.end(), [&](const SizeTaker& t) { return t.name == name; });
+  return it == table.end() ? nullptr : &*it;
+}
+
+// The size expressions a call passes: the selected positional arguments and a `size=` keyword,
+// each element of a tuple or list display taken one by one.
+std::vector<ir::Node> size_expressions(const ir::Module& m, ir::Node call, const SizeTaker& taker) {
+  std::vector<ir::Node> out;
+  const auto add = [&](ir::Node a) {
+    a = ir::unparenthesize(a);
+    if (a.is(kind::tuple) || a.is(kind::list)) {
+      for (ir::Node e : ir::children_without_comments(a)) out.push_back(ir::unparenthesize(e));
+    } else {
+      out.push_back(a);
+    }
+  };
+  int position = 0;
+  for (ir::Node a : ir::children_without_comments(call.field(field::arguments))) {
+    if (a.is(kind::keyword_argument)) {
+      if (m.text(a.field(field::name)) == "size") add(a.field(field::value));
+      continue;
+    }
+    if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) break;
+    if (taker.position == kEvery || taker.position == position) add(a);
+    ++position;
+  }
+  return out;
+}
+
+// Tensor methods that move data into Python or give a data-dependent shape: each splits the graph.
+constexpr std::array<std::string_view, 6> kSplittingMethods{"item", "tolist", "numpy", "nonzero", "unique",
+                                                            "masked_select"};
+
+// Builtins Dynamo runs on Python values without leaving the graph.
+constexpr std::array<std::string_view, 7> kTracedBuiltins{"isinstance", "len",       "hasattr", "getattr",
+                                                          "range",      "enumerate", "zip"};
+
+// True when nothing in [from, to) of `function` can split the graph, so a tensor computed at
+// `from` is still a value of the same graph at `to`: no branch on a tensor (an `if` on Python
+// values is fine), no loop, `try`, `with` or `match`, and no call but torch functions, tensor
+// methods that keep data in the graph and a few builtins.
+bool same_graph_between(const RuleContext& ctx, const ir::Module& m, ir::Node function, uint32_t from, uint32_t to) {
+  bool same = true;
+  syntax::walk(function, [&](ir::Node n) {
+    if (!same || n.end() <= from || n.start() >= to) return false;
+    if (n.start() < from) return true;  // encloses the range: look inside
+    if (n.is(kind::for_statement) || n.is(kind::while_statement) || n.is(kind::try_statement) ||
+        n.is(kind::with_statement) || n.is(kind::match_statement)) {
+      same = false;
+      return false;
+    }
+    if (n.is(kind::if_statement) || n.is(kind::elif_clause) || n.is(kind::conditional_expression)) {
+      const ir::Node condition =
+          n.is(kind::conditional_expression) ? n.named_child(1) : n.field(field::condition);
+      same = condition && classify_truth(ctx, condition).kind == TruthKind::Static;
+      return same;
+    }
+    if (!n.is(kind::call)) return true;
+    ir::Node fn = ir::unparenthesize(n.field(field::function));
+    if (fn.is(kind::attribute) && ctx.types.type_of(m, fn.field(field::object)).tensor_like()) {
+      const std::string_view method = m.text(fn.field(field::attribute));
+      same = std::find(kSplittingMethods.begin(), kSplittingMethods.end(), method) == kSplittingMethods.end();
+      return same;
+    }
+    const auto q = callee_name(m, n);
+    if (q && std::find(kTracedBuiltins.begin(), kTracedBuiltins.end(), *q) != kTracedBuiltins.end()) return true;
+    same = q && q->starts_with("torch.") && !q->starts_with("torch._") && *q != "torch.nonzero" &&
+           *q != "torch.unique" && *q != "torch.masked_select" && *q != "torch.equal" && *q != "torch.allclose";
+    return same;
+  });
+  return same;
+}
+
+// True when `e` is a tensor whose value Dynamo does not know while it traces: a tensor method's
+// result (`x.max()`), a user function's, or arithmetic on one. A torch function of Python numbers
+// only (`torch.div(x.size(1), 2, rounding_mode="trunc")`) is folded to a constant and is not.
+// A name is followed through the assignments that reach it, at most kMaxHops deep.
+constexpr int kMaxHops = 4;
+
+bool data_dependent(const RuleContext& ctx, const ir::Module& m, ir::Node e, int hops = 0) {
+  e = ir::unparenthesize(e);
+  if (!e || !ctx.types.type_of(m, e).tensor_like()) return false;
+  if (e.is(kind::binary_operator)) {
+    return data_dependent(ctx, m, e.field(field::left), hops) || data_dependent(ctx, m, e.field(field::right), hops);
+  }
+  if (e.is(kind::unary_operator)) return data_dependent(ctx, m, e.field(field::argument), hops);
+  if (e.is(kind::subscript)) return true;  // an element or a slice of a tensor: data
+  if (e.is(kind::identifier)) {
+    // `chunks = torch.div(n, w, rounding_mode="trunc") - 1` is as constant as its definition;
+    // a parameter, a loop variable or anything else that is a tensor is data.
+    const std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(e);
+    if (!reaching || reaching->empty() || hops >= kMaxHops) return true;
+    return std::any_of(reaching->begin(), reaching->end(), [&](int b) {
+      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+      const bool plain = binding.kind == ir::BindingKind::Assignment ||
+                         binding.kind == ir::BindingKind::AnnotatedAssignment ||
+                         binding.kind == ir::BindingKind::Walrus;
+      return !plain || !binding.value || data_dependent(ctx, m, binding.value, hops + 1);
+    });
+  }
+  if (e.is(kind::call)) {
+    ir::Node fn = ir::unparenthesize(e.field(field::function));
+    if (fn.is(kind::attribute) && ctx.types.type_of(m, fn.field(field::object)).tensor_like()) return true;
+    const auto q = callee_name(m, e);
+    if (!q || !q->starts_with("torch.")) return true;
+    for (ir::Node a : ir::children_without_comments(e.field(field::arguments))) {
+      if (a.is(kind::keyword_argument)) a = a.field(field::value);
+      if (data_dependent(ctx, m, a, hops)) return true;
+    }
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const RuleInfo& TensorSizeArgumentRule::info() const {
+  static const RuleInfo kInfo{"GM411", "tensor-size-argument",
+                              "a tensor computed in the graph used as a size needs its value as a Python int",
+                              "GB0033", RuleFamily::Report, FixAvailability::None};
+  return kInfo;
+}
+
+std::span<const syntax::Kind* const> TensorSizeArgumentRule::kinds() const {
+  static const std::array<const syntax::Kind*, 1> kKinds{&kind::call};
+  return kKinds;
+}
+
+std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
+  // Bindings already used as a size: after the first use splits the graph, the value is an input
+  // of the graph that resumes, and Dynamo reads an input's value (specialising on it) instead of
+  // splitting again.
+  return file_pass([this, &ctx, &sink, &m = ctx.module, used = std::unordered_set<int>()](ir::Node n) mutable {
+    ir::Node fn = ir::unparenthesize(n.field(field::function));
+    const SizeTaker* taker = nullptr;
+    std::string callee;
+    if (fn.is(kind::attribute)) {
+      const std::string_view method = m.text(fn.field(field::attribute));
+      if (const SizeTaker* t = find(kMethodSizeTakers, method);
+          t && ctx.types.type_of(m, fn.field(field::object)).tensor_like()) {
+        taker = t;
+        callee = m.text(fn);
+      }
+    }
+    if (!taker) {
+      const auto q = callee_name(m, n);
+      if (!q || !q->starts_with("torch.")) return true;
+      taker = find(kTorchSizeTakers, *q);
+      if (!taker) return true;
+      callee = *q;
+    }
+    for (ir::Node size : size_expressions(m, n, *taker)) {
+      if (!size || !data_dependent(ctx, m, size)) continue;
+      // A buffer or attribute read (`self.n`) is an input of the graph, as is a parameter.
+      if (size.is(kind::attribute)) continue;
+      if (size.is(kind::identifier)) {
+        const std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(size);
+        if (!reaching || reaching->empty()) continue;
+        // Every binding that reaches the use computes a value (`n = mask.sum()`, `n += 1`); a
+        // plain copy of another name or attribute (`n = lengths`) may be an input.
+        const bool computed_here = std::all_of(reaching->begin(), reaching->end(), [&](int b) {
+          const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+          switch (binding.kind) {
+            case ir::BindingKind::Assignment:
+            case ir::BindingKind::AnnotatedAssignment:
+            case ir::BindingKind::Walrus: {
+              const ir::Node value = ir::unparenthesize(binding.value);
+              return value && !value.is(kind::identifier) && !value.is(kind::attribute);
+            }
+            case ir::BindingKind::AugmentedAssignment: return true;
+            default: return false;
+          }
+        });
+        if (!computed_here) continue;
+        const bool first_use = std::none_of(reaching->begin(), reaching->end(), [&](int b) { return used.contains(b); });
+        used.insert(reaching->begin(), reaching->end());
+        if (!first_use) continue;
+        // A split between the definition and this use (a tensor branch, a print) makes the value
+        // an input of the graph that resumes, which breaks nothing here.
+        const int function = m.function_of(n);
+        if (function < 0) continue;
+        const ir::Node body = m.functions[static_cast<size_t>(function)].node;
+        const bool unsplit = std::all_of(reaching->begin(), reaching->end(), [&](int b) {
+          const ir::Node statement = m.bindings[static_cast<size_t>(b)].statement;
+          return statement && statement.end() <= size.start() &&
+                 same_graph_between(ctx, m, body, statement.end(), size.start());
+        });
+        if (!unsplit) continue;
+      }
+      sink.report(make_diagnostic(
+          info(), n,
+          fmt::format("`{}` takes the tensor `{}` as a size: Dynamo needs its value as a Python int and splits the "
+                      "graph here (GB0033: Data dependent operator)",
+                      callee, m.text(size)),
+          "compute the size from shapes (x.shape, x.size()), or keep a static size and mask the data-dependent "
+          "part; torch._dynamo.config.capture_scalar_outputs = True with `int(n.item())` makes it a symbolic int"));
+      break;  // one finding for the call
+    }
+    return true;
+  });
+}
+
+}  // namespace graphmend::rules

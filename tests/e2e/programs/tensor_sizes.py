@@ -1,0 +1,168 @@
+"""GM411: a tensor computed in the graph and used as a size (of a new tensor, a view, a repeat, a
+split, a pad, top-k's k) asks Dynamo for its value as a Python int, which the graph does not have:
+it breaks at the call (GB0033 Data dependent operator). Each call is followed by tensor work, so
+every split shows.
+
+After the split the tensor is an input of the graph that resumes, and Dynamo reads an input's
+value while it traces (specialising on it), so a second use of the same name breaks nothing: only
+the first is reported, and not even that one when another split (a tensor branch, a print) lies
+between the size's definition and its use. A branch on Python values between them splits nothing. Sizes read from shapes (`x.shape[0]`, `x.size(1)`) are static and break
+nothing, nor does a torch function of such sizes (`torch.div(x.size(0), 2, rounding_mode="trunc")`,
+which Dynamo folds to a constant, as Longformer's chunking does), nor a tensor in a place that
+takes a tensor (the fill value of torch.full), nor a size that arrives as an argument of the
+compiled function."""
+import torch
+import torch.nn.functional as F
+
+
+def count(x: torch.Tensor):
+    return (x > 0).sum() // 2 + 1
+
+
+@torch.compile
+def new_tensors(x: torch.Tensor):
+    y = x * 2
+    a = torch.zeros(count(x))
+    y = y + 1
+    b = torch.ones((count(x), 2))
+    y = y - 1
+    c = torch.empty(count(x), 3)
+    y = y * 3
+    d = torch.full((count(x),), 1.0)
+    y = y + 2
+    e = torch.rand(count(x))
+    y = y - 2
+    f = torch.randn([2, count(x)])
+    y = y * 4
+    g = torch.arange(count(x))
+    y = y + 3
+    h = torch.arange(0, x.max().long() + 2)
+    y = y - 3
+    i = torch.eye(count(x))
+    y = y * 5
+    j = torch.randperm(count(x))
+    y = y + 4
+    k = x.new_zeros(count(x))
+    y = y - 4
+    m = x.new_ones((count(x), 2))
+    y = y * 6
+    o = x.new_empty(count(x))
+    y = y + 5
+    p = x.new_full((count(x),), 2.0)
+    y = y - 5
+    q = torch.zeros(size=(count(x),))
+    y = y * 7
+    return y, (a, b, c, d, e, f, g, h, i, j, k, m, o, p, q)
+
+
+@torch.compile
+def reshaped(x: torch.Tensor):
+    y = x * 2
+    a = x.view(count(x), -1)
+    y = y + 1
+    b = x.reshape(-1, count(x))
+    y = y - 1
+    c = x[:1].expand(count(x), 6)
+    y = y * 3
+    d = x.repeat(count(x))
+    y = y + 2
+    e = x.tile((count(x),))
+    y = y - 2
+    f = x.narrow(0, 0, count(x))
+    y = y * 4
+    g = x.topk(count(x))
+    y = y + 3
+    h = x.roll(count(x))
+    y = y - 3
+    i = x.split(count(x))
+    y = y * 5
+    j = torch.split(x, count(x))
+    y = y + 4
+    k = x.chunk(count(x))
+    y = y - 4
+    m = x.unflatten(0, (count(x), -1))
+    y = y * 6
+    o = F.pad(x, (0, count(x)))
+    y = y + 5
+    return y, (a, b, c, d, e, f, g, h, i, j, k, m, o)
+
+
+@torch.compile
+def static_sizes(x: torch.Tensor):
+    n = x.shape[0] // 2
+    y = x * 2
+    a = torch.zeros(n, x.size(0))
+    y = y + 1
+    b = x.view(n, -1)
+    y = y - 1
+    c = torch.full((3,), y.sum())
+    y = y * 3
+    e = torch.arange(x.numel())
+    y = y - 2
+    chunks = torch.div(x.size(0), 2, rounding_mode="trunc")
+    f = x.view(chunks, -1)
+    y = y * 4
+    g = x.new_zeros(torch.div(x.size(0), 3, rounding_mode="floor") + 1)
+    y = y + 3
+    return y, (a, b, c, e, f, g)
+
+
+@torch.compile
+def one_size_twice(x: torch.Tensor):
+    n = (x > 0).sum() + 1
+    y = x * 2
+    a = torch.zeros(n)
+    y = y + 1
+    b = x.new_ones(n)
+    y = y - 1
+    m = n * 2
+    y = y * 3
+    c = torch.arange(m)
+    y = y + 2
+    return y, (a, b, c)
+
+
+@torch.compile
+def split_before_use(x: torch.Tensor):
+    n = (x > 0).sum() + 1
+    y = x * 2
+    if y.sum() > 100:
+        y = y + 1
+    a = torch.zeros(n)
+    y = y - 1
+    m = (x > 1).sum() + 1
+    print("sizes ready")
+    b = x.new_ones(m)
+    y = y * 3
+    return y, (a, b)
+
+
+@torch.compile
+def static_branch_between(x: torch.Tensor):
+    n = (x > 0).sum() + 1
+    y = x * 2
+    if x.dim() == 1 and isinstance(x, torch.Tensor):
+        y = y + len(x)
+    a = torch.zeros(n)
+    y = y - 1
+    return y, a
+
+
+@torch.compile
+def given_size(x: torch.Tensor, n: torch.Tensor):
+    y = x * 2
+    a = torch.zeros(n)
+    y = y + 1
+    return y, a
+
+
+def cases():
+    return [
+        (new_tensors, (torch.randn(6),)),
+        (reshaped, (torch.randn(6),)),
+        (static_sizes, (torch.randn(6),)),
+        (one_size_twice, (torch.randn(6),)),
+        (split_before_use, (torch.randn(6),)),
+        (static_branch_between, (torch.randn(6),)),
+        (given_size, (torch.randn(6), torch.tensor(3))),
+    ]
