@@ -17,13 +17,21 @@ namespace {
 
 using analysis::ValueKind;
 
+// With Evidence::FromCompiledCalls, the oracle also knows what compiled callers pass (issue 16,
+// item 4), as in a run.
+enum class Evidence { None, FromCompiledCalls };
+
 struct Analysed {
   ParsedModule parsed;
   analysis::Project project;
+  analysis::ParameterEvidence evidence;
   std::unique_ptr<analysis::TypeOracle> types;
-  explicit Analysed(std::string text) : parsed(parse_module(std::move(text))) {
+  explicit Analysed(std::string text, Evidence with = Evidence::None) : parsed(parse_module(std::move(text))) {
     project.add(parsed.module.get());
-    types = std::make_unique<analysis::TypeOracle>(project);
+    if (with == Evidence::FromCompiledCalls) {
+      evidence = analysis::gather_parameter_evidence(project, analysis::CompileRegions(project));
+    }
+    types = std::make_unique<analysis::TypeOracle>(project, &evidence);
   }
   const ir::Module& m() const { return *parsed.module; }
   ValueKind kind_of_assigned(std::string_view name) {
@@ -452,7 +460,7 @@ TEST(TensorTypes, ParametersTypedByWhatCompiledCallersPass) {
 // callee as much: what only a tensor supports (a subscript) is then a tensor, a test against None
 // is not. A tensor passed by another compiled call outweighs it, in either order.
 TEST(TensorTypes, ParametersPassedATensorOrNone) {
-  ParsedModule parsed = parse_module(
+  Analysed a(
       "import torch\n"
       "from typing import Optional\n"
       "def encode(values):\n"
@@ -466,24 +474,11 @@ TEST(TensorTypes, ParametersPassedATensorOrNone) {
       "    mixed(x)\n"
       "@torch.compile\n"
       "def g(y: torch.Tensor):\n"
-      "    mixed(y)\n");
-  analysis::Project project;
-  project.add(parsed.module.get());
-  const analysis::CompileRegions regions(project);
-  const analysis::ParameterEvidence evidence = analysis::gather_parameter_evidence(project, regions);
-  analysis::TypeOracle types(project, &evidence);
-  const ir::Module& m = *parsed.module;
-  auto kind_of = [&](std::string_view name) {
-    ir::Node value;
-    syntax::walk(m.root(), [&](ir::Node n) {
-      if (n.is(kind::assignment) && m.text(n.field(field::left)) == name) value = n.field(field::right);
-      return true;
-    });
-    return types.type_of(m, value).kind;
-  };
-  EXPECT_EQ(kind_of("b1"), ValueKind::OptionalTensor);
-  EXPECT_EQ(kind_of("b2"), ValueKind::Tensor);  // None has no subscript: where it runs, a tensor
-  EXPECT_EQ(kind_of("b3"), ValueKind::LikelyTensor);
+      "    mixed(y)\n",
+      Evidence::FromCompiledCalls);
+  EXPECT_EQ(a.kind_of_assigned("b1"), ValueKind::OptionalTensor);
+  EXPECT_EQ(a.kind_of_assigned("b2"), ValueKind::Tensor);  // None has no subscript: where it runs, a tensor
+  EXPECT_EQ(a.kind_of_assigned("b3"), ValueKind::LikelyTensor);
 }
 
 // The compiled calls are typed on several threads, each with a slice of them; the evidence is the

@@ -10,7 +10,8 @@ between the size's definition and its use. A branch on Python values between the
 nothing, nor does a torch function of such sizes (`torch.div(x.size(0), 2, rounding_mode="trunc")`,
 which Dynamo folds to a constant, as Longformer's chunking does), nor a tensor in a place that
 takes a tensor (the fill value of torch.full), nor a size that arrives as an argument of the
-compiled function."""
+compiled function (Dynamo reads an input's value); arithmetic on such an argument, or an element
+of it, is computed in the graph and breaks."""
 import torch
 import torch.nn.functional as F
 
@@ -149,11 +150,15 @@ def static_branch_between(x: torch.Tensor):
 
 
 @torch.compile
-def given_size(x: torch.Tensor, n: torch.Tensor):
+def given_size(x: torch.Tensor, n: torch.Tensor, lengths: torch.Tensor):
     y = x * 2
     a = torch.zeros(n)
     y = y + 1
-    return y, a
+    b = torch.zeros(n + 1)
+    y = y - 1
+    c = torch.arange(lengths[0])
+    y = y * 3
+    return y, (a, b, c)
 
 
 def cases():
@@ -164,5 +169,5 @@ def cases():
         (one_size_twice, (torch.randn(6),)),
         (split_before_use, (torch.randn(6),)),
         (static_branch_between, (torch.randn(6),)),
-        (given_size, (torch.randn(6), torch.tensor(3))),
+        (given_size, (torch.randn(6), torch.tensor(3), torch.tensor([2, 4]))),
     ]
