@@ -16,13 +16,15 @@ namespace {
 // Calls TorchDynamo 2.13 does not trace, by qualified name, with its break: each one is checked
 // against Dynamo's break sites in tests/e2e/programs/untraceable_calls.py. Close relatives that
 // Dynamo does trace are left out on purpose (random.randint, random.uniform, torch.seed,
-// numpy.random.seed, os.environ.get, torch.cuda.empty_cache).
+// numpy.random.seed, numpy.random.rand, os.environ.get, os.getenv, os.path.join,
+// torch.cuda.empty_cache, torch.cuda.is_available, platform.system).
 struct Untraceable {
   std::string_view name;
   std::string_view why;  // break id and Dynamo's words
 };
 constexpr std::string_view kSkipped = "GB0007: Attempted to call function marked as skipped";
 constexpr std::string_view kMethodCall = "GB0156: Unsupported method call";
+constexpr std::string_view kNonTensor = "GB0208: torch.* op returned non-Tensor";
 constexpr std::array kUntraceable{
     Untraceable{"time.time", kSkipped},
     Untraceable{"time.perf_counter", kSkipped},
@@ -40,7 +42,7 @@ constexpr std::array kUntraceable{
     Untraceable{"torch.cuda.manual_seed", kSkipped},
     Untraceable{"torch.get_rng_state", kSkipped},
     Untraceable{"torch.set_rng_state", kSkipped},
-    Untraceable{"torch.cuda.memory_allocated", "GB0208: torch.* op returned non-Tensor"},
+    Untraceable{"torch.cuda.memory_allocated", kNonTensor},
     Untraceable{"os.getpid", kSkipped},
     Untraceable{"uuid.uuid4", kSkipped},
     Untraceable{"gc.collect", kSkipped},
@@ -54,14 +56,30 @@ constexpr std::array kUntraceable{
     Untraceable{"sys.stderr.write", kMethodCall},
     Untraceable{"sys.stdout.flush", kMethodCall},
     Untraceable{"sys.stderr.flush", kMethodCall},
+    Untraceable{"torch.cuda.device_count", kNonTensor},
+    Untraceable{"torch.get_num_threads", kNonTensor},
+    Untraceable{"torch.set_num_threads", kSkipped},
+    Untraceable{"torch.Generator", "GB0363: An opaque object was created in the middle of the program"},
+    Untraceable{"os.path.exists", kSkipped},
+    Untraceable{"os.listdir", kSkipped},
+    Untraceable{"time.strftime", kSkipped},
+    Untraceable{"hashlib.md5", kSkipped},
+    Untraceable{"pickle.dumps", kSkipped},
+    Untraceable{"traceback.format_stack", kSkipped},
+    Untraceable{"importlib.import_module", kSkipped},
+    Untraceable{"open", "GB0059: Failed to trace builtin operator"},
+    Untraceable{"numpy.random.randint", "GB0033: Data dependent operator"},
+    Untraceable{"numpy.random.normal", "GB0033: Data dependent operator"},
+    Untraceable{"numpy.random.permutation", "GB0294: attempted to trace numpy function unsupported by PyTorch"},
 };
 
 // Calls that break only on a tensor argument.
 constexpr std::array kUntraceableOnTensor{
     Untraceable{"copy.deepcopy", "GB4198: Attempted to copy.deepcopy a tensor"},
-    Untraceable{"copy.copy", "GB0208: torch.* op returned non-Tensor"},
+    Untraceable{"copy.copy", kNonTensor},
     Untraceable{"str", "GB0059: Failed to trace builtin operator"},
     Untraceable{"repr", "GB0569: repr() on tensor"},
+    Untraceable{"sorted", "GB0059: Failed to trace builtin operator"},
 };
 
 template <size_t N>

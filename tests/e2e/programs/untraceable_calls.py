@@ -6,18 +6,24 @@ reported. A logger method other than a log call breaks (GM202 reports the log ca
 import copy
 import datetime
 import gc
+import hashlib
+import importlib
 import inspect
 import json
 import logging
 import os
+import pickle
+import platform
 import random
 import sys
 import threading
 import time
+import traceback
 import uuid
 import warnings
 from time import perf_counter as clock
 
+import numpy as np
 import torch
 
 logger = logging.getLogger(__name__)
@@ -151,10 +157,68 @@ def introspective(x: torch.Tensor):
     return y, (size, frame, thread, encoded, used, level, handled, child)
 
 
+@torch.compile
+def environment(x: torch.Tensor):
+    y = x.sin()
+    gpus = torch.cuda.device_count()
+    y = y + 1
+    threads = torch.get_num_threads()
+    y = y * 2
+    torch.set_num_threads(threads)
+    y = y - 1
+    generator = torch.Generator()
+    y = y.cos()
+    here = os.path.exists(os.devnull)
+    y = y + 2
+    names = os.listdir(os.path.dirname(__file__))
+    y = y * 3
+    year = time.strftime("%Y")
+    y = y - 2
+    digest = hashlib.md5(b"graphmend")
+    y = y + 3
+    blob = pickle.dumps(1)
+    y = y * 4
+    stack = traceback.format_stack()
+    y = y - 3
+    module = importlib.import_module("math")
+    y = y.sin()
+    open(os.devnull).close()
+    y = y + 4
+    pick = np.random.randint(0, 3)
+    y = y * 5
+    noise = np.random.normal()
+    y = y - 4
+    order = np.random.permutation(3)
+    y = y + 5
+    ranked = sorted(y)
+    y = y * 6
+    return y, (gpus, generator, here, names, year, digest, blob, stack, module, pick, noise, order, ranked)
+
+
+@torch.compile
+def environment_traced(x: torch.Tensor):
+    y = x.sin()
+    home = os.getenv("HOME")
+    y = y + 1
+    path = os.path.join("a", "b")
+    y = y * 2
+    uniform = np.random.rand(2)
+    y = y - 1
+    cuda = torch.cuda.is_available()
+    y = y.cos()
+    system = platform.system()
+    y = y + 2
+    ranked = sorted([3, 1, 2])
+    y = y * 3
+    return y, (home, path, uniform, cuda, system, ranked)
+
+
 def cases():
     return [
         (timed, (torch.randn(4),)),
         (randomised, (torch.randn(4),)),
         (streams_and_copies, (torch.randn(4),)),
         (introspective, (torch.randn(4),)),
+        (environment, (torch.randn(4),)),
+        (environment_traced, (torch.randn(4),)),
     ]
