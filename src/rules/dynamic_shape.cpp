@@ -73,6 +73,11 @@ std::unique_ptr<FilePass> DynamicShapeRule::start(const RuleContext& ctx, Diagno
           analysis::api::has(analysis::api::Space::TensorMethod, m.text(fn.field(field::attribute)),
                              analysis::api::Fact::DynamicShape) &&
           ctx.types.type_of(m, fn.field(field::object)).tensor_like()) {
+        // `t.repeat_interleave(2)` has a static shape; only tensor repeats make it data-dependent.
+        if (m.text(fn.field(field::attribute)) == "repeat_interleave" &&
+            !(args && args.named_child_count() >= 1 && ctx.types.type_of(m, args.named_child(0)).tensor_like())) {
+          return true;
+        }
         report(n, fmt::format("`.{}()`", m.text(fn.field(field::attribute))));
       }
       return true;

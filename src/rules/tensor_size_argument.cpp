@@ -27,7 +27,8 @@ constexpr std::array kTorchSizeTakers{
     SizeTaker{"torch.rand"},          SizeTaker{"torch.randn"}, SizeTaker{"torch.eye"},
     SizeTaker{"torch.arange"},        SizeTaker{"torch.randperm", 0},
     SizeTaker{"torch.full", 0},       SizeTaker{"torch.split", 1},
-    SizeTaker{"torch.nn.functional.pad", 1},
+    SizeTaker{"torch.linspace", 2},   SizeTaker{"torch.nn.functional.pad", 1},
+    SizeTaker{"torch.nn.functional.interpolate", 1},
 };
 
 // Tensor methods, by name, on a receiver known to be a tensor.

@@ -1,4 +1,5 @@
-"""Report-only: data-dependent output shapes (GB0036)."""
+"""Report-only: data-dependent output shapes (GB0036). `repeat_interleave` with an int repeat count
+has a static shape and breaks nothing."""
 import torch
 
 
@@ -17,5 +18,23 @@ def select(x: torch.Tensor):
     return idx, kept, uniq, picked, nz
 
 
+@torch.compile
+def counted(x: torch.Tensor):
+    y = x.abs() * 3
+    bins = torch.bincount(y.long())
+    y = y + 1
+    method_bins = y.long().bincount()
+    y = y * 2
+    where = torch.argwhere(y > 4)
+    y = y - 1
+    runs = torch.unique_consecutive(y.long())
+    y = y + 2
+    spread = y.repeat_interleave(y.long() % 3)
+    y = y * 3
+    doubled = y.repeat_interleave(2)
+    y = y - 2
+    return y, (bins, method_bins, where, runs, spread, doubled)
+
+
 def cases():
-    return [(select, (torch.randn(6),))]
+    return [(select, (torch.randn(6),)), (counted, (torch.randn(6),))]

@@ -85,7 +85,13 @@ def reshaped(x: torch.Tensor):
     y = y * 6
     o = F.pad(x, (0, count(x)))
     y = y + 5
-    return y, (a, b, c, d, e, f, g, h, i, j, k, m, o)
+    p = F.interpolate(x.view(1, 1, -1), size=count(x))
+    y = y - 5
+    q = torch.linspace(0, 1, count(x))
+    y = y * 7
+    r = F.interpolate(x.view(1, 1, -1), scale_factor=2.0)
+    y = y + 6
+    return y, (a, b, c, d, e, f, g, h, i, j, k, m, o, p, q, r)
 
 
 @torch.compile
