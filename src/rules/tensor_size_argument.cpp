@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -70,9 +71,14 @@ std::vector<ir::Node> size_expressions(const ir::Module& m, ir::Node call, const
   return out;
 }
 
-// Tensor methods that move data into Python or give a data-dependent shape: each splits the graph.
-constexpr std::array<std::string_view, 6> kSplittingMethods{"item", "tolist", "numpy", "nonzero", "unique",
-                                                            "masked_select"};
+// Tensor methods that move data into Python (GM401, GM402); the API table knows the operators
+// whose result needs data or has a data-dependent shape. Each splits the graph.
+constexpr std::array<std::string_view, 3> kExtractingMethods{"item", "tolist", "numpy"};
+
+bool splits(analysis::api::Space space, std::string_view name) {
+  return analysis::api::has(space, name, analysis::api::Fact::DataDependent) ||
+         analysis::api::has(space, name, analysis::api::Fact::DynamicShape);
+}
 
 // Builtins Dynamo runs on Python values without leaving the graph.
 constexpr std::array<std::string_view, 7> kTracedBuiltins{"isinstance", "len",       "hasattr", "getattr",
@@ -102,16 +108,23 @@ bool same_graph_between(const RuleContext& ctx, const ir::Module& m, ir::Node fu
     ir::Node fn = ir::unparenthesize(n.field(field::function));
     if (fn.is(kind::attribute) && ctx.types.type_of(m, fn.field(field::object)).tensor_like()) {
       const std::string_view method = m.text(fn.field(field::attribute));
-      same = std::find(kSplittingMethods.begin(), kSplittingMethods.end(), method) == kSplittingMethods.end();
+      same = std::find(kExtractingMethods.begin(), kExtractingMethods.end(), method) == kExtractingMethods.end() &&
+             !splits(analysis::api::Space::TensorMethod, method);
       return same;
     }
     const auto q = callee_name(m, n);
     if (q && std::find(kTracedBuiltins.begin(), kTracedBuiltins.end(), *q) != kTracedBuiltins.end()) return true;
-    same = q && q->starts_with("torch.") && !q->starts_with("torch._") && *q != "torch.nonzero" &&
-           *q != "torch.unique" && *q != "torch.masked_select" && *q != "torch.equal" && *q != "torch.allclose";
+    same = q && q->starts_with("torch.") && !q->starts_with("torch._") && !splits(analysis::api::Space::Global, *q);
     return same;
   });
   return same;
+}
+
+// The value a binding assigns to the whole name (`n = v`, `n: T = v`, `(n := v)`), else null.
+ir::Node assigned_value(const ir::Binding& binding) {
+  const bool plain = binding.kind == ir::BindingKind::Assignment ||
+                     binding.kind == ir::BindingKind::AnnotatedAssignment || binding.kind == ir::BindingKind::Walrus;
+  return plain ? binding.value : ir::Node{};
 }
 
 // True when `e` is a tensor whose value Dynamo does not know while it traces: a tensor method's
@@ -134,11 +147,8 @@ bool data_dependent(const RuleContext& ctx, const ir::Module& m, ir::Node e, int
     const std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(e);
     if (!reaching || reaching->empty() || hops >= kMaxHops) return true;
     return std::any_of(reaching->begin(), reaching->end(), [&](int b) {
-      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-      const bool plain = binding.kind == ir::BindingKind::Assignment ||
-                         binding.kind == ir::BindingKind::AnnotatedAssignment ||
-                         binding.kind == ir::BindingKind::Walrus;
-      return !plain || !binding.value || data_dependent(ctx, m, binding.value, hops + 1);
+      const ir::Node value = assigned_value(m.bindings[static_cast<size_t>(b)]);
+      return !value || data_dependent(ctx, m, value, hops + 1);
     });
   }
   if (e.is(kind::call)) {
@@ -203,16 +213,9 @@ std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, 
         // plain copy of another name or attribute (`n = lengths`) may be an input.
         const bool computed_here = std::all_of(reaching->begin(), reaching->end(), [&](int b) {
           const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-          switch (binding.kind) {
-            case ir::BindingKind::Assignment:
-            case ir::BindingKind::AnnotatedAssignment:
-            case ir::BindingKind::Walrus: {
-              const ir::Node value = ir::unparenthesize(binding.value);
-              return value && !value.is(kind::identifier) && !value.is(kind::attribute);
-            }
-            case ir::BindingKind::AugmentedAssignment: return true;
-            default: return false;
-          }
+          if (binding.kind == ir::BindingKind::AugmentedAssignment) return true;
+          const ir::Node value = ir::unparenthesize(assigned_value(binding));
+          return value && !value.is(kind::identifier) && !value.is(kind::attribute);
         });
         if (!computed_here) continue;
         const bool first_use = std::none_of(reaching->begin(), reaching->end(), [&](int b) { return used.contains(b); });
