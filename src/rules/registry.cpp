@@ -17,6 +17,7 @@
 #include "graphmend/rules/tensor_branch.h"
 #include "graphmend/rules/tensor_item.h"
 #include "graphmend/rules/tensor_size_argument.h"
+#include "graphmend/rules/tensor_slice_bound.h"
 #include "graphmend/rules/tensor_tolist.h"
 #include "graphmend/rules/tensor_truthiness.h"
 #include "graphmend/rules/untraceable_call.h"
@@ -54,12 +55,13 @@ std::span<const Rule* const> all_rules() {
   static const UntraceableCallRule untraceable_call;
   static const RequiresGradAssignmentRule requires_grad_assignment;
   static const TensorSizeArgumentRule tensor_size_argument;
-  static const std::array<const Rule*, 17> kRules = {
+  static const TensorSliceBoundRule tensor_slice_bound;
+  static const std::array<const Rule*, 18> kRules = {
       &tensor_branch,  &tensor_truthiness, &print_call,       &logger_call,
       &warnings_warn,  &validation_guard,  &tensor_item,      &tensor_tolist,
       &scalar_conversion, &dynamic_shape,  &data_dependent_loop, &data_dependent_operator,
       &expert_dispatch, &disabled_call,    &untraceable_call, &requires_grad_assignment,
-      &tensor_size_argument};
+      &tensor_size_argument, &tensor_slice_bound};
   return kRules;
 }
 

@@ -1,0 +1,71 @@
+"""GM412 where `explain` cannot show the break at its line (programs/slice_bounds_logged.py): the
+sites come from Dynamo's own graph-break log instead, compiled with a counting backend, and must
+equal graphmend's. The breaks are real: a bound that is an input leaves no graph at all (the
+whole function runs eagerly), and the loop's graph stops before the loop."""
+from __future__ import annotations
+
+import json
+import logging
+import pathlib
+import re
+import subprocess
+
+import torch
+import torch._dynamo
+
+from dynamo_sites import _uncompiled, load_program
+
+PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
+PROGRAM = PROGRAMS / "slice_bounds_logged.py"
+
+
+class BreakLog(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.sites = set()
+
+    def emit(self, record):
+        where = re.search(r"Graph break in user code at (\S+):(\d+)", record.getMessage())
+        if where:
+            self.sites.add((str(pathlib.Path(where.group(1)).resolve()), int(where.group(2))))
+
+
+def dynamo_sites_from_log():
+    module = load_program(PROGRAMS, PROGRAM)
+    sites, graph_counts = set(), []
+    log = BreakLog()
+    dynamo_log = logging.getLogger("torch._dynamo")
+    dynamo_log.addHandler(log)
+    torch._logging.set_logs(graph_breaks=True)
+    torch_log = logging.getLogger("torch")
+    saved, torch_log.handlers = torch_log.handlers, []
+    try:
+        for fn, args in module.log_cases():
+            torch._dynamo.reset()
+            graphs = []
+            fn = _uncompiled(fn)
+            compiled = torch.compile(fn, backend=lambda gm, ex: graphs.append(gm) or gm.forward, dynamic=False)
+            expected = fn(*args)
+            got = compiled(*args)
+            assert torch.equal(got, expected)
+            graph_counts.append(len(graphs))
+    finally:
+        torch_log.handlers = saved
+        torch._logging.set_logs()
+        dynamo_log.removeHandler(log)
+    sites = {s for s in log.sites if s[0] == str(PROGRAM.resolve())}
+    return sites, graph_counts
+
+
+def test_logged_slice_bound_sites_match_graphmend(graphmend_bin):
+    dynamo, graph_counts = dynamo_sites_from_log()
+    # An input bound leaves no graph: Dynamo gives up on the whole function.
+    assert graph_counts[:2] == [0, 0], graph_counts
+    assert graph_counts[2] == 1, graph_counts
+    out = subprocess.run([graphmend_bin, "check", "--select", "GM412", "--output-format", "json", str(PROGRAM)],
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 1, out.stderr
+    ours = {(str(pathlib.Path(d["filename"]).resolve()), d["location"]["row"])
+            for d in json.loads(out.stdout)["diagnostics"]}
+    assert len(dynamo) == 3
+    assert ours == dynamo, f"missed: {sorted(dynamo - ours)}\nspurious: {sorted(ours - dynamo)}"
