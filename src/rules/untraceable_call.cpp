@@ -16,15 +16,24 @@ namespace {
 // Calls TorchDynamo 2.13 does not trace, by qualified name, with its break: each one is checked
 // against Dynamo's break sites in tests/e2e/programs/untraceable_calls.py. Close relatives that
 // Dynamo does trace are left out on purpose (random.randint, random.uniform, torch.seed,
-// numpy.random.seed, numpy.random.rand, os.environ.get, os.getenv, os.path.join,
-// torch.cuda.empty_cache, torch.cuda.is_available, platform.system).
+// numpy.random.seed, os.environ.get, os.getenv, os.path.join, torch.cuda.empty_cache,
+// torch.cuda.is_available, platform.system).
+//
+// numpy.random's draws that PyTorch implements trace as arrays: they break only when they return
+// one Python number, that is without a size (`np.random.uniform(0, 1)`, but not
+// `np.random.uniform(0, 1, size=3)` or `np.random.rand(3)`).
+constexpr int kAlways = -2;  // breaks whatever the arguments
+constexpr int kDims = -1;    // rand, randn: every positional argument is a dimension
 struct Untraceable {
   std::string_view name;
-  std::string_view why;  // break id and Dynamo's words
+  std::string_view why;     // break id and Dynamo's words
+  int size_at = kAlways;    // else: the position of the `size` argument that makes it an array
 };
 constexpr std::string_view kSkipped = "GB0007: Attempted to call function marked as skipped";
 constexpr std::string_view kMethodCall = "GB0156: Unsupported method call";
 constexpr std::string_view kNonTensor = "GB0208: torch.* op returned non-Tensor";
+constexpr std::string_view kNumpyScalar = "GB0033: Data dependent operator";
+constexpr std::string_view kNumpyUnsupported = "GB0294: attempted to trace numpy function unsupported by PyTorch";
 constexpr std::array kUntraceable{
     Untraceable{"time.time", kSkipped},
     Untraceable{"time.perf_counter", kSkipped},
@@ -68,10 +77,51 @@ constexpr std::array kUntraceable{
     Untraceable{"traceback.format_stack", kSkipped},
     Untraceable{"importlib.import_module", kSkipped},
     Untraceable{"open", "GB0059: Failed to trace builtin operator"},
-    Untraceable{"numpy.random.randint", "GB0033: Data dependent operator"},
-    Untraceable{"numpy.random.normal", "GB0033: Data dependent operator"},
-    Untraceable{"numpy.random.permutation", "GB0294: attempted to trace numpy function unsupported by PyTorch"},
+    Untraceable{"numpy.random.randint", kNumpyScalar, 2},
+    Untraceable{"numpy.random.normal", kNumpyScalar, 2},
+    Untraceable{"numpy.random.uniform", kNumpyScalar, 2},
+    Untraceable{"numpy.random.rand", kNumpyScalar, kDims},
+    Untraceable{"numpy.random.randn", kNumpyScalar, kDims},
+    Untraceable{"numpy.random.random", kNumpyScalar, 0},
+    Untraceable{"numpy.random.random_sample", kNumpyScalar, 0},
+    Untraceable{"numpy.random.sample", kNumpyScalar, 0},
+    Untraceable{"numpy.random.choice", kNumpyScalar},
+    Untraceable{"numpy.random.permutation", kNumpyUnsupported},
+    Untraceable{"numpy.random.standard_normal", kNumpyUnsupported},
+    Untraceable{"numpy.random.exponential", kNumpyUnsupported},
+    Untraceable{"numpy.random.binomial", kNumpyUnsupported},
+    Untraceable{"numpy.random.poisson", kNumpyUnsupported},
+    Untraceable{"numpy.random.beta", kNumpyUnsupported},
+    Untraceable{"numpy.random.gamma", kNumpyUnsupported},
+    Untraceable{"numpy.random.laplace", kNumpyUnsupported},
+    Untraceable{"numpy.random.lognormal", kNumpyUnsupported},
+    Untraceable{"numpy.random.geometric", kNumpyUnsupported},
+    Untraceable{"numpy.random.triangular", kNumpyUnsupported},
+    Untraceable{"numpy.random.multinomial", kNumpyUnsupported},
+    Untraceable{"numpy.random.dirichlet", kNumpyUnsupported},
+    Untraceable{"numpy.random.random_integers", kNumpyUnsupported},
+    Untraceable{"numpy.random.ranf", kNumpyUnsupported},
+    Untraceable{"numpy.random.default_rng", kNumpyUnsupported},
+    Untraceable{"numpy.random.get_state", kNumpyUnsupported},
 };
+
+// True when a numpy.random draw is given a size (not a literal None): it is then an array, which
+// Dynamo traces.
+bool given_size(const ir::Module& m, ir::Node call, int size_at) {
+  int position = 0;
+  for (ir::Node a : ir::children_without_comments(call.field(field::arguments))) {
+    if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) return true;  // unknown: assume an array
+    ir::Node value = a;
+    if (a.is(kind::keyword_argument)) {
+      if (m.text(a.field(field::name)) != "size") continue;
+      value = a.field(field::value);
+    } else if (size_at != kDims && position++ < size_at) {
+      continue;
+    }
+    if (!ir::unparenthesize(value).is(kind::none)) return true;
+  }
+  return false;
+}
 
 // Calls that break only on a tensor argument.
 constexpr std::array kUntraceableOnTensor{
@@ -147,6 +197,7 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
     if (!q) return true;
     std::string_view why;
     if (const Untraceable* known = find(kUntraceable, *q)) {
+      if (known->size_at != kAlways && given_size(m, n, known->size_at)) return true;
       why = known->why;
     } else if (const Untraceable* on_tensor = find(kUntraceableOnTensor, *q)) {
       // One positional argument, a tensor (or a dict, list or tuple display holding one).

@@ -2,7 +2,9 @@
 so every split shows. The near relatives Dynamo does trace (random.randint, random.uniform,
 torch.seed, a deepcopy of plain Python values, str of a size, an f-string of a tensor,
 os.environ.get, torch.cuda.empty_cache, a logger's `level` attribute) break nothing and are not
-reported. A logger method other than a log call breaks (GM202 reports the log calls)."""
+reported. A logger method other than a log call breaks (GM202 reports the log calls). numpy.random
+draws that PyTorch implements break only when they return one Python number (no size); given a
+size they are arrays and trace; the others break whatever their arguments."""
 import copy
 import datetime
 import gc
@@ -204,13 +206,41 @@ def environment_traced(x: torch.Tensor):
     y = y * 2
     uniform = np.random.rand(2)
     y = y - 1
+    draws = np.random.randint(0, 3, size=4)
+    y = y * 4
+    noise = np.random.normal(0, 1, 3)
+    y = y + 3
+    spread = np.random.uniform(0, 1, size=3)
+    y = y * 5
+    unit = np.random.random(3)
+    y = y - 2
+    grid = np.random.randn(2, 3)
+    y = y + 4
     cuda = torch.cuda.is_available()
     y = y.cos()
     system = platform.system()
     y = y + 2
     ranked = sorted([3, 1, 2])
     y = y * 3
-    return y, (home, path, uniform, cuda, system, ranked)
+    return y, (home, path, uniform, draws, noise, spread, unit, grid, cuda, system, ranked)
+
+
+@torch.compile
+def numpy_scalar_draws(x: torch.Tensor):
+    y = x.sin()
+    layer_drop = np.random.uniform(0, 1)
+    y = y + 1
+    unit = np.random.random()
+    y = y * 2
+    one = np.random.rand()
+    y = y - 1
+    pick = np.random.choice(5)
+    y = y.cos()
+    explicit_none = np.random.randint(0, 3, None)
+    y = y + 2
+    unsupported = np.random.standard_normal(3)
+    y = y * 3
+    return y, (layer_drop, unit, one, pick, explicit_none, unsupported)
 
 
 def cases():
@@ -221,4 +251,5 @@ def cases():
         (introspective, (torch.randn(4),)),
         (environment, (torch.randn(4),)),
         (environment_traced, (torch.randn(4),)),
+        (numpy_scalar_draws, (torch.randn(4),)),
     ]
