@@ -84,6 +84,9 @@ bool splits(analysis::api::Space space, std::string_view name) {
 constexpr std::array<std::string_view, 7> kTracedBuiltins{"isinstance", "len",       "hasattr", "getattr",
                                                           "range",      "enumerate", "zip"};
 
+// A tensor, or an optional one (`mask.dim()` after `mask is not None`): its methods are tensor methods.
+bool tensor_or_none(analysis::ValueType t) { return t.tensor_like() || t.kind == analysis::ValueKind::OptionalTensor; }
+
 // True when nothing in [from, to) of `function` can split the graph, so a tensor computed at
 // `from` is still a value of the same graph at `to`: no branch on a tensor (an `if` on Python
 // values is fine), no loop, `try`, `with` or `match`, and no call but torch functions, tensor
@@ -106,7 +109,7 @@ bool same_graph_between(const RuleContext& ctx, const ir::Module& m, ir::Node fu
     }
     if (!n.is(kind::call)) return true;
     ir::Node fn = ir::unparenthesize(n.field(field::function));
-    if (fn.is(kind::attribute) && ctx.types.type_of(m, fn.field(field::object)).tensor_like()) {
+    if (fn.is(kind::attribute) && tensor_or_none(ctx.types.type_of(m, fn.field(field::object)))) {
       const std::string_view method = m.text(fn.field(field::attribute));
       same = std::find(kExtractingMethods.begin(), kExtractingMethods.end(), method) == kExtractingMethods.end() &&
              !splits(analysis::api::Space::TensorMethod, method);
@@ -135,22 +138,30 @@ constexpr int kMaxHops = 4;
 
 bool data_dependent(const RuleContext& ctx, const ir::Module& m, ir::Node e, int hops = 0) {
   e = ir::unparenthesize(e);
-  if (!e || !ctx.types.type_of(m, e).tensor_like()) return false;
+  // `a if c else b` on a Python condition: the size is data on the runs that take a data arm
+  // (PaliGemma's `mask.shape[-1] if isinstance(mask, torch.Tensor) else cache_position[0] + n`).
+  if (e && e.is(kind::conditional_expression) && hops < kMaxHops) {
+    return data_dependent(ctx, m, e.named_child(0), hops + 1) || data_dependent(ctx, m, e.named_child(2), hops + 1);
+  }
+  if (!e) return false;
+  if (e.is(kind::identifier)) {
+    // `chunks = torch.div(n, w, rounding_mode="trunc") - 1` is as constant as its definition;
+    // a parameter, a loop variable or anything else that is a tensor is data. A name with several
+    // definitions is data when one of them is, on the runs that take it.
+    const bool tensor = ctx.types.type_of(m, e).tensor_like();
+    const std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(e);
+    if (!reaching || reaching->empty() || hops >= kMaxHops) return tensor;
+    return std::any_of(reaching->begin(), reaching->end(), [&](int b) {
+      const ir::Node value = assigned_value(m.bindings[static_cast<size_t>(b)]);
+      return value ? data_dependent(ctx, m, value, hops + 1) : tensor;
+    });
+  }
+  if (!ctx.types.type_of(m, e).tensor_like()) return false;
   if (e.is(kind::binary_operator)) {
     return data_dependent(ctx, m, e.field(field::left), hops) || data_dependent(ctx, m, e.field(field::right), hops);
   }
   if (e.is(kind::unary_operator)) return data_dependent(ctx, m, e.field(field::argument), hops);
   if (e.is(kind::subscript)) return true;  // an element or a slice of a tensor: data
-  if (e.is(kind::identifier)) {
-    // `chunks = torch.div(n, w, rounding_mode="trunc") - 1` is as constant as its definition;
-    // a parameter, a loop variable or anything else that is a tensor is data.
-    const std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(e);
-    if (!reaching || reaching->empty() || hops >= kMaxHops) return true;
-    return std::any_of(reaching->begin(), reaching->end(), [&](int b) {
-      const ir::Node value = assigned_value(m.bindings[static_cast<size_t>(b)]);
-      return !value || data_dependent(ctx, m, value, hops + 1);
-    });
-  }
   if (e.is(kind::call)) {
     ir::Node fn = ir::unparenthesize(e.field(field::function));
     if (fn.is(kind::attribute) && ctx.types.type_of(m, fn.field(field::object)).tensor_like()) return true;
@@ -209,24 +220,34 @@ std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, 
       if (size.is(kind::identifier)) {
         const std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(size);
         if (!reaching || reaching->empty()) continue;
-        // Every binding that reaches the use computes a value (`n = mask.sum()`, `n += 1`); a
-        // plain copy of another name or attribute (`n = lengths`) may be an input.
-        const bool computed_here = std::all_of(reaching->begin(), reaching->end(), [&](int b) {
+        // The definitions that make the size data: each computes a tensor from data (`n = mask.sum()`,
+        // `n += 1` on one); a plain copy of another name or attribute (`n = lengths`) may be an
+        // input, and a definition of a Python value (`n = cache.get_max_cache_shape()`) is none.
+        std::vector<int> data_definitions;
+        for (int b : *reaching) {
           const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-          if (binding.kind == ir::BindingKind::AugmentedAssignment) return true;
+          if (binding.kind == ir::BindingKind::AugmentedAssignment) {
+            if (ctx.types.type_of(m, binding.target).tensor_like()) data_definitions.push_back(b);
+            continue;
+          }
           const ir::Node value = ir::unparenthesize(assigned_value(binding));
-          return value && !value.is(kind::identifier) && !value.is(kind::attribute);
-        });
-        if (!computed_here) continue;
+          if (value && !value.is(kind::identifier) && !value.is(kind::attribute) &&
+              data_dependent(ctx, m, value, 1)) {
+            data_definitions.push_back(b);
+          }
+        }
+        if (data_definitions.empty()) continue;
         const bool first_use = std::none_of(reaching->begin(), reaching->end(), [&](int b) { return used.contains(b); });
         used.insert(reaching->begin(), reaching->end());
         if (!first_use) continue;
         // A split between the definition and this use (a tensor branch, a print) makes the value
-        // an input of the graph that resumes, which breaks nothing here.
+        // an input of the graph that resumes, which breaks nothing here. The size breaks on the
+        // runs that take a data definition with no split after it (the code scanned is every
+        // statement between the two, other branches' included: conservative).
         const int function = m.function_of(n);
         if (function < 0) continue;
         const ir::Node body = m.functions[static_cast<size_t>(function)].node;
-        const bool unsplit = std::all_of(reaching->begin(), reaching->end(), [&](int b) {
+        const bool unsplit = std::any_of(data_definitions.begin(), data_definitions.end(), [&](int b) {
           const ir::Node statement = m.bindings[static_cast<size_t>(b)].statement;
           return statement && statement.end() <= size.start() &&
                  same_graph_between(ctx, m, body, statement.end(), size.start());

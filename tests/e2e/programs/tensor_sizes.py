@@ -12,8 +12,11 @@ which Dynamo folds to a constant, as Longformer's chunking does), nor a tensor i
 takes a tensor (the fill value of torch.full), nor a size that arrives as an argument of the
 compiled function (Dynamo reads an input's value); arithmetic on such an argument, or an element
 of it, is computed in the graph and breaks."""
+from typing import Optional
+
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 
 def count(x: torch.Tensor):
@@ -167,6 +170,30 @@ def given_size(x: torch.Tensor, n: torch.Tensor, lengths: torch.Tensor):
     return y, (a, b, c)
 
 
+class CausalMask(nn.Module):
+    """PaliGemma's and Gemma 3's mask size: a Python condition picks a static size or one computed
+    from `cache_position`. Without an attention mask the computed one is taken and breaks; the
+    mask's `.dim()` test between the definition and the use splits nothing."""
+
+    def forward(self, x: torch.Tensor, attention_mask: Optional[torch.Tensor] = None,
+                cache_position: Optional[torch.Tensor] = None):
+        return x.sum() + self.mask(attention_mask, cache_position, x).sum()
+
+    def mask(self, attention_mask, cache_position=None, input_tensor=None):
+        sequence_length = input_tensor.shape[1]
+        if isinstance(attention_mask, str):
+            target_length = len(attention_mask)
+        else:
+            target_length = (
+                attention_mask.shape[-1]
+                if isinstance(attention_mask, torch.Tensor)
+                else cache_position[0] + sequence_length + 1
+            )
+        if attention_mask is not None and attention_mask.dim() == 4:
+            return attention_mask
+        return torch.full((sequence_length, target_length), fill_value=-1.0)
+
+
 def cases():
     return [
         (new_tensors, (torch.randn(6),)),
@@ -176,4 +203,5 @@ def cases():
         (split_before_use, (torch.randn(6),)),
         (static_branch_between, (torch.randn(6),)),
         (given_size, (torch.randn(6), torch.tensor(3), torch.tensor([2, 4]))),
+        (CausalMask(), (torch.randn(2, 3), None, torch.arange(3))),
     ]
