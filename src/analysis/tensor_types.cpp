@@ -448,16 +448,43 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
       if (pv.kind == ValueKind::DataScalar || v.kind == ValueKind::DataScalar) return of(ValueKind::DataScalar);
       return {};
     }
-    case ir::BindingKind::For: {
-      ir::Node right = b.statement.field(field::right);
-      if (right && right.is(kind::call)) {
-        auto q = m.qualified_name(right.field(field::function));
-        if (q && *q == "range") return of(ValueKind::Static);
+    case ir::BindingKind::For:
+    case ir::BindingKind::ComprehensionTarget: {
+      // `for t in <iterable>` and `[... for t in <iterable>]`: an element of what is iterated.
+      // Dynamo unpacks a tensor along its first dimension into tensors.
+      const ir::Node right = ir::unparenthesize(b.statement.field(field::right));
+      const auto element_of = [&](ir::Node iterable) -> ValueType {
+        iterable = ir::unparenthesize(iterable);
+        if (iterable && iterable.is(kind::call)) {
+          auto q = m.qualified_name(iterable.field(field::function));
+          if (q && *q == "range") return of(ValueKind::Static);
+        }
+        ValueType r = type_of(m, iterable);
+        if (r.tensor_like()) return of(r.kind);
+        if (r.kind == ValueKind::TensorTuple) return of(ValueKind::LikelyTensor);
+        return {};
+      };
+      // A target unpacked from `zip(a, b)` or `enumerate(a)` (`for h, w in zip(hs, ws)`) is an
+      // element of the iterable in its place.
+      const ir::Node left = ir::unparenthesize(b.statement.field(field::left));
+      if (right && right.is(kind::call) && left &&
+          (left.is(kind::pattern_list) || left.is(kind::tuple_pattern))) {
+        const std::vector<ir::Node> targets = ir::children_without_comments(left);
+        const auto at = std::find(targets.begin(), targets.end(), b.target);
+        const auto q = m.qualified_name(right.field(field::function));
+        if (at != targets.end() && q && (*q == "zip" || *q == "enumerate")) {
+          const std::vector<ir::Node> args = ir::children_without_comments(right.field(field::arguments));
+          const bool plain = std::none_of(args.begin(), args.end(), [](ir::Node a) {
+            return a.is(kind::keyword_argument) || a.is(kind::list_splat) || a.is(kind::dictionary_splat);
+          });
+          const size_t position = static_cast<size_t>(at - targets.begin());
+          if (plain && *q == "zip" && targets.size() == args.size()) return element_of(args[position]);
+          if (plain && *q == "enumerate" && targets.size() == 2 && args.size() == 1) {
+            return position == 0 ? of(ValueKind::Static) : element_of(args[0]);
+          }
+        }
       }
-      ValueType r = type_of(m, right);
-      if (r.tensor_like()) return of(r.kind);
-      if (r.kind == ValueKind::TensorTuple) return of(ValueKind::LikelyTensor);
-      return {};
+      return element_of(right);
     }
     case ir::BindingKind::FunctionDef:
     case ir::BindingKind::ClassDef:

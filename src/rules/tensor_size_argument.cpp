@@ -218,7 +218,17 @@ std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, 
       // A buffer or attribute read (`self.n`) is an input of the graph, as is a parameter.
       if (size.is(kind::attribute)) continue;
       if (size.is(kind::identifier)) {
-        const std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(size);
+        std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(size);
+        if (!reaching) {
+          // A comprehension's own variable (`[f(size=(h, w)) for h, w in zip(hs, ws)]`): its
+          // `for` clauses are its only definitions.
+          const std::span<const int> all = m.bindings_of(size);
+          if (!all.empty() && std::all_of(all.begin(), all.end(), [&](int b) {
+                return m.bindings[static_cast<size_t>(b)].kind == ir::BindingKind::ComprehensionTarget;
+              })) {
+            reaching.emplace(all.begin(), all.end());
+          }
+        }
         if (!reaching || reaching->empty()) continue;
         // The definitions that make the size data: each computes a tensor from data (`n = mask.sum()`,
         // `n += 1` on one); a plain copy of another name or attribute (`n = lengths`) may be an
@@ -227,6 +237,11 @@ std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, 
         for (int b : *reaching) {
           const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
           if (binding.kind == ir::BindingKind::AugmentedAssignment) {
+            if (ctx.types.type_of(m, binding.target).tensor_like()) data_definitions.push_back(b);
+            continue;
+          }
+          // An element of an iterated tensor (`for h, w in zip(hs, ws)`) is selected in the graph.
+          if (binding.kind == ir::BindingKind::For || binding.kind == ir::BindingKind::ComprehensionTarget) {
             if (ctx.types.type_of(m, binding.target).tensor_like()) data_definitions.push_back(b);
             continue;
           }
@@ -248,9 +263,15 @@ std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, 
         if (function < 0) continue;
         const ir::Node body = m.functions[static_cast<size_t>(function)].node;
         const bool unsplit = std::any_of(data_definitions.begin(), data_definitions.end(), [&](int b) {
-          const ir::Node statement = m.bindings[static_cast<size_t>(b)].statement;
-          return statement && statement.end() <= size.start() &&
-                 same_graph_between(ctx, m, body, statement.end(), size.start());
+          const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+          const ir::Node statement = binding.statement;
+          if (!statement) return false;
+          // Where the element is defined: after a loop's header, or (a comprehension's element
+          // is evaluated after its `for` clauses) at the start of the comprehension.
+          uint32_t defined = statement.end();
+          if (binding.kind == ir::BindingKind::For) defined = statement.field(field::right).end();
+          if (binding.kind == ir::BindingKind::ComprehensionTarget) defined = statement.parent().start();
+          return defined <= size.start() && same_graph_between(ctx, m, body, defined, size.start());
         });
         if (!unsplit) continue;
       }

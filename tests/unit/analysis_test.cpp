@@ -99,6 +99,40 @@ TEST(TensorTypes, FlowSensitiveThroughReassignmentAndLoops) {
   EXPECT_EQ(a.kind_of_assigned("a3"), ValueKind::Tensor);  // loop-carried definition
 }
 
+TEST(TensorTypes, ElementsOfIteratedTensorsThroughZipAndEnumerate) {
+  Analysed a(
+      "import torch\n"
+      "def f(hs: torch.Tensor, ws: torch.Tensor, names: list):\n"
+      "    for h, w in zip(hs, ws):\n"
+      "        a1 = h\n"
+      "        a2 = w\n"
+      "    for i, h in enumerate(hs):\n"
+      "        a3 = i\n"
+      "        a4 = h\n"
+      "    for h, name in zip(hs, names):\n"
+      "        a5 = name\n"
+      "    for p, q in zip(hs, ws, names):\n"
+      "        a6 = p\n"
+      "    a7 = [h for h, w in zip(hs, ws)]\n"
+      "    a8 = [w + 1 for w in ws][0]\n"
+      "    for k in range(3):\n"
+      "        a9 = k\n");
+  EXPECT_EQ(a.kind_of_assigned("a1"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("a2"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("a3"), ValueKind::Static);  // enumerate's count
+  EXPECT_EQ(a.kind_of_assigned("a4"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("a5"), ValueKind::Unknown);  // an element of a list
+  EXPECT_EQ(a.kind_of_assigned("a6"), ValueKind::Unknown);  // targets and iterables do not pair up
+  EXPECT_EQ(a.kind_of_assigned("a9"), ValueKind::Static);
+  // A comprehension's variable is an element of its iterable as a loop's is.
+  ir::Node element;
+  syntax::walk(a.m().root(), [&](ir::Node n) {
+    if (n.is(kind::binary_operator) && a.m().text(n) == "w + 1") element = n;
+    return true;
+  });
+  EXPECT_EQ(a.types->type_of(a.m(), element).kind, ValueKind::Tensor);
+}
+
 TEST(TensorTypes, ModuleAttributesAndSubmoduleCalls) {
   Analysed a(
       "import torch\n"

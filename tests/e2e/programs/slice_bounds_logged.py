@@ -5,7 +5,7 @@ reads Dynamo's graph-break log instead (as the census does):
   handle the break at all and runs the whole function eagerly (no graph);
 - a slice inside a loop: `explain` names the loop's header, the log names the slice.
 
-Each function has one site; `log_cases()` lists the calls."""
+Each function has one site (Pixtral's block mask, unpacked from `zip` of tensors, too); `log_cases()` lists the calls."""
 import torch
 from torch import nn
 
@@ -39,10 +39,22 @@ def experts_loop(x: torch.Tensor, weights: torch.Tensor):
     return out
 
 
+@torch.compile
+def block_mask(x: torch.Tensor, lengths: list[int]):
+    """Pixtral's block-diagonal mask: bounds unpacked from `zip` of two tensors."""
+    mask = torch.full((x.shape[0], x.shape[0]), fill_value=-1.0)
+    ends = torch.tensor(lengths).cumsum(-1)
+    starts = torch.tensor([0] + lengths[:-1]).cumsum(-1)
+    for start, end in zip(starts, ends):
+        mask[start:end, start:end] = 0
+    return x + mask
+
+
 def log_cases():
     x = torch.randn(10, 4)
     return [
         (input_bound, (x, torch.tensor(3))),
         (BufferBound(), (x,)),
         (experts_loop, (x, torch.randn(3, 4, 5))),
+        (block_mask, (torch.randn(10, 10), [3, 3, 4])),
     ]

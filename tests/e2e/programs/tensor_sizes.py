@@ -170,6 +170,15 @@ def given_size(x: torch.Tensor, n: torch.Tensor, lengths: torch.Tensor):
     return y, (a, b, c)
 
 
+@torch.compile
+def sizes_from_zip(x: torch.Tensor):
+    """ViLT's position embeddings: sizes unpacked from `zip` of two tensors in a comprehension."""
+    y = x * 2
+    heights = (y > 0).sum(dim=(1, 2, 3)) % 3 + 1
+    widths = (y < 0).sum(dim=(1, 2, 3)) % 3 + 1
+    return [F.interpolate(y[:1], size=(h, w)) for h, w in zip(heights, widths)]
+
+
 class CausalMask(nn.Module):
     """PaliGemma's and Gemma 3's mask size: a Python condition picks a static size or one computed
     from `cache_position`. Without an attention mask the computed one is taken and breaks; the
@@ -204,4 +213,5 @@ def cases():
         (static_branch_between, (torch.randn(6),)),
         (given_size, (torch.randn(6), torch.tensor(3), torch.tensor([2, 4]))),
         (CausalMask(), (torch.randn(2, 3), None, torch.arange(3))),
+        (sizes_from_zip, (torch.randn(2, 3, 4, 4),)),
     ]
