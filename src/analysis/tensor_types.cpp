@@ -450,41 +450,25 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
     }
     case ir::BindingKind::For:
     case ir::BindingKind::ComprehensionTarget: {
-      // `for t in <iterable>` and `[... for t in <iterable>]`: an element of what is iterated.
-      // Dynamo unpacks a tensor along its first dimension into tensors.
-      const ir::Node right = ir::unparenthesize(b.statement.field(field::right));
-      const auto element_of = [&](ir::Node iterable) -> ValueType {
-        iterable = ir::unparenthesize(iterable);
-        if (iterable && iterable.is(kind::call)) {
-          auto q = m.qualified_name(iterable.field(field::function));
-          if (q && *q == "range") return of(ValueKind::Static);
-        }
-        ValueType r = type_of(m, iterable);
-        if (r.tensor_like()) return of(r.kind);
-        if (r.kind == ValueKind::TensorTuple) return of(ValueKind::LikelyTensor);
-        return {};
-      };
-      // A target unpacked from `zip(a, b)` or `enumerate(a)` (`for h, w in zip(hs, ws)`) is an
-      // element of the iterable in its place.
+      // `for t in <iterable>` and `[... for t in <iterable>]`: an element of what is iterated,
+      // unpacked along the target's place in the pattern (`for i, (h, w) in enumerate(zip(a, b))`).
+      std::vector<Unpack> path;
       const ir::Node left = ir::unparenthesize(b.statement.field(field::left));
-      if (right && right.is(kind::call) && left &&
-          (left.is(kind::pattern_list) || left.is(kind::tuple_pattern))) {
-        const std::vector<ir::Node> targets = ir::children_without_comments(left);
-        const auto at = std::find(targets.begin(), targets.end(), b.target);
-        const auto q = m.qualified_name(right.field(field::function));
-        if (at != targets.end() && q && (*q == "zip" || *q == "enumerate")) {
-          const std::vector<ir::Node> args = ir::children_without_comments(right.field(field::arguments));
-          const bool plain = std::none_of(args.begin(), args.end(), [](ir::Node a) {
-            return a.is(kind::keyword_argument) || a.is(kind::list_splat) || a.is(kind::dictionary_splat);
-          });
-          const size_t position = static_cast<size_t>(at - targets.begin());
-          if (plain && *q == "zip" && targets.size() == args.size()) return element_of(args[position]);
-          if (plain && *q == "enumerate" && targets.size() == 2 && args.size() == 1) {
-            return position == 0 ? of(ValueKind::Static) : element_of(args[0]);
-          }
+      for (ir::Node n = b.target; n && n != left;) {
+        const ir::Node pattern = n.parent();
+        if (!pattern || !(pattern.is(kind::pattern_list) || pattern.is(kind::tuple_pattern) ||
+                          pattern.is(kind::list_pattern))) {
+          return {};
         }
+        const std::vector<ir::Node> parts = ir::children_without_comments(pattern);
+        const auto at = std::find(parts.begin(), parts.end(), n);
+        if (at == parts.end()) return {};
+        path.insert(path.begin(), Unpack{static_cast<size_t>(at - parts.begin()), parts.size()});
+        n = pattern;
+        // `for (h, w) in ...`: the parenthesised pattern is the target list itself.
+        if (ir::unparenthesize(n) == left) break;
       }
-      return element_of(right);
+      return iterated_element(m, b.statement.field(field::right), path);
     }
     case ir::BindingKind::FunctionDef:
     case ir::BindingKind::ClassDef:
@@ -493,6 +477,36 @@ ValueType TypeOracle::binding_uncached(const ir::Module& m, int bi) {
     default:
       return {};
   }
+}
+
+ValueType TypeOracle::iterated_element(const ir::Module& m, ir::Node iterable, std::span<const Unpack> path) {
+  // Dynamo unpacks a tensor along its first dimension into tensors, and an element of a tensor
+  // unpacks into tensors again; `zip` and `enumerate` pair each place with an iterable.
+  iterable = ir::unparenthesize(iterable);
+  if (iterable && iterable.is(kind::call)) {
+    const auto q = m.qualified_name(iterable.field(field::function));
+    if (q && *q == "range") return path.empty() ? of(ValueKind::Static) : ValueType{};
+    if (q && (*q == "zip" || *q == "enumerate")) {
+      if (path.empty()) return {};  // a tuple
+      const std::vector<ir::Node> args = ir::children_without_comments(iterable.field(field::arguments));
+      const bool plain = std::none_of(args.begin(), args.end(), [](ir::Node a) {
+        return a.is(kind::keyword_argument) || a.is(kind::list_splat) || a.is(kind::dictionary_splat);
+      });
+      if (!plain) return {};
+      const Unpack place = path.front();
+      if (*q == "zip") {
+        if (place.width != args.size()) return {};
+        return iterated_element(m, args[place.index], path.subspan(1));
+      }
+      if (place.width != 2 || args.size() != 1) return {};
+      if (place.index == 0) return path.size() == 1 ? of(ValueKind::Static) : ValueType{};
+      return iterated_element(m, args[0], path.subspan(1));
+    }
+  }
+  const ValueType r = type_of(m, iterable);
+  if (r.tensor_like()) return of(r.kind);
+  if (r.kind == ValueKind::TensorTuple) return of(ValueKind::LikelyTensor);
+  return {};
 }
 
 ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {

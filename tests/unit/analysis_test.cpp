@@ -116,7 +116,11 @@ TEST(TensorTypes, ElementsOfIteratedTensorsThroughZipAndEnumerate) {
       "    a7 = [h for h, w in zip(hs, ws)]\n"
       "    a8 = [w + 1 for w in ws][0]\n"
       "    for k in range(3):\n"
-      "        a9 = k\n");
+      "        a9 = k\n"
+      "    for i, (h, w) in enumerate(zip(hs, names)):\n"
+      "        a10 = i\n"
+      "        a11 = h\n"
+      "        a12 = w\n");
   EXPECT_EQ(a.kind_of_assigned("a1"), ValueKind::Tensor);
   EXPECT_EQ(a.kind_of_assigned("a2"), ValueKind::Tensor);
   EXPECT_EQ(a.kind_of_assigned("a3"), ValueKind::Static);  // enumerate's count
@@ -124,6 +128,9 @@ TEST(TensorTypes, ElementsOfIteratedTensorsThroughZipAndEnumerate) {
   EXPECT_EQ(a.kind_of_assigned("a5"), ValueKind::Unknown);  // an element of a list
   EXPECT_EQ(a.kind_of_assigned("a6"), ValueKind::Unknown);  // targets and iterables do not pair up
   EXPECT_EQ(a.kind_of_assigned("a9"), ValueKind::Static);
+  EXPECT_EQ(a.kind_of_assigned("a10"), ValueKind::Static);  // nested: enumerate of a zip
+  EXPECT_EQ(a.kind_of_assigned("a11"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("a12"), ValueKind::Unknown);
   // A comprehension's variable is an element of its iterable as a loop's is.
   ir::Node element;
   syntax::walk(a.m().root(), [&](ir::Node n) {

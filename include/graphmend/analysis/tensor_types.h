@@ -88,6 +88,13 @@ class TypeOracle {
   ValueType identifier(const ir::Module& module, ir::Node id);
   ValueType binding(const ir::Module& module, int binding);
   ValueType binding_uncached(const ir::Module& module, int binding);
+  // A loop's or a comprehension's target: the element of `iterable` at `path`, its place in the
+  // unpacking pattern (index of width, outermost first).
+  struct Unpack {
+    size_t index = 0;
+    size_t width = 0;
+  };
+  ValueType iterated_element(const ir::Module& module, ir::Node iterable, std::span<const Unpack> path);
   ValueType parameter(const ir::Module& module, const ir::Binding& binding);
   void end_outermost_query(ValueType& result);
   ValueType unordered_plain_definitions(const ir::Module& module, std::span<const int> bindings);

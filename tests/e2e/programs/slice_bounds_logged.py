@@ -1,11 +1,11 @@
-"""GM412 where `torch._dynamo.explain` does not show the break at its line, so test_slice_bounds.py
-reads Dynamo's graph-break log instead (as the census does):
+"""Breaks `torch._dynamo.explain` does not show at their line, so test_slice_bounds.py reads
+Dynamo's graph-break log instead (as the census does):
 
-- a bound that is an input of the compiled function (an argument, a buffer): Dynamo cannot
+- a slice bound that is an input of the compiled function (an argument, a buffer): Dynamo cannot
   handle the break at all and runs the whole function eagerly (no graph);
-- a slice inside a loop: `explain` names the loop's header, the log names the slice.
+- a break inside a loop: `explain` names the loop's header (or nothing), the log names the line.
 
-Each function has one site (Pixtral's block mask, unpacked from `zip` of tensors, too); `log_cases()` lists the calls."""
+Each function has one site; `log_cases()` lists the calls."""
 import torch
 from torch import nn
 
@@ -40,7 +40,7 @@ def experts_loop(x: torch.Tensor, weights: torch.Tensor):
 
 
 @torch.compile
-def block_mask(x: torch.Tensor, lengths: list[int]):
+def block_mask(x: torch.Tensor, lengths):
     """Pixtral's block-diagonal mask: bounds unpacked from `zip` of two tensors."""
     mask = torch.full((x.shape[0], x.shape[0]), fill_value=-1.0)
     ends = torch.tensor(lengths).cumsum(-1)
@@ -50,6 +50,18 @@ def block_mask(x: torch.Tensor, lengths: list[int]):
     return x + mask
 
 
+@torch.compile
+def repeat_by_durations(embeddings: torch.Tensor, durations: torch.Tensor):
+    """FastSpeech2-Conformer's length regulator: a loop over `enumerate(zip(...))` of two tensors,
+    each step repeating rows by a data count (GM404; the targets are typed through the nested
+    pattern)."""
+    out = torch.zeros(embeddings.shape[0], 8, embeddings.shape[-1])
+    for i, (embedding, duration) in enumerate(zip(embeddings, durations)):
+        repeated = torch.repeat_interleave(embedding, duration, dim=0)
+        out[i, : repeated.size(0)] = repeated
+    return out
+
+
 def log_cases():
     x = torch.randn(10, 4)
     return [
@@ -57,4 +69,5 @@ def log_cases():
         (BufferBound(), (x,)),
         (experts_loop, (x, torch.randn(3, 4, 5))),
         (block_mask, (torch.randn(10, 10), [3, 3, 4])),
+        (repeat_by_durations, (torch.randn(2, 3, 4), torch.tensor([[1, 2, 1], [2, 2, 2]]))),
     ]
