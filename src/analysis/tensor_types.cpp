@@ -1,5 +1,7 @@
 #include "graphmend/analysis/tensor_types.h"
 
+#include <algorithm>
+#include <array>
 #include <set>
 #include <utility>
 #include <span>
@@ -19,6 +21,27 @@ bool is_torch_nn_class(const std::string& q) {
 }
 
 ValueType of(ValueKind k, bool b = false) { return ValueType{k, b}; }
+
+// Tensor methods whose result has the receiver's dtype (a mask stays a mask): copies and views
+// of its layout, and `.to(<device>)` (`.to(x.device)`, `.to("cuda")`, `.to(device=d)`).
+bool keeps_dtype(const ir::Module& m, string_view method, ir::Node args) {
+  static constexpr std::array<string_view, 14> kLayout{"clone",     "contiguous", "detach",  "unsqueeze", "squeeze",
+                                                       "reshape",   "expand",     "flatten", "transpose", "permute",
+                                                       "expand_as", "t",          "cpu",     "cuda"};
+  if (std::find(kLayout.begin(), kLayout.end(), method) != kLayout.end()) return true;
+  if (method != "to" || !args) return false;
+  const std::vector<ir::Node> a = ir::children_without_comments(args);
+  if (a.size() != 1) return false;
+  ir::Node device = a[0];
+  if (device.is(kind::keyword_argument)) {
+    if (m.text(device.field(field::name)) != "device") return false;
+    return true;
+  }
+  device = ir::unparenthesize(device);
+  if (device.is(kind::attribute)) return m.text(device.field(field::attribute)) == "device";
+  if (device.is(kind::identifier)) return m.text(device) == "device";
+  return device.is(kind::string);
+}
 
 }  // namespace
 
@@ -53,7 +76,11 @@ ValueType join(ValueType a, ValueType b) {
     return (x == ValueKind::Tensor || x == ValueKind::OptionalTensor) &&
            (y == ValueKind::None || y == ValueKind::OptionalTensor);
   };
-  if (optional_mix(a.kind, b.kind) || optional_mix(b.kind, a.kind)) return of(ValueKind::OptionalTensor);
+  if (optional_mix(a.kind, b.kind) || optional_mix(b.kind, a.kind)) {
+    // A mask or None stays a mask when it is one (`mask: torch.BoolTensor | None`).
+    const auto mask = [](ValueType t) { return t.kind == ValueKind::None || t.bool_tensor; };
+    return of(ValueKind::OptionalTensor, mask(a) && mask(b));
+  }
   // None and static scalars are both non-tensors; Dynamo treats both as constants.
   if ((a.kind == ValueKind::None && b.kind == ValueKind::Static) ||
       (a.kind == ValueKind::Static && b.kind == ValueKind::None)) {
@@ -66,7 +93,8 @@ bool TypeOracle::boolean_mask_index(const ir::Module& module, ir::Node value, ir
   const ValueType v = type_of(module, value);
   if (!v.tensor_like() && v.kind != ValueKind::Unknown) return false;
   const ValueType i = type_of(module, index);
-  return i.tensor_like() && i.bool_tensor;
+  // An optional mask indexes as a mask: `x[None]` only adds a dimension, which no code means.
+  return (i.tensor_like() || i.kind == ValueKind::OptionalTensor) && i.bool_tensor;
 }
 
 ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
@@ -683,7 +711,8 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
   if (r.tensor_like() || r.kind == ValueKind::OptionalTensor) {
     const ValueKind k = r.kind == ValueKind::LikelyTensor ? ValueKind::LikelyTensor : ValueKind::Tensor;
     if (method == "type" && !first_arg()) return {};
-    return of(k, api::has(api::Space::TensorMethod, method, api::Fact::ReturnsBool) || (r.bool_tensor && method == "clone"));
+    return of(k, api::has(api::Space::TensorMethod, method, api::Fact::ReturnsBool) ||
+                     (r.bool_tensor && keeps_dtype(m, method, args)));
   }
   if (r.kind == ValueKind::Unknown && api::has(api::Space::TensorMethod, method, api::Fact::TensorEvidence)) {
     return of(ValueKind::LikelyTensor, api::has(api::Space::TensorMethod, method, api::Fact::ReturnsBool));

@@ -140,6 +140,35 @@ TEST(TensorTypes, ElementsOfIteratedTensorsThroughZipAndEnumerate) {
   EXPECT_EQ(a.types->type_of(a.m(), element).kind, ValueKind::Tensor);
 }
 
+TEST(TensorTypes, MasksStayMasksThroughOptionalAndDtypeKeepingMethods) {
+  Analysed a(
+      "import torch\n"
+      "def f(x: torch.Tensor, mask: torch.BoolTensor | None = None, ids: torch.Tensor = None):\n"
+      "    a1 = mask\n"
+      "    a2 = mask.to(x.device)\n"
+      "    a3 = ids.eq(2).to(x.device).unsqueeze(0)\n"
+      "    a4 = ids.eq(2).to(torch.float)\n"
+      "    a5 = ids.eq(2).to(x)\n"
+      "    a6 = x[mask]\n");
+  const auto assigned = [&](std::string_view name) {
+    ir::Node value;
+    syntax::walk(a.m().root(), [&](ir::Node n) {
+      if (n.is(kind::assignment) && a.m().text(n.field(field::left)) == name) value = n.field(field::right);
+      return true;
+    });
+    return value;
+  };
+  const auto mask_of = [&](std::string_view name) { return a.types->type_of(a.m(), assigned(name)); };
+  EXPECT_EQ(mask_of("a1"), (analysis::ValueType{ValueKind::OptionalTensor, true}));
+  EXPECT_EQ(mask_of("a2"), (analysis::ValueType{ValueKind::Tensor, true}));
+  EXPECT_EQ(mask_of("a3"), (analysis::ValueType{ValueKind::Tensor, true}));
+  EXPECT_EQ(mask_of("a4"), (analysis::ValueType{ValueKind::Tensor, false}));  // a new dtype
+  EXPECT_EQ(mask_of("a5"), (analysis::ValueType{ValueKind::Tensor, false}));  // another tensor's dtype
+  // An optional mask indexes as a mask.
+  const ir::Node index = assigned("a6");
+  EXPECT_TRUE(a.types->boolean_mask_index(a.m(), index.field(field::value), index.field(field::subscript)));
+}
+
 TEST(TensorTypes, ModuleAttributesAndSubmoduleCalls) {
   Analysed a(
       "import torch\n"

@@ -1,5 +1,6 @@
 """Report-only: data-dependent output shapes (GB0036). `repeat_interleave` with an int repeat count
-has a static shape and breaks nothing."""
+has a static shape and breaks nothing. A mask stays a mask through `torch.BoolTensor | None`
+annotations, `Optional[torch.BoolTensor]`, a comparison's `.to(<device>)` and layout methods."""
 import torch
 
 
@@ -36,5 +37,24 @@ def counted(x: torch.Tensor):
     return y, (bins, method_bins, where, runs, spread, doubled)
 
 
+@torch.compile
+def optional_masks(x: torch.Tensor, mask: torch.BoolTensor | None = None):
+    y = x * 2
+    if mask is None:
+        picked = y
+    else:
+        mask = mask.to(y.device)
+        picked = y[mask]
+    y = y + 1
+    eos = y.gt(2.5).to(y.device).unsqueeze(0)
+    y = y * 3
+    ends = y[None][eos]
+    return y, picked, ends
+
+
 def cases():
-    return [(select, (torch.randn(6),)), (counted, (torch.randn(6),))]
+    return [
+        (select, (torch.randn(6),)),
+        (counted, (torch.randn(6),)),
+        (optional_masks, (torch.randn(6), torch.tensor([True, False, True, True, False, True]))),
+    ]
