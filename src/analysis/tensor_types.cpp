@@ -146,6 +146,10 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
     }
     return elements.empty() ? ValueType{} : of(ValueKind::TensorTuple);
   }
+  if (e.is(kind::list_comprehension)) {
+    // `[m - v for v in counts]`: a list of tensors when its element is one.
+    return type_of(m, e.field(field::body)).tensor_like() ? of(ValueKind::TensorTuple) : ValueType{};
+  }
   if (e.is(kind::subscript)) {
     ValueType v = type_of(m, e.field(field::value));
     if (v.kind == ValueKind::TensorTuple) {

@@ -117,6 +117,9 @@ TEST(TensorTypes, ElementsOfIteratedTensorsThroughZipAndEnumerate) {
       "    a8 = [w + 1 for w in ws][0]\n"
       "    for k in range(3):\n"
       "        a9 = k\n"
+      "    pads = [hs.max() - n for n in range(3)]\n"
+      "    for i, (n, p) in enumerate(zip(range(3), pads)):\n"
+      "        a13 = p\n"
       "    for i, (h, w) in enumerate(zip(hs, names)):\n"
       "        a10 = i\n"
       "        a11 = h\n"
@@ -131,6 +134,8 @@ TEST(TensorTypes, ElementsOfIteratedTensorsThroughZipAndEnumerate) {
   EXPECT_EQ(a.kind_of_assigned("a10"), ValueKind::Static);  // nested: enumerate of a zip
   EXPECT_EQ(a.kind_of_assigned("a11"), ValueKind::Tensor);
   EXPECT_EQ(a.kind_of_assigned("a12"), ValueKind::Unknown);
+  EXPECT_EQ(a.kind_of_assigned("pads"), ValueKind::TensorTuple);  // a list comprehension of tensors
+  EXPECT_EQ(a.kind_of_assigned("a13"), ValueKind::LikelyTensor);
   // A comprehension's variable is an element of its iterable as a loop's is.
   ir::Node element;
   syntax::walk(a.m().root(), [&](ir::Node n) {

@@ -62,6 +62,22 @@ def repeat_by_durations(embeddings: torch.Tensor, durations: torch.Tensor):
     return out
 
 
+@torch.compile
+def padding_choice(x: torch.Tensor, rows: list):
+    """ViLT's patch sampling: a list comprehension of tensors, unpacked from `zip` in a loop, then a
+    branch on an element (GM101)."""
+    longest = (x > 0).sum()
+    counts = [row.size(0) for row in rows]
+    pads = [longest - count for count in counts]
+    chosen = []
+    for i, (count, pad) in enumerate(zip(counts, pads)):
+        if pad <= 0:
+            chosen.append(x[:count])
+        else:
+            chosen.append(x)
+    return torch.cat(chosen)
+
+
 def log_cases():
     x = torch.randn(10, 4)
     return [
@@ -69,5 +85,6 @@ def log_cases():
         (BufferBound(), (x,)),
         (experts_loop, (x, torch.randn(3, 4, 5))),
         (block_mask, (torch.randn(10, 10), [3, 3, 4])),
+        (padding_choice, (torch.randn(10, 4), [torch.randn(3), torch.randn(12)])),
         (repeat_by_durations, (torch.randn(2, 3, 4), torch.tensor([[1, 2, 1], [2, 2, 2]]))),
     ]
