@@ -34,15 +34,16 @@ struct Analysed {
     types = std::make_unique<analysis::TypeOracle>(project, &evidence);
   }
   const ir::Module& m() const { return *parsed.module; }
-  ValueKind kind_of_assigned(std::string_view name) {
-    // The value of the last assignment to `name`.
+  // The value of the last assignment to `name`.
+  ir::Node assigned(std::string_view name) const {
     ir::Node value;
     syntax::walk(m().root(), [&](ir::Node n) {
       if (n.is(kind::assignment) && m().text(n.field(field::left)) == name) value = n.field(field::right);
       return true;
     });
-    return types->type_of(m(), value).kind;
+    return value;
   }
+  ValueKind kind_of_assigned(std::string_view name) { return types->type_of(m(), assigned(name)).kind; }
 };
 
 TEST(TensorTypes, SourcesOfTensorness) {
@@ -155,22 +156,14 @@ TEST(TensorTypes, MasksStayMasksThroughOptionalAndDtypeKeepingMethods) {
       "    a4 = ids.eq(2).to(torch.float)\n"
       "    a5 = ids.eq(2).to(x)\n"
       "    a6 = x[mask]\n");
-  const auto assigned = [&](std::string_view name) {
-    ir::Node value;
-    syntax::walk(a.m().root(), [&](ir::Node n) {
-      if (n.is(kind::assignment) && a.m().text(n.field(field::left)) == name) value = n.field(field::right);
-      return true;
-    });
-    return value;
-  };
-  const auto mask_of = [&](std::string_view name) { return a.types->type_of(a.m(), assigned(name)); };
+  const auto mask_of = [&](std::string_view name) { return a.types->type_of(a.m(), a.assigned(name)); };
   EXPECT_EQ(mask_of("a1"), (analysis::ValueType{ValueKind::OptionalTensor, true}));
   EXPECT_EQ(mask_of("a2"), (analysis::ValueType{ValueKind::Tensor, true}));
   EXPECT_EQ(mask_of("a3"), (analysis::ValueType{ValueKind::Tensor, true}));
   EXPECT_EQ(mask_of("a4"), (analysis::ValueType{ValueKind::Tensor, false}));  // a new dtype
   EXPECT_EQ(mask_of("a5"), (analysis::ValueType{ValueKind::Tensor, false}));  // another tensor's dtype
   // An optional mask indexes as a mask.
-  const ir::Node index = assigned("a6");
+  const ir::Node index = a.assigned("a6");
   EXPECT_TRUE(a.types->boolean_mask_index(a.m(), index.field(field::value), index.field(field::subscript)));
 }
 
