@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -70,35 +73,28 @@ std::unique_ptr<FilePass> TensorSliceBoundRule::start(const RuleContext& ctx, Di
   // Statements that stop Dynamo's trace of their function: a slice there is evaluated on every run
   // of the statement, and Dynamo runs the rest of the function eagerly, so another site in the
   // same statement, or in a later statement of the same block (or nested in one), is never traced
-  // and is not reported.
-  struct Stop {
-    int function;
-    ir::Node statement;
-  };
-  return file_pass([this, &ctx, &sink, &m = ctx.module, stops = std::vector<Stop>(),
-                    reported = std::vector<ir::Node>()](ir::Node n) mutable {
+  // and is not reported. Kept per block: where its first such statement starts.
+  return file_pass([this, &ctx, &sink, &m = ctx.module, first_stop = std::unordered_map<const void*, uint32_t>(),
+                    reported = std::unordered_set<const void*>()](ir::Node n) mutable {
     // One finding per subscript: its first slice with a tensor bound.
-    if (n.is(kind::slice)) {
-      const ir::Node owner = n.parent();
-      if (owner && owner.is(kind::subscript) &&
-          std::find(reported.begin(), reported.end(), owner) != reported.end()) {
+    if (n.is(kind::slice) && n.parent().is(kind::subscript) && reported.contains(n.parent().id())) return true;
+    const ir::Node bound = tensor_bound(ctx, m, n);
+    if (!bound) return true;
+    // Within its own function (the climb ends at the definition), a statement holding the site,
+    // or one before it in the same block, stops the trace first (a compound statement's header
+    // runs before its body).
+    for (ir::Node a = n; a && !a.is(kind::function_definition); a = a.parent()) {
+      const ir::Node block = a.parent();
+      if (!block || !(block.is(kind::block) || block.is(kind::module_))) continue;
+      if (const auto stop = first_stop.find(block.id()); stop != first_stop.end() && stop->second <= a.start()) {
         return true;
       }
     }
-    const ir::Node bound = tensor_bound(ctx, m, n);
-    if (!bound) return true;
-    const int function = m.function_of(n);
-    const bool untraced = std::any_of(stops.begin(), stops.end(), [&](const Stop& s) {
-      if (s.function != function) return false;
-      // Within the same statement one of the two sites is evaluated first and stops the trace
-      // (a compound statement's header runs before its body).
-      if (s.statement.range().contains(n.range())) return true;
-      const ir::Node block = s.statement.parent();
-      return s.statement.end() <= n.start() && block.start() <= n.start() && n.end() <= block.end();
-    });
-    if (untraced) return true;
-    if (const ir::Node statement = unconditional_statement(n)) stops.push_back({function, statement});
-    if (n.is(kind::slice) && n.parent().is(kind::subscript)) reported.push_back(n.parent());
+    if (const ir::Node statement = unconditional_statement(n)) {
+      const auto [stop, added] = first_stop.try_emplace(statement.parent().id(), statement.start());
+      if (!added) stop->second = std::min(stop->second, statement.start());
+    }
+    if (n.is(kind::slice) && n.parent().is(kind::subscript)) reported.insert(n.parent().id());
     sink.report(make_diagnostic(
         info(), n,
         fmt::format("the slice bound `{}` is a tensor: Dynamo needs it as a Python int, calls `.item()`, and stops "
