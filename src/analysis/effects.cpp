@@ -64,7 +64,7 @@ std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::
   std::vector<Effect> out;
   auto tensor = [&](ir::Node e) {
     const ValueType t = types.type_of(m, e);
-    return t.tensor_like() || t.kind == ValueKind::OptionalTensor;
+    return t.tensor_or_optional();
   };
   // A value that may hold a tensor: anything the oracle does not know as a non-tensor (it types
   // literals Static or None).
@@ -149,7 +149,7 @@ std::optional<std::vector<Effect>> user_call_effects(const ir::Module& m, TypeOr
   const bool complete = for_each_argument(m, call, *callee, false, [&](int i, ir::Node argument) {
     const ValueType assumed = types.parameter_type(cm, callee->function, static_cast<size_t>(i));
     const ValueType passed = types.type_of(m, argument);
-    if (assumed.tensor_like() || assumed.kind == ValueKind::OptionalTensor) {
+    if (assumed.tensor_or_optional()) {
       matches &= passed.kind == ValueKind::Tensor;
     } else if (assumed.kind == ValueKind::Static) {
       matches &= passed.kind == ValueKind::Static;
@@ -276,7 +276,7 @@ std::vector<Effect> effects_within(const ir::Module& m, TypeOracle& types, ir::N
           return true;
         }
         ValueType r = types.type_of(m, fn.field(field::object));
-        if ((r.tensor_like() || r.kind == ValueKind::OptionalTensor) && is_pure_tensor_method(method)) {
+        if (r.tensor_or_optional() && is_pure_tensor_method(method)) {
           return true;
         }
       }

@@ -1,7 +1,6 @@
 #include "graphmend/analysis/tensor_types.h"
 
 #include <algorithm>
-#include <array>
 #include <set>
 #include <utility>
 #include <span>
@@ -22,21 +21,15 @@ bool is_torch_nn_class(const std::string& q) {
 
 ValueType of(ValueKind k, bool b = false) { return ValueType{k, b}; }
 
-// Tensor methods whose result has the receiver's dtype (a mask stays a mask): copies and views
-// of its layout, and `.to(<device>)` (`.to(x.device)`, `.to("cuda")`, `.to(device=d)`).
+// Tensor methods whose result has the receiver's dtype (a mask stays a mask): those the API table
+// says keep it, and `.to(<device>)` (`.to(x.device)`, `.to("cuda")`, `.to(device=d)`).
 bool keeps_dtype(const ir::Module& m, string_view method, ir::Node args) {
-  static constexpr std::array<string_view, 14> kLayout{"clone",     "contiguous", "detach",  "unsqueeze", "squeeze",
-                                                       "reshape",   "expand",     "flatten", "transpose", "permute",
-                                                       "expand_as", "t",          "cpu",     "cuda"};
-  if (std::find(kLayout.begin(), kLayout.end(), method) != kLayout.end()) return true;
+  if (api::has(api::Space::TensorMethod, method, api::Fact::KeepsDtype)) return true;
   if (method != "to" || !args) return false;
   const std::vector<ir::Node> a = ir::children_without_comments(args);
   if (a.size() != 1) return false;
   ir::Node device = a[0];
-  if (device.is(kind::keyword_argument)) {
-    if (m.text(device.field(field::name)) != "device") return false;
-    return true;
-  }
+  if (device.is(kind::keyword_argument)) return m.text(device.field(field::name)) == "device";
   device = ir::unparenthesize(device);
   if (device.is(kind::attribute)) return m.text(device.field(field::attribute)) == "device";
   if (device.is(kind::identifier)) return m.text(device) == "device";
@@ -94,7 +87,7 @@ bool TypeOracle::boolean_mask_index(const ir::Module& module, ir::Node value, ir
   if (!v.tensor_like() && v.kind != ValueKind::Unknown) return false;
   const ValueType i = type_of(module, index);
   // An optional mask indexes as a mask: `x[None]` only adds a dimension, which no code means.
-  return (i.tensor_like() || i.kind == ValueKind::OptionalTensor) && i.bool_tensor;
+  return i.tensor_or_optional() && i.bool_tensor;
 }
 
 ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
@@ -560,7 +553,7 @@ ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {
     return {};
   }
   ValueType o = type_of(m, obj);
-  if (api::has(api::Space::TensorAttribute, name, api::Fact::ReturnsTensor) && (o.tensor_like() || o.kind == ValueKind::OptionalTensor)) {
+  if (api::has(api::Space::TensorAttribute, name, api::Fact::ReturnsTensor) && o.tensor_or_optional()) {
     return of(o.kind == ValueKind::LikelyTensor ? ValueKind::LikelyTensor : ValueKind::Tensor);
   }
   return {};
@@ -708,11 +701,11 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
     return r.kind == ValueKind::Static ? of(ValueKind::Static) : of(ValueKind::DataScalar);
   }
   if (api::has(api::Space::TensorMethod, method, api::Fact::Static) && r.kind != ValueKind::Module) {
-    if (r.tensor_like() || r.kind == ValueKind::OptionalTensor || r.kind == ValueKind::Unknown) {
+    if (r.tensor_or_optional() || r.kind == ValueKind::Unknown) {
       return of(ValueKind::Static);
     }
   }
-  if (r.tensor_like() || r.kind == ValueKind::OptionalTensor) {
+  if (r.tensor_or_optional()) {
     const ValueKind k = r.kind == ValueKind::LikelyTensor ? ValueKind::LikelyTensor : ValueKind::Tensor;
     if (method == "type" && !first_arg()) return {};
     return of(k, api::has(api::Space::TensorMethod, method, api::Fact::ReturnsBool) ||

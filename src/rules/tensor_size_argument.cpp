@@ -84,9 +84,6 @@ bool splits(analysis::api::Space space, std::string_view name) {
 constexpr std::array<std::string_view, 7> kTracedBuiltins{"isinstance", "len",       "hasattr", "getattr",
                                                           "range",      "enumerate", "zip"};
 
-// A tensor, or an optional one (`mask.dim()` after `mask is not None`): its methods are tensor methods.
-bool tensor_or_none(analysis::ValueType t) { return t.tensor_like() || t.kind == analysis::ValueKind::OptionalTensor; }
-
 // True when nothing in [from, to) of `function` can split the graph, so a tensor computed at
 // `from` is still a value of the same graph at `to`: no branch on a tensor (an `if` on Python
 // values is fine), no loop, `try`, `with` or `match`, and no call but torch functions, tensor
@@ -109,7 +106,7 @@ bool same_graph_between(const RuleContext& ctx, const ir::Module& m, ir::Node fu
     }
     if (!n.is(kind::call)) return true;
     ir::Node fn = ir::unparenthesize(n.field(field::function));
-    if (fn.is(kind::attribute) && tensor_or_none(ctx.types.type_of(m, fn.field(field::object)))) {
+    if (fn.is(kind::attribute) && ctx.types.type_of(m, fn.field(field::object)).tensor_or_optional()) {
       const std::string_view method = m.text(fn.field(field::attribute));
       same = std::find(kExtractingMethods.begin(), kExtractingMethods.end(), method) == kExtractingMethods.end() &&
              !splits(analysis::api::Space::TensorMethod, method);
@@ -236,12 +233,10 @@ std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, 
         std::vector<int> data_definitions;
         for (int b : *reaching) {
           const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-          if (binding.kind == ir::BindingKind::AugmentedAssignment) {
-            if (ctx.types.type_of(m, binding.target).tensor_like()) data_definitions.push_back(b);
-            continue;
-          }
-          // An element of an iterated tensor (`for h, w in zip(hs, ws)`) is selected in the graph.
-          if (binding.kind == ir::BindingKind::For || binding.kind == ir::BindingKind::ComprehensionTarget) {
+          // `n += 1` on a tensor, or an element of an iterated tensor (`for h, w in zip(hs, ws)`),
+          // is computed in the graph.
+          if (binding.kind == ir::BindingKind::AugmentedAssignment || binding.kind == ir::BindingKind::For ||
+              binding.kind == ir::BindingKind::ComprehensionTarget) {
             if (ctx.types.type_of(m, binding.target).tensor_like()) data_definitions.push_back(b);
             continue;
           }

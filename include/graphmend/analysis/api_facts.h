@@ -41,6 +41,8 @@ enum class Fact : uint32_t {
   LoggingLevel = 1u << 15,    // a logging level constant
   Allocates = 1u << 16,       // its tensor result is new storage: never an argument, a view of one,
                               // or a tensor held elsewhere (`clamp`, `cat`; not `to`, `contiguous`)
+  KeepsDtype = 1u << 17,      // its tensor result has the receiver's dtype (a mask stays a mask:
+                              // `unsqueeze`, `clone`; `to` only with a device, which its caller checks)
 };
 
 // True if the table lists `name` in `space` with `fact`.

@@ -38,6 +38,8 @@ struct ValueType {
   [[nodiscard]] bool tensor_like() const {
     return kind == ValueKind::Tensor || kind == ValueKind::LikelyTensor;
   }
+  // A tensor, or one that may be None: its methods are tensor methods wherever it is not None.
+  [[nodiscard]] bool tensor_or_optional() const { return tensor_like() || kind == ValueKind::OptionalTensor; }
 };
 
 ValueType join(ValueType a, ValueType b);
