@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_set>
 
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/source/generated.h"
@@ -89,6 +90,54 @@ bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_
     const ir::BindingKind k = m.bindings[static_cast<size_t>(b)].kind;
     return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
   });
+}
+
+bool always_bound_at(const ir::Module& m, int function, int symbol, ir::Node at) {
+  if (function < 0 || symbol < 0) return false;
+  const ir::Symbol& s = m.symbols[static_cast<size_t>(symbol)];
+  if (s.scope != m.functions[static_cast<size_t>(function)].scope || s.declared_global || s.declared_nonlocal) {
+    return false;
+  }
+  bool parameter = false;
+  for (int b : s.bindings) {
+    const ir::BindingKind kind = m.bindings[static_cast<size_t>(b)].kind;
+    if (kind == ir::BindingKind::Delete) return false;
+    parameter = parameter || kind == ir::BindingKind::Parameter;
+  }
+  if (parameter) return true;
+  const ir::Cfg& cfg = m.cfg(function);
+  const int target = cfg.node_containing(at);
+  if (target < 0 || cfg.entry < 0) return false;
+  const auto binds_here = [&](const ir::CfgNode& node) {
+    for (int b : node.gen) {
+      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+      if (binding.symbol != symbol) continue;
+      bool skippable = false;
+      for (ir::Node p = binding.statement.parent(); p && !p.is(kind::function_definition); p = p.parent()) {
+        skippable = skippable || ((p.is(kind::try_statement) || p.is(kind::with_statement)) && !p.range().contains(at.range()));
+      }
+      if (!skippable) return true;
+    }
+    return false;
+  };
+  // Is `target` reachable from the entry along nodes that bind nothing of `symbol`? The search
+  // stops at every binding, so it explores only the code no binding dominates.
+  std::unordered_set<int> seen;
+  std::vector<int> stack{cfg.entry};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    if (n == target) return false;
+    if (!seen.insert(n).second) continue;
+    const ir::CfgNode& node = cfg.nodes[static_cast<size_t>(n)];
+    if (binds_here(node)) continue;
+    for (int next : node.succ) stack.push_back(next);
+  }
+  return true;
+}
+
+bool always_bound_at(const ir::Module& m, ir::Node use) {
+  return always_bound_at(m, m.function_of(use), m.lookup_at(use), use);
 }
 
 ir::Node dotted_root(ir::Node n) {

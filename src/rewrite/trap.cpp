@@ -113,55 +113,6 @@ std::optional<std::string> earlier_in_place_update(const analysis::FileContext& 
   return found;
 }
 
-// True when reading `use` (an identifier) cannot raise: a parameter of its function, or a local
-// that every path from the function's entry binds first, none deleting it. A binding inside
-// `try` or `with` does not count: an exception there can skip it and still reach `use`.
-bool always_bound_at(const ir::Module& m, ir::Node use) {
-  const int fi = m.function_of(use);
-  const int symbol = m.lookup_at(use);
-  if (fi < 0 || symbol < 0) return false;
-  const ir::Symbol& s = m.symbols[static_cast<size_t>(symbol)];
-  if (s.scope != m.functions[static_cast<size_t>(fi)].scope || s.declared_global || s.declared_nonlocal) {
-    return false;
-  }
-  bool parameter = false;
-  for (int b : s.bindings) {
-    const ir::BindingKind kind = m.bindings[static_cast<size_t>(b)].kind;
-    if (kind == ir::BindingKind::Delete) return false;
-    parameter = parameter || kind == ir::BindingKind::Parameter;
-  }
-  if (parameter) return true;
-  const ir::Cfg& cfg = m.cfg(fi);
-  const int at = cfg.node_containing(use);
-  if (at < 0 || cfg.entry < 0) return false;
-  const auto binds_here = [&](const ir::CfgNode& node) {
-    for (int b : node.gen) {
-      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-      if (binding.symbol != symbol) continue;
-      bool guarded = false;
-      for (ir::Node p = binding.statement.parent(); p && !p.is(kind::function_definition); p = p.parent()) {
-        guarded = guarded || p.is(kind::try_statement) || p.is(kind::with_statement);
-      }
-      if (!guarded) return true;
-    }
-    return false;
-  };
-  // Is `at` reachable from the entry along nodes that bind nothing of `symbol`?
-  std::vector<char> seen(cfg.nodes.size(), 0);
-  std::vector<int> stack{cfg.entry};
-  while (!stack.empty()) {
-    const int n = stack.back();
-    stack.pop_back();
-    if (n == at) return false;
-    if (seen[static_cast<size_t>(n)]) continue;
-    seen[static_cast<size_t>(n)] = 1;
-    const ir::CfgNode& node = cfg.nodes[static_cast<size_t>(n)];
-    if (binds_here(node)) continue;
-    for (int next : node.succ) stack.push_back(next);
-  }
-  return true;
-}
-
 }  // namespace
 
 ir::Node assert_testing_item(ir::Node item_call) {

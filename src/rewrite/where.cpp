@@ -158,6 +158,67 @@ std::set<std::string> names_read(const ir::Module& m, ir::Node n) {
   return out;
 }
 
+// True when the identifier `n` is a name being bound (`n = ...`, an element of an unpacking
+// target, `(n := ...)`), not read.
+bool binds_name(ir::Node n) {
+  ir::Node child = n;
+  ir::Node p = n.parent();
+  while (p && (p.is(kind::pattern_list) || p.is(kind::tuple_pattern) || p.is(kind::list_pattern) ||
+               p.is(kind::parenthesized_expression))) {
+    child = p;
+    p = p.parent();
+  }
+  if (!p) return false;
+  if (p.is(kind::assignment) || p.is(kind::augmented_assignment)) {
+    return p.field(field::left) == child && !p.is(kind::augmented_assignment);
+  }
+  return p.is(kind::named_expression) && p.field(field::name) == n;
+}
+
+// A local of the `if`'s function that the selection reads and the original may not: in a branch
+// (the selection computes every branch) or an `elif` condition (it computes every condition),
+// not bound there earlier in the same branch, and possibly unbound when the `if` starts (a path
+// that does not bind it, a `del`). The original reads it only on the path that takes that
+// branch; the selection would raise UnboundLocalError on the others. The branches' statements
+// are `name = value` assignments run in order, so a binding earlier in the branch is the one read.
+std::optional<std::string> unbound_branch_read(const ir::Module& m, int fi, ir::Node if_statement,
+                                               const std::vector<std::pair<ir::Node, ir::Node>>& arms,
+                                               const std::vector<ir::Node>& blocks) {
+  const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
+  const ir::Node start = if_statement.field(field::condition);
+  std::map<int, bool> bound;  // by symbol
+  std::optional<std::string> found;
+  auto visit_region = [&](ir::Node region, bool branch) {
+    std::map<int, uint32_t> bound_in_branch;  // symbol -> where the branch first binds it
+    syntax::walk(region, [&](ir::Node n) {
+      if (found) return false;
+      if (n.is(kind::lambda) || n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
+      if (!n.is(kind::identifier)) return true;
+      const ir::Node parent = n.parent();
+      if (parent && ((parent.is(kind::attribute) && parent.field(field::attribute) == n) ||
+                     (parent.is(kind::keyword_argument) && parent.field(field::name) == n))) {
+        return true;
+      }
+      const int symbol = m.lookup_at(n);
+      if (symbol < 0 || m.symbols[static_cast<size_t>(symbol)].scope != fn.scope) return true;
+      if (binds_name(n)) {
+        if (branch) bound_in_branch.emplace(symbol, n.start());
+        return true;
+      }
+      if (const auto own = bound_in_branch.find(symbol); own != bound_in_branch.end() && own->second < n.start()) {
+        return true;
+      }
+      auto [it, inserted] = bound.emplace(symbol, false);
+      if (inserted) it->second = always_bound_at(m, fi, symbol, start);
+      if (!it->second) found = std::string(m.text(n));
+      return true;
+    });
+  };
+  for (size_t i = 1; i < arms.size(); ++i) visit_region(arms[i].first, false);
+  for (ir::Node block : blocks) visit_region(block, true);
+  return found;
+}
+
 // A `continue` or `break` in a branch (not inside a loop of its own): the condition decides
 // which statements run next.
 ir::Node control_statement(ir::Node block) {
@@ -338,7 +399,14 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     return Declined{decline<DeclineCode::InsideLoopOrTry>()};
   }
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
-  if (auto buffer = plan_buffer_selection(ctx, if_statement, later)) return std::move(*buffer);
+  if (auto buffer = plan_buffer_selection(ctx, if_statement, later)) {
+    if (std::holds_alternative<source::Fix>(*buffer)) {
+      if (auto unbound = unbound_branch_read(m, fi, if_statement, arms, blocks)) {
+        return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
+      }
+    }
+    return std::move(*buffer);
+  }
   // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked
   // by the gate at trace time.
   const std::vector<std::string> assumed = assumable_tensors(ctx, fn, if_statement);
@@ -524,20 +592,12 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     for (const std::string& name : selected) {
       const bool everywhere = all_blocks && assigned_in[name] == static_cast<int>(branches.size());
       if (everywhere) continue;
-      // A parameter, or `name = ...` before the `if` (from the symbol table: no walk per site).
-      bool bound_before = false;
+      // The selection reads the name's value from before the `if` on every path: it must be
+      // bound on every path there, where the original reads it only after the `if`.
       const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
-      if (const auto sym = scope.symbols.find(name); sym != scope.symbols.end()) {
-        for (int b : m.symbols[static_cast<size_t>(sym->second)].bindings) {  // in source order
-          const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-          if (binding.target.start() >= if_statement.start()) break;
-          bound_before = binding.kind == ir::BindingKind::Parameter ||
-                         (binding.kind == ir::BindingKind::Assignment && binding.value) ||
-                         (binding.kind == ir::BindingKind::AnnotatedAssignment && binding.value);
-          if (bound_before) break;
-        }
-      }
-      if (!bound_before) {
+      const auto sym = scope.symbols.find(name);
+      if (sym == scope.symbols.end() ||
+          !always_bound_at(m, fi, sym->second, if_statement.field(field::condition))) {
         return Declined{decline<DeclineCode::NotBoundBefore>(name)};
       }
       ir::Node kept_value;
@@ -647,6 +707,9 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     for (const std::string& sel : selections) compiled.line(sel);
   }
 
+  if (auto unbound = unbound_branch_read(m, fi, if_statement, arms, blocks)) {
+    return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
+  }
   Fix fix;
   if (aliasing) unsafe_reason = "the selected tensor is a new object, where the original kept or bound an existing one";
   fix.applicability = unsafe_reason ? source::Applicability::Unsafe : source::Applicability::Safe;

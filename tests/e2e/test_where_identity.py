@@ -183,6 +183,26 @@ def test_what_no_selection_expresses_is_declined_with_its_reason(modules):
     assert "`scale` would be selected from the Python value `1.0`" in sites["PythonNumberKept.forward"]["decline_reason"]
 
 
+@pytest.mark.parametrize("name", [n for n in DECLINED if n.startswith("unbound")])
+def test_a_name_that_may_be_unbound_at_the_if_is_never_read_by_a_selection(modules, name):
+    """The selection reads the kept value and every branch's values on every path; the original
+    reads them only on its own path. A name that some path leaves unbound (a conditional binding,
+    a `del`) would raise UnboundLocalError in the selection where the original runs: declined with
+    the reason that says so, and the compiled copy returns what the original does."""
+    module = next(m for n, m, _ in modules["original"].declined_cases() if n == name)
+    site = _sites(modules["report"])[f"{type(module).__name__}.forward"]
+    assert site["decline_code"] in ("not-bound-before", "branch-reads-unbound"), site
+    assert "may be unbound when the `if` starts" in site["decline_reason"], site
+    for copy in ("safe", "unsafe"):
+        _, patched, inputs = next(c for c in modules[copy].declined_cases() if c[0] == name)
+        _, original, _ = next(c for c in modules["original"].declined_cases() if c[0] == name)
+        torch._dynamo.reset()
+        compiled = torch.compile(patched, backend="aot_eager")
+        with torch.no_grad():
+            for args in inputs:
+                assert same_result([compiled(*args)], [original(*args)])
+
+
 @pytest.mark.parametrize("name", [n for n in DECLINED if n.startswith("may raise on shapes")])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_branch_that_may_raise_on_shapes_is_left_to_the_original(modules, name, backend):

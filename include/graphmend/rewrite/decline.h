@@ -102,6 +102,7 @@ enum class DeclineCode : std::uint8_t {
   ReadAfterOwnBranch,
   TemporaryReadBeforeAssigned,
   NotBoundBefore,
+  BranchReadsUnbound,
   LaterInPlaceUpdate,
 
   // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
@@ -304,7 +305,11 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::TemporaryReadBeforeAssigned, "temporary-read-before-assigned",
      "the temporary `{}` is assigned in more than one branch and read in one before that branch assigns it"},
     {DeclineCode::NotBoundBefore, "not-bound-before",
-     "`{}` is not bound before the `if`, so a branch that skips it has no value to select"},
+     "`{}` may be unbound when the `if` starts (a path that does not bind it, or a `del`), so a branch "
+     "that skips it has no value to select"},
+    {DeclineCode::BranchReadsUnbound, "branch-reads-unbound",
+     "`{}` may be unbound when the `if` starts (a path that does not bind it, or a `del`), and the "
+     "selection computes every branch: reading it would raise where the original skips that branch"},
     {DeclineCode::LaterInPlaceUpdate, "later-in-place-update",
      "a tensor is updated in place after the `if` ({}); the selected value would not alias what the "
      "original bound"},

@@ -100,6 +100,14 @@ bool is_text_string(const ir::Module& m, ir::Node n);
 // The module-level symbol a name refers to at `use`, or null.
 const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use);
 bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_list<ir::BindingKind> kinds);
+// True when reading the function-local `symbol` at `at` (a node inside the function `function`)
+// cannot raise UnboundLocalError: a parameter, or a local that every path from the function's
+// entry to `at` binds first; either way with no `del` of it. A binding inside a `try` or `with`
+// that does not also enclose `at` does not count: an exception there can skip it (handled, or
+// suppressed by the context manager) and still reach `at`. A name of any other scope: false.
+bool always_bound_at(const ir::Module& m, int function, int symbol, ir::Node at);
+// The same for an identifier `use`, at that use.
+bool always_bound_at(const ir::Module& m, ir::Node use);
 // The root identifier of a dotted name (`a` of `a.b.c`), or null.
 ir::Node dotted_root(ir::Node n);
 

@@ -719,6 +719,57 @@ class IndexMayRaise(nn.Module):
         return h
 
 
+class BoundOnSomePaths(nn.Module):
+    """Declined (not-bound-before): `h` is bound before the `if` only when `self.warm`; when it is
+    not and the branch runs, the original never reads the old `h`, where a selection would, and
+    raise UnboundLocalError."""
+
+    def __init__(self):
+        super().__init__()
+        self.warm = False
+
+    def forward(self, x: torch.Tensor):
+        if self.warm:
+            h = x * 2
+        if (x > 3).any():
+            h = torch.clamp(x, max=3.0)
+        return h + 1
+
+
+class DeletedBeforeIf(nn.Module):
+    """Declined (not-bound-before): a `del` on some path leaves `h` unbound at the `if`."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop = True
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if self.drop:
+            del h
+        if (x > 3).any():
+            h = torch.clamp(x, max=3.0)
+        return h + 1
+
+
+class BranchReadsUnbound(nn.Module):
+    """Declined (branch-reads-unbound): the first branch reads `magnitude`, bound only when
+    `self.warm`; the original reads it only when that branch runs, the selection always."""
+
+    def __init__(self):
+        super().__init__()
+        self.warm = False
+
+    def forward(self, x: torch.Tensor):
+        if self.warm:
+            magnitude = x.abs()
+        if (x > 3).any():
+            h = torch.clamp(magnitude, max=3.0)
+        else:
+            h = x * 2
+        return h
+
+
 def declined_cases():
     """(name, module, inputs): no fix at all, plain or unsafe."""
     t = torch.tensor
@@ -736,6 +787,10 @@ def declined_cases():
         ("may raise on shapes: broadcasting", BroadcastMayRaise(),
          [(t([1.0, 2.0]), t([-1.0, -1.0, -1.0])), (t([1.0, 2.0]), t([1.0, -1.0]))]),
         ("may raise on shapes: an index", IndexMayRaise(), [(t([1.0, 2.0]), t([1.0, 1.0])), (t([1.0, 2.0]), t([[[1.0, 0.0]]]))]),
+        # Inputs on which the original runs without error: the branch that binds the name.
+        ("unbound: a name bound on some paths only", BoundOnSomePaths(), [(t([1.0, 5.0]),)]),
+        ("unbound: a name deleted on some path", DeletedBeforeIf(), [(t([1.0, 5.0]),)]),
+        ("unbound: a branch reads a name bound on some paths only", BranchReadsUnbound(), [(t([1.0, 2.0]),)]),
     ]
 
 
