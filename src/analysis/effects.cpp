@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -82,9 +83,9 @@ std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::
     if (n.is(kind::binary_operator)) {
       const ir::Node l = ir::unparenthesize(n.field(field::left));
       const ir::Node r = ir::unparenthesize(n.field(field::right));
-      // `h * h`: one value, one shape.
-      if (l.is(kind::identifier) && r.is(kind::identifier) && m.text(l) == m.text(r)) return true;
       const bool matmul = m.text(n.field(field::operator_)) == "@";
+      // `h * h`: one value, one shape (`h @ h` still needs `h` square).
+      if (!matmul && l.is(kind::identifier) && r.is(kind::identifier) && m.text(l) == m.text(r)) return true;
       if (may_broadcast(l, r) || (matmul && (tensor(l) || tensor(r)))) broadcasting(n);
     } else if (n.is(kind::comparison_operator)) {
       const std::vector<ir::Node> operands = n.named_children();
@@ -93,6 +94,43 @@ std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::
           broadcasting(n);
           break;
         }
+      }
+    } else if (n.is(kind::call)) {
+      // `torch.mul(a, b)`, `a.add(b)`, `torch.cat([a, b])`: a call that combines two values
+      // that may be tensors, one of them surely, may raise on their shapes as `a * b` does.
+      const ir::Node callee = ir::unparenthesize(n.field(field::function));
+      std::vector<ir::Node> operands;
+      if (callee.is(kind::attribute)) operands.push_back(ir::unparenthesize(callee.field(field::object)));
+      bool splat = false;
+      if (const ir::Node args = n.field(field::arguments); args && args.is(kind::argument_list)) {
+        for (ir::Node a : args.named_children()) {
+          if (a.is(kind::comment)) continue;
+          if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
+            splat = true;
+            continue;
+          }
+          ir::Node value = ir::unparenthesize(a.is(kind::keyword_argument) ? a.field(field::value) : a);
+          if (value.is(kind::list) || value.is(kind::tuple)) {
+            for (ir::Node element : value.named_children()) {
+              if (!element.is(kind::comment)) operands.push_back(ir::unparenthesize(element));
+            }
+          } else {
+            operands.push_back(value);
+          }
+        }
+      }
+      // Unlike an operator's operand, an argument of unknown type counts only when it is
+      // known to be tensor-like: calls take many Python values (dims, bounds, sizes) that the
+      // oracle cannot type, where an operator's other operand is a tensor or a number.
+      const bool sure = std::any_of(operands.begin(), operands.end(), [&](ir::Node o) { return tensor(o); });
+      const auto tensors = std::count_if(operands.begin(), operands.end(), [&](ir::Node o) {
+        const ValueType t = types.type_of(m, o);
+        return t.tensor_or_optional() || t.kind == ValueKind::TensorTuple;
+      });
+      if (sure && (tensors >= 2 || splat)) {
+        out.push_back({EffectKind::MayRaise, n,
+                       fmt::format("`{}` may raise on its tensors' shapes (they must broadcast or match)",
+                                   ir::snippet(m, n))});
       }
     } else if (n.is(kind::subscript) && tensor(n.field(field::value))) {
       out.push_back({EffectKind::MayRaise, n,

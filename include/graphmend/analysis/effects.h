@@ -32,8 +32,9 @@ std::string_view effect_kind_name(EffectKind k);
 std::vector<Effect> effects_of(const ir::Module& module, TypeOracle& types, ir::Node node);
 
 // What in `node` may raise on its tensors' shapes: an operator between two values that may be
-// tensors (broadcasting; `@` on any tensor) and a subscript of a tensor (an index out of range,
-// too many indices). Harmless where the original evaluates it anyway; where code that the
+// tensors (broadcasting; `@` on any tensor), a call that combines two tensors (`torch.mul(a, b)`,
+// `a.add(b)`, `torch.cat([a, b])`) and a subscript of a tensor (an index out of range, too many
+// indices). Harmless where the original evaluates it anyway; where code that the
 // original may skip runs unconditionally ([Where]), each is a way to raise that it did not.
 std::vector<Effect> shape_raises_of(const ir::Module& module, TypeOracle& types, ir::Node node);
 

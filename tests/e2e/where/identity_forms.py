@@ -708,6 +708,28 @@ class BroadcastMayRaise(nn.Module):
         return h
 
 
+class BroadcastCallMayRaise(nn.Module):
+    """Declined (may raise): `torch.mul(h, m)` and `torch.cat([h, m])` combine two tensors as
+    `h * m` does, and fail for shapes that do not broadcast or match; the original skips them
+    when no element of `m` is positive."""
+
+    def forward(self, x: torch.Tensor, m: torch.Tensor):
+        h = x * 2
+        if (m > 0).any():
+            h = torch.mul(h, m)
+        return h
+
+
+class ConcatCallMayRaise(nn.Module):
+    """Declined (may raise): `torch.cat([h, m], dim=0)` needs the other dimensions to match."""
+
+    def forward(self, x: torch.Tensor, m: torch.Tensor):
+        h = x * 2
+        if (m > 0).any():
+            h = torch.cat([h, m], dim=0)
+        return h
+
+
 class IndexMayRaise(nn.Module):
     """Declined (may raise): zamba2's mask: `m[:, :, None]` fails on a mask of one dimension,
     which the original never indexes when every element is 1."""
@@ -786,6 +808,11 @@ def declined_cases():
          [(t([1.0, 5.0]), t([[1.0], [2.0]])), (t([1.0, 2.0]), t([[1.0], [2.0]]))]),
         ("may raise on shapes: broadcasting", BroadcastMayRaise(),
          [(t([1.0, 2.0]), t([-1.0, -1.0, -1.0])), (t([1.0, 2.0]), t([1.0, -1.0]))]),
+        ("may raise on shapes: torch.mul of two tensors", BroadcastCallMayRaise(),
+         [(t([1.0, 2.0]), t([-1.0, -1.0, -1.0])), (t([1.0, 2.0]), t([1.0, -1.0]))]),
+        ("may raise on shapes: torch.cat of two tensors", ConcatCallMayRaise(),
+         [(t([[1.0, 2.0]]), t([[-1.0, -1.0, -1.0]])), (t([[1.0, 2.0]]), t([[1.0, -1.0]])),
+          (t([[1.0, 2.0]]), t([[-1.0, -1.0]]))]),
         ("may raise on shapes: an index", IndexMayRaise(), [(t([1.0, 2.0]), t([1.0, 1.0])), (t([1.0, 2.0]), t([[[1.0, 0.0]]]))]),
         # Inputs on which the original runs without error: the branch that binds the name.
         ("unbound: a name bound on some paths only", BoundOnSomePaths(), [(t([1.0, 5.0]),)]),

@@ -237,13 +237,14 @@ class InsideNoGrad(nn.Module):
 
 
 class InsideAutocast(nn.Module):
-    """Under autocast both branches run in bfloat16, as the taken one does in the original."""
+    """Under autocast both branches run on the bfloat16 product, as the taken one does in the
+    original. (A branch `torch.mm(h, h)` would be declined: graphmend cannot prove `h` square.)"""
 
     def forward(self, x: torch.Tensor):
         with torch.autocast("cpu", dtype=torch.bfloat16):
             h = torch.mm(x, x.t())
             if h.sum() > 0:
-                y = torch.mm(h, h)
+                y = h * 3 + 1
             else:
                 y = h - 1
         return y.float()
