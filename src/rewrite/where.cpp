@@ -395,8 +395,11 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   if (auto literal = python_value_selected(m, if_statement, blocks, bool(else_block), later)) {
     return Declined{std::move(*literal)};
   }
-  if (inside_loop_or_try(if_statement)) {
-    return Declined{decline<DeclineCode::InsideLoopOrTry>()};
+  // Inside a loop the `if` is planned per iteration (rules/GM101.md, "Inside loops"): every name
+  // it binds counts as read later (LaterNames), a kept value is proven only from a definition
+  // earlier in the same iteration, and the loop's code before the `if` counts as after it.
+  if (in_try_statement(if_statement)) {
+    return Declined{decline<DeclineCode::InsideTry>()};
   }
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
   if (auto buffer = plan_buffer_selection(ctx, if_statement, later)) {

@@ -350,6 +350,11 @@ std::variant<KeptValueProof, std::string> prove_held_only_by_name(const analysis
       return fmt::format("{}, not assigned a value in this function before the `if`", kept);
     }
     if (owner.is(kind::else_clause) || owner.is(kind::elif_clause)) owner = owner.parent();
+    if (owner.is(kind::for_statement) || owner.is(kind::while_statement)) {
+      return fmt::format("{}, assigned before the loop or by an earlier iteration (only a definition earlier in the "
+                         "same iteration is traced)",
+                         kept);
+    }
     if (!owner.is(kind::if_statement)) return fmt::format("{}, assigned outside the `if`'s enclosing blocks", kept);
     stmt = owner;
   }
@@ -521,6 +526,9 @@ std::optional<std::string> not_only_read_after(const analysis::FileContext& ctx,
     ir::Node owner = stmt.parent() ? stmt.parent().parent() : ir::Node{};
     if (!owner || owner == fn.node) break;
     if (owner.is(kind::else_clause) || owner.is(kind::elif_clause)) owner = owner.parent();
+    if (owner.is(kind::for_statement) || owner.is(kind::while_statement)) {
+      return "the loop runs again";
+    }
     if (!owner.is(kind::if_statement)) {
       const std::string_view text = m.text(owner);
       return fmt::format("it is inside a `{}` block", text.substr(0, text.find_first_of(" :(")));

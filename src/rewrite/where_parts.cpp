@@ -187,11 +187,75 @@ bool inside_loop_or_try(ir::Node n) {
   return false;
 }
 
+ir::Node outermost_loop(ir::Node n) {
+  ir::Node loop;
+  for (ir::Node p = n.parent(); p && !p.is(kind::function_definition); p = p.parent()) {
+    if (p.is(kind::for_statement) || p.is(kind::while_statement)) loop = p;
+  }
+  return loop;
+}
+
+bool in_try_statement(ir::Node n) {
+  for (ir::Node p = n.parent(); p && !p.is(kind::function_definition); p = p.parent()) {
+    if (p.is(kind::try_statement)) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// True when `use`, inside one of the branches of `if_statement`, follows a `name = value`
+// statement of that branch's own block: it reads the value that branch bound in the same run.
+bool bound_earlier_in_own_branch(const ir::Module& m, ir::Node if_statement, ir::Node use, std::string_view name) {
+  if (!if_statement.range().contains(use.range())) return false;
+  ir::Node block;
+  for (ir::Node p = use.parent(); p && p != if_statement; p = p.parent()) {
+    const ir::Node owner = p.parent();
+    if (p.is(kind::block) && owner &&
+        (owner == if_statement ||
+         ((owner.is(kind::elif_clause) || owner.is(kind::else_clause)) && owner.parent() == if_statement))) {
+      block = p;
+      break;
+    }
+  }
+  if (!block) return false;
+  for (ir::Node s : block.named_children()) {
+    if (s.end() > use.start()) break;
+    if (!s.is(kind::expression_statement) || s.named_child_count() != 1) continue;
+    const ir::Node a = s.named_child(0);
+    if (a.is(kind::assignment) && a.field(field::left).is(kind::identifier) && m.text(a.field(field::left)) == name) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 bool LaterNames::contains(const std::string& name) const {
   const auto& facts = index_->by_function_.at(function_);
   if (facts.captured.contains(name)) return true;  // a closure may read it whenever it is called
   const auto occurrences = facts.occurrences.find(name);
-  if (occurrences == facts.occurrences.end() || occurrences->second.back().start() < statement_.end()) return false;
+  if (occurrences == facts.occurrences.end()) return false;
+  if (const ir::Node loop = outermost_loop(statement_)) {
+    // The next iteration runs the loop again, the `if` included: a read anywhere in the loop may
+    // see what the `if` bound, except one in the `if`'s own branch after that branch bound the
+    // name anew. Past kMaxLoopReadsExamined occurrences the name counts as read (linear cost).
+    constexpr size_t kMaxLoopReadsExamined = 64;
+    const std::vector<ir::Node>& uses = occurrences->second;
+    auto it = std::lower_bound(uses.begin(), uses.end(), loop.start(),
+                               [](ir::Node n, uint32_t at) { return n.start() < at; });
+    for (size_t examined = 0; it != uses.end() && it->start() < loop.end(); ++it) {
+      if (++examined > kMaxLoopReadsExamined) return true;
+      if (const auto target = facts.targets.find(it->start());
+          target != facts.targets.end() && target->second != ir::BindingKind::AugmentedAssignment &&
+          target->second != ir::BindingKind::Delete) {
+        continue;  // a binding, not a read
+      }
+      if (!bound_earlier_in_own_branch(index_->ctx_.module, statement_, *it, name)) return true;
+    }
+  }
+  if (occurrences->second.back().start() < statement_.end()) return false;
   return index_->read_after(facts, function_, statement_, name, occurrences->second);
 }
 
@@ -293,8 +357,15 @@ LaterNames FunctionIndex::names_after(int function, ir::Node node) {
 
 std::optional<std::string> FunctionIndex::update_after(int function, ir::Node node) {
   const auto& updates = facts(function).updates;
-  auto it = std::lower_bound(updates.begin(), updates.end(), node.end(),
-                             [](const std::pair<uint32_t, std::string>& u, uint32_t at) { return u.first < at; });
+  const auto first_from = [&](uint32_t at) {
+    return std::lower_bound(updates.begin(), updates.end(), at,
+                            [](const std::pair<uint32_t, std::string>& u, uint32_t from) { return u.first < from; });
+  };
+  if (const ir::Node loop = outermost_loop(node)) {
+    // The loop's statements before `node`, which the next iteration runs after it.
+    if (auto it = first_from(loop.start()); it != updates.end() && it->first < node.start()) return it->second;
+  }
+  auto it = first_from(node.end());
   if (it == updates.end()) return std::nullopt;
   return it->second;
 }

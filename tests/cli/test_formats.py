@@ -114,17 +114,17 @@ def test_a_very_long_line_is_shown_as_a_bounded_excerpt(gm, tmp_path):
 def test_a_declined_site_carries_its_reason_and_its_stable_code(gm, tmp_path):
     """JSON, JSON lines and SARIF give the sentence users read and a code to group by."""
     (tmp_path / "m.py").write_text(
-        "import torch\n\n\n@torch.compile\ndef f(x):\n    for _ in range(2):\n        if x.sum() > 0:\n"
-        "            x = x * 2\n    return x\n")
+        "import torch\n\n\n@torch.compile\ndef f(x):\n    try:\n        if x.sum() > 0:\n"
+        "            x = x * 2\n    finally:\n        pass\n    return x\n")
     out = gm("check", "m.py", "--output-format", "json-lines", cwd=tmp_path).stdout
     rows = [json.loads(line) for line in out.splitlines()]
-    assert [(row["code"], row["decline_code"]) for row in rows] == [("GM101", "inside-loop-or-try")]
-    assert rows[0]["decline_reason"].startswith("the `if` is inside a loop or `try`")
+    assert [(row["code"], row["decline_code"]) for row in rows] == [("GM101", "inside-try")]
+    assert rows[0]["decline_reason"].startswith("the `if` is inside a `try`")
     doc = json.loads(gm("check", "m.py", "--output-format", "json", cwd=tmp_path).stdout)
-    assert [d["decline_code"] for d in doc["diagnostics"]] == ["inside-loop-or-try"]
+    assert [d["decline_code"] for d in doc["diagnostics"]] == ["inside-try"]
     sarif = json.loads(gm("check", "m.py", "--output-format", "sarif", cwd=tmp_path).stdout)
     jsonschema.validate(sarif, sarif_schema())
-    assert sarif["runs"][0]["results"][0]["properties"]["decline_code"] == "inside-loop-or-try"
+    assert sarif["runs"][0]["results"][0]["properties"]["decline_code"] == "inside-try"
     assert rows[0]["fix"] is None
 
 

@@ -67,7 +67,7 @@ enum class DeclineCode : std::uint8_t {
 
   // [Where]: where the `if` is.
   NotAnIf,
-  InsideLoopOrTry,
+  InsideTry,
   NotInFunction,
 
   // [Where]: what no selection of values can express.
@@ -250,8 +250,9 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
 
     // [Where]: where the `if` is.
     {DeclineCode::NotAnIf, "not-an-if", "not an `if` statement"},
-    {DeclineCode::InsideLoopOrTry, "inside-loop-or-try",
-     "the `if` is inside a loop or `try`; its values' lifetimes are not analysed there"},
+    {DeclineCode::InsideTry, "inside-try",
+     "the `if` is inside a `try`; an exception there hands the partial state of the branches to the "
+     "handlers, which is not analysed"},
     {DeclineCode::NotInFunction, "not-in-function", "the `if` is not inside a function"},
 
     // [Where]: what no selection of values can express.

@@ -42,11 +42,18 @@ std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir:
 // selection); a loop body runs again and reads what the last iteration selected, and a `try`
 // hands an exception's partial state to its handlers.
 bool inside_loop_or_try(ir::Node n);
+// The outermost `for` or `while` of its own function that encloses `n` (its body or `else`), or
+// null: the code a later iteration runs again after `n`.
+ir::Node outermost_loop(ir::Node n);
+// True when `n` is inside a `try` statement of its own function.
+bool in_try_statement(ir::Node n);
 
 // The names whose values, as a statement binds them, may be used after it. A name is used after
 // `if` only when it occurs after it and, unless the `if` is in a loop, some read of it there may
 // see a binding the `if` made (reaching definitions): a temporary that every later path assigns
-// anew before reading (`clamp_value` in two guards in a row) is not. A local that a nested
+// anew before reading (`clamp_value` in two guards in a row) is not. In a loop, a read anywhere in
+// the loop counts too (the next iteration runs it), except one in the `if`'s own branch after
+// that branch bound the name. A local that a nested
 // function, lambda or comprehension reads (wherever it is defined), `del`, augmented assignment
 // and frame inspection count as uses; so does every name that is not a plain local.
 class FunctionIndex;
@@ -74,8 +81,9 @@ class FunctionIndex {
  public:
   explicit FunctionIndex(const analysis::FileContext& ctx) : ctx_(ctx) {}
   [[nodiscard]] LaterNames names_after(int function, ir::Node node);
-  // The first statement starting after `node` ends that updates a tensor in place (an in-place
-  // method or a subscript store): what it does, or nullopt.
+  // The first statement that may run after `node` and updates a tensor in place (an in-place
+  // method or a subscript store): what it does, or nullopt. Inside a loop, the statements of the
+  // loop before `node` run again after it, in the next iteration.
   [[nodiscard]] std::optional<std::string> update_after(int function, ir::Node node);
   // True when the function calls locals(), vars(), eval, exec or reads its own frame: then any
   // local may be reached by name.

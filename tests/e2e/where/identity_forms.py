@@ -541,6 +541,7 @@ def unproven_cases():
         ("a user module's forward stores its result", UserModuleKeepsItsResult(), low),
         ("the argument, written through another reference after", ArgumentWrittenThroughAlias(), low),
         ("the argument, compared by identity after", ArgumentComparedAfter(), low),
+        ("kept across the iterations of a loop", LoopKeepsCallerObject(), low),
     ]
 
 
@@ -792,6 +793,47 @@ class BranchReadsUnbound(nn.Module):
         return h
 
 
+class BoundByEarlierIteration(nn.Module):
+    """Declined (not-bound-before): inside a loop, `h` is bound before the `if` only by an earlier
+    iteration's branch; on the first iteration a selection would read it unbound."""
+
+    def forward(self, x: torch.Tensor):
+        for _ in range(2):
+            if (x > 3).any():
+                h = torch.clamp(x, max=3.0)
+            x = x + 1
+        return h
+
+
+class UpdatedAtLoopTop(nn.Module):
+    """Declined (later-in-place-update): `h.mul_` at the top of the loop runs after the `if` of
+    the iteration before."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 1
+        for _ in range(2):
+            h.mul_(2)
+            if (h > 3).any():
+                h = torch.clamp(h, max=3.0)
+        return h
+
+
+class LoopKeepsCallerObject(nn.Module):
+    """Not proven: inside a loop the kept `h` may be the caller's tensor (the first iteration)
+    or the last iteration's selection; only a definition earlier in the same iteration proves a
+    kept value, so the fix is unsafe."""
+
+    def forward(self, x: torch.Tensor):
+        h = x
+        for _ in range(2):
+            if (h > 3).any():
+                h = torch.clamp(h, max=3.0)
+        return h
+
+    def observe(self, x):
+        return (self(x) is x,)
+
+
 def declined_cases():
     """(name, module, inputs): no fix at all, plain or unsafe."""
     t = torch.tensor
@@ -818,6 +860,8 @@ def declined_cases():
         ("unbound: a name bound on some paths only", BoundOnSomePaths(), [(t([1.0, 5.0]),)]),
         ("unbound: a name deleted on some path", DeletedBeforeIf(), [(t([1.0, 5.0]),)]),
         ("unbound: a branch reads a name bound on some paths only", BranchReadsUnbound(), [(t([1.0, 2.0]),)]),
+        ("unbound: bound only by an earlier iteration", BoundByEarlierIteration(), [(t([1.0, 5.0]),)]),
+        ("an in-place update at the top of the loop", UpdatedAtLoopTop(), [(t([1.0, 5.0]),), (t([0.5, 1.0]),)]),
     ]
 
 

@@ -250,6 +250,77 @@ class InsideAutocast(nn.Module):
         return y.float()
 
 
+class IfElseInLoop(nn.Module):
+    """An if/else inside a loop: both branches assign fresh values each iteration, and the next
+    iteration's condition reads what this one selected."""
+
+    def forward(self, x: torch.Tensor):
+        h = x
+        for _ in range(3):
+            if h.sum() > 0:
+                h = h - 1
+            else:
+                h = h + 2
+        return h
+
+
+class ClampInLoop(nn.Module):
+    """An else-less clamp per layer: the kept value is new storage the same iteration made."""
+
+    def forward(self, x: torch.Tensor):
+        h = x
+        for _ in range(3):
+            h = torch.tanh(h) * 4
+            if (h.abs() > 3).any():
+                h = torch.clamp(h, -3.0, 3.0)
+        return h
+
+
+class Fp16GuardInLoop(nn.Module):
+    """BART's fp16 overflow guard once per layer, its `clamp_value` a temporary of the branch.
+    (The inf comes with the input: an overflow made inside the graph is not seen by Inductor
+    unless torch._inductor.config.emulate_precision_casts is set; rules/GM101.md, "Under
+    Inductor".)"""
+
+    def forward(self, x: torch.Tensor):
+        h = x
+        for _ in range(2):
+            h = h * 0.5
+            if h.dtype == torch.float16 and torch.isinf(h).any():
+                clamp_value = torch.finfo(h.dtype).max - 1000
+                h = torch.clamp(h, min=-clamp_value, max=clamp_value)
+        return h
+
+
+class TemporaryInLoop(nn.Module):
+    """`t` is read only after its own branch binds it; `acc` is read again by the next iteration
+    before the `if`, so it is selected."""
+
+    def forward(self, x: torch.Tensor):
+        acc = x * 0
+        for _ in range(3):
+            acc = acc + x
+            if (acc > 2).any():
+                t = acc - 2
+                acc = t * 1
+        return acc
+
+
+class IfInWhileLoop(nn.Module):
+    """The same inside a `while` loop over a Python counter."""
+
+    def forward(self, x: torch.Tensor):
+        h = x
+        i = 0
+        while i < 3:
+            if h.sum() > 0:
+                h = h - 1
+            else:
+                h = h + 2
+            i += 1
+        return h
+
+
 def cases():
     """(name, module, [inputs covering every branch])."""
     t = torch.tensor
@@ -279,6 +350,12 @@ def cases():
         ("tuple targets", TupleTargets(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
         ("inside torch.no_grad()", InsideNoGrad(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
         ("inside torch.autocast", InsideAutocast(), [(t([[1.0, 2.0]]),), (t([[0.0, 0.0]]),)]),
+        ("if/else inside a loop", IfElseInLoop(), [(t([1.0, 2.0]),), (t([-5.0, 1.0]),), (t([0.5, -0.4]),)]),
+        ("else-less clamp inside a loop", ClampInLoop(), [(t([1.0, 2.0]),), (t([0.01, -0.02]),)]),
+        ("fp16 overflow guard inside a loop", Fp16GuardInLoop(),
+         [(t([1.0, 2.0], dtype=h16),), (t([float("inf"), 2.0], dtype=h16),), (t([float("-inf"), 2.0]),)]),
+        ("a branch temporary inside a loop", TemporaryInLoop(), [(t([1.0, 2.0]),), (t([0.1, 0.2]),)]),
+        ("if/else inside a while loop", IfInWhileLoop(), [(t([1.0, 2.0]),), (t([-5.0, 1.0]),)]),
         ("buffer selection (two tables)", TwoTables(),
          [(t([1.0, 2.0, 3.0, 4.0]),), (t([1.0, -2.0, 3.0, 4.0]),), (t([1.0, 2.0, 3.0, 4.0]),)]),
     ]
