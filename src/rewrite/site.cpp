@@ -130,8 +130,18 @@ bool always_bound_at(const ir::Module& m, int function, int symbol, ir::Node at)
     if (n == target) return false;
     if (!seen.insert(n).second) continue;
     const ir::CfgNode& node = cfg.nodes[static_cast<size_t>(n)];
-    if (binds_here(node)) continue;
-    for (int next : node.succ) stack.push_back(next);
+    if (!binds_here(node)) {
+      for (int next : node.succ) stack.push_back(next);
+    } else if (node.kind == ir::CfgKind::LoopHeader) {
+      // A `for` binds its target only on the way into its body: when the iterable is exhausted
+      // (or empty) the loop exits with the name as it was.
+      const ir::Node loop = node.node.parent();
+      const ir::Node body = loop ? loop.field(field::body) : ir::Node{};
+      for (int next : node.succ) {
+        const ir::Node to = cfg.nodes[static_cast<size_t>(next)].node;
+        if (!(body && to && body.range().contains(to.range()))) stack.push_back(next);
+      }
+    }
   }
   return true;
 }

@@ -510,6 +510,23 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       if (!a) return Declined{std::move(*why)};
       branches.push_back(std::move(*a));
     }
+    // A name declared `global` or `nonlocal` outlives the function: a branch's binding of it is
+    // seen by other code, so it is never a temporary, and a selection would bind it on every path.
+    {
+      const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
+      for (const auto& branch : branches) {
+        for (const Assignment& a : branch) {
+          if (a.guard) continue;
+          const auto sym = scope.symbols.find(std::string(m.text(a.target)));
+          if (sym == scope.symbols.end()) continue;
+          const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym->second)];
+          if (symbol.declared_global || symbol.declared_nonlocal) {
+            return Declined{decline<DeclineCode::BindsOuterName>(m.text(a.target),
+                                                                 symbol.declared_global ? "global" : "nonlocal")};
+          }
+        }
+      }
+    }
     // Which assigned names are used after the `if` (selected) and which are branch temporaries.
     std::vector<std::string> selected;       // in order of first assignment
     std::map<std::string, int> assigned_in;  // name -> number of branches assigning it

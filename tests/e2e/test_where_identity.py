@@ -153,7 +153,8 @@ FALLBACK = [name for name, *_ in behaviour.import_path(FORMS, "identity_forms__n
 @pytest.mark.parametrize("name", DECLINED)
 def test_declined_sites_get_no_fix_and_the_patched_copy_behaves_the_same(modules, name):
     module = next(m for n, m, _ in modules["original"].declined_cases() if n == name)
-    site = _sites(modules["report"])[f"{type(module).__name__}.forward"]
+    # The site is in forward, or in a function nested in it (`forward.<locals>.inner`).
+    site = next(d for f, d in _sites(modules["report"]).items() if f.startswith(f"{type(module).__name__}.forward"))
     assert site["fix"] is None and site["decline_reason"], site
     for copy in ("safe", "unsafe"):
         _, patched, inputs = next(c for c in modules[copy].declined_cases() if c[0] == name)
@@ -201,6 +202,28 @@ def test_a_name_that_may_be_unbound_at_the_if_is_never_read_by_a_selection(modul
         with torch.no_grad():
             for args in inputs:
                 assert same_result([compiled(*args)], [original(*args)])
+
+
+@pytest.mark.parametrize("name", [n for n in DECLINED if n.startswith("outer name")])
+def test_a_branch_binding_a_global_or_nonlocal_name_is_declined(modules, name):
+    """A name declared `global` or `nonlocal` outlives the function: a branch's binding of it is
+    never a temporary the selection may compute on every path. Declined; compiled, the global
+    and the result stay the original's when the branch is not taken."""
+    module = next(m for n, m, _ in modules["original"].declined_cases() if n == name)
+    site = _sites(modules["report"])
+    site = next(d for f, d in site.items() if f.startswith(type(module).__name__ + ".forward"))
+    assert site["decline_code"] == "binds-outer-name" and site["fix"] is None, site
+    for copy in ("safe", "unsafe"):
+        _, patched, inputs = next(c for c in modules[copy].declined_cases() if c[0] == name)
+        _, original, _ = next(c for c in modules["original"].declined_cases() if c[0] == name)
+        torch._dynamo.reset()
+        compiled = torch.compile(patched, backend="aot_eager")
+        for args in inputs:
+            modules[copy].LAST_SCALE = torch.ones(2)
+            modules["original"].LAST_SCALE = torch.ones(2)
+            with torch.no_grad():
+                assert same_result([compiled(*args)], [original(*args)])
+            assert same_result([modules[copy].LAST_SCALE], [modules["original"].LAST_SCALE])
 
 
 @pytest.mark.parametrize("name", [n for n in DECLINED if n.startswith("may raise on shapes")])

@@ -103,6 +103,7 @@ enum class DeclineCode : std::uint8_t {
   TemporaryReadBeforeAssigned,
   NotBoundBefore,
   BranchReadsUnbound,
+  BindsOuterName,
   LaterInPlaceUpdate,
 
   // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
@@ -311,6 +312,9 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::BranchReadsUnbound, "branch-reads-unbound",
      "`{}` may be unbound when the `if` starts (a path that does not bind it, or a `del`), and the "
      "selection computes every branch: reading it would raise where the original skips that branch"},
+    {DeclineCode::BindsOuterName, "binds-outer-name",
+     "a branch binds `{}`, declared `{}`: other code sees that binding, and a selection would make it on "
+     "every path"},
     {DeclineCode::LaterInPlaceUpdate, "later-in-place-update",
      "a tensor is updated in place after the `if` ({}); the selected value would not alias what the "
      "original bound"},

@@ -834,6 +834,56 @@ class LoopKeepsCallerObject(nn.Module):
         return (self(x) is x,)
 
 
+LAST_SCALE = torch.ones(2)
+
+
+class GlobalBoundInBranch(nn.Module):
+    """Declined (binds-outer-name): the branch rebinds the global `LAST_SCALE`, which the function
+    never reads again; a selection would rebind it on every path, taken or not."""
+
+    def forward(self, x: torch.Tensor):
+        global LAST_SCALE
+        if (x > 3).any():
+            LAST_SCALE = x * 2
+            y = x * 2
+        else:
+            y = x * 3
+        return y
+
+
+class NonlocalBoundInBranch(nn.Module):
+    """Declined (binds-outer-name): the inner function's branch rebinds the enclosing `h`."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+
+        def halve_if_large():
+            nonlocal h
+            if (x > 3).any():
+                h = h * 0.5
+                y = x * 2
+            else:
+                y = x * 3
+            return y
+
+        y = halve_if_large()
+        return y + h
+
+
+class LoopVariableAfterLoop(nn.Module):
+    """Declined (branch-reads-unbound): a `for` over an empty range leaves `i` unbound, and only the
+    branch the original skips then reads it."""
+
+    def forward(self, x: torch.Tensor):
+        for i in range(x.shape[0] - 2):
+            x = x + 0
+        if (x > 3).any():
+            h = x * i
+        else:
+            h = x * 1
+        return h
+
+
 def declined_cases():
     """(name, module, inputs): no fix at all, plain or unsafe."""
     t = torch.tensor
@@ -862,6 +912,9 @@ def declined_cases():
         ("unbound: a branch reads a name bound on some paths only", BranchReadsUnbound(), [(t([1.0, 2.0]),)]),
         ("unbound: bound only by an earlier iteration", BoundByEarlierIteration(), [(t([1.0, 5.0]),)]),
         ("an in-place update at the top of the loop", UpdatedAtLoopTop(), [(t([1.0, 5.0]),), (t([0.5, 1.0]),)]),
+        ("unbound: a loop variable after a loop over an empty range", LoopVariableAfterLoop(), [(t([1.0, 2.0]),)]),
+        ("outer name: a global bound in a branch", GlobalBoundInBranch(), [(t([1.0, 2.0]),), (t([1.0, 5.0]),)]),
+        ("outer name: a nonlocal bound in a branch", NonlocalBoundInBranch(), [(t([1.0, 2.0]),), (t([1.0, 5.0]),)]),
     ]
 
 
