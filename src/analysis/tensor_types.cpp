@@ -122,6 +122,7 @@ ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
 
 ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
   if (e.is(kind::parenthesized_expression)) return type_of(m, e.named_child(0));
+  if (e.is(kind::named_expression)) return type_of(m, e.field(field::value));  // `(m := value)` is its value
   if (e.is(kind::integer) || e.is(kind::float_) || e.is(kind::string) || e.is(kind::concatenated_string) ||
       e.is(kind::true_) || e.is(kind::false_) || e.is(kind::ellipsis)) {
     return of(ValueKind::Static);

@@ -418,6 +418,22 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   std::string gate(kWhereCompiled);
   if (!assumed.empty()) gate += fmt::format(" and _graphmend.plain_tensors({})", fmt::join(assumed, ", "));
 
+  // `(m := v)` in a condition binds `m` when the original evaluates it. The selection evaluates
+  // every arm's condition and every operand of an and/or, where the original stops at the first
+  // that decides; a walrus is kept only where the original always evaluates it: in the condition
+  // of a lone `if` that is one atom.
+  for (size_t i = 0; i < arms.size(); ++i) {
+    ir::Node walrus, boolean;
+    syntax::walk(arms[i].first, [&](ir::Node n) {
+      if (n.is(kind::lambda)) return false;
+      if (n.is(kind::named_expression) && !walrus) walrus = n;
+      if ((n.is(kind::boolean_operator) || n.is(kind::conditional_expression)) && !boolean) boolean = n;
+      return true;
+    });
+    if (walrus && (arms.size() > 1 || boolean)) {
+      return Declined{decline<DeclineCode::WalrusInCondition>(m.text(walrus.field(field::name)))};
+    }
+  }
   // 2. Conditions: an optional static conjunct (single `if` only) kept as a Python `if`; the
   // tensor part of each arm lowered to one boolean tensor.
   ir::Node static_part;

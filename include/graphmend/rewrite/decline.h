@@ -104,6 +104,7 @@ enum class DeclineCode : std::uint8_t {
   NotBoundBefore,
   BranchReadsUnbound,
   BindsOuterName,
+  WalrusInCondition,
   LaterInPlaceUpdate,
 
   // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
@@ -315,6 +316,9 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::BindsOuterName, "binds-outer-name",
      "a branch binds `{}`, declared `{}`: other code sees that binding, and a selection would make it on "
      "every path"},
+    {DeclineCode::WalrusInCondition, "walrus-in-condition",
+     "the condition binds `{}` with `:=` where the original may not evaluate it: the selection evaluates "
+     "every condition of the chain and every operand of `and`/`or`"},
     {DeclineCode::LaterInPlaceUpdate, "later-in-place-update",
      "a tensor is updated in place after the `if` ({}); the selected value would not alias what the "
      "original bound"},

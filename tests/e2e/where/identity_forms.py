@@ -884,6 +884,32 @@ class LoopVariableAfterLoop(nn.Module):
         return h
 
 
+class WalrusInElif(nn.Module):
+    """Declined (walrus-in-condition): the `elif` binds `m` only when the first condition is
+    false; a selection evaluates every condition, so `m` would change when the first holds."""
+
+    def forward(self, x: torch.Tensor):
+        m = x.min()
+        if (x > 3).any():
+            h = x - 1
+        elif (m := x.max()) > 1:
+            h = x + 1
+        else:
+            h = x * 1
+        return h + m
+
+
+class WalrusAfterAnd(nn.Module):
+    """Declined (walrus-in-condition): `and` evaluates its walrus only when the left operand holds."""
+
+    def forward(self, x: torch.Tensor):
+        m = x.min()
+        h = x * 2
+        if (x > 3).any() and (m := x.max()) > 4:
+            h = h - 1
+        return h + m
+
+
 def declined_cases():
     """(name, module, inputs): no fix at all, plain or unsafe."""
     t = torch.tensor
@@ -915,6 +941,8 @@ def declined_cases():
         ("unbound: a loop variable after a loop over an empty range", LoopVariableAfterLoop(), [(t([1.0, 2.0]),)]),
         ("outer name: a global bound in a branch", GlobalBoundInBranch(), [(t([1.0, 2.0]),), (t([1.0, 5.0]),)]),
         ("outer name: a nonlocal bound in a branch", NonlocalBoundInBranch(), [(t([1.0, 2.0]),), (t([1.0, 5.0]),)]),
+        ("a walrus in an elif condition", WalrusInElif(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),), (t([0.1, 0.2]),)]),
+        ("a walrus after `and`", WalrusAfterAnd(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
     ]
 
 

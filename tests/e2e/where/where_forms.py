@@ -321,6 +321,16 @@ class IfInWhileLoop(nn.Module):
         return h
 
 
+class WalrusInCondition(nn.Module):
+    """`if (m := h.max()) > 3:`: the lone condition binds `m` once, as the original does."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if (m := h.max()) > 3:
+            h = torch.clamp(h, max=3.0)
+        return h + m
+
+
 def cases():
     """(name, module, [inputs covering every branch])."""
     t = torch.tensor
@@ -356,6 +366,7 @@ def cases():
          [(t([1.0, 2.0], dtype=h16),), (t([float("inf"), 2.0], dtype=h16),), (t([float("-inf"), 2.0]),)]),
         ("a branch temporary inside a loop", TemporaryInLoop(), [(t([1.0, 2.0]),), (t([0.1, 0.2]),)]),
         ("if/else inside a while loop", IfInWhileLoop(), [(t([1.0, 2.0]),), (t([-5.0, 1.0]),)]),
+        ("a walrus in a lone condition", WalrusInCondition(), [(t([1.0, 1.0]),), (t([1.0, 5.0]),)]),
         ("buffer selection (two tables)", TwoTables(),
          [(t([1.0, 2.0, 3.0, 4.0]),), (t([1.0, -2.0, 3.0, 4.0]),), (t([1.0, 2.0, 3.0, 4.0]),)]),
     ]
