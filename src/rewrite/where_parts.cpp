@@ -179,14 +179,6 @@ std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir:
   return why;
 }
 
-bool inside_loop_or_try(ir::Node n) {
-  for (ir::Node p = n.parent(); p; p = p.parent()) {
-    if (p.is(kind::for_statement) || p.is(kind::while_statement) || p.is(kind::try_statement)) return true;
-    if (p.is(kind::function_definition)) return false;
-  }
-  return false;
-}
-
 ir::Node outermost_loop(ir::Node n) {
   ir::Node loop;
   for (ir::Node p = n.parent(); p && !p.is(kind::function_definition); p = p.parent()) {
@@ -201,6 +193,8 @@ bool in_try_statement(ir::Node n) {
   }
   return false;
 }
+
+bool inside_loop_or_try(ir::Node n) { return outermost_loop(n) || in_try_statement(n); }
 
 namespace {
 
