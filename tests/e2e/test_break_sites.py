@@ -38,10 +38,13 @@ def graphmend_sites(graphmend_bin):
 @pytest.fixture(scope="module")
 def dynamo_results():
     logging.disable(logging.CRITICAL)  # fixture programs log on purpose
-    results = {}
-    for path in PROGRAM_FILES:
-        results[path] = measure(load_program(PROGRAMS, path), PROGRAMS.resolve())
-    logging.disable(logging.NOTSET)
+    try:
+        results = {}
+        for path in PROGRAM_FILES:
+            results[path] = measure(load_program(PROGRAMS, path), PROGRAMS.resolve())
+    finally:
+        # Also when a program raises: later tests on this worker read log records.
+        logging.disable(logging.NOTSET)
     return results
 
 
