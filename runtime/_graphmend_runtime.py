@@ -16,7 +16,7 @@ import os
 import sys
 import types
 
-RUNTIME_VERSION = "12"
+RUNTIME_VERSION = "13"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -561,6 +561,17 @@ def plain_tensors(*values):
     return all(_plain_tensor(v) for v in values)
 
 
+def numbers(*values):
+    """True when every value is a Python number (static under Dynamo) or a symbolic one.
+
+    graphmend checks this before a selection whose branch, which the original may skip,
+    uses a value as a number (`h > limit`, `torch.clamp(h, max=bound)`): a tensor there
+    may not broadcast, and the selection computes every branch; otherwise the original
+    `if` runs."""
+    kinds = (int, float, torch.SymInt, torch.SymFloat)
+    return all(isinstance(v, kinds) for v in values)
+
+
 # The torch.nn classes whose forward returns new storage: never its input, a view of
 # it, or a tensor held elsewhere.
 _ALLOCATING_MODULES = (
@@ -741,6 +752,7 @@ _PUBLIC = (
     "allocating_module",
     "user_module",
     "plain_tensors",
+    "numbers",
     "where",
     "buffer_slot",
     "unmoved",

@@ -9,6 +9,7 @@
 
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/call_evidence.h"
+#include "graphmend/analysis/totality.h"
 
 namespace graphmend::analysis {
 namespace {
@@ -61,7 +62,32 @@ std::optional<size_t> inplace_parameter(std::string_view q) {
 
 }  // namespace
 
-std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::Node node) {
+namespace {
+
+constexpr int kMaxCallDepth = 3;  // user functions summarised through at most this many calls
+
+std::vector<Effect> shape_raises_within(const ir::Module& m, TypeOracle& types, ir::Node node, int depth);
+
+// A call of a function of the analysed files whose body may raise on what it is given: every
+// operation in it must be total, since the dtype checks a rewrite adds are made on the caller's
+// names (nullopt when the callee is not one graphmend summarises; effects_of declines those).
+std::optional<Effect> user_call_raises(const ir::Module& m, TypeOracle& types, ir::Node call, int depth) {
+  const ir::Node fn = ir::unparenthesize(call.field(field::function));
+  if (!fn.is(kind::identifier) && !fn.is(kind::attribute)) return std::nullopt;
+  const auto callee = types.project().function_of_expr(m, fn);
+  if (!callee) return std::nullopt;
+  const ir::Module& cm = *callee->module;
+  const ir::Function& f = cm.functions[static_cast<size_t>(callee->function)];
+  if (depth >= kMaxCallDepth) {
+    return Effect{EffectKind::MayRaise, call, fmt::format("`{}` may raise (calls nested too deep to prove)", ir::snippet(m, call))};
+  }
+  for (const Effect& e : shape_raises_within(cm, types, f.node.field(field::body), depth + 1)) {
+    return Effect{EffectKind::MayRaise, call, fmt::format("calls `{}`; inside it, {}", m.text(fn), e.what)};
+  }
+  return std::nullopt;
+}
+
+std::vector<Effect> shape_raises_within(const ir::Module& m, TypeOracle& types, ir::Node node, int depth) {
   std::vector<Effect> out;
   auto tensor = [&](ir::Node e) {
     const ValueType t = types.type_of(m, e);
@@ -80,6 +106,7 @@ std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::
   };
   syntax::walk(node, [&](ir::Node n) {
     if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+    const size_t before = out.size();
     if (n.is(kind::binary_operator)) {
       const ir::Node l = ir::unparenthesize(n.field(field::left));
       const ir::Node r = ir::unparenthesize(n.field(field::right));
@@ -136,9 +163,40 @@ std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::
       out.push_back({EffectKind::MayRaise, n,
                      fmt::format("`{}` may raise on the tensor's shape (an index out of range or too many)", ir::snippet(m, n))});
     }
+    if (out.size() != before) return true;
+    // A function of the analysed files: every operation in its body must be total.
+    if (n.is(kind::call)) {
+      if (std::optional<Effect> inside = user_call_raises(m, types, n, depth)) {
+        out.push_back(std::move(*inside));
+        return true;
+      }
+    }
+    // One tensor's operation. At the top, the rewrite's dtype_preconditions
+    // (rewrite/where_parts.h) reports it, after the reasons that no selection applies, and checks
+    // dtypes on the caller's names; inside a called function it must be total outright.
+    if (depth == 0) return true;
+    if (const std::optional<Totality> t = totality_of(m, types, n)) {
+      if (t->kind == Totality::Kind::MayRaise) {
+        out.push_back({EffectKind::MayRaise, n, t->why});
+      } else if (!t->numbers.empty()) {
+        out.push_back({EffectKind::MayRaise, n,
+                       fmt::format("`{}` may raise unless `{}` is a Python number", ir::snippet(m, n),
+                                   ir::snippet(m, t->numbers.front()))});
+      } else if (t->kind != Totality::Kind::Total) {
+        out.push_back({EffectKind::MayRaise, n,
+                       fmt::format("`{}` may raise unless `{}` is a {}tensor", ir::snippet(m, n), ir::snippet(m, t->operand),
+                                   t->kind == Totality::Kind::NeedsFloating ? "floating-point " : "")});
+      }
+    }
     return true;
   });
   return out;
+}
+
+}  // namespace
+
+std::vector<Effect> shape_raises_of(const ir::Module& m, TypeOracle& types, ir::Node node) {
+  return shape_raises_within(m, types, node, 0);
 }
 
 bool is_pure_torch_function(std::string_view q) {
@@ -154,7 +212,6 @@ namespace {
 
 std::vector<Effect> effects_within(const ir::Module& m, TypeOracle& types, ir::Node node, int depth);
 
-constexpr int kMaxCallDepth = 3;  // user functions summarised through at most this many calls
 
 // The effects of calling a function of the analysed files, as its body shows them (issue 16,
 // item 3): nullopt when they cannot be known. Only a module-level function bound once (by its

@@ -20,7 +20,7 @@ constexpr std::string_view kSectionMarker = "# graphmend-section: ";
 const std::map<std::string, std::string, std::less<>> kSectionOf = {
     {"defer", "effects"},  {"check", "effects"}, {"deferred", "effects"}, {"call", "effects"},          {"equal", "equal"},
     {"assert_async", "assert_async"}, {"selectable", "where"}, {"where", "where"},
-    {"allocating_module", "where"}, {"user_module", "where"}, {"plain_tensors", "where"},
+    {"allocating_module", "where"}, {"user_module", "where"}, {"plain_tensors", "where"}, {"numbers", "where"},
     {"buffer_slot", "buffer"}, {"unmoved", "buffer"}, {"scalar", "scalar"}, {"item_compare", "scalar"}};
 
 // The source cut to the core, the sections named, and the closing section, in source order.

@@ -453,19 +453,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     if (!lowered_cond) return Declined{std::move(*why)};
     conds.push_back(*lowered_cond);
   }
-  // torch.finfo in a branch: a floating dtype proven by the static conjunct, or checked in the gate.
-  std::vector<std::string> dtype_checks;
-  for (ir::Node block : blocks) {
-    if (auto bad = finfo_preconditions(ctx, block, static_part, if_statement, &dtype_checks)) return Declined{std::move(*bad)};
-  }
-  // `and plain and floating`: one short line each; a name the gate already checks as a plain
-  // tensor is one when its dtype is read.
-  for (const std::string& name : dtype_checks) {
-    if (std::find(assumed.begin(), assumed.end(), name) == assumed.end()) {
-      gate += fmt::format(" and _graphmend.plain_tensors({})", name);
-    }
-    gate += fmt::format(" and {}.is_floating_point()", name);
-  }
   CompiledCode compiled;  // the compiled form, at the gate's body's indentation
   auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
   std::string cond_tuple;
@@ -745,6 +732,32 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
 
   if (auto unbound = unbound_branch_read(m, fi, if_statement, arms, blocks)) {
     return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
+  }
+  // What the branches' and the conditions' later operations need not to raise (torch.finfo,
+  // `t.abs()`; last, so that a site nothing selects says so first): operations torch accepts
+  // for every shape, on dtypes the static conjunct proves or the gate checks.
+  std::vector<DtypeCheck> dtype_checks;
+  for (ir::Node block : blocks) {
+    if (auto bad = dtype_preconditions(ctx, block, static_part, if_statement, &dtype_checks)) return Declined{std::move(*bad)};
+  }
+  for (size_t i = 0; i < arms.size(); ++i) {
+    ir::Node cond = ir::unparenthesize(arms[i].first);
+    if (static_part) cond = cond.field(field::right);
+    if (auto bad = dtype_preconditions(ctx, cond, static_part, if_statement, &dtype_checks, i == 0 ? first_atom(cond) : ir::Node{})) {
+      return Declined{std::move(*bad)};
+    }
+  }
+  // `and plain and floating`: one short line each; a name the gate already checks as a plain
+  // tensor is one when its dtype is read.
+  for (const DtypeCheck& check : dtype_checks) {
+    if (check.number) {
+      gate += fmt::format(" and _graphmend.numbers({})", check.name);
+      continue;
+    }
+    if (std::find(assumed.begin(), assumed.end(), check.name) == assumed.end()) {
+      gate += fmt::format(" and _graphmend.plain_tensors({})", check.name);
+    }
+    if (check.floating) gate += fmt::format(" and {}.is_floating_point()", check.name);
   }
   Fix fix;
   if (aliasing) unsafe_reason = "the selected tensor is a new object, where the original kept or bound an existing one";

@@ -257,10 +257,12 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
   std::optional<Decline> why;
   auto lowered = lower_tensor_condition(ctx, cond, uses_equal, why, true);
   if (!lowered) return Declined{std::move(*why)};
-  // torch.finfo, which raises on a dtype that is not floating-point: this form has no gate to check it in.
+  // torch.finfo, or an operation that raises on some dtypes (`t.abs()`), in a branch or a later
+  // atom of the condition: this form has no gate to check a dtype in.
   for (ir::Node block : {consequence, else_block}) {
-    if (auto bad = finfo_preconditions(ctx, block, {}, if_statement, nullptr)) return Declined{std::move(*bad)};
+    if (auto bad = dtype_preconditions(ctx, block, {}, if_statement, nullptr)) return Declined{std::move(*bad)};
   }
+  if (auto bad = dtype_preconditions(ctx, cond, {}, if_statement, nullptr, first_atom(cond))) return Declined{std::move(*bad)};
 
   Matcher match{ctx, m, {}, {}, {}};
   std::vector<Branch> branches;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "graphmend/analysis/effects.h"
+#include "graphmend/analysis/totality.h"
 #include "graphmend/analysis/truth.h"
 #include "graphmend/rewrite/site.h"
 
@@ -141,42 +142,188 @@ bool conjunct_proves_floating(const ir::Module& m, ir::Node conjunct, std::strin
 
 }  // namespace
 
-std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
-                                           ir::Node if_statement, std::vector<std::string>* checks) {
+namespace {
+
+// Calls whose result is floating-point when their tensor operand is (and a tensor when it is one).
+bool keeps_floating(std::string_view callable) {
+  static const std::set<std::string_view, std::less<>> kKeeps = {
+      "abs", "neg", "negative", "positive", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt",
+      "rsqrt", "sigmoid", "tanh", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfc",
+      "relu", "relu6", "gelu", "silu", "mish", "selu", "celu", "elu", "leaky_relu", "hardtanh", "hardswish",
+      "hardsigmoid", "logsigmoid", "softplus", "softsign", "tanhshrink", "floor", "ceil", "round", "trunc",
+      "frac", "sign", "sgn", "reciprocal", "square", "nan_to_num", "clone", "detach", "contiguous", "clamp",
+      "clip", "clamp_min", "clamp_max", "pow", "add", "sub", "mul", "div", "true_divide", "fmod", "remainder",
+      "zeros_like", "ones_like", "full_like", "sum", "prod", "mean", "nansum", "norm"};
+  return kKeeps.contains(callable);
+}
+
+bool floating_result(std::string_view callable) {
+  return callable == "float" || callable == "double" || callable == "half" || callable == "bfloat16";
+}
+
+// The last dotted part of a call's callee, and its tensor operand (the receiver of a method, else
+// the first positional argument).
+std::pair<std::string_view, ir::Node> callee_and_operand(const ir::Module& m, ir::Node call) {
+  const ir::Node fn = ir::unparenthesize(call.field(field::function));
+  std::string_view name = m.text(fn);
+  if (const size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
+  const auto q = m.qualified_name(fn);
+  if (q && q->starts_with("torch.")) {
+    for (ir::Node a : ir::children_without_comments(call.field(field::arguments))) {
+      if (!a.is(kind::keyword_argument) && !a.is(kind::list_splat) && !a.is(kind::dictionary_splat)) return {name, a};
+    }
+    return {name, {}};
+  }
+  if (fn.is(kind::attribute)) return {name, fn.field(field::object)};
+  return {name, {}};
+}
+
+}  // namespace
+
+std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
+                                           ir::Node if_statement, std::vector<DtypeCheck>* checks, ir::Node skip) {
   const ir::Module& m = ctx.module;
   std::optional<Decline> why;
   auto raises = [&](const std::string& what) {
     why = decline<DeclineCode::PartHasEffect>("a branch", what, analysis::effect_kind_name(analysis::EffectKind::MayRaise));
     return false;
   };
+  const source::TextRange in_if{if_statement.start(), if_statement.end()};
+  // A binding that reaches `use` from earlier in this run of the `if`: in its text before the
+  // use, and complete (`h = h - 1` binds after its use). Others hold what the name held at the
+  // gate: from before the `if`, from another branch (whose selected names the compiled form
+  // binds under new names), or, in a loop, from the last iteration.
+  const auto this_run = [&](int b, ir::Node use) {
+    const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+    return binding.target && in_if.contains(binding.target.range()) && binding.statement &&
+           binding.statement.end() <= use.start();
+  };
+  // A check for the gate, each once (floating wins over a plain tensor); false without a gate.
+  const auto add_check = [&](const std::string& name, bool floating, bool number) {
+    if (!checks) return false;
+    auto it = std::find_if(checks->begin(), checks->end(),
+                           [&](const DtypeCheck& c) { return c.name == name && c.number == number; });
+    if (it == checks->end()) {
+      checks->push_back({name, floating, number});
+    } else {
+      it->floating |= floating;
+    }
+    return true;
+  };
+  // `x`, used as a number, checked to be one in the gate.
+  auto require_number = [&](ir::Node x, const std::string& what) {
+    const std::vector<int> reaching = m.reaching_bindings(x);
+    if (std::any_of(reaching.begin(), reaching.end(), [&](int b) { return this_run(b, x); })) {
+      return raises(what + ", and the `if` binds `" + std::string(m.text(x)) + "` before it");
+    }
+    if (!add_check(std::string(m.text(x)), false, true)) return raises(what + ", and this form has no gate to check it in");
+    return true;
+  };
+  // Resolves `operand`, which an operation needs a (floating-point) tensor, to checks on names bound
+  // before the `if`; false (with the reason) when it cannot.
+  auto require = [&](ir::Node operand, bool floating, const std::string& what) {
+    std::vector<ir::Node> pending{operand};
+    for (int budget = 32; !pending.empty(); --budget) {
+      if (budget == 0) return raises(what);
+      const ir::Node x = ir::unparenthesize(pending.back());
+      pending.pop_back();
+      if (!x) return raises(what);
+      // Any operation's result is a tensor once it ran (its own demands are checked apart).
+      if (!floating && !x.is(kind::identifier) && ctx.types.type_of(m, x).kind == analysis::ValueKind::Tensor) continue;
+      if (x.is(kind::identifier)) {
+        const std::vector<int> reaching = m.reaching_bindings(x);
+        const auto from_this_run = std::count_if(reaching.begin(), reaching.end(), [&](int b) { return this_run(b, x); });
+        const std::string name(m.text(x));
+        if (from_this_run == 0) {
+          if (floating && conjunct_proves_floating(m, static_part, name)) continue;
+          if (!add_check(name, floating, false)) return raises(what + ", and this form has no gate to check it in");
+          continue;
+        }
+        // A name this run binds first: what its bindings compute.
+        if (static_cast<size_t>(from_this_run) != reaching.size()) {
+          return raises(what + ", and the `if` rebinds `" + name + "` before it on some paths");
+        }
+        for (int b : reaching) {
+          const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+          if (binding.kind != ir::BindingKind::Assignment || !binding.value) {
+            return raises(what + ", and the `if` rebinds `" + name + "` before it");
+          }
+          pending.push_back(binding.value);
+        }
+        continue;
+      }
+      if (x.is(kind::unary_operator) && m.text(x.field(field::operator_)) != "~") {
+        pending.push_back(x.field(field::argument));
+        continue;
+      }
+      if (x.is(kind::binary_operator)) {
+        static const std::set<std::string_view, std::less<>> kArithmetic = {"+", "-", "*", "/", "//", "%", "**"};
+        if (!kArithmetic.contains(m.text(x.field(field::operator_)))) return raises(what);
+        const ir::Node l = x.field(field::left);
+        const ir::Node r = x.field(field::right);
+        if (analysis::is_python_number(m, r)) {
+          pending.push_back(l);
+        } else if (analysis::is_python_number(m, l)) {
+          pending.push_back(r);
+        } else {
+          return raises(what);
+        }
+        continue;
+      }
+      if (x.is(kind::call)) {
+        const auto [callee, inner] = callee_and_operand(m, x);
+        if (floating_result(callee) && inner) continue;  // `.float()`: the call checks its own receiver
+        if (!keeps_floating(callee) || !inner) return raises(what);
+        pending.push_back(inner);
+        continue;
+      }
+      return raises(what);
+    }
+    return true;
+  };
   syntax::walk(node, [&](ir::Node n) {
     if (why) return false;
-    if (!n.is(kind::call)) return true;
-    const auto q = m.qualified_name(n.field(field::function));
-    if (!q || *q != "torch.finfo") return true;
-    const std::vector<ir::Node> args = ir::children_without_comments(n.field(field::arguments));
-    const ir::Node arg = args.size() == 1 ? ir::unparenthesize(args[0]) : ir::Node{};
-    if (arg && floating_dtype(m, arg)) return true;
-    const ir::Node x = arg && arg.is(kind::attribute) && m.text(arg.field(field::attribute)) == "dtype"
-                           ? ir::unparenthesize(arg.field(field::object))
-                           : ir::Node{};
-    const std::string what = fmt::format("`{}` raises on a dtype that is not floating-point", m.text(n));
-    if (!x || !x.is(kind::identifier)) return raises(what);
-    const std::string name(m.text(x));
-    for (int b : m.bindings_of(x)) {
-      const ir::Node target = m.bindings[static_cast<size_t>(b)].target;
-      // The compiled form runs the branches' statements in their order (selected names under new
-      // names): a binding before the call is one the gate's check would not see.
-      if (target && source::TextRange{if_statement.start(), n.start()}.contains(target.range())) {
-        return raises(what + ", and the `if` rebinds `" + name + "` before it");
+    if (skip && n == skip) return false;
+    if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+    if (n.is(kind::call)) {
+      const auto q = m.qualified_name(n.field(field::function));
+      if (q && *q == "torch.finfo") {
+        const std::vector<ir::Node> args = ir::children_without_comments(n.field(field::arguments));
+        const ir::Node arg = args.size() == 1 ? ir::unparenthesize(args[0]) : ir::Node{};
+        if (arg && floating_dtype(m, arg)) return true;
+        const ir::Node x = arg && arg.is(kind::attribute) && m.text(arg.field(field::attribute)) == "dtype"
+                               ? ir::unparenthesize(arg.field(field::object))
+                               : ir::Node{};
+        const std::string what = fmt::format("`{}` raises on a dtype that is not floating-point", m.text(n));
+        if (!x || !x.is(kind::identifier)) return raises(what);
+        return require(x, true, what);
       }
     }
-    if (conjunct_proves_floating(m, static_part, name)) return true;
-    if (!checks) return raises(what + ", and this form has no gate to check it in");
-    if (std::find(checks->begin(), checks->end(), name) == checks->end()) checks->push_back(name);
-    return true;
+    const std::optional<analysis::Totality> t = analysis::totality_of(m, ctx.types, n);
+    if (!t) return true;
+    if (t->kind == analysis::Totality::Kind::MayRaise) return raises(t->why);
+    for (ir::Node number : t->numbers) {
+      if (!require_number(number, fmt::format("`{}` may raise unless `{}` is a Python number", ir::snippet(m, n),
+                                              ir::snippet(m, number)))) {
+        return false;
+      }
+    }
+    if (t->kind == analysis::Totality::Kind::Total) return true;
+    const bool floating = t->kind == analysis::Totality::Kind::NeedsFloating;
+    const std::string what =
+        fmt::format("`{}` may raise unless `{}` is a {}tensor", ir::snippet(m, n), ir::snippet(m, t->operand),
+                    floating ? "floating-point " : "");
+    return require(t->operand, floating, what);
   });
   return why;
+}
+
+ir::Node first_atom(ir::Node condition) {
+  ir::Node atom = ir::unparenthesize(condition);
+  while (atom.is(kind::not_operator) || atom.is(kind::boolean_operator)) {
+    atom = ir::unparenthesize(atom.is(kind::not_operator) ? atom.field(field::argument) : atom.field(field::left));
+  }
+  return atom;
 }
 
 ir::Node outermost_loop(ir::Node n) {

@@ -88,7 +88,8 @@ def test_plain_fix_applies_every_proven_site_and_no_other(modules):
                      "ConditionalNorm.forward", "OnesInitialised.forward", "ZerosLikeInitialised.forward",
                      "PromotionInBranch.forward", "GradThroughBothArms.forward", "FinfoOnAnyDtype.forward",
                      "TemporaryAssignedAgain.forward", "UserNormOverflowGuard.forward", "ResidualGuard.forward",
-                     "ArgumentOnlyReadAfter.forward", "ArgumentReadByPureOps.forward"}
+                     "ArgumentOnlyReadAfter.forward", "ArgumentReadByPureOps.forward",
+                     "ArithmeticOnAnyDtype.forward", "NumberParameterGivenATensor.forward"}
     again = [d for d in modules["report"]["diagnostics"] if d["function"] == "TemporaryAssignedAgain.forward"]
     assert [d["fix"]["applicability"] for d in again] == ["safe", "safe"], "both guards, the first included"
     for name in UNPROVEN:

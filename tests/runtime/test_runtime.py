@@ -27,6 +27,7 @@ RELEASED = {
     "10": "e87b455ffdf29e02fdafd3ca398d0557d0fa272ad96f5abe032f14517290fc46",
     "11": "dad33bc69763cf32ada5e2e8eece388f7e19090938cc54d2aaf2f9a7f27f3c20",
     "12": "ae29bc45c2dce8efba1fd416ef39252918d807e35d1a9d103e4cdc1edd3dabc4",
+    "13": "7cb82fbc8803c82416daaea79fc0c8d6a7ce9a1ef870f1e160572ba98a26cbc3",
 }
 
 
@@ -538,6 +539,12 @@ def test_plain_tensors_accepts_only_plain_tensors(rt):
         pass
 
     assert not rt.plain_tensors(torch.ones(1).as_subclass(Sub))
+
+
+def test_numbers_accepts_only_python_numbers(rt):
+    assert rt.numbers(1, 2.5, True, -0.0) and rt.numbers()
+    for other in (torch.tensor(2.0), torch.ones(2), None, "1", [1.0], (2,)):
+        assert not rt.numbers(1.0, other), other
 
 
 def test_allocating_modules_return_new_storage(rt):

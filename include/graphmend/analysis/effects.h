@@ -33,9 +33,12 @@ std::vector<Effect> effects_of(const ir::Module& module, TypeOracle& types, ir::
 
 // What in `node` may raise on its tensors' shapes: an operator between two values that may be
 // tensors (broadcasting; `@` on any tensor), a call that combines two tensors (`torch.mul(a, b)`,
-// `a.add(b)`, `torch.cat([a, b])`) and a subscript of a tensor (an index out of range, too many
-// indices). Harmless where the original evaluates it anyway; where code that the
-// original may skip runs unconditionally ([Where]), each is a way to raise that it did not.
+// `a.add(b)`, `torch.cat([a, b])`), a subscript of a tensor (an index out of range, too many
+// indices), and a call of a function of the analysed files whose body holds any of these or an
+// operation on one tensor that is not total for every dtype (analysis/totality.h). Harmless where
+// the original evaluates it anyway; where code that the original may skip runs unconditionally
+// ([Where]), each is a way to raise that it did not. Operations on one tensor in `node` itself are
+// left to the caller (totality_of), which may check their dtypes at trace time.
 std::vector<Effect> shape_raises_of(const ir::Module& module, TypeOracle& types, ir::Node node);
 
 // Pure, non-raising-on-matching-metadata torch functions / Tensor methods (an allow-list).

@@ -28,14 +28,37 @@ inline constexpr std::string_view kWhereCompiled = "_graphmend.compiling() and n
 std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node,
                                      std::string_view part = "a branch", bool as_in_original = false);
 
-// The trace-time checks that make `torch.finfo` in `node` unable to raise: it raises TypeError on
-// a dtype that is not floating-point, which the original may never ask for. `torch.finfo(X.dtype)`
-// is proven by a static conjunct `X.dtype == torch.<floating dtype>`, or else checked on `X` before
-// the `if` (the name `X` appended to `checks`, each once) when the `if` binds no `X` before the call; a
-// floating dtype named outright needs nothing. Anything else declines, as does a check needed by
-// a form without a gate to hold it (`checks` null).
-std::optional<Decline> finfo_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
-                                           ir::Node if_statement, std::vector<std::string>* checks);
+// A name the gate checks at trace time (a constant under Dynamo) before the compiled form runs:
+// a plain tensor, and a floating-point one when `floating`; or a Python number when `number`.
+struct DtypeCheck {
+  std::string name;
+  bool floating = false;
+  bool number = false;
+};
+
+// The trace-time checks that keep the operations in `node` (code the compiled form runs where the
+// original may not) from raising on dtypes or on a value that is not a tensor:
+// - `torch.finfo` raises TypeError on a dtype that is not floating-point. `torch.finfo(X.dtype)`
+//   needs `X` floating-point; a floating dtype named outright needs nothing.
+// - An operation that torch accepts for every shape only on some dtypes (analysis/totality.h:
+//   `t.abs()`, `-t`, `torch.clamp(t, min=v)`) needs its operand floating-point; one that accepts
+//   every dtype needs a value that may be None (or is a tensor only by its uses) to be a tensor.
+// - A name used as a number that graphmend cannot prove one (`h > limit` with a parameter
+//   `limit`) is checked to be a Python number.
+// An operand resolves to the names it is computed from, through branch-local names, arithmetic
+// with numbers and dtype-keeping calls (`torch.clamp(h * 2, ...)` needs `h`), and `.float()`
+// makes a floating-point tensor outright. Each name is one the `if` does not rebind before the
+// use; a floating one is proven by a static conjunct `X.dtype == torch.<floating dtype>` or
+// checked in the gate (appended to `checks`, each once; floating wins). Anything else declines,
+// as does a check needed by a form without a gate to hold it (`checks` null). Nothing inside
+// `skip` (the condition's first atom, which the original evaluates too) is looked at.
+std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
+                                           ir::Node if_statement, std::vector<DtypeCheck>* checks,
+                                           ir::Node skip = {});
+
+// The atom of a condition that is evaluated first (through `not`, parentheses and the left
+// operands of `and`/`or`): the original evaluates it on every run of the `if`.
+ir::Node first_atom(ir::Node condition);
 
 // True when `n` is inside a loop or `try` of its own function. A `with` body runs once, in order,
 // like the code around it (its manager's enter and exit bracket both the original `if` and the

@@ -78,7 +78,7 @@ class OnesInitialised(nn.Module):
     def forward(self, x: torch.Tensor):
         scale = torch.ones((), dtype=x.dtype)
         if (x.abs() > 4).any():
-            scale = x.abs().amax() / 4
+            scale = x.abs().sum() / 4
         return x / scale
 
 
@@ -742,6 +742,66 @@ class IndexMayRaise(nn.Module):
         return h
 
 
+class ViewMayRaise(nn.Module):
+    """Declined (may raise): `h.view(2, -1)` fails on an odd number of elements, which the
+    original never views when no element is above 4."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if (h > 8).any():
+            h = h.view(2, -1).transpose(0, 1).reshape(-1) * 1
+        return h
+
+
+class AmaxOfEmptyMayRaise(nn.Module):
+    """Declined (may raise): `amax()` of an empty tensor raises; `(h > 0).any()` of one is False,
+    so the original never asks."""
+
+    def forward(self, x: torch.Tensor):
+        peak = x.sum()
+        if (x > 0).any():
+            peak = x.amax()
+        return peak
+
+
+def scaled_by(t: torch.Tensor, bound: float):
+    return torch.tanh(t / bound) * bound
+
+
+class HelperWithNumberParameter(nn.Module):
+    """Declined (may raise): inside the helper, `t / bound` divides by a parameter that an
+    annotation says is a float; a tensor there would broadcast, so it is not proven."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if (h > 8).any():
+            h = scaled_by(h, 3.0)
+        return h
+
+
+class ArithmeticOnAnyDtype(nn.Module):
+    """`h - 1` raises on a bool tensor, which the original never subtracts from when the sum is
+    small: the gate checks `h` floating-point at trace time and sends a mask to the original `if`."""
+
+    def forward(self, x: torch.Tensor):
+        h = x.clone()
+        if h.sum() > 100:
+            h = h - 1
+        return h
+
+
+class NumberParameterGivenATensor(nn.Module):
+    """`torch.clamp(h, max=limit)` uses `limit` as a number; a caller that passes a tensor which
+    does not broadcast would make the selection fail where the original skips the branch: the gate
+    checks `limit` is a Python number at trace time and runs the original `if` otherwise."""
+
+    def forward(self, x: torch.Tensor, limit: float):
+        h = x * 2
+        if h.sum() > 100:
+            h = torch.clamp(h, max=limit)
+        return h
+
+
 class BoundOnSomePaths(nn.Module):
     """Declined (not-bound-before): `h` is bound before the `if` only when `self.warm`; when it is
     not and the branch runs, the original never reads the old `h`, where a selection would, and
@@ -931,6 +991,10 @@ def declined_cases():
         ("may raise on shapes: torch.cat of two tensors", ConcatCallMayRaise(),
          [(t([[1.0, 2.0]]), t([[-1.0, -1.0, -1.0]])), (t([[1.0, 2.0]]), t([[1.0, -1.0]])),
           (t([[1.0, 2.0]]), t([[-1.0, -1.0]]))]),
+        ("may raise on shapes: a view of one tensor", ViewMayRaise(), [(t([1.0, 2.0, 3.0]),), (t([1.0, 5.0, 3.0, 0.0]),)]),
+        ("may raise on shapes: amax of an empty tensor", AmaxOfEmptyMayRaise(), [(t([]),), (t([1.0, -2.0]),)]),
+        ("may raise: a helper's parameter not proven a number", HelperWithNumberParameter(),
+         [(t([1.0, 2.0]),), (t([1.0, 5.0]),)]),
         ("may raise on shapes: an index", IndexMayRaise(), [(t([1.0, 2.0]), t([1.0, 1.0])), (t([1.0, 2.0]), t([[[1.0, 0.0]]]))]),
         # Inputs on which the original runs without error: the branch that binds the name.
         ("unbound: a name bound on some paths only", BoundOnSomePaths(), [(t([1.0, 5.0]),)]),
@@ -966,6 +1030,10 @@ def fallback_cases():
     return [
         ("int/float promotion", PromotionInBranch(), [(t([1, 5]),), (t([1, 2]),)]),
         ("torch.finfo of an integer dtype", FinfoOnAnyDtype(), [(t([1, 5]),), (t([1.0, float("inf")]),), (t([1.0, 2.0]),)]),
+        ("a number parameter given a tensor", NumberParameterGivenATensor(),
+         [(t([1.0, 2.0, 3.0]), t([1.0, 2.0])), (t([100.0, 1.0]), 5.0), (t([1.0, 2.0]), 5.0)]),
+        ("arithmetic that raises on a bool tensor", ArithmeticOnAnyDtype(),
+         [(t([True, False]),), (t([1.0, 2.0]),), (t([1.0, 200.0]),)]),
         ("autograd through both arms", GradThroughBothArms(), [(t([1.0, 5.0]),), (t([1.0, 2.0]),)]),
     ]
 

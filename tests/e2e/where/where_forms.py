@@ -195,17 +195,21 @@ def rope_positions():
     return [(x, short), (x, long), (x, short), (x, long), (x, long), (x, short)]
 
 
-def soft_clip(t: torch.Tensor, bound: float):
-    """A helper of the analysed file: pure (its body has no effect), so a branch may call it."""
-    scaled = t / bound
-    return torch.tanh(scaled) * bound
+SOFT_BOUND = 3.0
+
+
+def soft_clip(t: torch.Tensor):
+    """A helper of the analysed file: pure (its body has no effect) and total (tensor / number,
+    tanh and tensor * number accept every shape and dtype), so a branch may call it."""
+    scaled = t / SOFT_BOUND
+    return torch.tanh(scaled) * SOFT_BOUND
 
 
 class PureHelperInBranch(nn.Module):
     def forward(self, x: torch.Tensor):
         h = x * 2
         if h.abs().max() > 3:
-            y = soft_clip(h, 3.0)
+            y = soft_clip(h)
         else:
             y = h + 0.5
         return y
@@ -396,7 +400,8 @@ def mismatch_cases():
 
 
 class GuardInBranch(nn.Module):
-    """A validation guard inside a branch: it must raise only when its branch is taken."""
+    """A validation guard inside a branch: it must raise only when its branch is taken. `limit` is
+    used as a number; the gate checks that it is one (a tensor there may not broadcast)."""
 
     def forward(self, x: torch.Tensor, limit: float):
         h = x * 2
@@ -432,7 +437,7 @@ def guard_cases():
     """(module, [inputs]) taking each branch, passing and failing each guard, and guards that
     would fail if they ran in the branch not taken."""
     t = torch.tensor
-    lim = 20.0  # a Python number, one for every call: `h > limit` with a tensor limit may raise on shapes
+    lim = 20.0  # a Python number, one for every call (the gate checks it is one)
     return [(GuardInBranch(), [(t([1.0, 2.0, 3.0]), lim), (t([1.0, 2.0, 15.0]), lim), (t([-1.0, -2.0, -3.0]), lim),
                                (t([-1.0, -2.0, -15.0]), lim), (t([7.5, 7.5, -12.5]), lim), (t([12.5, -9.0, -9.0]), lim)]),
             (GuardBesideBranch(), [(t([1.0, 2.0]),), (t([1.0, 20.0]),), (t([-200.0, 300.0]),), (t([-1.0, -2.0]),),

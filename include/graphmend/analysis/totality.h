@@ -1,0 +1,44 @@
+// Totality: whether a tensor operation can raise on the shapes and dtypes it is given. Code the
+// original may skip and [Where] runs on every call must not raise where the original did not, and
+// Dynamo runs every operation on the real shapes and dtypes while it traces. What torch accepts
+// for every shape, by dtype class, is measured on real tensors by scripts/torch_totality.py into
+// src/analysis/torch_totality.inc; an operation that table does not list may raise.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graphmend/analysis/tensor_types.h"
+
+namespace graphmend::analysis {
+
+struct Totality {
+  enum class Kind {
+    Total,          // cannot raise for any tensor `operand` may be
+    NeedsTensor,    // cannot raise once `operand` (which may be None) is checked to be a tensor
+    NeedsFloating,  // cannot raise once `operand` is checked to be a floating-point tensor
+    MayRaise,       // may raise: `why` says on what
+  };
+  Kind kind = Kind::Total;
+  ir::Node operand;  // the tensor whose dtype the operation depends on
+  std::string why;   // MayRaise: "`x.view(2, -1)` may raise on ..."
+  // Names the operation uses as Python numbers that graphmend cannot prove numbers (a parameter,
+  // `h > limit`): it holds only once each is checked to be one (a tensor there may not broadcast).
+  std::vector<ir::Node> numbers;
+};
+
+// The totality of the operator or call `n` (one node: not its operands) when it operates on one
+// tensor: a unary operator on a tensor, a binary operator between a tensor and a Python number
+// (or the same name twice), a call of a torch function, functional or Tensor method with a
+// tensor and number parameters, a builtin call with a tensor argument. A number that is a name
+// of unknown or static type goes to `numbers`; any other value that is not a number may raise. nullopt when `n` operates on no tensor, or on two
+// (broadcasting: shape_raises_of's other cases).
+std::optional<Totality> totality_of(const ir::Module& module, TypeOracle& types, ir::Node n);
+
+// True if `e` is a Python number: a numeric literal, arithmetic of numbers, `float("inf")`,
+// `math.inf`, an attribute of `torch.finfo(...)` / `torch.iinfo(...)`, or a local name every
+// binding of which is one.
+bool is_python_number(const ir::Module& module, ir::Node e);
+
+}  // namespace graphmend::analysis

@@ -1,0 +1,339 @@
+#include "graphmend/analysis/totality.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "graphmend/ir/module.h"
+
+namespace graphmend::analysis {
+
+namespace {
+
+using std::string_view;
+
+constexpr uint8_t kBool = 1, kFloating = 4, kEveryDtype = 15;
+
+struct Table {
+  std::unordered_map<string_view, uint8_t> forms;                      // "Tensor.clamp(min=n)" -> dtype classes
+  std::unordered_map<string_view, std::vector<string_view>> signatures;  // positional number parameters
+  std::unordered_set<string_view> callables;                           // "torch.clamp", "Tensor.abs"
+};
+
+const Table& table() {
+  static const Table t = [] {
+    Table out;
+#define GM_TOTAL_FORM(form, dtypes) out.forms.emplace(form, dtypes);
+#include "torch_totality.inc"
+#undef GM_TOTAL_FORM
+    // The parameters, split on spaces (the table keeps them as one string).
+    const std::vector<std::pair<string_view, string_view>> lists = {
+#define GM_TOTAL_SIGNATURE(callable, parameters) {callable, parameters},
+#include "torch_totality.inc"
+#undef GM_TOTAL_SIGNATURE
+    };
+    for (const auto& [callable, parameters] : lists) {
+      std::vector<string_view>& names = out.signatures[callable];
+      for (size_t at = 0; at < parameters.size();) {
+        const size_t space = std::min(parameters.find(' ', at), parameters.size());
+        names.push_back(parameters.substr(at, space - at));
+        at = space + 1;
+      }
+    }
+    for (const auto& [form, dtypes] : out.forms) {
+      const size_t paren = form.find('(');
+      if (paren != string_view::npos) out.callables.insert(form.substr(0, paren));
+    }
+    return out;
+  }();
+  return t;
+}
+
+bool is_tensor(const ValueType& t) { return t.tensor_or_optional(); }
+
+Totality may_raise(ir::Node operand, std::string why) { return {Totality::Kind::MayRaise, operand, std::move(why), {}}; }
+
+std::string unknown_form(const ir::Module& m, ir::Node n) {
+  return fmt::format(
+      "`{}` may raise on the shapes or dtypes at hand (graphmend proves only operations torch accepts for every "
+      "shape: scripts/torch_totality.py)",
+      ir::snippet(m, n));
+}
+
+// A value used as a Python number: proven, or arithmetic of numbers and names that a trace-time
+// check can prove (names not known to hold a tensor: `limit`, `-limit`, `limit * 2`), which go
+// to `numbers`. False when neither.
+bool number_or_checkable(const ir::Module& m, TypeOracle& types, ir::Node value, std::vector<ir::Node>& numbers) {
+  std::vector<ir::Node> pending{value};
+  std::vector<ir::Node> names;
+  for (int budget = 16; !pending.empty(); --budget) {
+    const ir::Node x = ir::unparenthesize(pending.back());
+    pending.pop_back();
+    if (budget == 0 || !x) return false;
+    if (is_python_number(m, x)) continue;
+    if (x.is(kind::unary_operator)) {
+      const string_view op = m.text(x.field(field::operator_));
+      if (op != "-" && op != "+") return false;
+      pending.push_back(x.field(field::argument));
+      continue;
+    }
+    if (x.is(kind::binary_operator)) {
+      static const std::unordered_set<string_view> arithmetic = {"+", "-", "*", "/", "//", "%", "**"};
+      if (!arithmetic.contains(m.text(x.field(field::operator_)))) return false;
+      pending.push_back(x.field(field::left));
+      pending.push_back(x.field(field::right));
+      continue;
+    }
+    if (!x.is(kind::identifier)) return false;
+    const ValueKind k = types.type_of(m, x).kind;
+    if (k == ValueKind::Tensor || k == ValueKind::LikelyTensor || k == ValueKind::OptionalTensor ||
+        k == ValueKind::TensorTuple || k == ValueKind::None || k == ValueKind::Module) {
+      return false;
+    }
+    names.push_back(x);
+  }
+  numbers.insert(numbers.end(), names.begin(), names.end());
+  return true;
+}
+
+// What the measured dtype classes of a form prove of the operation `n` on `operand`.
+Totality decide(const ir::Module& m, TypeOracle& types, ir::Node n, ir::Node operand, uint8_t dtypes) {
+  const ValueType t = types.type_of(m, operand);
+  if (dtypes == kEveryDtype || (t.bool_tensor && (dtypes & kBool) != 0)) {
+    // A tensor of any dtype will do; a value that may be None (or is a tensor only by its uses)
+    // is checked to be one.
+    if (t.kind == ValueKind::Tensor) return {Totality::Kind::Total, operand, {}, {}};
+    return {Totality::Kind::NeedsTensor, operand, {}, {}};
+  }
+  if ((dtypes & kFloating) != 0) return {Totality::Kind::NeedsFloating, operand, {}, {}};
+  return may_raise(operand,
+                   fmt::format("`{}` raises on floating-point tensors, and graphmend cannot prove `{}` a boolean or integer one",
+                               ir::snippet(m, n), ir::snippet(m, operand)));
+}
+
+std::optional<Totality> with_numbers(Totality t, std::vector<ir::Node> numbers) {
+  if (t.kind != Totality::Kind::MayRaise) t.numbers = std::move(numbers);
+  return t;
+}
+
+std::optional<Totality> operator_totality(const ir::Module& m, TypeOracle& types, ir::Node n) {
+  if (n.is(kind::unary_operator)) {
+    const ir::Node operand = ir::unparenthesize(n.field(field::argument));
+    if (!is_tensor(types.type_of(m, operand))) return std::nullopt;
+    const std::string form = fmt::format("{}x", m.text(n.field(field::operator_)));
+    const auto it = table().forms.find(form);
+    if (it == table().forms.end()) return may_raise(operand, unknown_form(m, n));
+    return decide(m, types, n, operand, it->second);
+  }
+  ir::Node l;
+  ir::Node r;
+  string_view op;
+  if (n.is(kind::binary_operator)) {
+    l = ir::unparenthesize(n.field(field::left));
+    r = ir::unparenthesize(n.field(field::right));
+    op = m.text(n.field(field::operator_));
+  } else {  // a comparison of two operands (a chain compares tensors' truth: not an operation here)
+    const std::vector<ir::Node> operands = n.named_children();
+    if (operands.size() != 2) return std::nullopt;
+    l = ir::unparenthesize(operands[0]);
+    r = ir::unparenthesize(operands[1]);
+    op = m.text().substr(operands[0].end(), operands[1].start() - operands[0].end());
+    while (!op.empty() && (op.front() == ' ' || op.front() == '(' || op.front() == ')')) op.remove_prefix(1);
+    while (!op.empty() && (op.back() == ' ' || op.back() == '(' || op.back() == ')')) op.remove_suffix(1);
+    if (op.find_first_of("#\\\n") != string_view::npos) return std::nullopt;
+  }
+  const bool left = is_tensor(types.type_of(m, l));
+  const bool right = is_tensor(types.type_of(m, r));
+  if (!left && !right) return std::nullopt;
+  std::string form;
+  std::vector<ir::Node> numbers;
+  if (left && right) {
+    // `h * h`: one value, so one shape; two values are shape_raises_of's broadcasting case.
+    if (!l.is(kind::identifier) || !r.is(kind::identifier) || m.text(l) != m.text(r)) return std::nullopt;
+    form = fmt::format("x {} x", op);
+  } else {
+    const ir::Node other = left ? r : l;
+    if (!number_or_checkable(m, types, other, numbers)) {
+      return may_raise(left ? l : r,
+                      fmt::format("`{}` may raise: graphmend cannot prove `{}` a Python number", ir::snippet(m, n),
+                                  ir::snippet(m, other)));
+    }
+    form = left ? fmt::format("x {} n", op) : fmt::format("n {} x", op);
+  }
+  const auto it = table().forms.find(form);
+  if (it == table().forms.end()) return may_raise(left ? l : r, unknown_form(m, n));
+  return with_numbers(decide(m, types, n, left ? l : r, it->second), std::move(numbers));
+}
+
+std::optional<Totality> call_totality(const ir::Module& m, TypeOracle& types, ir::Node n) {
+  const ir::Node fn = ir::unparenthesize(n.field(field::function));
+  const ir::Node args = n.field(field::arguments);
+  if (!args || !args.is(kind::argument_list)) return std::nullopt;
+  const std::vector<ir::Node> arguments = ir::children_without_comments(args);
+  const auto splat = [](ir::Node a) { return a.is(kind::list_splat) || a.is(kind::dictionary_splat); };
+  const auto q = m.qualified_name(fn);
+  // The callable's name in the table, its tensor operand, and the arguments besides it.
+  std::string callable;
+  ir::Node operand;
+  std::vector<ir::Node> rest;
+  if (q && q->starts_with("torch.")) {
+    for (ir::Node a : arguments) {
+      const bool input = a.is(kind::keyword_argument) && m.text(a.field(field::name)) == "input";
+      if (!operand && (input || (!a.is(kind::keyword_argument) && !splat(a)))) {
+        operand = ir::unparenthesize(input ? a.field(field::value) : a);
+      } else {
+        rest.push_back(a);
+      }
+    }
+    if (!operand || !is_tensor(types.type_of(m, operand))) return std::nullopt;
+    callable = *q;
+  } else if (fn.is(kind::attribute) && is_tensor(types.type_of(m, fn.field(field::object)))) {
+    operand = ir::unparenthesize(fn.field(field::object));
+    callable = fmt::format("Tensor.{}", m.text(fn.field(field::attribute)));
+    rest = arguments;
+  } else if (q && q->find('.') == std::string::npos && m.lookup_at(fn) < 0) {
+    // A builtin with a tensor argument: `abs(h)` is `h.abs()`; `isinstance` cannot raise; the
+    // rest (`len(h)` on a 0-d tensor, `max(h, 0)`) may.
+    const auto tensor_argument = std::find_if(arguments.begin(), arguments.end(), [&](ir::Node a) {
+      return is_tensor(types.type_of(m, ir::unparenthesize(a)));
+    });
+    if (tensor_argument == arguments.end() || *q == "isinstance") return std::nullopt;
+    if (*q == "abs" && arguments.size() == 1) {
+      const auto it = table().forms.find("Tensor.abs()");
+      if (it != table().forms.end()) return decide(m, types, n, ir::unparenthesize(arguments[0]), it->second);
+    }
+    return may_raise(ir::unparenthesize(*tensor_argument), unknown_form(m, n));
+  } else {
+    return std::nullopt;
+  }
+  if (!table().callables.contains(callable)) return may_raise(operand, unknown_form(m, n));
+  // Each other argument is a number parameter, by position or by name.
+  const auto signature = table().signatures.find(callable);
+  const std::vector<string_view> none;
+  const std::vector<string_view>& positional = signature == table().signatures.end() ? none : signature->second;
+  std::vector<std::pair<size_t, string_view>> passed;  // (order in the signature, name)
+  std::vector<ir::Node> numbers;
+  size_t position = 0;
+  for (ir::Node a : rest) {
+    if (splat(a)) return may_raise(operand, unknown_form(m, n));
+    string_view name;
+    ir::Node value;
+    if (a.is(kind::keyword_argument)) {
+      name = m.text(a.field(field::name));
+      value = a.field(field::value);
+    } else {
+      if (position >= positional.size()) return may_raise(operand, unknown_form(m, n));
+      name = positional[position++];
+      value = a;
+    }
+    if (!number_or_checkable(m, types, value, numbers)) {
+      return may_raise(operand,
+                      fmt::format("`{}` may raise: graphmend cannot prove `{}` a Python number", ir::snippet(m, n),
+                                  ir::snippet(m, value)));
+    }
+    const auto order = std::find(positional.begin(), positional.end(), name);
+    passed.emplace_back(static_cast<size_t>(order - positional.begin()), name);
+  }
+  std::stable_sort(passed.begin(), passed.end());
+  std::string form = callable + "(";
+  bool first = true;
+  if (!callable.starts_with("Tensor.")) {
+    form += "x";
+    first = false;
+  }
+  for (const auto& [order, name] : passed) {
+    form += fmt::format("{}{}=n", first ? "" : ", ", name);
+    first = false;
+  }
+  form += ")";
+  const auto it = table().forms.find(form);
+  if (it == table().forms.end()) return may_raise(operand, unknown_form(m, n));
+  return with_numbers(decide(m, types, n, operand, it->second), std::move(numbers));
+}
+
+}  // namespace
+
+std::optional<Totality> totality_of(const ir::Module& m, TypeOracle& types, ir::Node n) {
+  if (n.is(kind::unary_operator) || n.is(kind::binary_operator) || n.is(kind::comparison_operator)) {
+    return operator_totality(m, types, n);
+  }
+  if (n.is(kind::call)) return call_totality(m, types, n);
+  return std::nullopt;
+}
+
+bool is_python_number(const ir::Module& m, ir::Node e) {
+  // A worklist of expressions that must all be numbers, with a bound on the nodes looked at (a
+  // name bound from itself, `n = n + 1`, would otherwise go round).
+  std::vector<ir::Node> pending{e};
+  for (int budget = 32; !pending.empty(); --budget) {
+    if (budget == 0) return false;
+    const ir::Node x = ir::unparenthesize(pending.back());
+    pending.pop_back();
+    if (!x) return false;
+    if (x.is(kind::integer) || x.is(kind::float_)) continue;
+    if (x.is(kind::unary_operator)) {
+      const string_view op = m.text(x.field(field::operator_));
+      if (op != "-" && op != "+") return false;
+      pending.push_back(x.field(field::argument));
+      continue;
+    }
+    if (x.is(kind::binary_operator)) {
+      static const std::unordered_set<string_view> arithmetic = {"+", "-", "*", "/", "//", "%", "**"};
+      if (!arithmetic.contains(m.text(x.field(field::operator_)))) return false;
+      pending.push_back(x.field(field::left));
+      pending.push_back(x.field(field::right));
+      continue;
+    }
+    if (x.is(kind::call)) {
+      // `float("inf")`, `float(n)`, `int(n)`.
+      const auto q = m.qualified_name(ir::unparenthesize(x.field(field::function)));
+      const std::vector<ir::Node> args = ir::children_without_comments(x.field(field::arguments));
+      if (!q || (*q != "float" && *q != "int") || m.lookup_at(ir::unparenthesize(x.field(field::function))) >= 0 ||
+          args.size() != 1) {
+        return false;
+      }
+      const ir::Node a = ir::unparenthesize(args[0]);
+      if (a.is(kind::string)) {
+        static const std::unordered_set<string_view> specials = {"\"inf\"", "\"-inf\"", "\"nan\"", "'inf'", "'-inf'",
+                                                                 "'nan'"};
+        if (*q != "float" || !specials.contains(m.text(a))) return false;
+        continue;
+      }
+      pending.push_back(a);
+      continue;
+    }
+    if (x.is(kind::attribute)) {
+      if (const auto q = m.qualified_name(x)) {
+        static const std::unordered_set<string_view> constants = {"math.inf", "math.nan", "math.pi", "math.e",
+                                                                  "math.tau"};
+        if (constants.contains(*q)) continue;
+      }
+      // `torch.finfo(dtype).max`: a number whenever the call succeeds (it is checked apart).
+      static const std::unordered_set<string_view> limits = {"max", "min", "eps", "tiny", "smallest_normal",
+                                                             "resolution", "bits"};
+      const ir::Node object = ir::unparenthesize(x.field(field::object));
+      if (!limits.contains(m.text(x.field(field::attribute))) || !object.is(kind::call)) return false;
+      const auto info = m.qualified_name(ir::unparenthesize(object.field(field::function)));
+      if (!info || (*info != "torch.finfo" && *info != "torch.iinfo")) return false;
+      continue;
+    }
+    if (x.is(kind::identifier)) {
+      const std::span<const int> bindings = m.bindings_of(x);
+      if (bindings.empty()) return false;
+      for (int b : bindings) {
+        const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+        if (binding.kind != ir::BindingKind::Assignment || !binding.value) return false;
+        pending.push_back(binding.value);
+      }
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+}  // namespace graphmend::analysis
