@@ -17,6 +17,7 @@ would not print). Forms:
 
 - operators with a Python number on either side or the same tensor on both (`x - n`, `n / x`,
   `x * x`) and the unary operators (`-x`, `~x`);
+- attributes (`Tensor.shape`; `Tensor.mT` raises below two dimensions, `Tensor.T` warns);
 - calls with only the tensor, or the tensor and named number parameters: `torch.clamp(x, min=n)`,
   `Tensor.clamp(min=n, max=n)`, `torch.nn.functional.gelu(x)`. The parameters are listed in
   their positional order (`kTotalSignatures`), so graphmend maps positional arguments to them.
@@ -71,6 +72,9 @@ FUNCTIONAL = {
     "hardtanh": ["min_val", "max_val"],
 }
 KEYWORD_ONLY = {"round": ["decimals"]}  # torch.round(x, decimals=n): not positional
+# Tensor attributes read without a call (`h.shape`; `h.mT` raises below two dimensions).
+ATTRIBUTES = """T mT H mH real imag shape dtype device ndim is_cuda data grad requires_grad layout is_leaf
+grad_fn itemsize nbytes""".split()
 
 
 def tensors(dtypes):
@@ -114,6 +118,10 @@ def operator_forms() -> dict[str, int]:
     for op in UNARY:
         out[f"{op}x"] = mask(eval(f"lambda x: {op}x"))  # noqa: S307
     return out
+
+
+def attribute_forms() -> dict[str, int]:
+    return {f"Tensor.{name}": mask(lambda x, _n=name: getattr(x, _n)) for name in ATTRIBUTES}
 
 
 def call_forms() -> tuple[dict[str, int], dict[str, list[str]]]:
@@ -162,7 +170,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true", help="exit 1 when the checked-in table differs")
     args = parser.parse_args()
+    torch.set_warn_always(True)  # a warning torch gives once per process is a warning every time here
     forms = operator_forms()
+    forms.update(attribute_forms())
     calls, signatures = call_forms()
     forms.update(calls)
     text = render(forms, signatures)

@@ -255,6 +255,17 @@ std::optional<Totality> call_totality(const ir::Module& m, TypeOracle& types, ir
   return with_numbers(decide(m, types, n, operand, it->second), std::move(numbers));
 }
 
+// A tensor attribute read without a call (`h.shape`, `h.mT`); a method's attribute is its call's.
+std::optional<Totality> attribute_totality(const ir::Module& m, TypeOracle& types, ir::Node n) {
+  const ir::Node parent = n.parent();
+  if (parent && parent.is(kind::call) && ir::unparenthesize(parent.field(field::function)) == n) return std::nullopt;
+  const ir::Node object = ir::unparenthesize(n.field(field::object));
+  if (!is_tensor(types.type_of(m, object))) return std::nullopt;
+  const auto it = table().forms.find(fmt::format("Tensor.{}", m.text(n.field(field::attribute))));
+  if (it == table().forms.end()) return may_raise(object, unknown_form(m, n));
+  return decide(m, types, n, object, it->second);
+}
+
 }  // namespace
 
 std::optional<Totality> totality_of(const ir::Module& m, TypeOracle& types, ir::Node n) {
@@ -262,6 +273,7 @@ std::optional<Totality> totality_of(const ir::Module& m, TypeOracle& types, ir::
     return operator_totality(m, types, n);
   }
   if (n.is(kind::call)) return call_totality(m, types, n);
+  if (n.is(kind::attribute)) return attribute_totality(m, types, n);
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import warnings
 
 import pytest
 import torch
@@ -69,12 +70,19 @@ def test_a_form_the_table_lists_holds_for_its_dtype_classes(form, call, dtype_cl
     ("~x", lambda: ~torch.tensor([1.5])),                          # no float bitwise not
     ("Tensor.mean()", lambda: torch.tensor([1, 2]).mean()),        # no integer mean
     ("x < n", lambda: torch.tensor([1j]) < 1),                     # complex is unordered
+    ("Tensor.float()", lambda: torch.tensor([1j]).float()),        # warns: the imaginary part is dropped
 ])
 def test_a_missing_dtype_class_is_one_torch_rejects(form, failing):
     dtype = {"x - n": BOOL, "-x": BOOL, "x // n": INTEGER, "x ** n": INTEGER, "~x": FLOATING,
-             "Tensor.mean()": INTEGER, "x < n": COMPLEX}[form]
+             "Tensor.mean()": INTEGER, "x < n": COMPLEX, "Tensor.float()": COMPLEX}[form]
     assert not _forms()[form] & dtype, form
-    assert _raises(failing), form
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning is emitted text the original would not print
+        torch.set_warn_always(True)
+        try:
+            assert _raises(failing), form
+        finally:
+            torch.set_warn_always(False)
 
 
 @pytest.mark.parametrize("form, failing", [
@@ -84,6 +92,7 @@ def test_a_missing_dtype_class_is_one_torch_rejects(form, failing):
     ("Tensor.t()", lambda: torch.zeros(2, 3, 4).t()),              # more than two dimensions
     ("Tensor.softmax()", lambda: torch.zeros(2).softmax()),        # needs its dim
     ("Tensor.view(n, n)", lambda: torch.zeros(3).view(2, -1)),     # a shape torch cannot view
+    ("Tensor.mT", lambda: torch.zeros(3).mT),                      # an attribute: below two dimensions
 ])
 def test_a_form_left_out_raises_for_some_shape(form, failing):
     assert form not in _forms()

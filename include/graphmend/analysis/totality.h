@@ -31,7 +31,8 @@ struct Totality {
 // The totality of the operator or call `n` (one node: not its operands) when it operates on one
 // tensor: a unary operator on a tensor, a binary operator between a tensor and a Python number
 // (or the same name twice), a call of a torch function, functional or Tensor method with a
-// tensor and number parameters, a builtin call with a tensor argument. A number that is a name
+// tensor and number parameters, a builtin call with a tensor argument, an attribute of a tensor
+// read without a call (`h.mT`). A number that is a name
 // of unknown or static type goes to `numbers`; any other value that is not a number may raise. nullopt when `n` operates on no tensor, or on two
 // (broadcasting: shape_raises_of's other cases).
 std::optional<Totality> totality_of(const ir::Module& module, TypeOracle& types, ir::Node n);

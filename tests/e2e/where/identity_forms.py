@@ -753,6 +753,17 @@ class ViewMayRaise(nn.Module):
         return h
 
 
+class TransposeAttributeMayRaise(nn.Module):
+    """Declined (may raise): the attribute `h.mT` raises on fewer than two dimensions, and a
+    one-dimensional input never takes the branch."""
+
+    def forward(self, x: torch.Tensor):
+        h = x * 2
+        if (h > 8).any():
+            h = (h.mT * 1).contiguous()
+        return h
+
+
 class AmaxOfEmptyMayRaise(nn.Module):
     """Declined (may raise): `amax()` of an empty tensor raises; `(h > 0).any()` of one is False,
     so the original never asks."""
@@ -993,6 +1004,8 @@ def declined_cases():
           (t([[1.0, 2.0]]), t([[-1.0, -1.0]]))]),
         ("may raise on shapes: a view of one tensor", ViewMayRaise(), [(t([1.0, 2.0, 3.0]),), (t([1.0, 5.0, 3.0, 0.0]),)]),
         ("may raise on shapes: amax of an empty tensor", AmaxOfEmptyMayRaise(), [(t([]),), (t([1.0, -2.0]),)]),
+        ("may raise on shapes: the attribute mT", TransposeAttributeMayRaise(),
+         [(t([1.0, 2.0]),), (t([[1.0, 9.0], [2.0, 3.0]]),)]),
         ("may raise: a helper's parameter not proven a number", HelperWithNumberParameter(),
          [(t([1.0, 2.0]),), (t([1.0, 5.0]),)]),
         ("may raise on shapes: an index", IndexMayRaise(), [(t([1.0, 2.0]), t([1.0, 1.0])), (t([1.0, 2.0]), t([[[1.0, 0.0]]]))]),
