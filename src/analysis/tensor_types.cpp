@@ -36,6 +36,66 @@ bool keeps_dtype(const ir::Module& m, string_view method, ir::Node args) {
   return device.is(kind::string);
 }
 
+// True when every call of the function that returns normally hands the parameter bound by `b` a
+// tensor, as its uses show (issue 16, item 4): a statement directly in the function's body,
+// before any `return`, `yield` or `raise` in its text and outside any condition (`if`, `and`,
+// `x if c else y`, a comprehension or lambda), calls a method on the parameter that only tensors
+// have (a Tensor method that nn.Module does not share: `x.abs()`, not `x.float()`), with no
+// rebinding in between. A float or an int there would raise AttributeError.
+bool used_as_tensor(const ir::Module& m, const ir::Binding& b) {
+  const std::string& name = m.symbols[static_cast<size_t>(b.symbol)].name;
+  if (name == "self" || name == "cls") return false;
+  const int scope = m.symbols[static_cast<size_t>(b.symbol)].scope;
+  const int f = scope >= 0 ? m.scopes[static_cast<size_t>(scope)].function : -1;
+  if (f < 0) return false;
+  const ir::Node body = m.functions[static_cast<size_t>(f)].node.field(field::body);
+  if (!body) return false;
+  bool found = false;
+  bool stopped = false;  // a return, yield or raise seen: later statements may not run
+  for (ir::Node statement : ir::children_without_comments(body)) {
+    if (found || stopped) break;
+    syntax::walk(statement, [&](ir::Node n) {
+      if (found || stopped) return false;
+      if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+      if (n.is(kind::return_statement) || n.is(kind::yield) || n.is(kind::raise_statement)) {
+        stopped = true;
+        return false;
+      }
+      // Code that may not run on every call (a compound statement's body, the right operand of
+      // `and`/`or`, an assert under `python -O`): its uses are no evidence, but an exit inside
+      // it stops the scan all the same.
+      const ir::Node parent = n.parent();
+      const bool right_operand = parent && parent.is(kind::boolean_operator) && n == parent.field(field::right);
+      if (right_operand || n.is(kind::if_statement) || n.is(kind::for_statement) || n.is(kind::while_statement) ||
+          n.is(kind::try_statement) || n.is(kind::with_statement) || n.is(kind::match_statement) ||
+          n.is(kind::assert_statement) || n.is(kind::conditional_expression) || n.is(kind::list_comprehension) ||
+          n.is(kind::set_comprehension) || n.is(kind::dictionary_comprehension) ||
+          n.is(kind::generator_expression)) {
+        syntax::walk(n, [&](ir::Node inner) {
+          if (inner.is(kind::function_definition) || inner.is(kind::class_definition) || inner.is(kind::lambda)) return false;
+          if (inner.is(kind::return_statement) || inner.is(kind::yield) || inner.is(kind::raise_statement)) stopped = true;
+          return !stopped;
+        });
+        return false;
+      }
+      if (!n.is(kind::call)) return true;
+      const ir::Node fn = ir::unparenthesize(n.field(field::function));
+      if (!fn.is(kind::attribute)) return true;
+      const ir::Node receiver = ir::unparenthesize(fn.field(field::object));
+      if (!receiver.is(kind::identifier) || m.text(receiver) != name) return true;
+      const string_view method = m.text(fn.field(field::attribute));
+      if (!api::has(api::Space::TensorMethod, method, api::Fact::TensorEvidence) ||
+          api::has(api::Space::ModuleMethod, method, api::Fact::ReturnsSelf)) {
+        return true;
+      }
+      const std::vector<int> reaching = m.reaching_bindings(receiver);
+      found = reaching.size() == 1 && &m.bindings[static_cast<size_t>(reaching[0])] == &b;
+      return !found;
+    });
+  }
+  return found;
+}
+
 }  // namespace
 
 bool is_static_tensor_method(std::string_view name) { return api::has(api::Space::TensorMethod, name, api::Fact::Static); }
@@ -401,6 +461,7 @@ ValueType TypeOracle::parameter(const ir::Module& m, const ir::Binding& b) {
     if (a.kind != ValueKind::Unknown) return a;
   }
   if (observed) return *observed;
+  if (used_as_tensor(m, b)) return of(ValueKind::LikelyTensor);
   ir::Node def = b.statement.field(field::value);
   if (def && !def.is(kind::none)) {
     ValueType d = type_of(m, def);

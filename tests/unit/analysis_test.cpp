@@ -51,7 +51,7 @@ TEST(TensorTypes, SourcesOfTensorness) {
       "import torch\n"
       "import torch.nn.functional as F\n"
       "from typing import Optional\n"
-      "def f(x: torch.Tensor, m: Optional[torch.Tensor], n: int, u, k=3):\n"
+      "def f(x: torch.Tensor, m: Optional[torch.Tensor], n: int, u, v, k=3):\n"
       "    t1 = torch.zeros(3)\n"
       "    t2 = x.sum()\n"
       "    t3 = F.relu(x) * 2\n"
@@ -66,7 +66,8 @@ TEST(TensorTypes, SourcesOfTensorness) {
       "    l1 = u.mean()\n"
       "    o1 = m\n"
       "    b1 = x > 0\n"
-      "    un = u + 1\n"
+      "    un = v + 1\n"
+      "    lu = u + 1\n"
       "    return t1\n");
   EXPECT_EQ(a.kind_of_assigned("t1"), ValueKind::Tensor);
   EXPECT_EQ(a.kind_of_assigned("t2"), ValueKind::Tensor);
@@ -82,6 +83,37 @@ TEST(TensorTypes, SourcesOfTensorness) {
   EXPECT_EQ(a.kind_of_assigned("l1"), ValueKind::LikelyTensor);
   EXPECT_EQ(a.kind_of_assigned("o1"), ValueKind::OptionalTensor);
   EXPECT_EQ(a.kind_of_assigned("un"), ValueKind::Unknown);
+  // `u.mean()` runs on every call: a parameter no Python number could be.
+  EXPECT_EQ(a.kind_of_assigned("lu"), ValueKind::LikelyTensor);
+}
+
+TEST(TensorTypes, AParameterIsATensorByAUseThatRunsOnEveryCall) {
+  Analysed a(
+      "import torch\n"
+      "def f(a, b, c, d, e, g, h):\n"
+      "    a.abs()\n"
+      "    if b is not None:\n"
+      "        b.abs()\n"
+      "    ok = c is None or c.abs()\n"
+      "    d.float()\n"
+      "    g = torch.zeros(1)\n"
+      "    g.abs()\n"
+      "    ra = a + 1\n"
+      "    rb = b + 1\n"
+      "    rc = c + 1\n"
+      "    rd = d + 1\n"
+      "    if h > 2:\n"
+      "        return e\n"
+      "    e.abs()\n"
+      "    re = e + 1\n"
+      "    rh = h + 1\n"
+      "    return ra\n");
+  EXPECT_EQ(a.kind_of_assigned("ra"), ValueKind::LikelyTensor);  // a statement of the body
+  EXPECT_EQ(a.kind_of_assigned("rb"), ValueKind::Unknown);        // under an `if`
+  EXPECT_EQ(a.kind_of_assigned("rc"), ValueKind::Unknown);        // the right operand of `or`
+  EXPECT_EQ(a.kind_of_assigned("rd"), ValueKind::Unknown);        // nn.Module has .float() too
+  EXPECT_EQ(a.kind_of_assigned("re"), ValueKind::Unknown);        // after an early return
+  EXPECT_EQ(a.kind_of_assigned("rh"), ValueKind::Unknown);        // no use at all
 }
 
 TEST(TensorTypes, FlowSensitiveThroughReassignmentAndLoops) {
