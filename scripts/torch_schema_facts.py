@@ -21,11 +21,11 @@ regenerates the table from the installed torch and fails on drift.
 """
 from __future__ import annotations
 
-import argparse
 import pathlib
 import sys
 
 import torch
+from generated_table import wants_check, write_or_check
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TABLE = ROOT / "src" / "analysis" / "torch_schema_facts.inc"
@@ -70,18 +70,8 @@ def render(table: dict[str, int]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--check", action="store_true", help="exit 1 when the checked-in table differs")
-    args = parser.parse_args()
-    text = render(facts())
-    if args.check:
-        current = TABLE.read_text() if TABLE.exists() else ""
-        if current != text:
-            print(f"{TABLE} is out of date: run {pathlib.Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    TABLE.write_text(text)
-    return 0
+    check = wants_check()
+    return write_or_check(TABLE, render(facts()), check, __file__)
 
 
 if __name__ == "__main__":

@@ -28,13 +28,13 @@ from the installed torch and fails on drift.
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import pathlib
 import sys
 import warnings
 
 import torch
+from generated_table import wants_check, write_or_check
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TABLE = ROOT / "src" / "analysis" / "torch_totality.inc"
@@ -167,23 +167,13 @@ def render(forms: dict[str, int], signatures: dict[str, list[str]]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--check", action="store_true", help="exit 1 when the checked-in table differs")
-    args = parser.parse_args()
+    check = wants_check()
     torch.set_warn_always(True)  # a warning torch gives once per process is a warning every time here
     forms = operator_forms()
     forms.update(attribute_forms())
     calls, signatures = call_forms()
     forms.update(calls)
-    text = render(forms, signatures)
-    if args.check:
-        current = TABLE.read_text() if TABLE.exists() else ""
-        if current != text:
-            print(f"{TABLE} is out of date: run {pathlib.Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    TABLE.write_text(text)
-    return 0
+    return write_or_check(TABLE, render(forms, signatures), check, __file__)
 
 
 if __name__ == "__main__":

@@ -64,6 +64,26 @@ std::string unknown_form(const ir::Module& m, ir::Node n) {
       ir::snippet(m, n));
 }
 
+// Arithmetic of numbers is a number: for unary `+`/`-` and the binary arithmetic operators,
+// pushes the operands (which must be numbers too); other operators are rejected.
+enum class Arithmetic { Pushed, Rejected, NotAnOperator };
+Arithmetic push_number_operands(const ir::Module& m, ir::Node x, std::vector<ir::Node>& pending) {
+  if (x.is(kind::unary_operator)) {
+    const string_view op = m.text(x.field(field::operator_));
+    if (op != "-" && op != "+") return Arithmetic::Rejected;
+    pending.push_back(x.field(field::argument));
+    return Arithmetic::Pushed;
+  }
+  if (x.is(kind::binary_operator)) {
+    static const std::unordered_set<string_view> arithmetic = {"+", "-", "*", "/", "//", "%", "**"};
+    if (!arithmetic.contains(m.text(x.field(field::operator_)))) return Arithmetic::Rejected;
+    pending.push_back(x.field(field::left));
+    pending.push_back(x.field(field::right));
+    return Arithmetic::Pushed;
+  }
+  return Arithmetic::NotAnOperator;
+}
+
 // A value used as a Python number: proven, or arithmetic of numbers and names that a trace-time
 // check can prove (names not known to hold a tensor: `limit`, `-limit`, `limit * 2`), which go
 // to `numbers`. False when neither.
@@ -75,17 +95,8 @@ bool number_or_checkable(const ir::Module& m, TypeOracle& types, ir::Node value,
     pending.pop_back();
     if (budget == 0 || !x) return false;
     if (is_python_number(m, x)) continue;
-    if (x.is(kind::unary_operator)) {
-      const string_view op = m.text(x.field(field::operator_));
-      if (op != "-" && op != "+") return false;
-      pending.push_back(x.field(field::argument));
-      continue;
-    }
-    if (x.is(kind::binary_operator)) {
-      static const std::unordered_set<string_view> arithmetic = {"+", "-", "*", "/", "//", "%", "**"};
-      if (!arithmetic.contains(m.text(x.field(field::operator_)))) return false;
-      pending.push_back(x.field(field::left));
-      pending.push_back(x.field(field::right));
+    if (const Arithmetic a = push_number_operands(m, x, pending); a != Arithmetic::NotAnOperator) {
+      if (a == Arithmetic::Rejected) return false;
       continue;
     }
     if (!x.is(kind::identifier)) return false;
@@ -287,17 +298,8 @@ bool is_python_number(const ir::Module& m, ir::Node e) {
     pending.pop_back();
     if (!x) return false;
     if (x.is(kind::integer) || x.is(kind::float_)) continue;
-    if (x.is(kind::unary_operator)) {
-      const string_view op = m.text(x.field(field::operator_));
-      if (op != "-" && op != "+") return false;
-      pending.push_back(x.field(field::argument));
-      continue;
-    }
-    if (x.is(kind::binary_operator)) {
-      static const std::unordered_set<string_view> arithmetic = {"+", "-", "*", "/", "//", "%", "**"};
-      if (!arithmetic.contains(m.text(x.field(field::operator_)))) return false;
-      pending.push_back(x.field(field::left));
-      pending.push_back(x.field(field::right));
+    if (const Arithmetic a = push_number_operands(m, x, pending); a != Arithmetic::NotAnOperator) {
+      if (a == Arithmetic::Rejected) return false;
       continue;
     }
     if (x.is(kind::call)) {
