@@ -64,6 +64,18 @@ std::string unknown_form(const ir::Module& m, ir::Node n) {
       ir::snippet(m, n));
 }
 
+// An integer literal, optionally signed: a real number to that power is real (a fractional power
+// of a negative one is complex). `2j` parses as an integer too.
+bool integer_literal(const ir::Module& m, ir::Node e) {
+  e = ir::unparenthesize(e);
+  if (e.is(kind::unary_operator)) {
+    const string_view op = m.text(e.field(field::operator_));
+    if (op != "-" && op != "+") return false;
+    e = ir::unparenthesize(e.field(field::argument));
+  }
+  return e.is(kind::integer) && m.text(e).find_first_of("jJ") == string_view::npos;
+}
+
 // Arithmetic of numbers is a number: for unary `+`/`-` and the binary arithmetic operators,
 // pushes the operands (which must be numbers too); other operators are rejected.
 enum class Arithmetic { Pushed, Rejected, NotAnOperator };
@@ -76,7 +88,10 @@ Arithmetic push_number_operands(const ir::Module& m, ir::Node x, std::vector<ir:
   }
   if (x.is(kind::binary_operator)) {
     static const std::unordered_set<string_view> arithmetic = {"+", "-", "*", "/", "//", "%", "**"};
-    if (!arithmetic.contains(m.text(x.field(field::operator_)))) return Arithmetic::Rejected;
+    const string_view op = m.text(x.field(field::operator_));
+    if (!arithmetic.contains(op)) return Arithmetic::Rejected;
+    // `(-8) ** (1 / 3)` is complex: a power is a real number only to an integer exponent.
+    if (op == "**" && !integer_literal(m, x.field(field::right))) return Arithmetic::Rejected;
     pending.push_back(x.field(field::left));
     pending.push_back(x.field(field::right));
     return Arithmetic::Pushed;
@@ -159,6 +174,9 @@ std::optional<Totality> operator_totality(const ir::Module& m, TypeOracle& types
   }
   const bool left = is_tensor(types.type_of(m, l));
   const bool right = is_tensor(types.type_of(m, r));
+  // Python arithmetic alone (`1.0 / count`) is no tensor operation: an exception there, while
+  // Dynamo traces, is a graph break that runs the frame eagerly (the gate's `compiling()` is then
+  // false and the original `if` runs), not an error.
   if (!left && !right) return std::nullopt;
   std::string form;
   std::vector<ir::Node> numbers;
@@ -297,7 +315,11 @@ bool is_python_number(const ir::Module& m, ir::Node e) {
     const ir::Node x = ir::unparenthesize(pending.back());
     pending.pop_back();
     if (!x) return false;
-    if (x.is(kind::integer) || x.is(kind::float_)) continue;
+    if (x.is(kind::integer) || x.is(kind::float_)) {
+      // `2j` parses as a number too: a complex one would make a real tensor complex.
+      if (m.text(x).find_first_of("jJ") != string_view::npos) return false;
+      continue;
+    }
     if (const Arithmetic a = push_number_operands(m, x, pending); a != Arithmetic::NotAnOperator) {
       if (a == Arithmetic::Rejected) return false;
       continue;

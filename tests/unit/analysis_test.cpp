@@ -9,6 +9,7 @@
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/tensor_types.h"
+#include "graphmend/analysis/totality.h"
 #include "graphmend/analysis/truth.h"
 #include "test_support.h"
 
@@ -85,6 +86,56 @@ TEST(TensorTypes, SourcesOfTensorness) {
   EXPECT_EQ(a.kind_of_assigned("un"), ValueKind::Unknown);
   // `u.mean()` runs on every call: a parameter no Python number could be.
   EXPECT_EQ(a.kind_of_assigned("lu"), ValueKind::LikelyTensor);
+}
+
+TEST(Totality, PythonNumbersAreProvenNotAssumed) {
+  Analysed a(
+      "import math\n"
+      "import torch\n"
+      "def f(x: torch.Tensor, p: float):\n"
+      "    n1 = -3\n"
+      "    n2 = torch.finfo(x.dtype).max - 1000\n"
+      "    n3 = float('-inf')\n"
+      "    n4 = n1 * 2 + math.pi\n"
+      "    n5 = 2 ** -2\n"
+      "    c1 = 2j\n"
+      "    c2 = (-8) ** (1 / 3)\n"
+      "    c3 = p\n"
+      "    c4 = x.sum()\n"
+      "    c5 = n1 * c1\n");
+  for (const char* name : {"n1", "n2", "n3", "n4", "n5"}) {
+    EXPECT_TRUE(analysis::is_python_number(a.m(), a.assigned(name))) << name;
+  }
+  // Imaginary literals and fractional powers may be complex; a parameter or a tensor may be anything.
+  for (const char* name : {"c1", "c2", "c3", "c4", "c5"}) {
+    EXPECT_FALSE(analysis::is_python_number(a.m(), a.assigned(name))) << name;
+  }
+}
+
+TEST(Totality, OneTensorOperationsByTheMeasuredTable) {
+  Analysed a(
+      "import torch\n"
+      "def f(x: torch.Tensor, m, limit: float):\n"
+      "    t1 = x.sum()\n"
+      "    t2 = x - 1\n"
+      "    t3 = x.view(2, -1)\n"
+      "    t4 = x.amax()\n"
+      "    t5 = torch.clamp(x, min=-limit)\n"
+      "    t6 = x.mT\n"
+      "    t7 = m.abs()\n"
+      "    t8 = x.shape\n");
+  using K = analysis::Totality::Kind;
+  auto of = [&](const char* name) { return analysis::totality_of(a.m(), *a.types, a.assigned(name)); };
+  EXPECT_EQ(of("t1")->kind, K::Total);
+  EXPECT_EQ(of("t2")->kind, K::NeedsFloating);  // bool minus a number raises
+  EXPECT_EQ(of("t3")->kind, K::MayRaise);       // a shape argument: not in the table
+  EXPECT_EQ(of("t4")->kind, K::MayRaise);       // raises on an empty tensor
+  EXPECT_EQ(of("t5")->kind, K::NeedsFloating);
+  ASSERT_EQ(of("t5")->numbers.size(), 1u);      // `limit` checked to be a number
+  EXPECT_EQ(a.m().text(of("t5")->numbers[0]), "limit");
+  EXPECT_EQ(of("t6")->kind, K::MayRaise);       // raises below two dimensions
+  EXPECT_EQ(of("t8")->kind, K::Total);
+  EXPECT_FALSE(of("t7").has_value() && of("t7")->kind == K::Total);  // `m` is a tensor only by its use
 }
 
 TEST(TensorTypes, AParameterIsATensorByAUseThatRunsOnEveryCall) {
