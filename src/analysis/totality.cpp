@@ -171,6 +171,8 @@ std::optional<Totality> operator_totality(const ir::Module& m, TypeOracle& types
     while (!op.empty() && (op.front() == ' ' || op.front() == '(' || op.front() == ')')) op.remove_prefix(1);
     while (!op.empty() && (op.back() == ' ' || op.back() == '(' || op.back() == ')')) op.remove_suffix(1);
     if (op.find_first_of("#\\\n") != string_view::npos) return std::nullopt;
+    // Identity never raises (`h is None`); `n in h` is looked up like any other form.
+    if (op == "is" || op == "is not") return std::nullopt;
   }
   const bool left = is_tensor(types.type_of(m, l));
   const bool right = is_tensor(types.type_of(m, r));

@@ -123,7 +123,8 @@ TEST(Totality, OneTensorOperationsByTheMeasuredTable) {
       "    t5 = torch.clamp(x, min=-limit)\n"
       "    t6 = x.mT\n"
       "    t7 = m.abs()\n"
-      "    t8 = x.shape\n");
+      "    t8 = x.shape\n"
+      "    t9 = x is None\n");
   using K = analysis::Totality::Kind;
   auto of = [&](const char* name) { return analysis::totality_of(a.m(), *a.types, a.assigned(name)); };
   EXPECT_EQ(of("t1")->kind, K::Total);
@@ -135,6 +136,7 @@ TEST(Totality, OneTensorOperationsByTheMeasuredTable) {
   EXPECT_EQ(a.m().text(of("t5")->numbers[0]), "limit");
   EXPECT_EQ(of("t6")->kind, K::MayRaise);       // raises below two dimensions
   EXPECT_EQ(of("t8")->kind, K::Total);
+  EXPECT_FALSE(of("t9").has_value());  // identity is no tensor operation and never raises
   EXPECT_FALSE(of("t7").has_value() && of("t7")->kind == K::Total);  // `m` is a tensor only by its use
 }
 

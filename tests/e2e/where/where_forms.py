@@ -205,6 +205,16 @@ def soft_clip(t: torch.Tensor):
     return torch.tanh(scaled) * SOFT_BOUND
 
 
+class IdentityTestInBranch(nn.Module):
+    """`m is None` in a branch's value: identity never raises, so the branch may run on every call."""
+
+    def forward(self, x: torch.Tensor, m=None):
+        h = x * 2
+        if (h > 3).any():
+            h = torch.clamp(h, max=3.0) if m is None else torch.clamp(h, max=2.0)
+        return h
+
+
 class PureHelperInBranch(nn.Module):
     def forward(self, x: torch.Tensor):
         h = x * 2
@@ -361,6 +371,7 @@ def cases():
           (t(float("nan")), t([1.0])), (t(float("inf")), t([1.0])), (t(-0.0), t([1.0]))]),
         ("buffer selection (LongRoPE)", LongShortRope(), rope_positions()),
         ("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
+        ("an identity test in a branch", IdentityTestInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
         ("tuple targets", TupleTargets(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
         ("inside torch.no_grad()", InsideNoGrad(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
         ("inside torch.autocast", InsideAutocast(), [(t([[1.0, 2.0]]),), (t([[0.0, 0.0]]),)]),
