@@ -81,10 +81,9 @@ std::optional<Effect> user_call_raises(const ir::Module& m, TypeOracle& types, i
   if (depth >= kMaxCallDepth) {
     return Effect{EffectKind::MayRaise, call, fmt::format("`{}` may raise (calls nested too deep to prove)", ir::snippet(m, call))};
   }
-  for (const Effect& e : shape_raises_within(cm, types, f.node.field(field::body), depth + 1)) {
-    return Effect{EffectKind::MayRaise, call, fmt::format("calls `{}`; inside it, {}", m.text(fn), e.what)};
-  }
-  return std::nullopt;
+  const std::vector<Effect> inside = shape_raises_within(cm, types, f.node.field(field::body), depth + 1);
+  if (inside.empty()) return std::nullopt;
+  return Effect{EffectKind::MayRaise, call, fmt::format("calls `{}`; inside it, {}", m.text(fn), inside.front().what)};
 }
 
 std::vector<Effect> shape_raises_within(const ir::Module& m, TypeOracle& types, ir::Node node, int depth) {
@@ -179,13 +178,9 @@ std::vector<Effect> shape_raises_within(const ir::Module& m, TypeOracle& types, 
       if (t->kind == Totality::Kind::MayRaise) {
         out.push_back({EffectKind::MayRaise, n, t->why});
       } else if (!t->numbers.empty()) {
-        out.push_back({EffectKind::MayRaise, n,
-                       fmt::format("`{}` may raise unless `{}` is a Python number", ir::snippet(m, n),
-                                   ir::snippet(m, t->numbers.front()))});
+        out.push_back({EffectKind::MayRaise, n, number_demand(m, n, t->numbers.front())});
       } else if (t->kind != Totality::Kind::Total) {
-        out.push_back({EffectKind::MayRaise, n,
-                       fmt::format("`{}` may raise unless `{}` is a {}tensor", ir::snippet(m, n), ir::snippet(m, t->operand),
-                                   t->kind == Totality::Kind::NeedsFloating ? "floating-point " : "")});
+        out.push_back({EffectKind::MayRaise, n, tensor_demand(m, n, *t)});
       }
     }
     return true;

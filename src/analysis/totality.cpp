@@ -308,6 +308,15 @@ std::optional<Totality> totality_of(const ir::Module& m, TypeOracle& types, ir::
   return std::nullopt;
 }
 
+std::string tensor_demand(const ir::Module& m, ir::Node n, const Totality& t) {
+  return fmt::format("`{}` may raise unless `{}` is a {}tensor", ir::snippet(m, n), ir::snippet(m, t.operand),
+                     t.kind == Totality::Kind::NeedsFloating ? "floating-point " : "");
+}
+
+std::string number_demand(const ir::Module& m, ir::Node n, ir::Node number) {
+  return fmt::format("`{}` may raise unless `{}` is a Python number", ir::snippet(m, n), ir::snippet(m, number));
+}
+
 bool is_python_number(const ir::Module& m, ir::Node e) {
   // A worklist of expressions that must all be numbers, with a bound on the nodes looked at (a
   // name bound from itself, `n = n + 1`, would otherwise go round).

@@ -303,17 +303,10 @@ std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir:
     if (!t) return true;
     if (t->kind == analysis::Totality::Kind::MayRaise) return raises(t->why);
     for (ir::Node number : t->numbers) {
-      if (!require_number(number, fmt::format("`{}` may raise unless `{}` is a Python number", ir::snippet(m, n),
-                                              ir::snippet(m, number)))) {
-        return false;
-      }
+      if (!require_number(number, analysis::number_demand(m, n, number))) return false;
     }
     if (t->kind == analysis::Totality::Kind::Total) return true;
-    const bool floating = t->kind == analysis::Totality::Kind::NeedsFloating;
-    const std::string what =
-        fmt::format("`{}` may raise unless `{}` is a {}tensor", ir::snippet(m, n), ir::snippet(m, t->operand),
-                    floating ? "floating-point " : "");
-    return require(t->operand, floating, what);
+    return require(t->operand, t->kind == analysis::Totality::Kind::NeedsFloating, analysis::tensor_demand(m, n, *t));
   });
   return why;
 }

@@ -37,6 +37,12 @@ struct Totality {
 // (broadcasting: shape_raises_of's other cases).
 std::optional<Totality> totality_of(const ir::Module& module, TypeOracle& types, ir::Node n);
 
+// Why `n`, whose totality is `t`, is unproven until the rewrite checks what it needs: "`n` may
+// raise unless `operand` is a (floating-point) tensor" (NeedsTensor, NeedsFloating), and for
+// each of `t.numbers`, "`n` may raise unless `number` is a Python number".
+std::string tensor_demand(const ir::Module& module, ir::Node n, const Totality& t);
+std::string number_demand(const ir::Module& module, ir::Node n, ir::Node number);
+
 // True if `e` is a Python number: a numeric literal, arithmetic of numbers, `float("inf")`,
 // `math.inf`, an attribute of `torch.finfo(...)` / `torch.iinfo(...)`, or a local name every
 // binding of which is one.
