@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <exception>
+#include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -110,6 +112,48 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
     evidence = std::move(found);
   }
   return evidence;
+}
+
+ReplacedModule replaced_module(const ir::Module& before, const ir::Module& after) {
+  const auto by_name = [](const ir::Module& m) {
+    std::unordered_map<std::string_view, std::vector<int>> out;
+    for (size_t f = 0; f < m.functions.size(); ++f) out[m.functions[f].qualname].push_back(static_cast<int>(f));
+    return out;
+  };
+  const auto before_by_name = by_name(before);
+  const auto after_by_name = by_name(after);
+  ReplacedModule r{&before, &after, std::vector<int>(before.functions.size(), -1)};
+  for (const auto& [name, old_functions] : before_by_name) {
+    const auto it = after_by_name.find(name);
+    if (it == after_by_name.end() || it->second.size() != old_functions.size()) continue;
+    for (size_t k = 0; k < old_functions.size(); ++k) {
+      const auto& old_params = before.functions[static_cast<size_t>(old_functions[k])].params;
+      const auto& new_params = after.functions[static_cast<size_t>(it->second[k])].params;
+      const bool same = std::equal(old_params.begin(), old_params.end(), new_params.begin(), new_params.end(),
+                                   [](const ir::Parameter& a, const ir::Parameter& b) {
+                                     return a.name == b.name && a.kind == b.kind;
+                                   });
+      if (same) r.counterparts[static_cast<size_t>(old_functions[k])] = it->second[k];
+    }
+  }
+  return r;
+}
+
+ParameterEvidence carry_evidence(const ParameterEvidence& evidence, const std::vector<ReplacedModule>& replaced) {
+  std::unordered_map<const ir::Module*, const ReplacedModule*> by_before;
+  for (const ReplacedModule& r : replaced) by_before[r.before] = &r;
+  ParameterEvidence out;
+  for (const auto& [key, type] : evidence) {
+    const auto it = by_before.find(key.module);
+    if (it == by_before.end()) {
+      out.emplace(key, type);
+      continue;
+    }
+    const ReplacedModule& r = *it->second;
+    const int f = r.after ? r.counterparts[static_cast<size_t>(key.function)] : -1;
+    if (f >= 0) out.emplace(ParameterKey{r.after, f, key.parameter}, type);
+  }
+  return out;
 }
 
 }  // namespace graphmend::analysis

@@ -523,14 +523,20 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   std::vector<uint8_t> dirty(units.size(), 1);
   bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
   std::vector<size_t> overlapped(units.size(), 0);  // fixes the latest pass had to leave out
+  // Gathered once, over the text on disk; each later pass carries it to the fixed modules.
+  std::optional<analysis::ParameterEvidence> carried_evidence;
   for (int iteration = 0; !replayed; ++iteration) {
     analysis::Project project;
-    for (const Unit& u : units) {
-      if (u.module) project.add(u.module.get());
+    std::vector<const ir::Module*> analysed(units.size(), nullptr);  // compared as keys only, later
+    for (size_t i = 0; i < units.size(); ++i) {
+      analysed[i] = units[i].module.get();
+      if (analysed[i]) project.add(analysed[i]);
     }
     const analysis::CompileRegions regions(project);
     report.compiled_functions = regions.size();
-    const analysis::ParameterEvidence evidence = analysis::gather_parameter_evidence(project, regions, jobs);
+    const analysis::ParameterEvidence evidence =
+        carried_evidence ? std::move(*carried_evidence) : analysis::gather_parameter_evidence(project, regions, jobs);
+    carried_evidence.reset();
     std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
     for (unsigned w = 0; w < jobs; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project, &evidence));
     parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
@@ -550,6 +556,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     const source::Applicability required =
         options.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
     std::vector<uint8_t> changed(units.size(), 0);
+    std::vector<std::optional<analysis::ReplacedModule>> replaced(units.size());
     parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
       overlapped[i] = 0;
       if (!dirty[i] || !units[i].module || units[i].input.context_only) return;
@@ -593,10 +600,24 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
         ++files[i].fixes_applied;
         ++files[i].fixed_codes[std::string(d.code)];
       }
+      if (candidate.module) replaced[i] = analysis::replaced_module(*units[i].module, *candidate.module);
       units[i] = std::move(candidate);
       changed[i] = 1;
     }, stage("fixing"));
     drop_failed();
+    // Every module the evidence names is either unchanged, replaced by its fixed text, or gone
+    // (a file dropped for its budget or an internal error): its keys go too, before a new module
+    // can take its address.
+    std::vector<analysis::ReplacedModule> replacements;
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (!analysed[i] || units[i].module.get() == analysed[i]) continue;
+      if (replaced[i] && units[i].module.get() == replaced[i]->after) {
+        replacements.push_back(std::move(*replaced[i]));
+      } else {
+        replacements.push_back({analysed[i], nullptr, {}});
+      }
+    }
+    carried_evidence = analysis::carry_evidence(evidence, replacements);
     const bool any = std::find(changed.begin(), changed.end(), 1) != changed.end();
     if (!any) break;
     if (iteration + 1 >= options.max_fix_iterations) {

@@ -665,6 +665,92 @@ TEST(TensorTypes, ParameterEvidenceIsTheSameOnAnyNumberOfThreads) {
   EXPECT_EQ(typed_n, 0u);  // every `n` is only passed ints
 }
 
+// Evidence by function name and parameter, for comparing the evidence of two texts.
+std::map<std::pair<std::string, int>, ValueKind> evidence_by_name(const analysis::ParameterEvidence& evidence) {
+  std::map<std::pair<std::string, int>, ValueKind> out;
+  for (const auto& [key, type] : evidence) {
+    out[{key.module->functions[static_cast<size_t>(key.function)].qualname, key.parameter}] = type.kind;
+  }
+  return out;
+}
+
+analysis::ParameterEvidence gathered(const std::vector<const ir::Module*>& modules) {
+  analysis::Project project;
+  for (const ir::Module* m : modules) project.add(m);
+  return analysis::gather_parameter_evidence(project, analysis::CompileRegions(project));
+}
+
+// A fix pass replaces the modules it changed and analyses them again. Their evidence is carried
+// to the fixed text instead of being gathered again: the fix kept every call and its arguments,
+// so the carried evidence is what gathering on the fixed text finds, while helpers the fix added
+// before the functions moved every function's index.
+TEST(TensorTypes, EvidenceCarriedToAFixedModuleIsWhatGatheringFindsThere) {
+  const std::string body =
+      "def scale(v, n):\n"
+      "    return v * n\n"
+      "class Block(torch.nn.Module):\n"
+      "    def forward(self, x: torch.Tensor):\n"
+      "        y = scale(x, 2)\n"
+      "        REWRITTEN\n"
+      "        return self.tail(y)\n"
+      "    def tail(self, t):\n"
+      "        return t\n";
+  auto replace = [](std::string text, std::string_view what, std::string_view with) {
+    return text.replace(text.find(what), what.size(), with);
+  };
+  ParsedModule before = parse_module("import torch\n" + replace(body, "REWRITTEN", "print(y)"));
+  ParsedModule after = parse_module("import torch\ndef _graphmend_site_0(a):\n    print(a)\n" +
+                                    replace(body, "REWRITTEN", "_graphmend_site_0(y)"));
+  const analysis::ParameterEvidence old = gathered({before.module.get()});
+  const analysis::ParameterEvidence carried =
+      analysis::carry_evidence(old, {analysis::replaced_module(*before.module, *after.module)});
+  for (const auto& [key, type] : carried) EXPECT_EQ(key.module, after.module.get());
+  std::map<std::pair<std::string, int>, ValueKind> expected = evidence_by_name(gathered({after.module.get()}));
+  expected.erase({"_graphmend_site_0", 0});  // the fix's own helper: no rule looks into it
+  EXPECT_EQ(evidence_by_name(carried), expected);
+  EXPECT_EQ(evidence_by_name(carried).at({"Block.tail", 1}), ValueKind::LikelyTensor);
+  EXPECT_EQ(evidence_by_name(carried).at({"scale", 0}), ValueKind::LikelyTensor);
+}
+
+// What cannot be matched loses its evidence: a name defined a different number of times, a
+// parameter list that changed, a module that left the analysis. Other modules keep theirs.
+TEST(TensorTypes, EvidenceWithoutACounterpartIsDropped) {
+  const std::string calls =
+      "@torch.compile\n"
+      "def f(x: torch.Tensor):\n"
+      "    twice(x)\n"
+      "    renamed(x)\n"
+      "    kept(x)\n";
+  ParsedModule before = parse_module("import torch\n"
+                                     "def twice(a):\n    pass\n"
+                                     "def twice(a):\n    pass\n"
+                                     "def renamed(a):\n    pass\n"
+                                     "def kept(a):\n    pass\n" + calls);
+  ParsedModule after = parse_module("import torch\n"
+                                    "def twice(a):\n    pass\n"
+                                    "def renamed(b):\n    pass\n"
+                                    "def kept(a):\n    pass\n" + calls);
+  ParsedModule other = parse_module("import torch\n"
+                                    "def helper(h):\n    pass\n"
+                                    "@torch.compile\n"
+                                    "def g(x: torch.Tensor):\n    helper(x)\n", "other");
+  ParsedModule gone = parse_module("import torch\n"
+                                   "def lost(h):\n    pass\n"
+                                   "@torch.compile\n"
+                                   "def k(x: torch.Tensor):\n    lost(x)\n", "gone");
+  const analysis::ParameterEvidence old = gathered({before.module.get(), other.module.get(), gone.module.get()});
+  const auto names = [](const analysis::ParameterEvidence& e) {
+    std::vector<std::string> out;
+    for (const auto& [key, type] : e) out.push_back(key.module->functions[static_cast<size_t>(key.function)].qualname);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(names(old), (std::vector<std::string>{"helper", "kept", "lost", "renamed", "twice"}));
+  const analysis::ParameterEvidence carried = analysis::carry_evidence(
+      old, {analysis::replaced_module(*before.module, *after.module), {gone.module.get(), nullptr, {}}});
+  EXPECT_EQ(names(carried), (std::vector<std::string>{"helper", "kept"}));
+}
+
 // Module-level definitions all reach each other (reaching is flow-insensitive there). Explored
 // along every order, 16 augmented assignments were 16! paths (a fuzzer's slow input took seconds
 // with 9); each definition is now evaluated once, and the work of one query is bounded.

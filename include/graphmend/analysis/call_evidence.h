@@ -19,6 +19,26 @@ namespace graphmend::analysis {
 ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions,
                                             unsigned jobs = 1);
 
+// A module of the project that fixes replaced, and the function of its replacement that stands
+// for each of its functions (-1: none).
+struct ReplacedModule {
+  const ir::Module* before = nullptr;  // compared as a key only: it may be gone
+  const ir::Module* after = nullptr;   // null: the module left the analysis, and its evidence too
+  std::vector<int> counterparts;       // by function index of `before`
+};
+
+// Pairs a module with the module a fix made of it: a function's counterpart is the function of
+// the same qualified name and parameters, and the same rank among functions of that name, where
+// both define that name equally often.
+ReplacedModule replaced_module(const ir::Module& before, const ir::Module& after);
+
+// The evidence of a project in which fixes replaced some modules, without gathering it again.
+// A fix keeps every call and the expressions of its arguments (it moves statements, computes
+// branches on every path and adds helpers of its own), and the evidence is flow-insensitive:
+// "some compiled call passes a tensor". So each key of a replaced module moves to its function's
+// counterpart, or is dropped when there is none. Keys of other modules stay as they are.
+ParameterEvidence carry_evidence(const ParameterEvidence& evidence, const std::vector<ReplacedModule>& replaced);
+
 // Calls visit(parameter index, argument) for each argument of `call` (in `caller`) that binds a
 // parameter of `callee`: positional ones in order after an implicit receiver, keywords by name;
 // a splat ends what can be known. Returns false when a splat hid some arguments.
