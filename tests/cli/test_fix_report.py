@@ -1,0 +1,76 @@
+"""What `fix` reports as left is what a fresh `check` of the files it wrote finds.
+
+A fix run analyses the tree once, then re-analyses only the files a pass changed, with facts
+carried over from the first pass (the call-site evidence that types unannotated parameters).
+These tests hold the run's report to the reference: `check` of the fixed tree from scratch.
+"""
+
+import json
+import pathlib
+import shutil
+
+import pytest
+
+E2E_PROGRAMS = pathlib.Path(__file__).resolve().parents[1] / "e2e" / "programs"
+
+
+def findings(stdout):
+    """The report's findings as comparable tuples: place, code, fix applicability, decline code."""
+    out = []
+    for d in json.loads(stdout)["diagnostics"]:
+        fix = d["fix"] or {}
+        out.append((d["filename"], d["code"], d["range"]["start"], d["range"]["end"], fix.get("applicability"),
+                    d["decline_code"]))
+    return sorted(out)
+
+
+# `route` is typed only by what the compiled forward in another module passes it: its `h` has no
+# annotation and no use only a tensor supports. Its print is fixed, so the second pass analyses
+# helpers.py again, with the evidence carried over; the GM101 it still reports needs that evidence.
+HELPERS = '''import torch
+
+
+def route(h, k):
+    print("route", k)
+    if h > 0:
+        return None
+    return h * k
+'''
+
+MODEL = '''import torch
+
+from .helpers import route
+
+
+class Model(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        return route(x.sum(), 2)
+'''
+
+
+def test_a_fixed_module_keeps_the_evidence_other_modules_give_it(gm, tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text(HELPERS)
+    (pkg / "model.py").write_text(MODEL)
+    fixed = gm("fix", "pkg", "--output-format", "json", cwd=tmp_path)
+    assert fixed.returncode == 1, fixed.stderr
+    report = json.loads(fixed.stdout)
+    assert {f["filename"]: f["fixed"] for f in report["files"]}["pkg/helpers.py"] == {"GM201": 1}
+    left = findings(fixed.stdout)
+    assert [(f[0], f[1], f[5]) for f in left] == [("pkg/helpers.py", "GM101", "python-value-selected")]
+    assert left[0][2] == (pkg / "helpers.py").read_text().index("h > 0")
+    again = gm("check", "pkg", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    assert findings(again.stdout) == left
+
+
+@pytest.mark.parametrize("unsafe", [[], ["--unsafe-fixes"]], ids=["plain", "unsafe"])
+def test_findings_left_over_the_e2e_programs_are_a_fresh_checks(gm, tmp_path, unsafe):
+    shutil.copytree(E2E_PROGRAMS, tmp_path / "programs")
+    fixed = gm("fix", *unsafe, "programs", "--output-format", "json", cwd=tmp_path)
+    assert fixed.returncode in (0, 1), fixed.stderr
+    report = json.loads(fixed.stdout)
+    assert sum(f["fixes_applied"] for f in report["files"]) > 20  # the check below covers fixed files
+    again = gm("check", *unsafe, "programs", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    assert findings(again.stdout) == findings(fixed.stdout)
