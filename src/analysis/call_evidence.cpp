@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -71,19 +73,54 @@ bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef call
 
 ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions, unsigned jobs) {
   const std::vector<CompiledCall>& calls = regions.calls();
-  const size_t chunks = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, calls.size() / kMinCallsPerChunk));
+  // The calls of each compiled function, typed together by a fresh oracle of their own: what
+  // their types depend on, of the evidence, is then exactly what that oracle read. A round types
+  // again only the functions whose reads changed in the round before; the others' observations
+  // stand, as typing them again would give the same.
+  struct Caller {
+    std::vector<size_t> calls;
+    std::vector<Observation> seen;
+    std::vector<FunctionRef> reads;
+    bool stale = true;
+  };
+  std::vector<Caller> callers;
+  {
+    std::map<std::pair<const ir::Module*, int>, size_t> index;  // first appearance in calls()
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const auto [it, added] = index.emplace(std::pair{calls[i].caller.module, calls[i].caller.function}, callers.size());
+      if (added) callers.emplace_back();
+      callers[it->second].calls.push_back(i);
+    }
+  }
   ParameterEvidence evidence;
   for (int round = 0; round < kMaxRounds; ++round) {
-    // Each chunk of calls, in order, is typed by its own oracle on its own thread; the
-    // observations are then merged in call order, so the result is what one pass over the calls
-    // in order would give, whatever the number of chunks.
-    std::vector<std::vector<Observation>> seen(chunks);
+    std::vector<Caller*> todo;
+    size_t todo_calls = 0;
+    for (Caller& c : callers) {
+      if (!c.stale) continue;
+      todo.push_back(&c);
+      todo_calls += c.calls.size();
+    }
+    // Each chunk of callers is typed on its own thread; the observations are merged in caller
+    // order, and the merge keeps the strongest kind seen for each key whatever the order, so the
+    // result is the same for any number of chunks.
+    const size_t chunks = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, todo_calls / kMinCallsPerChunk));
     std::vector<std::exception_ptr> failures(chunks);
     const auto observe_chunk = [&](size_t k) {
       try {
-        TypeOracle types(project, &evidence);
-        const size_t begin = calls.size() * k / chunks, end = calls.size() * (k + 1) / chunks;
-        for (size_t i = begin; i < end; ++i) observe(calls[i], types, seen[k]);
+        const size_t begin = todo.size() * k / chunks, end = todo.size() * (k + 1) / chunks;
+        for (size_t t = begin; t < end; ++t) {
+          Caller& c = *todo[t];
+          c.seen.clear();
+          c.reads.clear();
+          TypeOracle types(project, &evidence);
+          types.record_evidence_reads(&c.reads);
+          for (size_t i : c.calls) observe(calls[i], types, c.seen);
+          std::sort(c.reads.begin(), c.reads.end(), [](const FunctionRef& a, const FunctionRef& b) {
+            return std::pair{a.module, a.function} < std::pair{b.module, b.function};
+          });
+          c.reads.erase(std::unique(c.reads.begin(), c.reads.end()), c.reads.end());
+        }
       } catch (...) {
         failures[k] = std::current_exception();
       }
@@ -97,8 +134,8 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
       if (e) std::rethrow_exception(e);
     }
     ParameterEvidence found = evidence;
-    for (const std::vector<Observation>& chunk : seen) {
-      for (const auto& [key, type] : chunk) {
+    for (const Caller& c : callers) {
+      for (const auto& [key, type] : c.seen) {
         auto [it, inserted] = found.emplace(key, type);
         // A tensor passed anywhere outweighs a tuple of tensors passed elsewhere; either outweighs
         // a tensor or None.
@@ -109,6 +146,16 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
       }
     }
     if (found == evidence) break;
+    // Keys are only ever added or strengthened: the functions whose evidence changed.
+    std::set<std::pair<const ir::Module*, int>> changed;
+    for (const auto& [key, type] : found) {
+      const auto before = evidence.find(key);
+      if (before == evidence.end() || !(before->second == type)) changed.emplace(key.module, key.function);
+    }
+    for (Caller& c : callers) {
+      c.stale = std::any_of(c.reads.begin(), c.reads.end(),
+                            [&](const FunctionRef& f) { return changed.contains({f.module, f.function}); });
+    }
     evidence = std::move(found);
   }
   return evidence;

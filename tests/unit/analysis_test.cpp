@@ -680,6 +680,32 @@ analysis::ParameterEvidence gathered(const std::vector<const ir::Module*>& modul
   return analysis::gather_parameter_evidence(project, analysis::CompileRegions(project));
 }
 
+// A round types again only the compiled functions whose types read evidence that the round
+// before changed; the reads count wherever they happen, here inside the return type of another
+// function: `g`'s call of `sink` is typed anew once `ident`'s parameter is known, a round later.
+TEST(TensorTypes, EvidenceReadThroughAnotherFunctionsReturnIsFollowed) {
+  ParsedModule parsed = parse_module(
+      "import torch\n"
+      "def ident(a):\n"
+      "    return a\n"
+      "def sink(s):\n"
+      "    pass\n"
+      "@torch.compile\n"
+      "def f(x: torch.Tensor):\n"
+      "    ident(x)\n"
+      "@torch.compile\n"
+      "def g(y):\n"
+      "    sink(ident(y))\n");
+  analysis::Project project;
+  project.add(parsed.module.get());
+  const analysis::ParameterEvidence evidence =
+      analysis::gather_parameter_evidence(project, analysis::CompileRegions(project));
+  const auto kinds = evidence_by_name(evidence);
+  EXPECT_EQ(kinds.at({"ident", 0}), ValueKind::LikelyTensor);
+  ASSERT_TRUE(kinds.contains({"sink", 0}));
+  EXPECT_EQ(kinds.at({"sink", 0}), ValueKind::LikelyTensor);
+}
+
 // A fix pass replaces the modules it changed and analyses them again. Their evidence is carried
 // to the fixed text instead of being gathered again: the fix kept every call and its arguments,
 // so the carried evidence is what gathering on the fixed text finds, while helpers the fix added

@@ -14,8 +14,9 @@ namespace graphmend::analysis {
 // and a TensorTuple when some call passes a tuple or list of tensors and none passes a tensor.
 // Dynamo traces each of those calls with that value, so a branch on it breaks there. Evidence
 // flows along chains of calls: gathered again with what was found until nothing changes (at most
-// a few rounds; each round types every compiled call's arguments once, on up to `jobs` threads,
-// with the same result for any number of them).
+// a few rounds). The first round types every compiled call's arguments; a later one only the
+// calls of the compiled functions whose types read evidence the round before changed (the rest
+// would be typed the same). Up to `jobs` threads, with the same result for any number of them.
 ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions,
                                             unsigned jobs = 1);
 

@@ -67,6 +67,10 @@ class TypeOracle {
   // type is asked first.
   bool boolean_mask_index(const ir::Module& module, ir::Node value, ir::Node index);
   [[nodiscard]] const Project& project() const { return project_; }
+  // From now on, appends to `reads` each function whose parameters' evidence this oracle
+  // consults, found or not: what its answers depend on, of the evidence (call_evidence.cpp
+  // re-types a caller only when one of those changed).
+  void record_evidence_reads(std::vector<FunctionRef>* reads) { evidence_reads_ = reads; }
   // The type function `function`'s body gives its parameter `index` (annotation, call evidence,
   // a static default): what a use of the name in the body starts from.
   ValueType parameter_type(const ir::Module& module, int function, size_t index);
@@ -127,6 +131,7 @@ class TypeOracle {
 
   const Project& project_;
   const ParameterEvidence* evidence_;
+  std::vector<FunctionRef>* evidence_reads_ = nullptr;
   std::unordered_map<const void*, SelfStores> self_stores_;  // by class node
   std::unordered_map<const void*, Memo> memo_;          // by expression node
   std::unordered_map<const void*, Memo> binding_memo_;  // by binding target node
