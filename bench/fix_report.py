@@ -26,6 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def findings(stdout: str) -> list[tuple]:
+    """A JSON report's findings as comparable tuples: place, code, fix applicability, decline code."""
     out = []
     for d in json.loads(stdout)["diagnostics"]:
         fix = d["fix"] or {}

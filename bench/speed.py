@@ -39,11 +39,13 @@ def timed(cmd: list[str], cwd: pathlib.Path | None = None) -> tuple[float, int, 
     return float(wall), int(kb) // 1024, done.stdout
 
 
+def summary(runs: list[tuple[float, int, str]]) -> dict:
+    """The best wall time of `timed` runs, their largest peak RSS, and the last one's stdout."""
+    return {"wall_s": min(r[0] for r in runs), "peak_rss_mb": max(r[1] for r in runs), "stdout": runs[-1][2]}
+
+
 def best(cmd: list[str], repeat: int, cwd: pathlib.Path | None = None) -> dict:
-    runs = [timed(cmd, cwd) for _ in range(repeat)]
-    wall = min(r[0] for r in runs)
-    rss = max(r[1] for r in runs)
-    return {"wall_s": wall, "peak_rss_mb": rss, "stdout": runs[-1][2]}
+    return summary([timed(cmd, cwd) for _ in range(repeat)])
 
 
 def small_tree(root: pathlib.Path, count: int) -> None:
@@ -164,14 +166,12 @@ def main() -> None:
         os.sync()
         check_runs, fix_runs = [], []
         for fix_copy in fix_copies:
-            check_runs.append(best(cold, 1))
-            fix_runs.append(best([gm, "fix", "-j", jobs, "--unsafe-fixes", "--no-summary", "--output-format",
-                                  "concise", str(fix_copy / "transformers")], 1))
-        out["check"] = {"wall_s": min(r["wall_s"] for r in check_runs),
-                        "peak_rss_mb": max(r["peak_rss_mb"] for r in check_runs), "stdout": check_runs[-1]["stdout"]}
-        out["fix"] = {"wall_s": min(r["wall_s"] for r in fix_runs),
-                      "peak_rss_mb": max(r["peak_rss_mb"] for r in fix_runs), "stdout": fix_runs[-1]["stdout"]}
-        pair_ratios = sorted(f["wall_s"] / c["wall_s"] for c, f in zip(check_runs, fix_runs))
+            check_runs.append(timed(cold))
+            fix_runs.append(timed([gm, "fix", "-j", jobs, "--unsafe-fixes", "--no-summary", "--output-format",
+                                   "concise", str(fix_copy / "transformers")]))
+        out["check"] = summary(check_runs)
+        out["fix"] = summary(fix_runs)
+        pair_ratios = sorted(f[0] / c[0] for c, f in zip(check_runs, fix_runs))
         out["fix"]["median_pair_ratio"] = round(pair_ratios[len(pair_ratios) // 2], 2)
         # An unchanged tree, checked again: the first run stores the results, the next ones reuse them.
         cache = ["--cache-dir", str(work / "cache")]

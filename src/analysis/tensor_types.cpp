@@ -446,8 +446,8 @@ ValueType TypeOracle::parameter(const ir::Module& m, const ir::Binding& b) {
   if (evidence_ && (evidence_reads_ || !evidence_->empty())) {
     const int scope = m.symbols[static_cast<size_t>(b.symbol)].scope;
     const int f = scope >= 0 ? m.scopes[static_cast<size_t>(scope)].function : -1;
-    if (f >= 0 && evidence_reads_) evidence_reads_->push_back({&m, f});
     if (f >= 0) {
+      if (evidence_reads_) evidence_reads_->push_back({&m, f});
       const auto& params = m.functions[static_cast<size_t>(f)].params;
       for (size_t i = 0; i < params.size(); ++i) {
         if (params[i].node != b.statement) continue;

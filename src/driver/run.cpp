@@ -605,6 +605,8 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       changed[i] = 1;
     }, stage("fixing"));
     drop_failed();
+    const bool any = std::find(changed.begin(), changed.end(), 1) != changed.end();
+    if (!any) break;
     // Every module the evidence names is either unchanged, replaced by its fixed text, or gone
     // (a file dropped for its budget or an internal error): its keys go too, before a new module
     // can take its address.
@@ -618,8 +620,6 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       }
     }
     carried_evidence = analysis::carry_evidence(evidence, replacements);
-    const bool any = std::find(changed.begin(), changed.end(), 1) != changed.end();
-    if (!any) break;
     if (iteration + 1 >= options.max_fix_iterations) {
       for (size_t i = 0; i < units.size(); ++i) {
         if (changed[i]) {

@@ -5,23 +5,21 @@ carried over from the first pass (the call-site evidence that types unannotated 
 These tests hold the run's report to the reference: `check` of the fixed tree from scratch.
 """
 
+import importlib.util
 import json
 import pathlib
 import shutil
 
 import pytest
 
-E2E_PROGRAMS = pathlib.Path(__file__).resolve().parents[1] / "e2e" / "programs"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+E2E_PROGRAMS = ROOT / "tests" / "e2e" / "programs"
 
-
-def findings(stdout):
-    """The report's findings as comparable tuples: place, code, fix applicability, decline code."""
-    out = []
-    for d in json.loads(stdout)["diagnostics"]:
-        fix = d["fix"] or {}
-        out.append((d["filename"], d["code"], d["range"]["start"], d["range"]["end"], fix.get("applicability"),
-                    d["decline_code"]))
-    return sorted(out)
+# The comparison bench/fix_report.py makes over large trees: one definition of what is compared.
+_spec = importlib.util.spec_from_file_location("fix_report", ROOT / "bench" / "fix_report.py")
+fix_report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fix_report)
+findings = fix_report.findings
 
 
 # `route` is typed only by what the compiled forward in another module passes it: its `h` has no
