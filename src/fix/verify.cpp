@@ -50,7 +50,7 @@ std::optional<VerifiedResult> apply_predicted(std::string_view text, syntax::Nod
   }
   std::string out(text);
   apply_in_place(out, edits);
-  auto tree = parser.parse(out);
+  auto tree = parser.parse_edited(out, root, text, edits);
   if (!is_python(out, tree) || !generated_block_edits(out, tree->root(), helpers, link).empty()) return std::nullopt;
   VerifiedResult result;
   result.applied = applied;

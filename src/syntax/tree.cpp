@@ -253,6 +253,7 @@ void use_allocator(void* (*malloc_fn)(size_t), void* (*calloc_fn)(size_t, size_t
 }
 
 std::optional<Tree> Parser::parse(std::string_view text) {
+  last_parsed_bytes_ = text.size();
   TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, text.data(), static_cast<uint32_t>(text.size()));
   if (tree == nullptr) return std::nullopt;
   std::unique_ptr<TreeData> data;
@@ -263,6 +264,154 @@ std::optional<Tree> Parser::parse(std::string_view text) {
     throw;
   }
   ts_tree_delete(tree);
+  return Tree(std::move(data));
+}
+
+namespace {
+
+// Appends the subtree at `from` of `source` to `out`, its bytes moved by `shift` and its top
+// node's parent set to `parent`.
+void append_subtree(const TreeData& source, uint32_t from, int64_t shift, uint32_t parent, std::vector<NodeData>& out) {
+  const uint32_t stop = source.nodes[from].subtree_end;
+  const auto moved = static_cast<int64_t>(out.size()) - from;
+  for (uint32_t i = from; i < stop; ++i) {
+    NodeData d = source.nodes[i];
+    d.start = static_cast<uint32_t>(d.start + shift);
+    d.end = static_cast<uint32_t>(d.end + shift);
+    d.parent = i == from ? parent : static_cast<uint32_t>(d.parent + moved);
+    d.subtree_end = static_cast<uint32_t>(d.subtree_end + moved);
+    out.push_back(d);
+  }
+}
+
+// Whether a fresh parse may start at the top-level statement `d`: it starts a line that does not
+// continue the one before (a backslash), so the tokenizer's state there is a fresh parse's.
+bool starts_fresh_line(const NodeData& d, std::string_view text) {
+  const uint32_t at = d.start;
+  if (at == 0) return true;
+  if (at > text.size() || text[at - 1] != '\n') return false;
+  size_t before = at - 1;  // the newline
+  if (before > 0 && text[before - 1] == '\r') --before;
+  return before == 0 || text[before - 1] != '\\';
+}
+
+}  // namespace
+
+std::optional<Tree> Parser::parse_edited(std::string_view text, Node old_root, std::string_view old_text,
+                                         std::span<const source::Edit> edits) {
+  if (old_root.is_null() || old_root.index() != 0 || edits.empty() || old_root.has_error()) return parse(text);
+  const TreeData& old = *old_root.tree_data();
+  // The top-level children where a segment may begin: the first, and every statement (not a
+  // comment, not a `;`) that starts a fresh line. Segment s covers the old bytes
+  // [bound[s], bound[s + 1]): the first begins at 0, the last ends at the end of the text.
+  std::vector<uint32_t> kids;
+  for_each_child(old, 0, [&](uint32_t c) {
+    kids.push_back(c);
+    return true;
+  });
+  if (kids.empty()) return parse(text);
+  std::vector<size_t> first_kid{0};  // by segment
+  std::vector<uint32_t> bound{0};
+  for (size_t k = 1; k < kids.size(); ++k) {
+    const NodeData& d = old.nodes[kids[k]];
+    if ((d.flags & detail::kNamed) == 0 || Node(&old, kids[k]).is(kind::comment) || !starts_fresh_line(d, old_text)) {
+      continue;
+    }
+    first_kid.push_back(k);
+    bound.push_back(d.start);
+  }
+  const size_t segments = bound.size();
+  first_kid.push_back(kids.size());
+  bound.push_back(static_cast<uint32_t>(old_text.size()));
+  // A segment is dirty when an edit meets it, ends included: an insertion at a boundary dirties
+  // both sides, so no edit touches the boundary of a run of dirty segments.
+  std::vector<uint8_t> dirty(segments, 0);
+  for (const source::Edit& e : edits) {
+    if (e.range.end > old_text.size()) return parse(text);
+    // The first segment whose end reaches the edit, through the last whose start it reaches.
+    size_t s = static_cast<size_t>(std::lower_bound(bound.begin() + 1, bound.end(), e.range.start) - bound.begin()) - 1;
+    for (; s < segments && bound[s] <= e.range.end; ++s) dirty[s] = 1;
+  }
+  // The shift of every old byte at or after `at` that no edit touches, edits taken in order.
+  size_t next_edit = 0;
+  int64_t shift = 0;
+  const auto shift_at = [&](uint32_t at) {
+    for (; next_edit < edits.size() && edits[next_edit].range.end <= at; ++next_edit) {
+      shift += static_cast<int64_t>(edits[next_edit].replacement.size()) -
+               static_cast<int64_t>(edits[next_edit].range.length());
+    }
+    return shift;
+  };
+  size_t parsed = 0;
+  auto data = std::make_unique<TreeData>();
+  std::vector<NodeData>& nodes = data->nodes;
+  nodes.reserve(old.nodes.size() + old.nodes.size() / 8);
+  NodeData root = old.nodes[0];
+  root.child_count = 0;
+  root.named_child_count = 0;
+  nodes.push_back(root);
+  for (size_t s = 0; s < segments;) {
+    if (!dirty[s]) {
+      const int64_t by = shift_at(bound[s]);
+      for (size_t k = first_kid[s]; k < first_kid[s + 1]; ++k) append_subtree(old, kids[k], by, 0, nodes);
+      if (s + 1 == segments) nodes[0].end = static_cast<uint32_t>(old.nodes[0].end + by);
+      ++s;
+      continue;
+    }
+    size_t run_end = s;
+    while (run_end < segments && dirty[run_end]) ++run_end;
+    // No edit meets a boundary between a dirty segment and a clean one; the text's two ends
+    // stay where they are, whatever is inserted there.
+    const auto from = s == 0 ? 0u : static_cast<uint32_t>(bound[s] + shift_at(bound[s]));
+    const bool to_the_end = run_end == segments;
+    // The run, then the next segment, whose first statement must start where the run ends.
+    const auto limit = static_cast<uint32_t>(bound[run_end] + shift_at(bound[run_end]));
+    const auto until =
+        to_the_end ? static_cast<uint32_t>(text.size()) : static_cast<uint32_t>(bound[run_end + 1] + shift_at(bound[run_end + 1]));
+    if (from > limit || limit > until || until > text.size()) return parse(text);
+    parsed += until - from;
+    TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, text.data() + from, until - from);
+    if (tree == nullptr) return parse(text);
+    std::unique_ptr<TreeData> chunk;
+    try {
+      chunk = flatten(tree);
+    } catch (...) {
+      ts_tree_delete(tree);
+      throw;
+    }
+    ts_tree_delete(tree);
+    if (chunk->nodes.empty() || (chunk->nodes[0].flags & (detail::kHasError | detail::kError | detail::kMissing)) != 0) {
+      return parse(text);
+    }
+    bool aligned = to_the_end;
+    bool straddles = false;
+    for_each_child(*chunk, 0, [&](uint32_t c) {
+      const NodeData& d = chunk->nodes[c];
+      if (!to_the_end && d.start + from >= limit) {
+        aligned = d.start + from == limit && d.symbol == old.nodes[kids[first_kid[run_end]]].symbol;
+        return false;
+      }
+      if (!to_the_end && d.end + from > limit) {
+        straddles = true;
+        return false;
+      }
+      append_subtree(*chunk, c, from, 0, nodes);
+      return true;
+    });
+    if (!aligned || straddles) return parse(text);
+    if (s == 0) nodes[0].start = chunk->nodes[0].start;
+    if (to_the_end) nodes[0].end = chunk->nodes[0].end + from;
+    s = run_end;
+  }
+  nodes[0].subtree_end = static_cast<uint32_t>(nodes.size());
+  for_each_child(*data, 0, [&](uint32_t c) {
+    if (nodes[0].child_count != detail::kManyChildren) ++nodes[0].child_count;
+    if ((nodes[c].flags & detail::kNamed) != 0 && nodes[0].named_child_count != detail::kManyChildren) {
+      ++nodes[0].named_child_count;
+    }
+    return true;
+  });
+  last_parsed_bytes_ = parsed;
   return Tree(std::move(data));
 }
 

@@ -4,11 +4,15 @@
 //   - no crash, no sanitizer report, no hang (libFuzzer's -timeout);
 //   - when the input parses and CPython would accept it (no GM901), the output parses too;
 //   - a second fix of the output changes nothing (idempotence);
-//   - a file that is not processed (binary, not UTF-8, ...) or has a syntax error is not changed.
+//   - a file that is not processed (binary, not UTF-8, ...) or has a syntax error is not changed;
+//   - Parser::parse_edited gives the whole parse's tree, node for node, for an edit the input
+//     picks (where, how much it replaces, and with which of its own bytes).
 // Built by tests/fuzz/CMakeLists.txt with clang (-DGRAPHMEND_FUZZ=ON); run by scripts/fuzz.sh.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include <sys/stat.h>
@@ -70,10 +74,40 @@ bool parses(const std::string& text) {
   std::abort();
 }
 
+// The input's first four bytes pick an edit of it: where it starts, how many bytes it replaces,
+// and how many bytes of the input (from its middle) go in their place.
+void check_parse_edited(const std::string& input) {
+  if (input.size() < 4) return;
+  const auto* b = reinterpret_cast<const unsigned char*>(input.data());
+  const size_t at = (b[0] | (size_t{b[1]} << 8)) % (input.size() + 1);
+  const size_t length = std::min<size_t>(b[2] % 24, input.size() - at);
+  const size_t take = std::min<size_t>(b[3] % 40, input.size() / 2);
+  const graphmend::source::Edit edit{{static_cast<uint32_t>(at), static_cast<uint32_t>(at + length)},
+                                     input.substr(input.size() / 2, take)};
+  graphmend::syntax::Parser parser;
+  const auto old = parser.parse(input);
+  if (!old) return;
+  std::string text = input;
+  text.replace(at, length, edit.replacement);
+  const auto edited = parser.parse_edited(text, old->root(), input, {&edit, 1});
+  const auto whole = parser.parse(text);
+  if (!edited || !whole) {
+    if (edited.has_value() != whole.has_value()) violated("parse_edited gave up where a whole parse did not");
+    return;
+  }
+  const auto& x = edited->root().tree_data()->nodes;
+  const auto& y = whole->root().tree_data()->nodes;
+  if (x.size() != y.size()) violated("parse_edited's tree has another node count than the whole parse's");
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::memcmp(&x[i], &y[i], sizeof x[i]) != 0) violated("parse_edited's tree differs from the whole parse's");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
+  check_parse_edited(input);
   const bool in_package = as_package_module(input);
   const graphmend::driver::FileReport first = fix_text(input, in_package);
   if (first.error || first.syntax_error) {

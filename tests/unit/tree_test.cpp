@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <tree_sitter/api.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -191,6 +192,176 @@ TEST(Tree, NestingDepthAndFirstError) {
   EXPECT_GE(err.start(), 14u);  // in the second statement
   EXPECT_EQ(nesting_depth(tree->root(), 3), 4u);  // counting stops past the limit
   EXPECT_GT(nesting_depth(tree->root(), 100), 6u);
+}
+
+// Every node of both trees, field for field.
+void expect_identical(const Tree& edited, const Tree& whole, const std::string& where) {
+  const std::vector<detail::NodeData>& a = edited.root().tree_data()->nodes;
+  const std::vector<detail::NodeData>& b = whole.root().tree_data()->nodes;
+  ASSERT_EQ(a.size(), b.size()) << where;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const detail::NodeData& x = a[i];
+    const detail::NodeData& y = b[i];
+    const bool same = x.start == y.start && x.end == y.end && x.parent == y.parent && x.subtree_end == y.subtree_end &&
+                      x.symbol == y.symbol && x.child_count == y.child_count &&
+                      x.named_child_count == y.named_child_count && x.field == y.field && x.flags == y.flags;
+    ASSERT_TRUE(same) << where << ": node " << i << " differs ("
+                      << Node(edited.root().tree_data(), static_cast<uint32_t>(i)).type() << " at " << x.start
+                      << " against " << Node(whole.root().tree_data(), static_cast<uint32_t>(i)).type() << " at "
+                      << y.start << ")";
+  }
+}
+
+std::string with_edits(std::string text, const std::vector<source::Edit>& edits) {
+  for (auto it = edits.rbegin(); it != edits.rend(); ++it) {
+    text.replace(it->range.start, it->range.length(), it->replacement);
+  }
+  return text;
+}
+
+// Parses `old_text`, applies `edits`, and holds parse_edited against a whole parse of the result.
+// Returns whether parse_edited read fewer bytes than the whole text (it parsed only some).
+bool edited_is_whole(const std::string& old_text, std::vector<source::Edit> edits, const std::string& where) {
+  Parser parser;
+  const std::optional<Tree> old = parser.parse(old_text);
+  EXPECT_TRUE(old && !old->has_error()) << where;
+  if (!old) return false;
+  std::sort(edits.begin(), edits.end());
+  const std::string text = with_edits(old_text, edits);
+  const std::optional<Tree> edited = parser.parse_edited(text, old->root(), old_text, edits);
+  const bool partial = parser.last_parsed_bytes() < text.size();
+  const std::optional<Tree> whole = Parser().parse(text);
+  EXPECT_TRUE(edited && whole) << where;
+  if (edited && whole) expect_identical(*edited, *whole, where);
+  return partial;
+}
+
+source::Edit insert(const std::string& text, std::string_view before, std::string replacement) {
+  const size_t at = text.find(before);
+  EXPECT_NE(at, std::string::npos) << before;
+  return source::Edit::insertion(static_cast<uint32_t>(at), std::move(replacement));
+}
+
+source::Edit replace(const std::string& text, std::string_view what, std::string replacement) {
+  const size_t at = text.find(what);
+  EXPECT_NE(at, std::string::npos) << what;
+  return source::Edit::replace({static_cast<uint32_t>(at), static_cast<uint32_t>(at + what.size())},
+                               std::move(replacement));
+}
+
+const std::string kThreeFunctions =
+    "import torch\n\n\n"
+    "def first(x):\n    return x + 1\n\n\n"
+    "def second(x):\n    if x.sum() > 0:\n        x = x * 2\n    return x\n\n\n"
+    "def third(x):\n    return x - 1\n";
+
+TEST(ParseEdited, ParsesAgainOnlyTheStatementsAnEditTouchesAndTheNextOne) {
+  const std::string& t = kThreeFunctions;
+  Parser parser;
+  const std::optional<Tree> old = parser.parse(t);
+  ASSERT_TRUE(old);
+  const std::vector<source::Edit> edits{replace(t, "x = x * 2", "x = torch.where(x.sum() > 0, x * 2, x)")};
+  const std::string text = with_edits(t, edits);
+  const std::optional<Tree> edited = parser.parse_edited(text, old->root(), t, edits);
+  ASSERT_TRUE(edited);
+  // `second`, then `third` as what tree-sitter looks ahead at; not the import or `first`.
+  EXPECT_EQ(parser.last_parsed_bytes(), text.size() - text.find("def second"));
+  expect_identical(*edited, *Parser().parse(text), "edit in the middle function");
+}
+
+TEST(ParseEdited, IsTheWholeParseAtEveryKindOfBoundary) {
+  const std::string& t = kThreeFunctions;
+  const auto end = static_cast<uint32_t>(t.size());
+  EXPECT_TRUE(edited_is_whole(t, {source::Edit::insertion(0, "from x import y\n")}, "insertion at the start"));
+  EXPECT_TRUE(edited_is_whole(t, {insert(t, "def first", "_graphmend = 1\n\n\n")}, "a statement before a def"));
+  EXPECT_TRUE(edited_is_whole(t, {source::Edit::insertion(end, "\n\ndef fourth():\n    pass\n")}, "appended"));
+  EXPECT_TRUE(edited_is_whole(t, {replace(t, "return x - 1", "return x - 2")}, "the last statement"));
+  EXPECT_TRUE(edited_is_whole(t, {replace(t, "return x + 1", "return x + 3"), replace(t, "return x - 1", "pass")},
+                              "two runs"));
+  EXPECT_TRUE(edited_is_whole(
+      t, {replace(t, "def second(x):\n    if x.sum() > 0:\n        x = x * 2\n    return x\n\n\n", "")},
+      "a statement deleted"));
+  EXPECT_FALSE(edited_is_whole(t, {source::Edit::replace({0, end}, "y = 2\n")}, "everything replaced"));
+
+  const std::string semicolons = "a = 1; b = 2\nc = 3\nd = 4\n";
+  edited_is_whole(semicolons, {replace(semicolons, "b = 2", "b = 5")}, "after a semicolon");
+  edited_is_whole(semicolons, {replace(semicolons, "c = 3", "c = 6; e = 1")}, "a semicolon added");
+
+  const std::string continued = "x = 1 + \\\n    2\ny = [1,\n2]\nz = 3\n";
+  edited_is_whole(continued, {replace(continued, "2]", "3]")}, "a bracket continued over lines");
+  edited_is_whole(continued, {replace(continued, "    2", "    4")}, "a backslash continuation");
+  const std::string bare_backslash = "x = 1\n\\\ny = 2\nz = 3\n";
+  edited_is_whole(bare_backslash, {replace(bare_backslash, "x = 1", "x = 5")}, "a line that is a backslash");
+
+  const std::string comments =
+      "class A:\n    def f(self):\n        return 1\n# col 0, after the body\n\n    # indented, after it\n"
+      "class B:\n    pass\n    # trailing\n# last\nclass C:\n    pass\n";
+  EXPECT_TRUE(edited_is_whole(comments, {replace(comments, "return 1", "return 2")}, "comments after a body"));
+  edited_is_whole(comments, {replace(comments, "pass", "x = 1")}, "comments at the end");
+
+  const std::string compound =
+      "import a\nif a.X:\n    v = 1\nelif a.Y:\n    v = 2\nelse:\n    v = 3\n"
+      "try:\n    w = 1\nexcept E:\n    w = 2\nfinally:\n    pass\n"
+      "@dec\n@dec2(1)\ndef g():\n    return v\nwhile w:\n    break\nelse:\n    pass\n";
+  edited_is_whole(compound, {replace(compound, "v = 3", "v = 4")}, "an else of a top-level if");
+  edited_is_whole(compound, {replace(compound, "w = 2", "w = 5")}, "an except clause");
+  EXPECT_TRUE(edited_is_whole(compound, {replace(compound, "return v", "return v + 1")}, "a decorated def"));
+  edited_is_whole(compound, {insert(compound, "@dec\n", "z = 0\n")}, "before decorators");
+
+  const std::string crlf = "import torch\r\n\r\ndef f(x):\r\n    return x\r\n\r\ndef g(x):\r\n    return x\r\n";
+  EXPECT_TRUE(edited_is_whole(crlf, {replace(crlf, "return x\r\n\r\ndef g", "return x * 2\r\n\r\ndef g")}, "CRLF"));
+}
+
+TEST(ParseEdited, FallsBackToTheWholeParseWhenAnEditBreaksOrSpillsOver) {
+  const std::string& t = kThreeFunctions;
+  // A syntax error: the tree is the whole parse's, error nodes and all.
+  EXPECT_FALSE(edited_is_whole(t, {replace(t, "return x + 1", "return x +")}, "syntax error"));
+  // A string opened in one statement swallows the ones after it.
+  EXPECT_FALSE(edited_is_whole(t, {replace(t, "return x + 1", "return \"\"\"x")}, "an unclosed string"));
+  // An open bracket carries the next statements into this one.
+  EXPECT_FALSE(edited_is_whole(t, {replace(t, "return x + 1", "return (x")}, "an unclosed bracket"));
+}
+
+// Edits of the kinds fixes make, statement by statement over every fixture: a statement inserted
+// before one, a comment after one, a line inserted at the top of a body, a statement deleted.
+TEST(ParseEdited, IsTheWholeParseForEditsAcrossEveryFixture) {
+  size_t cases = 0;
+  size_t partial = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(GM_FIXTURES_DIR)) {
+    if (entry.path().extension() != ".py") continue;
+    const std::string text = read(entry.path());
+    const std::optional<Tree> tree = Parser().parse(text);
+    if (!tree || tree->has_error()) continue;
+    const std::vector<Node> statements = tree->root().named_children();
+    for (size_t k = 0; k < statements.size() && k < 40; ++k) {
+      const Node s = statements[k];
+      const std::string where = entry.path().filename().string() + " statement " + std::to_string(k);
+      const bool line_start = s.start() == 0 || text[s.start() - 1] == '\n';
+      std::vector<std::vector<source::Edit>> variants;
+      if (line_start) variants.push_back({source::Edit::insertion(s.start(), "_probe = 0\n")});
+      variants.push_back({source::Edit::insertion(s.end(), "  # probe")});
+      // The first statement of the first body below it, with its indentation.
+      walk(s, [&](Node n) {
+        if (!n.is(kind::block) || n.named_child_count() == 0) return true;
+        const Node first = n.named_child(0);
+        const size_t line = text.rfind('\n', first.start());
+        const size_t column = first.start() - (line == std::string::npos ? 0 : line + 1);
+        if (text.find_first_not_of(' ', first.start() - column) != first.start()) return false;  // not alone
+        variants.push_back({source::Edit::insertion(first.start(), "pass\n" + std::string(column, ' '))});
+        return false;
+      });
+      if (line_start && k + 1 < statements.size() && text[statements[k + 1].start() - 1] == '\n') {
+        variants.push_back({source::Edit::deletion({s.start(), statements[k + 1].start()})});
+      }
+      for (auto& edits : variants) {
+        ++cases;
+        partial += edited_is_whole(text, edits, where) ? 1 : 0;
+        if (HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(cases, 500u);
+  EXPECT_GT(partial * 10, cases * 9);  // nearly every edit parsed only part of its file
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ struct VerifiedResult {
 // with no fixes), re-parses, and reverts every edit if the output has a syntax error or breaks a
 // rule of CPython's tokenizer (syntax/python_rules.h).
 // With `root`, `text`'s tree, the block edits are predicted from it and the output is parsed once
-// (twice only when the prediction is not what the output needs); the result is the same.
+// (twice only when the prediction is not what the output needs); the result is the same. That
+// parse reads only the top-level statements the edits touch (syntax::Parser::parse_edited).
 VerifiedResult apply_and_verify(std::string_view text, const std::vector<const source::Fix*>& fixes,
                                 syntax::Parser& parser, const RuntimeLink& link = RuntimeLink::inline_source(),
                                 syntax::Node root = {});

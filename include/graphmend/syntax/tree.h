@@ -9,9 +9,11 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
+#include "graphmend/source/edit.h"
 #include "graphmend/source/text.h"
 #include "graphmend/syntax/kinds.h"
 
@@ -140,8 +142,23 @@ class Parser {
   // Returns nullopt only if tree-sitter gives up (cancellation or an internal limit).
   [[nodiscard]] std::optional<Tree> parse(std::string_view text);
 
+  // parse(text), where `edits` (sorted, non-overlapping, in `old_text`'s coordinates) made `text`
+  // from `old_text`, whose tree (without errors) `old_root` is the root of. Only the runs of
+  // top-level statements the edits touch are parsed again, each followed by the next untouched
+  // statement so that tree-sitter looks ahead at what a whole parse sees; the other statements'
+  // nodes are copied, shifted. A run is cut only before a statement that starts a line, where
+  // tree-sitter's state is that of a fresh parse. The result is the whole parse's, node for node
+  // (tests/unit/tree_test.cpp compares them); anything that cannot be shown so (an error in a
+  // run, a run whose statements end past the next one's start) falls back to parse(text).
+  [[nodiscard]] std::optional<Tree> parse_edited(std::string_view text, Node old_root, std::string_view old_text,
+                                                 std::span<const source::Edit> edits);
+
+  // The bytes tree-sitter read in the last parse or parse_edited (all of them after a fallback).
+  [[nodiscard]] size_t last_parsed_bytes() const { return last_parsed_bytes_; }
+
  private:
   std::unique_ptr<TSParser, ParserDeleter> parser_;
+  size_t last_parsed_bytes_ = 0;
 };
 
 const TSLanguage* python_language();
