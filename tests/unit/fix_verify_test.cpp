@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "graphmend/fix/verify.h"
 #include "graphmend/report/report.h"
 #include "graphmend/source/text.h"
@@ -110,6 +112,14 @@ TEST(ApplyAndVerify, ParsingOnceGivesWhatParsingTwiceGives) {
     EXPECT_EQ(once.reverted, twice.reverted) << text;
     EXPECT_EQ(once.applied.applied, twice.applied.applied) << text;
     EXPECT_EQ(once.tree.has_value(), twice.tree.has_value()) << text;
+    if (!once.tree || !twice.tree) continue;
+    // The one parse reads only the statements the edits touch; its tree is the whole parse's.
+    const auto& edited = once.tree->root().tree_data()->nodes;
+    const auto& whole = twice.tree->root().tree_data()->nodes;
+    ASSERT_EQ(edited.size(), whole.size()) << text;
+    for (size_t i = 0; i < edited.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&edited[i], &whole[i], sizeof edited[i]), 0) << "node " << i << " of\n" << text;
+    }
   }
 }
 
