@@ -252,10 +252,12 @@ void use_allocator(void* (*malloc_fn)(size_t), void* (*calloc_fn)(size_t, size_t
   ts_set_allocator(malloc_fn, calloc_fn, realloc_fn, free_fn);
 }
 
-std::optional<Tree> Parser::parse(std::string_view text) {
-  last_parsed_bytes_ = text.size();
-  TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, text.data(), static_cast<uint32_t>(text.size()));
-  if (tree == nullptr) return std::nullopt;
+namespace {
+
+// tree-sitter's parse of `text`, copied flat; null when tree-sitter gives up.
+std::unique_ptr<TreeData> parse_flat(TSParser* parser, std::string_view text) {
+  TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+  if (tree == nullptr) return nullptr;
   std::unique_ptr<TreeData> data;
   try {
     data = flatten(tree);
@@ -264,21 +266,19 @@ std::optional<Tree> Parser::parse(std::string_view text) {
     throw;
   }
   ts_tree_delete(tree);
-  return Tree(std::move(data));
+  return data;
 }
 
-namespace {
-
-// Appends the subtree at `from` of `source` to `out`, its bytes moved by `shift` and its top
-// node's parent set to `parent`.
-void append_subtree(const TreeData& source, uint32_t from, int64_t shift, uint32_t parent, std::vector<NodeData>& out) {
+// Appends the top-level child `from` of `source`, with its subtree, to `out` (whose node 0 is the
+// root), its bytes moved by `shift`.
+void append_top_level(const TreeData& source, uint32_t from, int64_t shift, std::vector<NodeData>& out) {
   const uint32_t stop = source.nodes[from].subtree_end;
   const auto moved = static_cast<int64_t>(out.size()) - from;
   for (uint32_t i = from; i < stop; ++i) {
     NodeData d = source.nodes[i];
     d.start = static_cast<uint32_t>(d.start + shift);
     d.end = static_cast<uint32_t>(d.end + shift);
-    d.parent = i == from ? parent : static_cast<uint32_t>(d.parent + moved);
+    d.parent = i == from ? 0 : static_cast<uint32_t>(d.parent + moved);
     d.subtree_end = static_cast<uint32_t>(d.subtree_end + moved);
     out.push_back(d);
   }
@@ -295,107 +295,122 @@ bool starts_fresh_line(const NodeData& d, std::string_view text) {
   return before == 0 || text[before - 1] != '\\';
 }
 
+// A module's top-level children, cut into segments where a fresh parse may begin: before the
+// first child, and before every statement (not a comment, not a `;`) that starts a fresh line.
+// Segment s holds the children [first_child[s], first_child[s + 1]) and the bytes
+// [bound[s], bound[s + 1]): the first begins at 0, the last ends at the end of the text.
+struct Segments {
+  std::vector<uint32_t> children;  // node indices
+  std::vector<size_t> first_child;
+  std::vector<uint32_t> bound;
+
+  Segments(const TreeData& tree, std::string_view text) {
+    for_each_child(tree, 0, [&](uint32_t c) {
+      children.push_back(c);
+      return true;
+    });
+    first_child.push_back(0);
+    bound.push_back(0);
+    for (size_t k = 1; k < children.size(); ++k) {
+      const NodeData& d = tree.nodes[children[k]];
+      if ((d.flags & detail::kNamed) == 0 || Node(&tree, children[k]).is(kind::comment) ||
+          !starts_fresh_line(d, text)) {
+        continue;
+      }
+      first_child.push_back(k);
+      bound.push_back(d.start);
+    }
+    first_child.push_back(children.size());
+    bound.push_back(static_cast<uint32_t>(text.size()));
+  }
+  [[nodiscard]] size_t size() const { return bound.size() - 1; }
+
+  // Which segments an edit meets, ends included: an insertion at a boundary dirties both sides,
+  // so no edit touches the boundary between a dirty segment and a clean one.
+  [[nodiscard]] std::vector<uint8_t> dirty(std::span<const source::Edit> edits) const {
+    std::vector<uint8_t> out(size(), 0);
+    for (const source::Edit& e : edits) {
+      // The first segment whose end reaches the edit, through the last whose start it reaches.
+      auto s = static_cast<size_t>(std::lower_bound(bound.begin() + 1, bound.end(), e.range.start) - bound.begin()) - 1;
+      for (; s < size() && bound[s] <= e.range.end; ++s) out[s] = 1;
+    }
+    return out;
+  }
+};
+
 }  // namespace
+
+std::optional<Tree> Parser::parse(std::string_view text) {
+  last_parsed_bytes_ = text.size();
+  std::unique_ptr<TreeData> data = parse_flat(parser_.get(), text);
+  if (!data) return std::nullopt;
+  return Tree(std::move(data));
+}
 
 std::optional<Tree> Parser::parse_edited(std::string_view text, Node old_root, std::string_view old_text,
                                          std::span<const source::Edit> edits) {
   if (old_root.is_null() || old_root.index() != 0 || edits.empty() || old_root.has_error()) return parse(text);
+  if (std::any_of(edits.begin(), edits.end(), [&](const source::Edit& e) { return e.range.end > old_text.size(); })) {
+    return parse(text);
+  }
   const TreeData& old = *old_root.tree_data();
-  // The top-level children where a segment may begin: the first, and every statement (not a
-  // comment, not a `;`) that starts a fresh line. Segment s covers the old bytes
-  // [bound[s], bound[s + 1]): the first begins at 0, the last ends at the end of the text.
-  std::vector<uint32_t> kids;
-  for_each_child(old, 0, [&](uint32_t c) {
-    kids.push_back(c);
-    return true;
-  });
-  if (kids.empty()) return parse(text);
-  std::vector<size_t> first_kid{0};  // by segment
-  std::vector<uint32_t> bound{0};
-  for (size_t k = 1; k < kids.size(); ++k) {
-    const NodeData& d = old.nodes[kids[k]];
-    if ((d.flags & detail::kNamed) == 0 || Node(&old, kids[k]).is(kind::comment) || !starts_fresh_line(d, old_text)) {
-      continue;
-    }
-    first_kid.push_back(k);
-    bound.push_back(d.start);
-  }
-  const size_t segments = bound.size();
-  first_kid.push_back(kids.size());
-  bound.push_back(static_cast<uint32_t>(old_text.size()));
-  // A segment is dirty when an edit meets it, ends included: an insertion at a boundary dirties
-  // both sides, so no edit touches the boundary of a run of dirty segments.
-  std::vector<uint8_t> dirty(segments, 0);
-  for (const source::Edit& e : edits) {
-    if (e.range.end > old_text.size()) return parse(text);
-    // The first segment whose end reaches the edit, through the last whose start it reaches.
-    size_t s = static_cast<size_t>(std::lower_bound(bound.begin() + 1, bound.end(), e.range.start) - bound.begin()) - 1;
-    for (; s < segments && bound[s] <= e.range.end; ++s) dirty[s] = 1;
-  }
-  // The shift of every old byte at or after `at` that no edit touches, edits taken in order.
+  const Segments segments(old, old_text);
+  if (segments.children.empty()) return parse(text);
+  const std::vector<uint8_t> dirty = segments.dirty(edits);
+  // Where an old byte that no edit touches lies in `text`; asked in increasing order.
   size_t next_edit = 0;
   int64_t shift = 0;
-  const auto shift_at = [&](uint32_t at) {
+  const auto moved = [&](uint32_t at) {
     for (; next_edit < edits.size() && edits[next_edit].range.end <= at; ++next_edit) {
       shift += static_cast<int64_t>(edits[next_edit].replacement.size()) -
                static_cast<int64_t>(edits[next_edit].range.length());
     }
-    return shift;
+    return static_cast<uint32_t>(at + shift);
   };
   size_t parsed = 0;
   auto data = std::make_unique<TreeData>();
   std::vector<NodeData>& nodes = data->nodes;
   nodes.reserve(old.nodes.size() + old.nodes.size() / 8);
-  NodeData root = old.nodes[0];
-  root.child_count = 0;
-  root.named_child_count = 0;
-  nodes.push_back(root);
-  for (size_t s = 0; s < segments;) {
+  nodes.push_back(old.nodes[0]);  // the root: its end and child counts are set below
+  for (size_t s = 0; s < segments.size();) {
     if (!dirty[s]) {
-      const int64_t by = shift_at(bound[s]);
-      for (size_t k = first_kid[s]; k < first_kid[s + 1]; ++k) append_subtree(old, kids[k], by, 0, nodes);
-      if (s + 1 == segments) nodes[0].end = static_cast<uint32_t>(old.nodes[0].end + by);
+      const uint32_t at = moved(segments.bound[s]);
+      const int64_t by = static_cast<int64_t>(at) - segments.bound[s];
+      for (size_t k = segments.first_child[s]; k < segments.first_child[s + 1]; ++k) {
+        append_top_level(old, segments.children[k], by, nodes);
+      }
+      if (s + 1 == segments.size()) nodes[0].end = static_cast<uint32_t>(old.nodes[0].end + by);
       ++s;
       continue;
     }
     size_t run_end = s;
-    while (run_end < segments && dirty[run_end]) ++run_end;
-    // No edit meets a boundary between a dirty segment and a clean one; the text's two ends
-    // stay where they are, whatever is inserted there.
-    const auto from = s == 0 ? 0u : static_cast<uint32_t>(bound[s] + shift_at(bound[s]));
-    const bool to_the_end = run_end == segments;
-    // The run, then the next segment, whose first statement must start where the run ends.
-    const auto limit = static_cast<uint32_t>(bound[run_end] + shift_at(bound[run_end]));
-    const auto until =
-        to_the_end ? static_cast<uint32_t>(text.size()) : static_cast<uint32_t>(bound[run_end + 1] + shift_at(bound[run_end + 1]));
+    while (run_end < segments.size() && dirty[run_end]) ++run_end;
+    const bool to_the_end = run_end == segments.size();
+    // The run's text, then the next segment's as what tree-sitter looks ahead at; the text's
+    // start stays where it is, whatever is inserted there.
+    const uint32_t from = s == 0 ? 0u : moved(segments.bound[s]);
+    const uint32_t limit = to_the_end ? static_cast<uint32_t>(text.size()) : moved(segments.bound[run_end]);
+    const uint32_t until = to_the_end ? limit : moved(segments.bound[run_end + 1]);
     if (from > limit || limit > until || until > text.size()) return parse(text);
     parsed += until - from;
-    TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, text.data() + from, until - from);
-    if (tree == nullptr) return parse(text);
-    std::unique_ptr<TreeData> chunk;
-    try {
-      chunk = flatten(tree);
-    } catch (...) {
-      ts_tree_delete(tree);
-      throw;
-    }
-    ts_tree_delete(tree);
-    if (chunk->nodes.empty() || (chunk->nodes[0].flags & (detail::kHasError | detail::kError | detail::kMissing)) != 0) {
+    const std::unique_ptr<TreeData> chunk = parse_flat(parser_.get(), text.substr(from, until - from));
+    if (!chunk || chunk->nodes.empty() ||
+        (chunk->nodes[0].flags & (detail::kHasError | detail::kError | detail::kMissing)) != 0) {
       return parse(text);
     }
+    // The run's statements must end where the next segment's first statement starts, as its own.
+    const uint16_t next_symbol = to_the_end ? 0 : old.nodes[segments.children[segments.first_child[run_end]]].symbol;
     bool aligned = to_the_end;
     bool straddles = false;
     for_each_child(*chunk, 0, [&](uint32_t c) {
       const NodeData& d = chunk->nodes[c];
       if (!to_the_end && d.start + from >= limit) {
-        aligned = d.start + from == limit && d.symbol == old.nodes[kids[first_kid[run_end]]].symbol;
+        aligned = d.start + from == limit && d.symbol == next_symbol;
         return false;
       }
-      if (!to_the_end && d.end + from > limit) {
-        straddles = true;
-        return false;
-      }
-      append_subtree(*chunk, c, from, 0, nodes);
+      straddles = d.end + from > limit;
+      if (straddles) return false;
+      append_top_level(*chunk, c, from, nodes);
       return true;
     });
     if (!aligned || straddles) return parse(text);
@@ -403,11 +418,14 @@ std::optional<Tree> Parser::parse_edited(std::string_view text, Node old_root, s
     if (to_the_end) nodes[0].end = chunk->nodes[0].end + from;
     s = run_end;
   }
-  nodes[0].subtree_end = static_cast<uint32_t>(nodes.size());
+  NodeData& root = nodes[0];
+  root.subtree_end = static_cast<uint32_t>(nodes.size());
+  root.child_count = 0;
+  root.named_child_count = 0;
   for_each_child(*data, 0, [&](uint32_t c) {
-    if (nodes[0].child_count != detail::kManyChildren) ++nodes[0].child_count;
-    if ((nodes[c].flags & detail::kNamed) != 0 && nodes[0].named_child_count != detail::kManyChildren) {
-      ++nodes[0].named_child_count;
+    if (root.child_count != detail::kManyChildren) ++root.child_count;
+    if ((nodes[c].flags & detail::kNamed) != 0 && root.named_child_count != detail::kManyChildren) {
+      ++root.named_child_count;
     }
     return true;
   });
