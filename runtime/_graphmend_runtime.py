@@ -16,7 +16,7 @@ import os
 import sys
 import types
 
-RUNTIME_VERSION = "13"
+RUNTIME_VERSION = "14"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -216,7 +216,8 @@ def _carry(args):
     be carried.
 
     Carried: plain tensors that do not require grad, ints, floats, bools, strings, None,
-    torch.Size, dtypes, and tuples and lists of these.
+    torch.Size, dtypes, and tuples and lists of these. An int an op cannot hold (beyond
+    int64, like 2**70) travels as a constant of the call, as bools and strings do.
     """
     tensors, ints, floats = [], [], []
     layout = _layout(args, tensors, ints, floats)
@@ -233,9 +234,11 @@ def _layout(values, tensors, ints, floats):
             parts.append("('t',0)")
         elif type(a) is bool or type(a) is str or a is None:
             parts.append("('c'," + repr(a) + ")")
-        elif type(a) is int:
+        elif type(a) is int and -(2**63) <= a < 2**63:
             ints.append(a)
             parts.append("('i',0)")
+        elif type(a) is int:
+            parts.append("('c'," + repr(a) + ")")
         elif type(a) is float:
             floats.append(a)
             parts.append("('f',0)")

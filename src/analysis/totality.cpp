@@ -102,6 +102,25 @@ Arithmetic push_number_operands(const ir::Module& m, ir::Node x, std::vector<ir:
 // A value used as a Python number: proven, or arithmetic of numbers and names that a trace-time
 // check can prove (names not known to hold a tensor: `limit`, `-limit`, `limit * 2`), which go
 // to `numbers`. False when neither.
+bool number_or_checkable(const ir::Module& m, TypeOracle& types, ir::Node value, std::vector<ir::Node>& numbers);
+
+// Why `value`, used as a number operand of a tensor operation, may make it raise: not a number
+// graphmend can prove or check, or a Python int beyond int64 (torch cannot hold it: Dynamo's
+// fake tensors raise on `h * 2**70`, which eager mode computes).
+std::optional<std::string> number_operand_problem(const ir::Module& m, TypeOracle& types, ir::Node n, ir::Node value,
+                                                  std::vector<ir::Node>& numbers) {
+  if (!number_or_checkable(m, types, value, numbers)) {
+    return fmt::format("`{}` may raise: graphmend cannot prove `{}` a Python number", ir::snippet(m, n),
+                       ir::snippet(m, value));
+  }
+  if (!python_number_fits_torch(m, value)) {
+    return fmt::format("`{}` may raise: `{}` may be a Python int beyond int64, which torch cannot hold while "
+                       "Dynamo traces",
+                       ir::snippet(m, n), ir::snippet(m, value));
+  }
+  return std::nullopt;
+}
+
 bool number_or_checkable(const ir::Module& m, TypeOracle& types, ir::Node value, std::vector<ir::Node>& numbers) {
   std::vector<ir::Node> pending{value};
   std::vector<ir::Node> names;
@@ -188,11 +207,7 @@ std::optional<Totality> operator_totality(const ir::Module& m, TypeOracle& types
     form = fmt::format("x {} x", op);
   } else {
     const ir::Node other = left ? r : l;
-    if (!number_or_checkable(m, types, other, numbers)) {
-      return may_raise(left ? l : r,
-                      fmt::format("`{}` may raise: graphmend cannot prove `{}` a Python number", ir::snippet(m, n),
-                                  ir::snippet(m, other)));
-    }
+    if (auto problem = number_operand_problem(m, types, n, other, numbers)) return may_raise(left ? l : r, *problem);
     form = left ? fmt::format("x {} n", op) : fmt::format("n {} x", op);
   }
   const auto it = table().forms.find(form);
@@ -261,11 +276,7 @@ std::optional<Totality> call_totality(const ir::Module& m, TypeOracle& types, ir
       name = positional[position++];
       value = a;
     }
-    if (!number_or_checkable(m, types, value, numbers)) {
-      return may_raise(operand,
-                      fmt::format("`{}` may raise: graphmend cannot prove `{}` a Python number", ir::snippet(m, n),
-                                  ir::snippet(m, value)));
-    }
+    if (auto problem = number_operand_problem(m, types, n, value, numbers)) return may_raise(operand, *problem);
     const auto order = std::find(positional.begin(), positional.end(), name);
     passed.emplace_back(static_cast<size_t>(order - positional.begin()), name);
   }
@@ -315,6 +326,143 @@ std::string tensor_demand(const ir::Module& m, ir::Node n, const Totality& t) {
 
 std::string number_demand(const ir::Module& m, ir::Node n, ir::Node number) {
   return fmt::format("`{}` may raise unless `{}` is a Python number", ir::snippet(m, n), ir::snippet(m, number));
+}
+
+namespace {
+
+__extension__ typedef __int128 Wide;  // wide enough for int64's bounds and a step past them
+
+// What a Python number expression may evaluate to, as far as torch is concerned: a float (any
+// value will do), an int within [lo, hi], or unknown. Ints are kept as 128-bit intervals; an
+// operation whose bounds leave that range makes the value unknown.
+struct NumberRange {
+  enum class Kind { Float, Int, Unknown } kind = Kind::Unknown;
+  Wide lo = 0, hi = 0;
+  static NumberRange floating() { return {Kind::Float, 0, 0}; }
+  static NumberRange exactly(Wide v) { return {Kind::Int, v, v}; }
+  static NumberRange unknown() { return {}; }
+};
+
+std::optional<Wide> integer_literal_value(string_view text) {
+  std::string digits;
+  for (char c : text) {
+    if (c != '_') digits += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  int base = 10;
+  size_t at = 0;
+  if (digits.size() > 1 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'o' || digits[1] == 'b')) {
+    base = digits[1] == 'x' ? 16 : digits[1] == 'o' ? 8 : 2;
+    at = 2;
+  }
+  Wide value = 0;
+  for (; at < digits.size(); ++at) {
+    const char c = digits[at];
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 99;
+    if (d >= base) return std::nullopt;
+    if (__builtin_mul_overflow(value, base, &value) || __builtin_add_overflow(value, d, &value)) return std::nullopt;
+  }
+  return value;
+}
+
+NumberRange range_of(const ir::Module& m, ir::Node e, int& budget) {
+  e = ir::unparenthesize(e);
+  if (!e || --budget <= 0) return NumberRange::unknown();
+  if (e.is(kind::float_)) return NumberRange::floating();
+  if (e.is(kind::integer)) {
+    const auto v = integer_literal_value(m.text(e));
+    return v ? NumberRange::exactly(*v) : NumberRange::unknown();
+  }
+  if (e.is(kind::unary_operator)) {
+    const NumberRange a = range_of(m, e.field(field::argument), budget);
+    if (a.kind != NumberRange::Kind::Int || m.text(e.field(field::operator_)) != "-") return a;
+    return {NumberRange::Kind::Int, -a.hi, -a.lo};
+  }
+  if (e.is(kind::binary_operator)) {
+    const string_view op = m.text(e.field(field::operator_));
+    const NumberRange a = range_of(m, e.field(field::left), budget);
+    const NumberRange b = range_of(m, e.field(field::right), budget);
+    if (a.kind == NumberRange::Kind::Unknown || b.kind == NumberRange::Kind::Unknown) return NumberRange::unknown();
+    if (op == "/" || a.kind == NumberRange::Kind::Float || b.kind == NumberRange::Kind::Float) {
+      return NumberRange::floating();
+    }
+    Wide c[4];
+    if (op == "+" || op == "-") {
+      const Wide blo = op == "+" ? b.lo : -b.hi, bhi = op == "+" ? b.hi : -b.lo;
+      if (__builtin_add_overflow(a.lo, blo, &c[0]) || __builtin_add_overflow(a.hi, bhi, &c[1])) {
+        return NumberRange::unknown();
+      }
+      return {NumberRange::Kind::Int, c[0], c[1]};
+    }
+    if (op == "*") {
+      if (__builtin_mul_overflow(a.lo, b.lo, &c[0]) || __builtin_mul_overflow(a.lo, b.hi, &c[1]) ||
+          __builtin_mul_overflow(a.hi, b.lo, &c[2]) || __builtin_mul_overflow(a.hi, b.hi, &c[3])) {
+        return NumberRange::unknown();
+      }
+      return {NumberRange::Kind::Int, std::min({c[0], c[1], c[2], c[3]}), std::max({c[0], c[1], c[2], c[3]})};
+    }
+    if (op == "**" && a.lo == a.hi && b.lo == b.hi) {
+      if (b.lo < 0) return NumberRange::floating();
+      Wide value = 1;
+      for (Wide i = 0; i < b.lo; ++i) {
+        if (__builtin_mul_overflow(value, a.lo, &value)) return NumberRange::unknown();
+        if (value == 0 || value == 1) break;
+      }
+      return NumberRange::exactly(value);
+    }
+    if ((op == "//" || op == "%") && a.lo == a.hi && b.lo == b.hi && b.lo != 0) {
+      // Python floors; the magnitude never grows past the dividend's (or the divisor's).
+      const Wide bound = std::max(a.lo < 0 ? -a.lo : a.lo, b.lo < 0 ? -b.lo : b.lo);
+      return {NumberRange::Kind::Int, -bound, bound};
+    }
+    return NumberRange::unknown();
+  }
+  if (e.is(kind::call)) {
+    const auto q = m.qualified_name(ir::unparenthesize(e.field(field::function)));
+    return q && *q == "float" ? NumberRange::floating() : NumberRange::unknown();
+  }
+  if (e.is(kind::attribute)) {
+    const auto q = m.qualified_name(e);
+    if (q && q->starts_with("math.")) return NumberRange::floating();
+    const ir::Node object = ir::unparenthesize(e.field(field::object));
+    const auto info = object.is(kind::call) ? m.qualified_name(ir::unparenthesize(object.field(field::function)))
+                                            : std::nullopt;
+    if (info && *info == "torch.finfo" && m.text(e.field(field::attribute)) != "bits") return NumberRange::floating();
+    return NumberRange::unknown();  // iinfo(torch.uint64).max is 2**64 - 1
+  }
+  if (e.is(kind::identifier)) {
+    const std::span<const int> bindings = m.bindings_of(e);
+    if (bindings.empty()) return NumberRange::unknown();
+    NumberRange out;
+    bool first = true;
+    for (int b : bindings) {
+      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+      if (binding.kind != ir::BindingKind::Assignment || !binding.value) return NumberRange::unknown();
+      const NumberRange r = range_of(m, binding.value, budget);
+      if (r.kind == NumberRange::Kind::Unknown || (!first && r.kind != out.kind)) return NumberRange::unknown();
+      if (first) {
+        out = r;
+      } else if (r.kind == NumberRange::Kind::Int) {
+        out.lo = std::min(out.lo, r.lo);
+        out.hi = std::max(out.hi, r.hi);
+      }
+      first = false;
+    }
+    return out;
+  }
+  return NumberRange::unknown();
+}
+
+}  // namespace
+
+bool python_number_fits_torch(const ir::Module& m, ir::Node e) {
+  // Only what a trace-time check cannot settle counts against it: a name of unknown value is
+  // checked to be a number at trace time (numbers()), and that check holds it within int64 too.
+  if (!is_python_number(m, e)) return true;
+  int budget = 64;
+  const NumberRange r = range_of(m, e, budget);
+  if (r.kind == NumberRange::Kind::Float) return true;
+  constexpr Wide kMin = -(Wide{1} << 63), kMax = (Wide{1} << 63) - 1;
+  return r.kind == NumberRange::Kind::Int && r.lo >= kMin && r.hi <= kMax;
 }
 
 bool is_python_number(const ir::Module& m, ir::Node e) {

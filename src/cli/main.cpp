@@ -266,7 +266,7 @@ int run_check(CommonArgs& a, bool fix) {
   const bool prints_fixed_text = reads_stdin && fix && !a.diff;
   if (prints_fixed_text) {
     for (const driver::FileReport& f : report.files) {
-      if (f.from_stdin && !f.error) std::cout << graphmend::source::encode_for_write(*f.original, f.text());
+      if (f.from_stdin && !f.error) std::cout << graphmend::source::encode_for_write(*f.original, f.text(), f.lone_crs);
     }
     std::cout.flush();
   }

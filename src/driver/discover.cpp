@@ -209,38 +209,49 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       visible = git_visible_files(p);
       if (visible && visible->empty()) visible.reset();  // the folder itself is ignored: it was named
     }
-    fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec);
-    if (ec) {
-      if (!context_only) result.errors.push_back({shown, ec.message()});
-      return;
-    }
-    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    // Folder by folder, so that a folder that cannot be read (permissions, I/O) is an input error
+    // like a file that cannot be read, named, never skipped in silence.
+    std::vector<fs::path> folders{p};
+    while (!folders.empty()) {
+      const fs::path folder = std::move(folders.back());
+      folders.pop_back();
+      fs::directory_iterator it(folder, ec);
       if (ec) {
-        if (!context_only) result.errors.push_back({it->path().string(), ec.message()});
+        if (!context_only) result.errors.push_back({folder == p ? shown : folder.lexically_normal().string(), fmt::format("cannot read the folder: {}", ec.message())});
         ec.clear();
         continue;
       }
-      const fs::directory_entry& entry = *it;
-      std::error_code e2;
-      if (entry.is_directory(e2) && !entry.is_symlink(e2)) {
-        if (always_skipped_directory(entry.path()) || excludes.matches_entry(entry.path())) {
-          it.disable_recursion_pending();
-        }
-        continue;
-      }
-      if (entry.path().extension() != ".py") continue;
-      if (excludes.matches_entry(entry.path())) continue;
-      // git lists a symlink under its own path, so the entry is looked up unresolved.
-      if (visible && !visible->contains((canonical_root / entry.path().lexically_relative(p)).lexically_normal().string())) {
-        continue;
-      }
-      if (entry.is_symlink(e2)) {
-        if (std::string err = stat_error(entry.path()); !err.empty()) {
-          if (!context_only) result.errors.push_back({entry.path().lexically_normal().string(), err});
+      for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        const fs::directory_entry& entry = *it;
+        std::error_code e2;
+        if (entry.is_directory(e2) && !entry.is_symlink(e2)) {
+          if (!always_skipped_directory(entry.path()) && !excludes.matches_entry(entry.path())) {
+            folders.push_back(entry.path());
+          }
           continue;
         }
+        if (entry.path().extension() != ".py") continue;
+        if (excludes.matches_entry(entry.path())) continue;
+        // git lists a symlink under its own path, so the entry is looked up unresolved.
+        if (visible &&
+            !visible->contains((canonical_root / entry.path().lexically_relative(p)).lexically_normal().string())) {
+          continue;
+        }
+        if (entry.is_symlink(e2)) {
+          if (std::string err = stat_error(entry.path()); !err.empty()) {
+            if (!context_only) result.errors.push_back({entry.path().lexically_normal().string(), err});
+            continue;
+          }
+        }
+        add(entry.path(), false, context_only, canonical_root);
       }
-      add(entry.path(), false, context_only, canonical_root);
+      if (ec) {
+        if (!context_only) {
+          result.errors.push_back({folder.lexically_normal().string(), fmt::format("cannot read the folder: {}", ec.message())});
+        }
+        ec.clear();
+      }
     }
   };
   std::set<fs::path> context_roots;

@@ -93,6 +93,31 @@ struct Unit {
   std::optional<rules::Diagnostic> syntax_error;
 };
 
+// tree-sitter's Python scanner stores each indentation width in one byte (tree-sitter-python
+// 0.23.6, scanner.c serialize), so it misreads lines indented further.
+constexpr size_t kParserIndentLimit = 255;
+
+// The widest indentation of any line, in columns (a tab to the next multiple of 8, as CPython).
+size_t deepest_indentation(std::string_view text) {
+  size_t deepest = 0;
+  size_t column = 0;
+  bool leading = true;
+  for (const char c : text) {
+    if (c == '\n' || c == '\r') {
+      column = 0;
+      leading = true;
+    } else if (leading && c == ' ') {
+      ++column;
+    } else if (leading && c == '\t') {
+      column = (column / 8 + 1) * 8;
+    } else if (leading && c != '\f') {
+      deepest = std::max(deepest, column);
+      leading = false;
+    }
+  }
+  return deepest;
+}
+
 // Builds the unit's IR from its text, or from `verified`: that text's tree, already parsed and
 // checked against CPython's tokenizer rules (fix::apply_and_verify), which is not run again.
 void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> verified = std::nullopt) {
@@ -104,6 +129,16 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
     rules::Diagnostic d;
     d.code = rules::kSyntaxErrorInfo.code;
     d.message = "tree-sitter could not parse the file";
+    u.syntax_error = std::move(d);
+    return;
+  }
+  if (tree->has_error() && deepest_indentation(u.current->text) > kParserIndentLimit) {
+    // CPython reads this file; tree-sitter's Python scanner keeps each indentation in one byte.
+    rules::Diagnostic d;
+    d.code = rules::kTooDeepInfo.code;
+    d.message = fmt::format("the file indents a line more than {} columns, deeper than graphmend's parser reads; "
+                            "graphmend does not analyse or modify it",
+                            kParserIndentLimit);
     u.syntax_error = std::move(d);
     return;
   }
@@ -300,8 +335,10 @@ std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& fi
     if (problem) {
       g.write_error = *problem;
       for (size_t i : users) {
+        std::string_view why = *problem;
+        if (why.ends_with("; not modified")) why.remove_suffix(std::string_view("; not modified").size());
         errors[i] = fmt::format("needs the graphmend runtime {}, which cannot be written: {}; not modified", g.display,
-                                *problem);
+                                why);
       }
     }
     report.runtime_files.push_back(std::move(g));
@@ -334,6 +371,29 @@ std::optional<source::TextRange> map_through(source::TextRange range, const std:
   if (after != batch.end() && after->range.start == range.start && !after->range.empty()) return std::nullopt;
   const int64_t shift = shift_before[static_cast<size_t>(after - batch.begin())];
   return source::TextRange{static_cast<uint32_t>(range.start + shift), static_cast<uint32_t>(range.end + shift)};
+}
+
+// The lone CRs of the original (as offsets of the LFs that stand for them) where the fixes'
+// edits carried them; those inside rewritten text are dropped.
+std::vector<uint32_t> carried_lone_crs(const std::vector<uint32_t>& original,
+                                       const std::vector<std::vector<source::Edit>>& history) {
+  std::vector<std::optional<source::TextRange>> carried;
+  for (uint32_t at : original) carried.emplace_back(source::TextRange{at, at + 1});
+  for (const std::vector<source::Edit>& batch : history) {
+    std::vector<int64_t> shift_before(batch.size() + 1, 0);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      shift_before[i + 1] = shift_before[i] + static_cast<int64_t>(batch[i].replacement.size()) -
+                            static_cast<int64_t>(batch[i].range.length());
+    }
+    for (auto& r : carried) {
+      if (r) r = map_through(*r, batch, shift_before);
+    }
+  }
+  std::vector<uint32_t> out;
+  for (const auto& r : carried) {
+    if (r) out.push_back(r->start);
+  }
+  return out;
 }
 
 // The findings left in a file that was fixed in memory but not written, as they stand in the file
@@ -453,7 +513,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     u.input = discovery.files[i];
     // Text from standard input binds its package's runtime as the file on disk would, so the
     // printed text is what `fix FILE` writes; the runtime file is written as for any module.
-    u.link = fix::runtime_link_for(u.input.path, u.input.module_name, u.input.package_root.has_value());
+    u.link = fix::runtime_link_for(u.input.path, u.input.package_root);
     FileReport& fr = files[i];
     fr.display = u.input.display;
     fr.path = u.input.path;
@@ -657,12 +717,13 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     fr.syntax_error = replayed ? syntax_errors[i] : units[i].syntax_error.has_value();
     fr.diagnostics = std::move(diags[i]);
     fr.warnings = std::move(warnings[i]);
+    fr.lone_crs = carried_lone_crs(fr.original->lone_crs, edit_history[i]);
     if (fr.from_stdin) {
       // Never written: `fix` prints the fixed text; the findings are those the fixes leave.
     } else if (!runtime_errors[i].empty() && fr.changed()) {
       fr.write_error = runtime_errors[i];
     } else if (options.fix && !options.diff && fr.changed()) {
-      const std::string bytes = source::encode_for_write(*fr.original, fr.text());
+      const std::string bytes = source::encode_for_write(*fr.original, fr.text(), fr.lone_crs);
       if (auto outside = outside_walk_root(units[i].input)) {
         fr.write_error = *outside;
       } else if (auto err = fix::write_atomically(fr.path, bytes, fr.original->disk ? &*fr.original->disk : nullptr)) {

@@ -63,13 +63,16 @@ std::string_view runtime_version() {
   return version;
 }
 
-RuntimeLink runtime_link_for(const fs::path& file, std::string_view module_name, bool in_package) {
-  if (!in_package) return RuntimeLink::inline_source();
-  // `__package__` has one part per package level; the runtime sits at the first one.
-  int parts = 1;
-  for (char c : module_name) parts += c == '.' ? 1 : 0;
-  const bool is_init = file.filename() == "__init__.py";
-  return RuntimeLink::package(is_init ? parts : parts - 1);
+RuntimeLink runtime_link_for(const fs::path& file, const std::optional<fs::path>& package_root) {
+  if (!package_root) return RuntimeLink::inline_source();
+  // One level per package folder from the module's own up to the root, where the runtime lies:
+  // counted on the folders themselves, whose names may hold dots (`pk.v2/sub/m.py`: 2).
+  std::error_code ec;
+  const fs::path folder = fs::absolute(file, ec).parent_path().lexically_normal();
+  const fs::path relative = folder.lexically_relative(package_root->lexically_normal());
+  int level = 1;
+  for (const fs::path& part : relative) level += part != "." && !part.empty() ? 1 : 0;
+  return RuntimeLink::package(level);
 }
 
 // The binding the source layer recognises names this runtime module.

@@ -5,15 +5,19 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "graphmend/rules/registry.h"
 #include "graphmend/rules/rule_docs.h"
+#include "graphmend/source/source_file.h"
 
 namespace graphmend::report {
 namespace {
 
 using nlohmann::ordered_json;
+// A JSON string is Unicode: a byte that is not UTF-8 (in a file name) is written as U+FFFD.
+constexpr auto kReplaceInvalidUtf8 = ordered_json::error_handler_t::replace;
 
 std::string_view rule_name(std::string_view code) {
   const rules::RuleInfo* info = rules::find_info(code);
@@ -131,7 +135,9 @@ Totals totals_of(const driver::RunReport& run) {
     }
     ++t.checked;
     // Only what reached the disk counts (--diff: what would).
-    if (f.written || (run.dry_run && f.changed())) t.fixes += static_cast<size_t>(f.fixes_applied);
+    if (f.written || (f.from_stdin && f.changed()) || (run.dry_run && f.changed())) {
+      t.fixes += static_cast<size_t>(f.fixes_applied);
+    }
     for (const auto& d : f.diagnostics) {
       ++t.by_code[std::string(d.code)];
       ++t.findings;
@@ -231,7 +237,7 @@ void emit_json(const driver::RunReport& run, std::ostream& out) {
                        {"runtime_files", runtime_files},
                        {"summary", summary},
                        {"exit_code", driver::exit_code(run)}};
-  out << root.dump(2) << "\n";
+  out << root.dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
 }
 
 }  // namespace
@@ -244,12 +250,17 @@ std::string summary_line(const driver::RunReport& run) {
   }
   std::string line = fmt::format("Checked {} file{}", t.checked, t.checked == 1 ? "" : "s");
   if (t.skipped > 0) line += fmt::format(" ({} skipped)", t.skipped);
+  // A path that could not be found or read is an error, never "nothing found".
+  const size_t unread = run.discovery_errors.size();
+  if (unread > 0) line += fmt::format("; {} path{} could not be read", unread, unread == 1 ? "" : "s");
   if (t.fixes > 0) {
     line += fmt::format(", {} {} fix{}", run.dry_run ? "would apply" : "applied", t.fixes, t.fixes == 1 ? "" : "es");
   }
   // After fixes, what is counted is what they leave.
   const std::string_view left = t.fixes == 0 ? "" : run.dry_run ? " would be left" : " left";
-  if (t.findings == 0) {
+  if (t.findings == 0 && (unread > 0 || t.skipped > 0)) {
+    line += fmt::format(": no graph-break sites{} in the files read", t.fixes == 0 ? " found" : left);
+  } else if (t.findings == 0) {
     line += fmt::format(": no graph-break sites{}", t.fixes == 0 ? " found" : left);
   } else {
     line += fmt::format(": {} finding{}{} ({}) in {:.1f} ms", t.findings, t.findings == 1 ? "" : "s", left, codes,
@@ -273,7 +284,7 @@ void emit_json_lines(const driver::RunReport& run, std::ostream& out) {
     if (f.error || f.diagnostics.empty()) continue;
     const std::string_view text = f.disk_text();
     const source::LineIndex lines(text);
-    for (const rules::Diagnostic& d : f.diagnostics) out << diagnostic_json(f, text, lines, d).dump() << "\n";
+    for (const rules::Diagnostic& d : f.diagnostics) out << diagnostic_json(f, text, lines, d).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   }
 }
 
@@ -374,11 +385,28 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
              {"rules", std::move(rules_json)}}}}},
          {"invocations", {std::move(invocation)}},
          {"results", std::move(results)}}}}};
-  out << root.dump(2) << "\n";
+  out << root.dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
 }
 
 // GitHub workflow commands: `%`, CR and LF escaped in the message; `:` and `,` too in properties.
-std::string github_escape(std::string_view text, bool property) {
+// `text` with each byte that is not UTF-8 (a file name may hold any byte) as `invalid`.
+template <typename Invalid>
+std::string with_invalid_bytes_as(std::string_view text, Invalid invalid) {
+  std::string out;
+  while (!text.empty()) {
+    const std::optional<size_t> bad = source::find_invalid_utf8(text);
+    if (!bad) break;
+    out.append(text.substr(0, *bad));
+    out += invalid(static_cast<unsigned char>(text[*bad]));
+    text.remove_prefix(*bad + 1);
+  }
+  out.append(text);
+  return out;
+}
+
+std::string github_escape(std::string_view raw, bool property) {
+  // Workflow commands are UTF-8 text: a byte that is not becomes U+FFFD, as in every JSON report.
+  const std::string text = with_invalid_bytes_as(raw, [](unsigned char) { return std::string("\xEF\xBF\xBD"); });
   std::string out;
   for (const char c : text) {
     if (c == '%') out += "%25";
@@ -446,10 +474,13 @@ void emit_gitlab(const driver::RunReport& run, std::ostream& out) {
                         {"location", {{"path", f.display}, {"lines", {{"begin", start.line}, {"end", end.line}}}}}});
     }
   }
-  out << issues.dump(2) << "\n";
+  out << issues.dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
 }
 
-std::string xml_escape(std::string_view text) {
+std::string xml_escape(std::string_view raw) {
+  // XML is Unicode text: a byte that is not UTF-8 is written as `\xNN`, as control characters are.
+  const std::string text =
+      with_invalid_bytes_as(raw, [](unsigned char b) { return fmt::format("\\x{:02x}", b); });
   std::string out;
   for (const char c : text) {
     switch (c) {
@@ -532,7 +563,7 @@ void emit_statistics(const driver::RunReport& run, bool json, std::ostream& out)
     for (const Row& r : rows) {
       j.push_back({{"code", r.code}, {"name", rule_name(r.code)}, {"count", r.count}, {"fixable", r.fixable}});
     }
-    out << j.dump(2) << "\n";
+    out << j.dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
     return;
   }
   for (const Row& r : rows) {

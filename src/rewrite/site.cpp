@@ -244,6 +244,9 @@ std::optional<std::string> SiteRenderer::render_fstring(ir::Node value) {
   bool ok = true;
   syntax::walk(value, [&](ir::Node n) {
     if (!ok) return false;
+    // Inside an expression already carried as a hole (a nested f-string, PEP 701): its own
+    // fields are the hole's business.
+    if (n.start() < cursor) return false;
     ir::Node expr;
     if (n.is(kind::interpolation)) {
       for (ir::Node c : n.children()) {

@@ -219,6 +219,24 @@ std::optional<std::string> unbound_branch_read(const ir::Module& m, int fi, ir::
   return found;
 }
 
+// A name a branch binds besides the target of its `name = value` statements: the inner target of
+// `y = z = v` or the name of a walrus anywhere in it. The selection binds only each statement's
+// target, so such a name would keep whichever branch's value was computed last.
+std::optional<Decline> binding_besides_target(const ir::Module& m, ir::Node block) {
+  std::optional<Decline> found;
+  syntax::walk(block, [&](ir::Node n) {
+    if (found) return false;
+    if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+    if (n.is(kind::assignment) && n.field(field::right) && n.field(field::right).is(kind::assignment)) {
+      found = decline<DeclineCode::BindsBesidesTarget>(snippet(m, n), snippet(m, n.field(field::right).field(field::left)));
+    } else if (n.is(kind::named_expression)) {
+      found = decline<DeclineCode::BindsBesidesTarget>(snippet(m, n), m.text(n.field(field::name)));
+    }
+    return !found;
+  });
+  return found;
+}
+
 // A `continue` or `break` in a branch (not inside a loop of its own): the condition decides
 // which statements run next.
 ir::Node control_statement(ir::Node block) {
@@ -391,7 +409,11 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     if (ir::Node jump = control_statement(block)) {
       return Declined{decline<DeclineCode::BranchDecidesControl>(snippet(m, jump))};
     }
+    if (auto extra = binding_besides_target(m, block)) return Declined{std::move(*extra)};
   }
+  // Every form binds names on paths where the original does not (its temporaries, computed on
+  // every call), which a function reading its own frame would see.
+  if (index.inspects_frame(fi)) return Declined{decline<DeclineCode::FrameInspected>()};
   if (auto literal = python_value_selected(m, if_statement, blocks, bool(else_block), later)) {
     return Declined{std::move(*literal)};
   }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sys/stat.h>
 
 namespace graphmend::source {
@@ -61,9 +62,46 @@ std::optional<std::string> declared_encoding(std::string_view text) {
   return std::nullopt;
 }
 
-bool is_utf8_name(const std::string& enc) {
-  return enc == "utf-8" || enc == "utf8" || enc == "utf_8" || enc.starts_with("utf-8-") ||
-         enc.starts_with("utf_8_");
+// CPython's tokenizer spells a declared name the way it compares it (get_normal_name): the first
+// 12 characters lowercased with '_' as '-'; "utf-8" and "utf-8-..." are UTF-8; "latin-1",
+// "iso-8859-1", "iso-latin-1" and their "...-..." forms are "iso-8859-1"; any other name as it is.
+std::string cpython_normal_name(const std::string& declared) {
+  std::string head;
+  for (char c : declared.substr(0, 12)) head += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (head == "utf-8" || head.starts_with("utf-8-")) return "utf-8";
+  for (std::string_view latin : {"latin-1", "iso-8859-1", "iso-latin-1"}) {
+    if (head == latin || head.starts_with(std::string(latin) + "-")) return "iso-8859-1";
+  }
+  return declared;
+}
+
+// The name as codecs.lookup normalises it: lowercase, each run of characters other than ASCII
+// letters, digits and '.' as one '_', none at either end.
+std::string codec_lookup_name(std::string_view name) {
+  std::string out;
+  bool gap = false;
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x80 && (std::isalnum(u) || c == '.')) {
+      if (gap && !out.empty()) out += '_';
+      out += static_cast<char>(std::tolower(u));
+      gap = false;
+    } else {
+      gap = true;
+    }
+  }
+  return out;
+}
+
+// A codec that decodes every ASCII byte to itself (scripts/python_codecs.py): an ASCII file that
+// declares it is, to CPython, the text graphmend reads.
+bool is_ascii_transparent_codec(std::string_view name) {
+  static const std::set<std::string_view> names = {
+#define GM_ASCII_CODEC(name) name,
+#include "python_codecs.inc"
+#undef GM_ASCII_CODEC
+  };
+  return names.contains(codec_lookup_name(name));
 }
 
 bool is_ascii(std::string_view s) {
@@ -141,9 +179,27 @@ ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
     file.has_bom = true;
     bytes.erase(0, kBom.size());
   }
-  if (auto enc = declared_encoding(bytes); enc && !is_utf8_name(*enc) && !is_ascii(bytes)) {
-    return ReadError{ReadErrorKind::UnsupportedEncoding,
-                     fmt::format("declared encoding '{}' is not supported (only UTF-8); skipped", *enc)};
+  if (auto declared = declared_encoding(bytes)) {
+    const std::string normal = cpython_normal_name(*declared);
+    if (normal != "utf-8") {
+      // CPython's rules: a BOM says UTF-8, and any other declaration with it is an error.
+      if (file.has_bom) {
+        return ReadError{ReadErrorKind::UnsupportedEncoding,
+                         fmt::format("the file starts with a UTF-8 BOM but declares encoding '{}', which CPython "
+                                     "rejects; skipped",
+                                     *declared)};
+      }
+      if (!is_ascii_transparent_codec(normal)) {
+        return ReadError{ReadErrorKind::UnsupportedEncoding,
+                         fmt::format("declared encoding '{}' is unknown to CPython or does not read ASCII as "
+                                     "itself (CPython rejects the file or reads other text); skipped",
+                                     *declared)};
+      }
+      if (!is_ascii(bytes)) {
+        return ReadError{ReadErrorKind::UnsupportedEncoding,
+                         fmt::format("declared encoding '{}' is not supported (only UTF-8); skipped", *declared)};
+      }
+    }
   }
   if (auto bad = find_invalid_utf8(bytes)) {
     const size_t offset = *bad + (file.has_bom ? kBom.size() : 0);
@@ -159,6 +215,12 @@ ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
     file.cr_only = true;
     file.newline = NewlineStyle::Lf;
     std::replace(bytes.begin(), bytes.end(), '\r', '\n');
+  } else {
+    for (size_t at = bytes.find('\r'); at != std::string::npos; at = bytes.find('\r', at + 1)) {
+      if (at + 1 < bytes.size() && bytes[at + 1] == '\n') continue;
+      file.lone_crs.push_back(static_cast<uint32_t>(at));
+      bytes[at] = '\n';
+    }
   }
   file.text = std::move(bytes);
   return file;
@@ -220,12 +282,16 @@ bool matches_disk(const std::filesystem::path& path, const DiskStamp& stamp) {
   return !in.bad() && stamp_of(bytes, stamp.mtime_ns).hash == stamp.hash;
 }
 
-std::string encode_for_write(const SourceFile& file, std::string_view text) {
+std::string encode_for_write(const SourceFile& file, std::string_view text, const std::vector<uint32_t>& lone_crs) {
   std::string out;
   out.reserve(text.size() + 3);
   if (file.has_bom) out.append(kBom);
+  const size_t base = out.size();
   out.append(text);
   if (file.cr_only) std::replace(out.begin(), out.end(), '\n', '\r');
+  for (uint32_t at : lone_crs) {
+    if (at < text.size() && text[at] == '\n') out[base + at] = '\r';
+  }
   return out;
 }
 

@@ -48,4 +48,9 @@ std::string number_demand(const ir::Module& module, ir::Node n, ir::Node number)
 // binding of which is one.
 bool is_python_number(const ir::Module& module, ir::Node e);
 
+// False when `e`, a Python number (is_python_number), may be an int beyond int64: torch cannot
+// hold it, so an operation on it raises while Dynamo traces (eager mode computes `h * 2**70`).
+// True for floats, for ints proven within int64, and for what is_python_number does not prove.
+bool python_number_fits_torch(const ir::Module& module, ir::Node e);
+
 }  // namespace graphmend::analysis

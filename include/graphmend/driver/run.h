@@ -57,6 +57,9 @@ struct FileReport {
   bool from_stdin = false;
   std::optional<std::string> write_error;
   bool written = false;
+  // Where the final text's LFs stand for the original's lone CRs (SourceFile::lone_crs, carried
+  // through the fixes' edits; a lone CR inside rewritten code becomes the code's own LF).
+  std::vector<uint32_t> lone_crs;
 
   // The final text: the fixed one, or the original (not copied: a check holds every file's text once).
   [[nodiscard]] const std::string& text() const;

@@ -37,9 +37,9 @@ struct RuntimeLink {
   [[nodiscard]] bool is_inline() const { return !package_level.has_value(); }
 };
 
-// The link for a file: its dotted module name, and whether it lies in a package at all (both as
-// discovery found them from the `__init__.py` files around it).
-RuntimeLink runtime_link_for(const std::filesystem::path& file, std::string_view module_name, bool in_package);
+// The link for a file: inline for a loose script (no package root), else the relative level of
+// the package root (the outermost folder with an `__init__.py`, as discovery found it).
+RuntimeLink runtime_link_for(const std::filesystem::path& file, const std::optional<std::filesystem::path>& package_root);
 
 // The Python that binds `_graphmend` in a patched module (no trailing newline). Inline, only the
 // runtime sections that provide `used` (runtime attribute names, e.g. "where") are included.

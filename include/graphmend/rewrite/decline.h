@@ -104,6 +104,8 @@ enum class DeclineCode : std::uint8_t {
   NotBoundBefore,
   BranchReadsUnbound,
   BindsOuterName,
+  BindsBesidesTarget,
+  FrameInspected,
   WalrusInCondition,
   LaterInPlaceUpdate,
 
@@ -316,6 +318,11 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::BindsOuterName, "binds-outer-name",
      "a branch binds `{}`, declared `{}`: other code sees that binding, and a selection would make it on "
      "every path"},
+    {DeclineCode::BindsBesidesTarget, "binds-besides-target",
+     "`{}` also binds `{}`; a selection binds only the names the branches assign to"},
+    {DeclineCode::FrameInspected, "frame-inspected",
+     "the function reads its own frame (locals(), vars(), eval, exec or its frame object), which would see the "
+     "names the rewrite binds on paths the original does not"},
     {DeclineCode::WalrusInCondition, "walrus-in-condition",
      "the condition binds `{}` with `:=` where the original may not evaluate it: the selection evaluates "
      "every condition of the chain and every operand of `and`/`or`"},

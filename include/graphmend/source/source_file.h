@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 #include <variant>
 
 #include "graphmend/source/text.h"
@@ -31,6 +32,10 @@ struct SourceFile {
   // Every line ends with a lone CR (old Mac OS), which CPython reads as a newline and tree-sitter
   // does not: `text` holds them as LF, one byte for one, and encode_for_write turns them back.
   bool cr_only = false;
+  // In a file that also has other line breaks, the offsets of the lone CRs, which `text` holds as
+  // LF (one byte for one) so that tree-sitter sees the lines CPython sees; encode_for_write puts
+  // back those it is given (see driver: carried through the fixes' edits).
+  std::vector<uint32_t> lone_crs;
   NewlineStyle newline = NewlineStyle::Lf;
 };
 
@@ -69,6 +74,7 @@ ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
 std::optional<size_t> find_invalid_utf8(std::string_view bytes);
 
 // The bytes to write back for `text`: the BOM is restored when the original had one.
-std::string encode_for_write(const SourceFile& file, std::string_view text);
+std::string encode_for_write(const SourceFile& file, std::string_view text,
+                             const std::vector<uint32_t>& lone_crs = {});
 
 }  // namespace graphmend::source
