@@ -588,6 +588,121 @@ bool has(Space space, std::string_view name, Fact fact) {
   return it != m.end() && (it->second & static_cast<uint32_t>(fact)) != 0;
 }
 
+namespace {
+
+using S = OpMeta::Shape;
+using D = OpMeta::Dtype;
+
+// Sorted by key. Each zero_grad_safe entry is run on real torch by tests/runtime/test_op_meta.py:
+// a zero gradient through it, on inputs holding inf and NaN, must come out exactly zero, and the
+// shape and dtype rules must hold for every dtype class.
+constexpr std::pair<std::string_view, OpMeta> kOpMeta[] = {
+    {"Tensor.abs", {S::Elementwise, D::Same, {}, false}},
+    {"Tensor.all", {S::FullReduction, D::Bool, {}, true}},
+    {"Tensor.amax", {S::FullReduction, D::Same, {}, false}},
+    {"Tensor.amin", {S::FullReduction, D::Same, {}, false}},
+    {"Tensor.any", {S::FullReduction, D::Bool, {}, true}},
+    {"Tensor.bfloat16", {S::Elementwise, D::Fixed, "torch.bfloat16", true}},
+    {"Tensor.bool", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.ceil", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.clamp", {S::Elementwise, D::Promote, {}, true}},
+    {"Tensor.clamp_max", {S::Elementwise, D::Promote, {}, true}},
+    {"Tensor.clamp_min", {S::Elementwise, D::Promote, {}, true}},
+    {"Tensor.clip", {S::Elementwise, D::Promote, {}, true}},
+    {"Tensor.clone", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.contiguous", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.detach", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.double", {S::Elementwise, D::Fixed, "torch.float64", true}},
+    {"Tensor.eq", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.exp", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"Tensor.float", {S::Elementwise, D::Fixed, "torch.float32", true}},
+    {"Tensor.floor", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.ge", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.gt", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.half", {S::Elementwise, D::Fixed, "torch.float16", true}},
+    {"Tensor.isfinite", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.isinf", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.isnan", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.le", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.log", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"Tensor.logical_and", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.logical_not", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.logical_or", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.lt", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.masked_fill", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.max", {S::FullReduction, D::Same, {}, false}},
+    {"Tensor.maximum", {S::Elementwise, D::Promote, {}, true}},
+    {"Tensor.mean", {S::FullReduction, D::Same, {}, true}},
+    {"Tensor.min", {S::FullReduction, D::Same, {}, false}},
+    {"Tensor.minimum", {S::Elementwise, D::Promote, {}, true}},
+    {"Tensor.nan_to_num", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.ne", {S::Elementwise, D::Bool, {}, true}},
+    {"Tensor.neg", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.norm", {S::FullReduction, D::Same, {}, false}},
+    {"Tensor.relu", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.round", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.rsqrt", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"Tensor.sigmoid", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"Tensor.sign", {S::Elementwise, D::Same, {}, true}},
+    {"Tensor.softmax", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"Tensor.sqrt", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"Tensor.sum", {S::FullReduction, D::SumLike, {}, true}},
+    {"Tensor.tanh", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"Tensor.type_as", {S::Elementwise, D::Same, {}, true}},
+    {"torch.abs", {S::Elementwise, D::Same, {}, false}},
+    {"torch.all", {S::FullReduction, D::Bool, {}, true}},
+    {"torch.amax", {S::FullReduction, D::Same, {}, false}},
+    {"torch.amin", {S::FullReduction, D::Same, {}, false}},
+    {"torch.any", {S::FullReduction, D::Bool, {}, true}},
+    {"torch.ceil", {S::Elementwise, D::Same, {}, true}},
+    {"torch.clamp", {S::Elementwise, D::Promote, {}, true}},
+    {"torch.clip", {S::Elementwise, D::Promote, {}, true}},
+    {"torch.exp", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"torch.floor", {S::Elementwise, D::Same, {}, true}},
+    {"torch.full_like", {S::Elementwise, D::Same, {}, true}},
+    {"torch.isfinite", {S::Elementwise, D::Bool, {}, true}},
+    {"torch.isinf", {S::Elementwise, D::Bool, {}, true}},
+    {"torch.isnan", {S::Elementwise, D::Bool, {}, true}},
+    {"torch.log", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"torch.logical_and", {S::Elementwise, D::Bool, {}, true}},
+    {"torch.logical_not", {S::Elementwise, D::Bool, {}, true}},
+    {"torch.logical_or", {S::Elementwise, D::Bool, {}, true}},
+    {"torch.max", {S::FullReduction, D::Same, {}, false}},
+    {"torch.maximum", {S::Elementwise, D::Promote, {}, true}},
+    {"torch.mean", {S::FullReduction, D::Same, {}, true}},
+    {"torch.min", {S::FullReduction, D::Same, {}, false}},
+    {"torch.minimum", {S::Elementwise, D::Promote, {}, true}},
+    {"torch.nan_to_num", {S::Elementwise, D::Same, {}, true}},
+    {"torch.neg", {S::Elementwise, D::Same, {}, true}},
+    {"torch.nn.functional.gelu", {S::Elementwise, D::Same, {}, false}},
+    {"torch.nn.functional.relu", {S::Elementwise, D::Same, {}, true}},
+    {"torch.nn.functional.silu", {S::Elementwise, D::Same, {}, false}},
+    {"torch.nn.functional.softmax", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"torch.norm", {S::FullReduction, D::Same, {}, false}},
+    {"torch.ones_like", {S::Elementwise, D::Same, {}, true}},
+    {"torch.relu", {S::Elementwise, D::Same, {}, true}},
+    {"torch.round", {S::Elementwise, D::Same, {}, true}},
+    {"torch.rsqrt", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"torch.sigmoid", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"torch.sign", {S::Elementwise, D::Same, {}, true}},
+    {"torch.softmax", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"torch.sqrt", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"torch.sum", {S::FullReduction, D::SumLike, {}, true}},
+    {"torch.tanh", {S::Elementwise, D::FloatOrSame, {}, false}},
+    {"torch.where", {S::Elementwise, D::Promote, {}, true}},
+    {"torch.zeros_like", {S::Elementwise, D::Same, {}, true}},
+};
+
+}  // namespace
+
+const OpMeta* op_meta(std::string_view key) {
+  static_assert(std::is_sorted(std::begin(kOpMeta), std::end(kOpMeta),
+                               [](const auto& a, const auto& b) { return a.first < b.first; }));
+  const auto it = std::lower_bound(std::begin(kOpMeta), std::end(kOpMeta), key,
+                                   [](const auto& row, std::string_view k) { return row.first < k; });
+  return it != std::end(kOpMeta) && it->first == key ? &it->second : nullptr;
+}
+
 bool torch_function_may_alias(std::string_view qualified_name) {
   if (has(Space::Global, qualified_name, Fact::MayAlias)) return true;
   return qualified_name.starts_with("torch.") && has(Space::TensorMethod, qualified_name.substr(6), Fact::MayAlias);

@@ -9,6 +9,7 @@
 
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/call_evidence.h"
+#include "graphmend/analysis/tensor_meta.h"
 #include "graphmend/analysis/totality.h"
 
 namespace graphmend::analysis {
@@ -100,6 +101,14 @@ std::vector<Effect> shape_raises_within(const ir::Module& m, TypeOracle& types, 
   };
   // Two operands that may both be tensors, one of them surely.
   auto may_broadcast = [&](ir::Node a, ir::Node b) { return (tensor(a) && maybe_tensor(b)) || (tensor(b) && maybe_tensor(a)); };
+  // Two tensors of one shape, or one of them 0-d: elementwise, they always broadcast.
+  auto broadcast_total = [&](ir::Node a, ir::Node b) {
+    const MetaFacts none;
+    const TensorMeta ma = tensor_meta(m, types, a, none);
+    const TensorMeta mb = tensor_meta(m, types, b, none);
+    return ma.tensor && mb.tensor && ma.shape_known && mb.shape_known &&
+           (ma.shape_roots.empty() || mb.shape_roots.empty() || ma.shape_roots == mb.shape_roots);
+  };
   auto broadcasting = [&](ir::Node n) {
     out.push_back({EffectKind::MayRaise, n, fmt::format("`{}` may raise on its operands' shapes (broadcasting)", ir::snippet(m, n))});
   };
@@ -112,11 +121,11 @@ std::vector<Effect> shape_raises_within(const ir::Module& m, TypeOracle& types, 
       const bool matmul = m.text(n.field(field::operator_)) == "@";
       // `h * h`: one value, one shape (`h @ h` still needs `h` square).
       if (!matmul && l.is(kind::identifier) && r.is(kind::identifier) && m.text(l) == m.text(r)) return true;
-      if (may_broadcast(l, r) || (matmul && (tensor(l) || tensor(r)))) broadcasting(n);
+      if (matmul ? (tensor(l) || tensor(r)) : may_broadcast(l, r) && !broadcast_total(l, r)) broadcasting(n);
     } else if (n.is(kind::comparison_operator)) {
       const std::vector<ir::Node> operands = n.named_children();
       for (size_t i = 0; i + 1 < operands.size(); ++i) {
-        if (may_broadcast(operands[i], operands[i + 1])) {
+        if (may_broadcast(operands[i], operands[i + 1]) && !broadcast_total(operands[i], operands[i + 1])) {
           broadcasting(n);
           break;
         }

@@ -154,6 +154,8 @@ Totality decide(const ir::Module& m, TypeOracle& types, ir::Node n, ir::Node ope
     if (t.kind == ValueKind::Tensor) return {Totality::Kind::Total, operand, {}, {}};
     return {Totality::Kind::NeedsTensor, operand, {}, {}};
   }
+  // Every dtype but bool (`-x`, `x - n`): a bool tensor raises, any number does not.
+  if (dtypes == (kEveryDtype & ~kBool) && !t.bool_tensor) return {Totality::Kind::NeedsNonBool, operand, {}, {}};
   if ((dtypes & kFloating) != 0) return {Totality::Kind::NeedsFloating, operand, {}, {}};
   return may_raise(operand,
                    fmt::format("`{}` raises on floating-point tensors, and graphmend cannot prove `{}` a boolean or integer one",
@@ -321,7 +323,9 @@ std::optional<Totality> totality_of(const ir::Module& m, TypeOracle& types, ir::
 
 std::string tensor_demand(const ir::Module& m, ir::Node n, const Totality& t) {
   return fmt::format("`{}` may raise unless `{}` is a {}tensor", ir::snippet(m, n), ir::snippet(m, t.operand),
-                     t.kind == Totality::Kind::NeedsFloating ? "floating-point " : "");
+                     t.kind == Totality::Kind::NeedsFloating  ? "floating-point "
+                     : t.kind == Totality::Kind::NeedsNonBool ? "non-bool "
+                                                              : "");
 }
 
 std::string number_demand(const ir::Module& m, ir::Node n, ir::Node number) {

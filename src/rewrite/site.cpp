@@ -706,15 +706,11 @@ std::string gate_header(std::string_view guard, std::string_view indent, std::st
   return out + fmt::format("{}{}):", newline, indent);
 }
 
-// Where generated code goes around a statement of a block: its indentation, the file's line
-// break, one indentation step as the block spells it, and the indentation one step in.
-struct StatementLayout {
-  std::string_view indent;
-  bool starts_line = false;  // nothing but indentation before the statement on its line
-  std::string newline;
-  std::string unit;
-  std::string inner;
-};
+}  // namespace
+
+uint32_t line_start(const ir::Module& m, ir::Node n) {
+  return n.start() - static_cast<uint32_t>(source::indentation_at(m.text(), n.start()).size());
+}
 
 StatementLayout layout_of(const ir::Module& m, ir::Node stmt) {
   const std::string_view text = m.text();
@@ -732,7 +728,6 @@ StatementLayout layout_of(const ir::Module& m, ir::Node stmt) {
   return l;
 }
 
-}  // namespace
 
 std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std::string_view compiled_code,
                                          source::Fix& fix, std::string_view guard) {

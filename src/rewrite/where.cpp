@@ -7,10 +7,12 @@
 
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/effects.h"
+#include "graphmend/analysis/tensor_meta.h"
 #include "graphmend/analysis/truth.h"
 #include "graphmend/rewrite/item_effect.h"
 #include "graphmend/rewrite/trap.h"
 #include "graphmend/rewrite/where_buffer.h"
+#include "graphmend/rewrite/python_layout.h"
 #include "graphmend/rewrite/where_identity.h"
 
 namespace graphmend::rewrite {
@@ -308,6 +310,12 @@ bool used_as_tensor(const ir::Module& m, ir::Node id) {
       p = p.parent();
     }
     if (!p) return false;
+    // The tensor operand of a torch operation (`torch.isinf(h)`): the first positional argument.
+    if (p.is(kind::argument_list) && p.parent() && p.parent().is(kind::call)) {
+      const std::vector<ir::Node> args = ir::children_without_comments(p);
+      const auto q = m.qualified_name(ir::unparenthesize(p.parent().field(field::function)));
+      return !args.empty() && args[0] == n && q && analysis::api::op_meta(*q) != nullptr;
+    }
     if (p.is(kind::attribute) && p.field(field::object) == n) {
       return analysis::api::has(analysis::api::Space::TensorMethod, m.text(p.field(field::attribute)),
                                 analysis::api::Fact::TensorEvidence);
@@ -325,54 +333,315 @@ std::vector<std::string> assumable_tensors(const analysis::FileContext& ctx, con
   const ir::Module& m = ctx.module;
   std::vector<std::string> out;
   const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
-  for (size_t i = 0; i < fn.params.size(); ++i) {
-    const ir::Parameter& p = fn.params[i];
-    if (i == 0 && fn.klass >= 0) continue;  // self
-    if (p.kind != ir::Parameter::Kind::Regular && p.kind != ir::Parameter::Kind::KeywordOnly) continue;
-    const auto sym = scope.symbols.find(p.name);
-    if (sym == scope.symbols.end()) continue;
+  // A parameter (bound only as one before the `if`) or a local bound before it, of unknown type,
+  // that the `if` uses as a tensor, and that it rebinds only by `name = value` statements no read
+  // in the `if` follows: every read there (a value's own read included, which comes before its
+  // binding) sees the value it held when the `if` started, the one the gate checks.
+  // `if (x.abs() > 5).any(): x = torch.clamp(x, -5, 5)`. A read after any of those statements is
+  // a read after the first, so one walk from its end.
+  auto consider = [&](const std::string& name) {
+    const auto sym = scope.symbols.find(name);
+    if (sym == scope.symbols.end()) return;
     const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym->second)];
-    if (symbol.declared_global || symbol.declared_nonlocal) continue;
-    // Bound only as the parameter before the `if` (which is not inside a loop), and inside it
-    // only by `name = value` statements that no read in the `if` follows: every read there (a
-    // value's own read included, which comes before its binding) sees the parameter's value,
-    // the one the gate checks. `if (x.abs() > 5).any(): x = torch.clamp(x, -5, 5)`.
-    // A read after any of those statements is a read after the first, so one walk from its end.
+    if (symbol.declared_global || symbol.declared_nonlocal) return;
     bool rebound = false;
     ir::Node first_rebinding;
     for (int b : symbol.bindings) {  // in source order
       const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
       if (binding.target.start() >= if_statement.end()) break;
       if (binding.kind == ir::BindingKind::Parameter) continue;
+      if (binding.target.start() < if_statement.start()) continue;  // the gate checks the value the `if` sees
       const ir::Node assignment = binding.target.parent();
-      rebound = binding.target.start() < if_statement.start() || binding.kind != ir::BindingKind::Assignment ||
-                !binding.value || !assignment.is(kind::assignment) ||
+      rebound = binding.kind != ir::BindingKind::Assignment || !binding.value || !assignment.is(kind::assignment) ||
                 !(assignment.field(field::left) == binding.target);
       if (rebound) break;
       if (!first_rebinding) first_rebinding = assignment;
     }
     if (!rebound && first_rebinding) {
       syntax::walk(if_statement, [&](ir::Node n) {
-        rebound |= n.start() >= first_rebinding.end() && n.is(kind::identifier) && m.text(n) == p.name;
+        rebound |= n.start() >= first_rebinding.end() && n.is(kind::identifier) && m.text(n) == name;
         return !rebound;
       });
     }
-    if (rebound) continue;
+    if (rebound) return;
     bool used = false;
     analysis::ValueType type;
     syntax::walk(if_statement, [&](ir::Node n) {
       if (used) return false;
-      if (n.is(kind::identifier) && m.text(n) == p.name && used_as_tensor(m, n)) {
+      if (n.is(kind::identifier) && m.text(n) == name && used_as_tensor(m, n)) {
         used = true;
         type = ctx.types.type_of(m, n);
       }
       return true;
     });
-    if (!used) continue;
+    if (!used) return;
     if (type.kind == analysis::ValueKind::Unknown || type.kind == analysis::ValueKind::LikelyTensor ||
         type.kind == analysis::ValueKind::OptionalTensor) {
-      out.push_back(p.name);
+      out.push_back(name);
     }
+  };
+  std::set<std::string> parameters;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const ir::Parameter& p = fn.params[i];
+    if (i == 0 && fn.klass >= 0) continue;  // self
+    parameters.insert(p.name);
+    if (p.kind != ir::Parameter::Kind::Regular && p.kind != ir::Parameter::Kind::KeywordOnly) continue;
+    consider(p.name);
+  }
+  // Locals, in a deterministic order; only those the `if` mentions.
+  std::set<std::string> mentioned;
+  syntax::walk(if_statement, [&](ir::Node n) {
+    if (n.is(kind::identifier)) mentioned.insert(std::string(m.text(n)));
+    return true;
+  });
+  for (const std::string& name : mentioned) {
+    const auto sym = scope.symbols.find(name);
+    if (parameters.contains(name) || sym == scope.symbols.end() || name == "self") continue;
+    consider(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// The name this module binds torch to (`import torch`, `import torch as th`), as the code at `at`
+// sees it: generated code writes `torch.where` the way the module writes it. Null when none.
+std::optional<std::string> torch_name_at(const ir::Module& m, ir::Node at) {
+  std::vector<std::string> found;
+  for (const auto& [name, sym] : m.scopes[0].symbols) {
+    const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym)];
+    bool only_torch = !symbol.bindings.empty();
+    for (int b : symbol.bindings) {
+      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+      only_torch &= binding.kind == ir::BindingKind::Import && binding.import_path == "torch";
+    }
+    if (only_torch && m.lookup(m.scope_of(at), name) == sym) found.push_back(name);
+  }
+  if (found.empty()) return std::nullopt;
+  std::sort(found.begin(), found.end());
+  return std::find(found.begin(), found.end(), "torch") != found.end() ? std::string("torch") : found.front();
+}
+
+// An expression that needs no parentheses as an operand of `|`, `&` or `~`.
+bool primary(ir::Node n) {
+  n = n.is(kind::parenthesized_expression) ? n : n;
+  return n.is(kind::call) || n.is(kind::attribute) || n.is(kind::subscript) || n.is(kind::identifier) ||
+         n.is(kind::parenthesized_expression);
+}
+
+// A condition as one boolean tensor expression, with its metadata and what it needs checked.
+struct TensorCondition {
+  LayoutExpr expr;
+  analysis::TensorMeta meta;
+  std::vector<std::string> checks;  // trace-time: `a.shape == b.shape` for a torch.equal
+  bool is_primary = true;           // needs no parentheses as an operand
+};
+
+class ConditionRenderer {
+ public:
+  ConditionRenderer(const analysis::FileContext& ctx, std::string torch, const analysis::MetaFacts& facts)
+      : ctx_(ctx), m_(ctx.module), torch_(std::move(torch)), facts_(facts) {}
+
+  // `first`: the original evaluates this condition's leftmost atom on every run of the `if`.
+  std::optional<TensorCondition> render(ir::Node e, bool first, std::optional<Decline>& why) {
+    first_ = first;
+    return visit(e, why, 0);
+  }
+
+ private:
+  std::optional<TensorCondition> visit(ir::Node e, std::optional<Decline>& why, int depth) {
+    e = ir::unparenthesize(e);
+    if ((e.is(kind::not_operator) || e.is(kind::boolean_operator)) && depth >= kMaxLoweredNesting) {
+      why = decline<DeclineCode::ConditionTooNested>(std::to_string(kMaxLoweredNesting));
+      return std::nullopt;
+    }
+    if (e.is(kind::not_operator)) {
+      auto inner = visit(e.field(field::argument), why, depth + 1);
+      if (!inner) return std::nullopt;
+      const std::string text = inner->is_primary ? inner->expr.flat() : "(" + inner->expr.flat() + ")";
+      inner->expr = LayoutExpr::atom("~" + text);
+      inner->is_primary = false;
+      return inner;
+    }
+    if (e.is(kind::boolean_operator)) {
+      const std::string op = m_.text(e.field(field::operator_)) == "and" ? "&" : "|";
+      auto l = visit(e.field(field::left), why, depth + 1);
+      if (!l) return std::nullopt;
+      auto r = visit(e.field(field::right), why, depth + 1);
+      if (!r) return std::nullopt;
+      TensorCondition out;
+      std::vector<LayoutExpr> operands;
+      for (TensorCondition* side : {&*l, &*r}) {
+        if (side->expr.kind == LayoutExpr::Kind::Chain && side->expr.text == op) {
+          for (LayoutExpr& part : side->expr.parts) operands.push_back(std::move(part));
+        } else if (side->is_primary) {
+          operands.push_back(std::move(side->expr));
+        } else {
+          operands.push_back(LayoutExpr::atom("(" + side->expr.flat() + ")"));
+        }
+        out.checks.insert(out.checks.end(), side->checks.begin(), side->checks.end());
+      }
+      out.expr = LayoutExpr::chain(op, std::move(operands));
+      out.meta = combine(l->meta, r->meta);
+      out.is_primary = false;
+      return out;
+    }
+    const Truth t = classify_truth(ctx_, e);
+    if (t.kind == TruthKind::Static) {
+      why = decline<DeclineCode::PythonValueInCondition>(snippet(m_, e));
+      return std::nullopt;
+    }
+    // Only the leftmost atom runs whenever the original's condition does; `and`/`or` may skip the others.
+    const bool as_in_original = std::exchange(first_, false);
+    if (auto bad = branch_effect(ctx_, e, "the condition", as_in_original)) {
+      why = std::move(bad);
+      return std::nullopt;
+    }
+    if (t.kind == TruthKind::DataOperator) return equal(e, why);
+    if (t.kind != TruthKind::TensorTruth) {
+      why = decline<DeclineCode::NotSelectableTensor>(snippet(m_, e));
+      return std::nullopt;
+    }
+    auto expr = layout_expr(m_, e);
+    if (!expr) {
+      why = decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, e));
+      return std::nullopt;
+    }
+    TensorCondition out;
+    out.meta = analysis::tensor_meta(m_, ctx_.types, e, facts_);
+    out.is_primary = primary(e);
+    // `if t:` is t's truth; torch.where wants a boolean tensor.
+    if (out.meta.dtype != analysis::TensorMeta::Dtype::Fixed || out.meta.fixed_dtype != "torch.bool") {
+      const std::string base = out.is_primary ? expr->flat() : "(" + expr->flat() + ")";
+      expr = LayoutExpr::atom(base + ".bool()");
+      out.is_primary = true;
+      out.meta.dtype = analysis::TensorMeta::Dtype::Fixed;
+      out.meta.fixed_dtype = "torch.bool";
+    }
+    out.expr = std::move(*expr);
+    return out;
+  }
+
+  // `torch.equal(a, b)`: the same shape, and every element equal (with torch.equal's promotion and
+  // NaN != NaN). Different shapes make it False, which `(a == b).all()` would broadcast past: the
+  // shapes are proven equal, or checked while Dynamo traces.
+  std::optional<TensorCondition> equal(ir::Node e, std::optional<Decline>& why) {
+    const auto q = callee_name(m_, e);
+    const std::vector<ir::Node> args = ir::children_without_comments(e.field(field::arguments));
+    if (!q || *q != "torch.equal" || args.size() != 2 || args[0].is(kind::keyword_argument) ||
+        args[1].is(kind::keyword_argument) || args[0].is(kind::list_splat) || args[1].is(kind::list_splat)) {
+      why = decline<DeclineCode::NoTensorForm>(snippet(m_, e));
+      return std::nullopt;
+    }
+    const auto a = one_line_text(m_, args[0]);
+    const auto b = one_line_text(m_, args[1]);
+    if (!a || !b) {
+      why = decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, e));
+      return std::nullopt;
+    }
+    const analysis::TensorMeta ma = analysis::tensor_meta(m_, ctx_.types, args[0], facts_);
+    const analysis::TensorMeta mb = analysis::tensor_meta(m_, ctx_.types, args[1], facts_);
+    TensorCondition out;
+    if (!ma.tensor || !mb.tensor || !ma.shape_known || !mb.shape_known) {
+      why = decline<DeclineCode::NoTensorForm>(snippet(m_, e));
+      return std::nullopt;
+    }
+    if (ma.shape_roots != mb.shape_roots) {
+      out.checks.push_back(fmt::format("{}.shape == {}.shape", primary(args[0]) ? *a : "(" + *a + ")",
+                                       primary(args[1]) ? *b : "(" + *b + ")"));
+    }
+    out.expr = LayoutExpr::atom(fmt::format("({} == {}).all()", *a, *b));
+    out.meta = combine(ma, mb);
+    out.meta.shape_roots.clear();  // a full reduction
+    out.meta.dtype = analysis::TensorMeta::Dtype::Fixed;
+    out.meta.fixed_dtype = "torch.bool";
+    out.is_primary = true;
+    return out;
+  }
+
+  static analysis::TensorMeta combine(const analysis::TensorMeta& a, const analysis::TensorMeta& b) {
+    analysis::TensorMeta out = a;
+    out.tensor = a.tensor && b.tensor;
+    out.shape_known = a.shape_known && b.shape_known;
+    out.shape_roots.insert(b.shape_roots.begin(), b.shape_roots.end());
+    return out;
+  }
+
+  const analysis::FileContext& ctx_;
+  const ir::Module& m_;
+  std::string torch_;
+  const analysis::MetaFacts& facts_;
+  bool first_ = true;
+};
+
+// A read of `name` in the `if` that sees the value it held when the `if` started (in a condition,
+// or in a branch before that branch binds it), or null: what the kept value's metadata is read from.
+ir::Node name_node(const ir::Module& m, ir::Node if_statement, std::string_view name) {
+  ir::Node found;
+  ir::Node bound_in;  // the block of the latest binding seen, in source order
+  uint32_t bound_at = 0;
+  syntax::walk(if_statement, [&](ir::Node n) {
+    if (found) return false;
+    if (n.is(kind::lambda) || n.is(kind::function_definition)) return false;
+    if (!n.is(kind::identifier) || m.text(n) != name) return true;
+    const ir::Node parent = n.parent();
+    if (parent && ((parent.is(kind::attribute) && parent.field(field::attribute) == n) ||
+                   (parent.is(kind::keyword_argument) && parent.field(field::name) == n))) {
+      return true;
+    }
+    ir::Node block = n;
+    while (block && !block.is(kind::block) && block != if_statement) block = block.parent();
+    if (binds_name(n)) {
+      bound_in = block;
+      bound_at = n.start();
+      return true;
+    }
+    if (!(bound_in && block == bound_in && bound_at < n.start())) found = n;
+    return true;
+  });
+  return found;
+}
+
+// The statements of a compiled form laid out at `indent`: the file's line break between lines.
+std::string joined_lines(const std::vector<std::string>& lines, std::string_view newline) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) out += (i ? std::string(newline) : "") + lines[i];
+  return out;
+}
+
+// A statement of a branch (a temporary, a comment) re-indented from `from` to `to`: its first
+// line's indentation is replaced, and each later line moves by the same amount, except lines inside
+// a multi-line string (its value).
+std::string reindent_statement(const ir::Module& m, ir::Node s, std::string_view from, std::string_view to) {
+  std::string text(m.text(s));
+  std::string out;
+  size_t pos = 0;
+  std::vector<source::TextRange> strings;
+  syntax::walk(s, [&](ir::Node n) {
+    if (n.is(kind::string) && m.text(n).find('\n') != std::string_view::npos) {
+      strings.push_back(n.range());
+      return false;
+    }
+    return true;
+  });
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line = std::string_view(text).substr(pos, end - pos);
+    const uint32_t absolute = s.start() + static_cast<uint32_t>(pos);
+    const bool in_string = std::any_of(strings.begin(), strings.end(), [&](const source::TextRange& r) {
+      return r.start < absolute && absolute < r.end;
+    });
+    if (pos > 0 && !in_string && line.starts_with(from)) {
+      out += to;
+      line.remove_prefix(from.size());
+    }
+    out += line;
+    if (end == text.size()) break;
+    out += '\n';
+    pos = end + 1;
   }
   return out;
 }
@@ -432,13 +701,14 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     }
     return std::move(*buffer);
   }
+  const std::optional<std::string> torch_name = torch_name_at(m, if_statement);
+  if (!torch_name) return Declined{decline<DeclineCode::NoTorchName>()};
+  const std::string& torch = *torch_name;
   // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked
-  // by the gate at trace time.
+  // at trace time by the compile-gated form.
   const std::vector<std::string> assumed = assumable_tensors(ctx, fn, if_statement);
   std::optional<analysis::TypeOracle::Assumption> assumption;
   if (!assumed.empty()) assumption.emplace(ctx.types, source::TextRange{fn.node.start(), if_statement.end()}, assumed);
-  std::string gate(kWhereCompiled);
-  if (!assumed.empty()) gate += fmt::format(" and _graphmend.plain_tensors({})", fmt::join(assumed, ", "));
 
   // `(m := v)` in a condition binds `m` when the original evaluates it. The selection evaluates
   // every arm's condition and every operand of an and/or, where the original stops at the first
@@ -457,11 +727,9 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     }
   }
   // 2. Conditions: an optional static conjunct (single `if` only) kept as a Python `if`; the
-  // tensor part of each arm lowered to one boolean tensor.
+  // tensor part of each arm as one boolean tensor expression.
   ir::Node static_part;
-  bool uses_equal = false;
-  std::optional<Decline> why;
-  std::vector<std::string> conds;
+  std::vector<ir::Node> tensor_parts;
   for (size_t i = 0; i < arms.size(); ++i) {
     ir::Node cond = ir::unparenthesize(arms[i].first);
     if (i == 0 && arms.size() == 1 && cond.is(kind::boolean_operator) &&
@@ -471,29 +739,45 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       if (auto bad = branch_effect(ctx, static_part, "the static conjunct", true)) return Declined{std::move(*bad)};
       cond = cond.field(field::right);
     }
-    auto lowered_cond = lower_tensor_condition(ctx, cond, uses_equal, why, i == 0);
-    if (!lowered_cond) return Declined{std::move(*why)};
-    conds.push_back(*lowered_cond);
+    tensor_parts.push_back(cond);
   }
-  CompiledCode compiled;  // the compiled form, at the gate's body's indentation
-  auto cond_name = [&](size_t i) { return conds.size() == 1 ? std::string("_graphmend_c") : fmt::format("_graphmend_c{}", i); };
-  std::string cond_tuple;
-  for (size_t i = 0; i < conds.size(); ++i) cond_tuple += (i ? ", " : "") + cond_name(i);
-  if (conds.size() > 1) cond_tuple = "(" + cond_tuple + ")";
-  // where(c0, v0, where(c1, v1, ... v_last)), one value per block.
-  // Built front to back, so that a chain of n arms costs O(n), not O(n^2).
-  auto selection = [&](const std::vector<std::string>& values) {
-    std::string out;
-    for (size_t i = 0; i < conds.size(); ++i) out += fmt::format("_graphmend.where({}, {}, ", cond_name(i), values[i]);
-    out += values.back();
-    out.append(conds.size(), ')');
-    return out;
+  analysis::MetaFacts facts;
+  if (static_part) facts.floating_roots = floating_names(m, static_part);
+  std::vector<TensorCondition> conds;
+  {
+    ConditionRenderer renderer(ctx, torch, facts);
+    std::optional<Decline> why;
+    for (size_t i = 0; i < tensor_parts.size(); ++i) {
+      auto c = renderer.render(tensor_parts[i], i == 0, why);
+      if (!c) return Declined{std::move(*why)};
+      conds.push_back(std::move(*c));
+    }
+  }
+
+  std::vector<std::string> checks;  // trace-time checks the compile-gated form needs
+  auto add_check = [&](const std::string& c) {
+    if (std::find(checks.begin(), checks.end(), c) == checks.end()) checks.push_back(c);
   };
+  for (const std::string& name : assumed) add_check(fmt::format("_graphmend.plain_tensors({})", name));
+  // A condition of one element: `if t:` raises on more, and torch.where would broadcast it.
+  // Not provably 0-d (`if c:` on an argument): each root checked to hold one element while Dynamo
+  // traces, and the condition reshaped to 0-d, so that it broadcasts with nothing.
+  auto one_element = [&](TensorCondition& c) -> std::optional<Decline> {
+    for (const std::string& check : c.checks) add_check(check);
+    for (const std::string& root : c.meta.unproven_roots) add_check(fmt::format("_graphmend.plain_tensors({})", root));
+    if (!c.meta.shape_known) return decline<DeclineCode::ConditionShapeUnknown>(c.expr.flat().substr(0, 40));
+    if (c.meta.shape_roots.empty()) return std::nullopt;
+    for (const std::string& root : c.meta.shape_roots) add_check(fmt::format("{}.numel() == 1", root));
+    c.expr = LayoutExpr::atom((c.is_primary ? c.expr.flat() : "(" + c.expr.flat() + ")") + ".reshape(())");
+    c.is_primary = true;
+    return std::nullopt;
+  };
+
   bool aliasing = false;                     // a candidate is an existing object (a name, a view)
   std::optional<std::string> unsafe_reason;  // a kept prior object whose replacement may be seen
-  std::vector<std::string> trace_checks;     // what the kept objects' proofs check at trace time
-  std::vector<std::string> guard_names;
-  std::vector<source::Helper> guard_helpers;
+  bool grad_safe = true;
+  bool cheap = true;
+  std::string not_grad_safe;
 
   auto single_return = [&](ir::Node block) -> ir::Node {
     ir::Node only;
@@ -511,25 +795,75 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   const bool return_form =
       else_block && std::all_of(returns.begin(), returns.end(), [](ir::Node r) { return bool(r); });
 
+  // What the selection reads, per branch: candidates for each selected name (null: the name's own
+  // value from before the `if`), and the temporaries that run first.
+  std::vector<std::string> selected;  // in order of first assignment; empty for the return form
+  std::vector<std::map<std::string, ir::Node>> candidates(blocks.size());
+  std::vector<std::vector<ir::Node>> kept_statements(blocks.size());  // temporaries and comments, in order
+  std::vector<std::map<std::string, ir::Node>> temporaries(blocks.size());  // name -> value
+  std::set<std::string> inlined;  // temporaries written where they are read
+  std::vector<std::vector<Assignment>> branches;
+  std::vector<std::pair<size_t, const Assignment*>> guards;  // validation guards, by branch
+
+  // Candidates' metadata, each read with its own branch's temporaries as their values.
+  auto candidate_meta = [&](size_t branch, ir::Node value) {
+    analysis::MetaFacts local = facts;
+    local.local_value = [&, branch](ir::Node id) -> ir::Node {
+      const auto it = temporaries[branch].find(std::string(m.text(id)));
+      return it == temporaries[branch].end() || id.start() < blocks[branch].start() ? ir::Node{} : it->second;
+    };
+    return analysis::tensor_meta(m, ctx.types, value, local);
+  };
+  // What a name holds when the `if` starts: read where the `if` reads it, else from its one
+  // definition before the `if` (`bias = torch.zeros_like(x)`), outside any loop.
+  auto kept_meta = [&](const std::string& name) {
+    if (const ir::Node read = name_node(m, if_statement, name)) return analysis::tensor_meta(m, ctx.types, read, facts);
+    const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
+    const auto sym = scope.symbols.find(name);
+    ir::Node value;
+    int before = 0;
+    if (sym != scope.symbols.end()) {
+      for (int b : m.symbols[static_cast<size_t>(sym->second)].bindings) {
+        const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+        if (binding.target.start() >= if_statement.start()) break;
+        ++before;
+        value = binding.kind == ir::BindingKind::Assignment ? binding.value : ir::Node{};
+      }
+    }
+    if (before != 1 || !value || outermost_loop(if_statement)) return analysis::TensorMeta{};
+    return analysis::tensor_meta(m, ctx.types, value, facts);
+  };
+  // Every candidate of one selection has the first one's metadata (proven, or checked).
+  auto same_meta = [&](const std::vector<analysis::TensorMeta>& metas, std::string_view what) -> std::optional<Decline> {
+    for (const analysis::TensorMeta& t : metas) {
+      grad_safe &= t.zero_grad_safe;
+      cheap &= t.cheap;
+      if (!t.zero_grad_safe && not_grad_safe.empty()) not_grad_safe = t.why_not_grad_safe;
+    }
+    for (const analysis::TensorMeta& t : metas) {
+      for (const std::string& root : t.unproven_roots) add_check(fmt::format("_graphmend.plain_tensors({})", root));
+    }
+    for (size_t i = 1; i < metas.size(); ++i) {
+      if (metas[i].grad_reads != metas[0].grad_reads) {
+        grad_safe = false;
+        if (not_grad_safe.empty()) not_grad_safe = "the branches read different tensors";
+      }
+      const analysis::MetaEquality eq = analysis::meta_equal(metas[0], metas[i], facts, torch);
+      if (eq.unknown()) return decline<DeclineCode::CandidatesMayDiffer>(what, eq.why);
+      for (const std::string& c : eq.checks) add_check(c);
+    }
+    return std::nullopt;
+  };
+
   if (return_form) {
     if (static_part) return Declined{decline<DeclineCode::StaticConjunctWithReturns>()};
-    std::vector<std::string> values;
     for (size_t b = 0; b < returns.size(); ++b) {
       if (auto bad = branch_effect(ctx, returns[b])) return Declined{std::move(*bad)};
       aliasing |= may_alias(m, returns[b]);
-      values.push_back(fmt::format("_graphmend_v{}_0", b));
     }
-    for (size_t i = 0; i < conds.size(); ++i) compiled.line(cond_name(i) + " = " + conds[i]);
-    for (size_t b = 0; b < returns.size(); ++b) compiled.line(values[b] + " = " + copied(m, returns[b]));
-    std::string group = "(";
-    for (size_t b = 0; b < values.size(); ++b) group += (b ? ", " : "") + values[b];
-    compiled.line(fmt::format("{} = _graphmend.selectable({}, {}))", kDoneFlag, cond_tuple, group));
-    compiled.line(fmt::format("if {}:", kDoneFlag));
-    ++compiled.level;
-    compiled.line("return " + selection(values));
   } else {
     // Branches of `name = value` assignments.
-    std::vector<std::vector<Assignment>> branches;
+    std::optional<Decline> why;
     for (ir::Node block : blocks) {
       auto a = assignments_of(ctx, block, why);
       if (!a) return Declined{std::move(*why)};
@@ -553,7 +887,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       }
     }
     // Which assigned names are used after the `if` (selected) and which are branch temporaries.
-    std::vector<std::string> selected;       // in order of first assignment
     std::map<std::string, int> assigned_in;  // name -> number of branches assigning it
     std::set<std::string> assigned_anywhere;
     size_t guard_count = 0;
@@ -567,68 +900,82 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
         const std::string name(m.text(a.target));
         const bool first_anywhere = assigned_anywhere.insert(name).second;
         if (++here[name] == 1) ++assigned_in[name];
-        if (here[name] > 1 && later.contains(name)) {
-          return Declined{decline<DeclineCode::AssignedTwice>(name)};
-        }
+        if (here[name] > 1) return Declined{decline<DeclineCode::AssignedTwice>(name)};
         if (later.contains(name) && first_anywhere) selected.push_back(name);
       }
     }
-    if (selected.empty() && guard_count == 0) {
-      return Declined{decline<DeclineCode::NothingUsedAfter>()};
-    }
-    // A temporary several branches assign is fine as long as each of them reads only its own
-    // value: the branches run one after another, and the temporary is dead after the `if`.
-    auto shared_temporary = [&](const std::string& name) {
-      const auto in = assigned_in.find(name);
-      return !later.contains(name) && in != assigned_in.end() && in->second > 1;
-    };
-    // Per branch: where each name is first assigned (indexed, so a chain of n arms costs O(n)).
+    if (selected.empty() && guard_count == 0) return Declined{decline<DeclineCode::NothingUsedAfter>()};
+    // Per branch: where each name is first assigned.
     std::vector<std::map<std::string, uint32_t, std::less<>>> first_assigned(branches.size());
     for (size_t b = 0; b < branches.size(); ++b) {
       for (const Assignment& a : branches[b]) {
         if (!a.guard) first_assigned[b].emplace(std::string(m.text(a.target)), a.statement.start());
       }
     }
-    // A branch reads only values from before the `if` and its own temporaries.
+    // A temporary runs before every selection, on every call: one branch's only, read by no
+    // condition and no other branch (the selections read what the names held before the `if`).
+    // One that several branches assign is written into the one place each branch reads it instead
+    // (`y = torch.where(c, h * 3 + 1, ...)`), as the runs of several branches cannot share it.
+    std::set<std::string> temporary_names;
+    for (const std::string& name : assigned_anywhere) {
+      if (later.contains(name)) continue;
+      temporary_names.insert(name);
+      if (assigned_in[name] > 1) inlined.insert(name);
+    }
     for (size_t b = 0; b < branches.size(); ++b) {
       for (const Assignment& a : branches[b]) {
         if (a.guard) {
-          // A guard is checked once every branch value is computed: it may read only values from
-          // before the `if` (its message may also read temporaries).
+          // A guard is checked before the selections: it may read only values from before the
+          // `if` (its message too), none a branch assigns.
           for (const std::string& r : names_read(m, a.guard->condition)) {
-            if (assigned_anywhere.contains(r)) {
-              return Declined{decline<DeclineCode::GuardTestsSelected>(r)};
-            }
+            if (assigned_anywhere.contains(r)) return Declined{decline<DeclineCode::GuardTestsSelected>(r)};
           }
           for (ir::Node h : a.guard->holes) {
             for (const std::string& r : names_read(m, h)) {
-              if (later.contains(r) && assigned_anywhere.contains(r)) {
-                return Declined{decline<DeclineCode::GuardMessageReadsSelected>(r)};
-              }
-              if (shared_temporary(r)) {
-                return Declined{decline<DeclineCode::GuardMessageReadsShared>(r)};
-              }
+              if (assigned_anywhere.contains(r)) return Declined{decline<DeclineCode::GuardMessageReadsSelected>(r)};
             }
           }
+          guards.push_back({b, &a});
           continue;
         }
         for (const std::string& r : names_read(m, a.value)) {
           const auto own = first_assigned[b].find(r);
           const bool assigned_here = own != first_assigned[b].end();
-          const auto in = assigned_in.find(r);
-          const int elsewhere = (in == assigned_in.end() ? 0 : in->second) - (assigned_here ? 1 : 0);
-          // Selected names are assigned under new names, so other branches read the prior value.
-          if (elsewhere > 0 && !later.contains(r) && !assigned_here) {
+          if (temporary_names.contains(r) && !assigned_here) {
             return Declined{decline<DeclineCode::TemporaryAcrossBranches>(r)};
           }
           if (assigned_here && later.contains(r) && own->second < a.statement.start()) {
             return Declined{decline<DeclineCode::ReadAfterOwnBranch>(r)};
           }
-          // Before its own assignment it would read another branch's value, not the prior one.
-          if (assigned_here && shared_temporary(r) && own->second >= a.statement.start()) {
+          if (assigned_here && temporary_names.contains(r) && own->second >= a.statement.start()) {
             return Declined{decline<DeclineCode::TemporaryReadBeforeAssigned>(r)};
           }
         }
+      }
+    }
+    for (ir::Node cond : tensor_parts) {
+      for (const std::string& r : names_read(m, cond)) {
+        if (temporary_names.contains(r)) return Declined{decline<DeclineCode::TemporaryReadByCondition>(r)};
+      }
+    }
+    // An inlined temporary: a plain `name = value`, read at most once in its branch.
+    for (size_t b = 0; b < branches.size(); ++b) {
+      for (const Assignment& a : branches[b]) {
+        if (a.guard) continue;
+        const std::string name(m.text(a.target));
+        if (!inlined.contains(name)) continue;
+        if (!ir::sole_expression(a.statement) || ir::sole_expression(a.statement).field(field::left) != a.target) {
+          return Declined{decline<DeclineCode::TemporaryAcrossBranches>(name)};
+        }
+        int reads = 0;
+        for (const Assignment& other : branches[b]) {
+          if (other.guard) continue;
+          syntax::walk(other.value, [&](ir::Node n) {
+            reads += n.is(kind::identifier) && m.text(n) == name && !binds_name(n) ? 1 : 0;
+            return true;
+          });
+        }
+        if (reads > 1) return Declined{decline<DeclineCode::TemporaryAcrossBranches>(name)};
       }
     }
     // A name some block does not assign keeps its value from before the `if`: the prior object
@@ -637,8 +984,6 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     for (const std::string& name : selected) {
       const bool everywhere = all_blocks && assigned_in[name] == static_cast<int>(branches.size());
       if (everywhere) continue;
-      // The selection reads the name's value from before the `if` on every path: it must be
-      // bound on every path there, where the original reads it only after the `if`.
       const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
       const auto sym = scope.symbols.find(name);
       if (sym == scope.symbols.end() ||
@@ -650,146 +995,343 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       if (kept_value && is_python_literal(m, kept_value)) {
         return Declined{decline<DeclineCode::PythonValueSelected>(fmt::format("`{}`", name), snippet(m, kept_value))};
       }
-      if (auto* kept = std::get_if<KeptValueProof>(&proof)) {
-        for (const ModuleCheck& c : kept->modules) {
-          const std::string check = module_check_call(c);
-          if (std::find(trace_checks.begin(), trace_checks.end(), check) == trace_checks.end()) trace_checks.push_back(check);
-        }
+      if (std::holds_alternative<KeptValueProof>(proof)) {
+        // Its proof may rest on modules `__init__` made (a LayerNorm's output is new storage):
+        // taken as made, as every fact about `self.norm(...)` is (rules/GM101.md, "Kept values").
       } else if (!unsafe_reason) {
         unsafe_reason = std::get<std::string>(proof);
       }
     }
     // Nothing after the `if` may update a value in place: the selection is a new tensor.
-    const std::optional<std::string> later_update = index.update_after(fi, if_statement);
-    if (later_update) {
+    if (const std::optional<std::string> later_update = index.update_after(fi, if_statement)) {
       return Declined{decline<DeclineCode::LaterInPlaceUpdate>(*later_update)};
     }
-
-    if (static_part) {
-      // A false static conjunct: the flag stays False, so the original `if` runs, its condition
-      // stopping at that conjunct (no tensor is tested), and takes its `else`, if any.
-      compiled.line("if " + copied(m, static_part) + ":");
-      ++compiled.level;
-    }
-    for (size_t i = 0; i < conds.size(); ++i) compiled.line(cond_name(i) + " = " + conds[i]);
-    // Guards in branches: their conditions are computed up front (they read values from before
-    // the `if`), checked for one element with the others, and raise only when their branch runs.
-    std::vector<std::string> checks;
+    // The candidates, and what runs before them.
     for (size_t b = 0; b < branches.size(); ++b) {
-      const bool guarded = std::any_of(branches[b].begin(), branches[b].end(), [](const Assignment& a) { return bool(a.guard); });
-      if (!guarded) continue;
-      // The branch runs when its condition holds and no earlier one does (else: none holds):
-      // and(...and(and(t0, t1), t2)..., tb), built front to back in O(b).
-      const size_t terms = std::min(b + 1, conds.size());
-      std::string active;
-      for (size_t i = 1; i < terms; ++i) active += "_graphmend.torch.logical_and(";
-      for (size_t i = 0; i < terms; ++i) {
-        if (i > 0) active += ", ";
-        active += i == b ? cond_name(i) : fmt::format("_graphmend.torch.logical_not({})", cond_name(i));
-        if (i > 0) active += ")";
-      }
-      for (const Assignment& a : branches[b]) {
-        if (!a.guard) continue;
-        const GuardPlan& g = *a.guard;
-        const std::string gname = fmt::format("_graphmend_g{}", guard_names.size());
-        guard_names.push_back(gname);
-        compiled.line(gname + " = " + g.condition_text);
-        const std::string fires = g.negate ? fmt::format("_graphmend.torch.logical_not({})", gname) : gname;
-        // Its own kind: [Trap]'s rule names `raise` helpers with a namer of its own in the same pass.
-        const std::string site = names.next("branch_raise", fn.name);
-        checks.push_back(fmt::format("_graphmend.check({}, _graphmend.torch.logical_and({}, {}), False{})", site,
-                                     active, fires, g.hole_args));
-        guard_helpers.push_back(site_helper(site, g.params, g.raise_body));
-      }
-    }
-    // Each branch runs its temporaries in order and computes its candidates under new names.
-    std::vector<std::map<std::string, std::string>> candidate(branches.size());
-    for (size_t b = 0; b < branches.size(); ++b) {
-      int k = 0;
       for (const Assignment& a : branches[b]) {
         if (a.guard) continue;
         const std::string name(m.text(a.target));
-        std::string target = name;
-        if (later.contains(name)) {
-          target = fmt::format("_graphmend_v{}_{}", b, k++);
-          candidate[b][name] = target;
+        if (temporary_names.contains(name)) {
+          temporaries[b][name] = a.value;
+        } else {
+          candidates[b][name] = a.value;
           aliasing |= may_alias(m, a.value);
         }
-        compiled.line(target + " = " + reindented(m, a.value, compiled.level));
       }
-    }
-    std::string groups;
-    std::vector<std::string> selections;
-    for (const std::string& name : selected) {
-      std::vector<std::string> values;
-      for (size_t b = 0; b < conds.size() + 1; ++b) {
-        if (b >= branches.size()) {
-          values.push_back(name);  // no else: the value from before the `if`
+      for (ir::Node s : blocks[b].named_children()) {
+        if (s.is(kind::comment)) {
+          kept_statements[b].push_back(s);
           continue;
         }
-        auto it = candidate[b].find(name);
-        values.push_back(it == candidate[b].end() ? name : it->second);
+        if (s.is(kind::if_statement)) continue;  // a guard, checked in the graph
+        const ir::Node e = ir::sole_expression(s);
+        const ir::Node left = e && e.is(kind::assignment) ? e.field(field::left) : ir::Node{};
+        // A tuple assignment of temporaries and selected names together cannot be split here.
+        bool temp = false, sel = false;
+        syntax::walk(left ? left : s, [&](ir::Node n) {
+          if (n.is(kind::identifier)) {
+            temp |= temporary_names.contains(std::string(m.text(n)));
+            sel |= !temporary_names.contains(std::string(m.text(n)));
+          }
+          return true;
+        });
+        if (temp && sel) return Declined{decline<DeclineCode::UnselectableStatement>(snippet(m, s))};
+        if (temp && !(left && left.is(kind::identifier) && inlined.contains(std::string(m.text(left))))) {
+          kept_statements[b].push_back(s);
+        }
       }
-      std::string group = "(";
-      for (size_t b = 0; b < values.size(); ++b) group += (b ? ", " : "") + values[b];
-      groups += ", " + group + ")";
-      selections.push_back(name + " = " + selection(values));
     }
-    std::string all_conds = cond_tuple;
-    if (!guard_names.empty()) {
-      // At least two: a condition and a guard, so no trailing comma is needed.
-      std::vector<std::string> tested;
-      for (size_t i = 0; i < conds.size(); ++i) tested.push_back(cond_name(i));
-      tested.insert(tested.end(), guard_names.begin(), guard_names.end());
-      all_conds = fmt::format("({})", fmt::join(tested, ", "));
-    }
-    std::string also;
-    for (const std::string& check : trace_checks) also += " and " + check;
-    compiled.line(fmt::format("{} = _graphmend.selectable({}{}){}", kDoneFlag, all_conds, groups, also));
-    compiled.line(fmt::format("if {}:", kDoneFlag));
-    ++compiled.level;
-    for (const std::string& c : checks) compiled.line(c);
-    for (const std::string& sel : selections) compiled.line(sel);
   }
 
   if (auto unbound = unbound_branch_read(m, fi, if_statement, arms, blocks)) {
     return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
   }
   // What the branches' and the conditions' later operations need not to raise (torch.finfo,
-  // `t.abs()`; last, so that a site nothing selects says so first): operations torch accepts
-  // for every shape, on dtypes the static conjunct proves or the gate checks.
+  // `t.abs()`): operations torch accepts for every shape, on dtypes the static conjunct proves or
+  // the compile-gated form checks.
   std::vector<DtypeCheck> dtype_checks;
   for (ir::Node block : blocks) {
     if (auto bad = dtype_preconditions(ctx, block, static_part, if_statement, &dtype_checks)) return Declined{std::move(*bad)};
   }
   for (size_t i = 0; i < arms.size(); ++i) {
-    ir::Node cond = ir::unparenthesize(arms[i].first);
-    if (static_part) cond = cond.field(field::right);
-    if (auto bad = dtype_preconditions(ctx, cond, static_part, if_statement, &dtype_checks, i == 0 ? first_atom(cond) : ir::Node{})) {
+    ir::Node cond = tensor_parts[i];
+    if (auto bad = dtype_preconditions(ctx, cond, static_part, if_statement, &dtype_checks,
+                                       i == 0 ? first_atom(cond) : ir::Node{})) {
       return Declined{std::move(*bad)};
     }
   }
-  // `and plain and floating`: one short line each; a name the gate already checks as a plain
-  // tensor is one when its dtype is read.
-  for (const DtypeCheck& check : dtype_checks) {
+  for (DtypeCheck check : dtype_checks) {
+    bool renamed = false;
+    // A name computed from another by integer promotion (`h = x * 2`) has a floating (non-bool)
+    // dtype exactly when that one has: the check goes to the root, where it is shared.
+    if (!check.number && (check.floating || check.non_bool)) {
+      if (const ir::Node read = name_node(m, if_statement, check.name)) {
+        const analysis::TensorMeta t = analysis::tensor_meta(m, ctx.types, read, facts);
+        if (t.tensor && t.dtype == analysis::TensorMeta::Dtype::OfRoot && t.dtype_root != check.name &&
+            t.scalar != analysis::ScalarCategory::Float && t.scalar != analysis::ScalarCategory::Unknown &&
+            t.dtype_root.find('.') == std::string::npos) {
+          check.name = t.dtype_root;
+          renamed = true;  // a root the metadata analysis follows is a tensor
+        }
+      }
+    }
     if (check.number) {
-      gate += fmt::format(" and _graphmend.numbers({})", check.name);
+      add_check(fmt::format("_graphmend.numbers({})", check.name));
       continue;
     }
-    if (std::find(assumed.begin(), assumed.end(), check.name) == assumed.end()) {
-      gate += fmt::format(" and _graphmend.plain_tensors({})", check.name);
+    // A name proven a tensor needs no check that it is one: `is_floating_point()` reads it.
+    const ir::Node read = name_node(m, if_statement, check.name);
+    const bool proven = renamed || (read && ctx.types.type_of(m, read).kind == analysis::ValueKind::Tensor);
+    const bool reads_dtype = check.floating || check.non_bool;
+    if (std::find(assumed.begin(), assumed.end(), check.name) == assumed.end() && !(proven && reads_dtype)) {
+      add_check(fmt::format("_graphmend.plain_tensors({})", check.name));
     }
-    if (check.floating) gate += fmt::format(" and {}.is_floating_point()", check.name);
+    if (check.floating) {
+      add_check(fmt::format("{}.is_floating_point()", check.name));
+    } else if (check.non_bool) {
+      add_check(fmt::format("{}.dtype != {}.bool", check.name, torch));
+    }
   }
+  // A floating-point check makes a not-bool one redundant.
+  const std::set<std::string> floating_checked(checks.begin(), checks.end());
+  std::erase_if(checks, [&](const std::string& c) {
+    const size_t dot = c.find(".dtype != ");
+    return dot != std::string::npos && c.ends_with(".bool") &&
+           floating_checked.contains(c.substr(0, dot) + ".is_floating_point()");
+  });
+
+  // Every candidate of one selection has the same shape, dtype and device (proven, or checked):
+  // last, so that a site no selection may run says why first.
+  if (return_form) {
+    std::vector<analysis::TensorMeta> metas;
+    for (size_t b = 0; b < returns.size(); ++b) metas.push_back(candidate_meta(b, returns[b]));
+    if (auto bad = same_meta(metas, "the returned value")) return Declined{std::move(*bad)};
+  }
+  for (const std::string& name : selected) {
+    std::vector<analysis::TensorMeta> metas;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      const auto it = candidates[b].find(name);
+      metas.push_back(it == candidates[b].end() ? kept_meta(name) : candidate_meta(b, it->second));
+    }
+    if (!else_block) metas.push_back(kept_meta(name));
+    if (auto bad = same_meta(metas, fmt::format("`{}`", name))) return Declined{std::move(*bad)};
+  }
+
+  for (TensorCondition& c : conds) {
+    if (auto bad = one_element(c)) return Declined{std::move(*bad)};
+  }
+
+  // 3. The form. Everywhere (eager, with grad, compiled) when nothing needs checking at trace
+  // time, the branches' backward contributes exactly zero where not selected, and they are cheap
+  // enough to compute on every call; else only under torch.compile, the original kept for the rest.
+  // Guards inside branches: checked in the graph by [Trap]'s op, each raising where the original
+  // does, when its branch is the one taken: a compile-gated form.
+  std::vector<LayoutExpr> guard_lines;
+  std::vector<source::Helper> guard_helpers;
+  for (const auto& [branch, assignment] : guards) {
+    const GuardPlan& g = *assignment->guard;
+    ConditionRenderer renderer(ctx, torch, facts);
+    std::optional<Decline> why;
+    auto fires = renderer.render(g.condition, false, why);
+    if (!fires) return Declined{std::move(*why)};
+    if (auto bad = one_element(*fires)) return Declined{std::move(*bad)};
+    std::vector<std::string> parts;
+    auto operand = [](const TensorCondition& c) { return c.is_primary ? c.expr.flat() : "(" + c.expr.flat() + ")"; };
+    for (size_t i = 0; i < conds.size() && i <= branch; ++i) {
+      parts.push_back(i == branch ? operand(conds[i]) : "~" + operand(conds[i]));
+    }
+    parts.push_back(g.negate ? "~" + operand(*fires) : operand(*fires));
+    std::string active;
+    for (size_t i = 0; i < parts.size(); ++i) active += (i ? " & " : "") + parts[i];
+    const int fi_site = m.function_of(if_statement);
+    const std::string site = names.next("branch_raise", m.functions[static_cast<size_t>(fi_site)].name);
+    std::vector<LayoutExpr> args{LayoutExpr::atom(site), LayoutExpr::atom(active), LayoutExpr::atom("False")};
+    for (ir::Node h : g.holes) {
+      auto text = one_line_text(m, h);
+      if (!text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, h))};
+      args.push_back(LayoutExpr::atom(*text));
+    }
+    guard_lines.push_back(LayoutExpr::call("_graphmend.check", std::move(args)));
+    guard_helpers.push_back(site_helper(site, g.params, g.raise_body));
+  }
+  const bool all_modes = checks.empty() && grad_safe && cheap && guards.empty();
+  const StatementLayout l = layout_of(m, if_statement);
+  if (!l.starts_line || !if_statement.parent().is(kind::block)) return Declined{decline<DeclineCode::SharesLine>()};
+  const bool gated = !all_modes;
+  if (gated) {
+    const bool uses_runtime = !guards.empty() || std::any_of(checks.begin(), checks.end(), [](const std::string& c) {
+      return c.starts_with("_graphmend.");
+    });
+    if (uses_runtime) {
+      if (auto taken = runtime_unavailable(m)) return *taken;
+    }
+  }
+  const std::string body_indent = gated || static_part ? l.inner : std::string(l.indent);
+  LayoutStyle style;
+  style.line_length = ctx.options.line_length;
+  style.indent_unit = l.unit;
+
+  // The values of each selection, one per block (+ the kept name without an `else`).
+  // A branch's value with its inlined temporaries written in, each in parentheses unless it is a
+  // primary (a name, a call, an attribute).
+  auto value_expr = [&](size_t branch, ir::Node value) -> std::optional<LayoutExpr> {
+    Replacements replacements;
+    std::function<bool(ir::Node)> fill = [&](ir::Node n) -> bool {
+      bool ok = true;
+      syntax::walk(n, [&](ir::Node id) {
+        if (!ok || !id.is(kind::identifier) || binds_name(id)) return ok;
+        const std::string name(m.text(id));
+        const auto t = temporaries[branch].find(name);
+        if (!inlined.contains(name) || t == temporaries[branch].end()) return true;
+        if (!fill(t->second)) {
+          ok = false;
+          return false;
+        }
+        auto text = one_line_text(m, t->second, replacements);
+        if (!text) {
+          ok = false;
+          return false;
+        }
+        replacements[id.start()] = primary(ir::unparenthesize(t->second)) ? *text : "(" + *text + ")";
+        return true;
+      });
+      return ok;
+    };
+    if (!fill(value)) return std::nullopt;
+    return layout_expr(m, value, replacements);
+  };
+  auto select = [&](std::vector<LayoutExpr> values) {
+    // where(c0, v0, where(c1, v1, ... v_last)): at most three values nest.
+    LayoutExpr out = std::move(values.back());
+    for (size_t i = conds.size(); i-- > 0;) {
+      out = LayoutExpr::call(torch + ".where", {conds[i].expr, std::move(values[i]), std::move(out)});
+    }
+    return out;
+  };
+  std::vector<std::string> lines;
+  for (const LayoutExpr& g : guard_lines) {
+    for (std::string& line : lay_out(body_indent, "", g, "", style)) lines.push_back(line);
+  }
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const std::string from = std::string(l.indent) + l.unit;  // where a branch's statements sit
+    for (ir::Node s : kept_statements[b]) {
+      const std::string stmt_indent(m.text().substr(line_start(m, s), s.start() - line_start(m, s)));
+      lines.push_back(body_indent + reindent_statement(m, s, stmt_indent, body_indent));
+      (void)from;
+    }
+  }
+  if (return_form) {
+    std::vector<LayoutExpr> values;
+    for (size_t b = 0; b < returns.size(); ++b) {
+      const ir::Node r = returns[b];
+      auto v = value_expr(b, r);
+      if (!v) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, r))};
+      values.push_back(std::move(*v));
+    }
+    if (conds.size() > 2) return Declined{decline<DeclineCode::LongChainReadsSelected>("the returned value")};
+    for (std::string& line : lay_out(body_indent, "return ", select(std::move(values)), "", style)) lines.push_back(line);
+  } else {
+    // More than two conditions: one flat selection per arm, from the last up, into the name
+    // itself, so that nesting never grows with the chain; exact only when no condition or value
+    // reads a selected name (each line rebinds one).
+    std::set<std::string> selected_set(selected.begin(), selected.end());
+    auto reads_selected = [&](ir::Node n) {
+      for (const std::string& r : names_read(m, n)) {
+        if (selected_set.contains(r)) return r;
+      }
+      return std::string();
+    };
+    if (conds.size() > 2 || selected.size() > 1) {
+      for (size_t i = 0; i < tensor_parts.size(); ++i) {
+        if (std::string r = reads_selected(tensor_parts[i]); !r.empty() && (conds.size() > 2 || selected.size() > 1)) {
+          return Declined{decline<DeclineCode::LongChainReadsSelected>(fmt::format("`{}`", r))};
+        }
+      }
+      for (size_t b = 0; b < blocks.size(); ++b) {
+        for (const auto& [name, value] : candidates[b]) {
+          if (std::string r = reads_selected(value); !r.empty() && (r != name || conds.size() > 2 || selected.size() > 1)) {
+            // A value reading its own name before the rebinding is fine for the first line only.
+            if (!(r == name && conds.size() <= 2 && selected.size() == 1)) {
+              return Declined{decline<DeclineCode::LongChainReadsSelected>(fmt::format("`{}`", r))};
+            }
+          }
+        }
+        for (const auto& [name, value] : temporaries[b]) {
+          if (std::string r = reads_selected(value); !r.empty()) {
+            (void)r;  // temporaries run before every selection: they read the prior values
+          }
+        }
+      }
+    }
+    for (const std::string& name : selected) {
+      std::vector<LayoutExpr> values;
+      for (size_t b = 0; b < blocks.size(); ++b) {
+        const auto it = candidates[b].find(name);
+        if (it == candidates[b].end()) {
+          values.push_back(LayoutExpr::atom(name));
+          continue;
+        }
+        auto v = value_expr(b, it->second);
+        if (!v) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, it->second))};
+        values.push_back(std::move(*v));
+      }
+      if (!else_block) values.push_back(LayoutExpr::atom(name));
+      if (conds.size() <= 2) {
+        for (std::string& line : lay_out(body_indent, name + " = ", select(std::move(values)), "", style)) {
+          lines.push_back(line);
+        }
+        continue;
+      }
+      LayoutExpr acc = std::move(values.back());
+      for (size_t i = conds.size(); i-- > 0;) {
+        const LayoutExpr line_expr = LayoutExpr::call(torch + ".where", {conds[i].expr, std::move(values[i]), std::move(acc)});
+        for (std::string& line : lay_out(body_indent, name + " = ", line_expr, "", style)) lines.push_back(line);
+        acc = LayoutExpr::atom(name);
+      }
+    }
+  }
+
   Fix fix;
+  fix.helpers = std::move(guard_helpers);
   if (aliasing) unsafe_reason = "the selected tensor is a new object, where the original kept or bound an existing one";
   fix.applicability = unsafe_reason ? source::Applicability::Unsafe : source::Applicability::Safe;
-  fix.title = unsafe_reason ? fmt::format("select with torch.where under torch.compile (unsafe: {})", *unsafe_reason)
-                            : "select with torch.where under torch.compile (eager, and grad-enabled code, unchanged)";
-  fix.helpers = std::move(guard_helpers);
-  if (auto declined = select_before_if(m, if_statement, compiled.text, fix, gate)) {
-    return *declined;
+  const std::string form = all_modes ? "with torch.where (eager, grad and compiled alike)"
+                           : grad_safe ? "with torch.where under torch.compile (eager code unchanged)"
+                                       : "with torch.where under torch.compile without grad (eager and grad-enabled code unchanged)";
+  fix.title = unsafe_reason ? fmt::format("select {} (unsafe: {})", form, *unsafe_reason) : "select " + form;
+  const std::string& nl = l.newline;
+  if (!gated) {
+    if (static_part) {
+      // `if <static>:` with the selection as its block; an `else` stays for a false static part.
+      const auto static_text = one_line_text(m, static_part);
+      if (!static_text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, static_part))};
+      const ir::Node block = blocks[0];
+      fix.edits.push_back(source::Edit::replace({arms[0].first.start(), arms[0].first.end()}, *static_text));
+      // The block's text, from its first statement to its end, replaced by the selection.
+      const uint32_t first_line = line_start(m, block.named_child(0));
+      fix.edits.push_back(source::Edit::replace({first_line, block.end()}, joined_lines(lines, nl)));
+    } else {
+      const uint32_t start = line_start(m, if_statement);
+      fix.edits.push_back(source::Edit::replace({start, if_statement.end()}, joined_lines(lines, nl)));
+    }
+    return fix;
   }
+  // Compile-gated: `if torch.compiler.is_compiling() [and <checks>]:` with the selection, and the
+  // original `if` as its `elif`, which runs in eager mode, with grad enabled (unless the selection
+  // is exact there too) and where a check fails at trace time.
+  std::vector<LayoutExpr> gate{LayoutExpr::atom(torch + ".compiler.is_compiling()")};
+  if (!grad_safe) gate.push_back(LayoutExpr::atom(fmt::format("not {}.is_grad_enabled()", torch)));
+  for (const std::string& c : checks) gate.push_back(LayoutExpr::atom(c));
+  if (static_part) {
+    const auto static_text = one_line_text(m, static_part);
+    if (!static_text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, static_part))};
+    gate.push_back(LayoutExpr::atom(*static_text));
+  }
+  const LayoutExpr gate_expr = gate.size() == 1 ? gate[0] : LayoutExpr::chain("and", gate);
+  std::vector<std::string> head = lay_out_header(l.indent, "if ", gate_expr, ":", style);
+  std::string inserted = joined_lines(head, nl).substr(l.indent.size()) + nl + joined_lines(lines, nl) + nl +
+                         std::string(l.indent) + "el";
+  fix.edits.push_back(source::Edit::insertion(if_statement.start(), inserted));
   return fix;
 }
 

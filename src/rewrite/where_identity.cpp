@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "graphmend/analysis/api_facts.h"
+#include "graphmend/analysis/init_modules.h"
 #include "graphmend/analysis/call_evidence.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/rewrite/site.h"
@@ -26,10 +27,6 @@ constexpr int kMaxStatementsBack = 64;
 constexpr int kMaxNodesScanned = 8192;
 // A proof follows calls into the `forward` of at most this many modules of the user's own classes.
 constexpr int kMaxUserModules = 8;
-
-// torch.nn classes whose forward returns new storage (runtime: _ALLOCATING_MODULES).
-constexpr std::array<std::string_view, 8> kAllocatingModules = {"LayerNorm", "Linear",    "Conv1d",    "Conv2d",
-                                                                  "Conv3d",    "Embedding", "GroupNorm", "RMSNorm"};
 
 // True when the statement `s` binds `name` other than as `name = value`: as an element of an
 // unpacking target (`name, other = pair`), further along a chain (`a = name = v`) or by augmented
@@ -92,49 +89,6 @@ bool numeric_literal(ir::Node e) {
   return e.is(kind::integer) || e.is(kind::float_);
 }
 
-// The value a method's class assigns to `self.<attr>` in `__init__`, for the callee `self.<attr>`,
-// when `__init__` assigns it exactly once; null otherwise. It names the class the selection's
-// runtime check expects there (the attribute may have been replaced since: the check finds out).
-ir::Node sole_init_value(const ir::Module& m, const ir::Function& fn, ir::Node callee) {
-  callee = ir::unparenthesize(callee);
-  if (!callee.is(kind::attribute) || fn.klass < 0 || fn.params.empty()) return {};
-  ir::Node receiver = ir::unparenthesize(callee.field(field::object));
-  if (!receiver.is(kind::identifier) || m.text(receiver) != fn.params[0].name) return {};
-  const std::string_view attr = m.text(callee.field(field::attribute));
-  const ir::Class& cls = m.classes[static_cast<size_t>(fn.klass)];
-  const auto init = cls.methods.find("__init__");
-  if (init == cls.methods.end()) return {};
-  const ir::Function& ctor = m.functions[static_cast<size_t>(init->second)];
-  if (ctor.params.empty()) return {};
-  ir::Node found;
-  bool ambiguous = false;
-  analysis::walk_body(ctor, [&](ir::Node n) {
-    if (!n.is(kind::assignment)) return true;
-    ir::Node left = ir::unparenthesize(n.field(field::left));
-    if (!left.is(kind::attribute) || m.text(left.field(field::attribute)) != attr) return true;
-    ir::Node owner = ir::unparenthesize(left.field(field::object));
-    if (!owner.is(kind::identifier) || m.text(owner) != ctor.params[0].name) return true;
-    ambiguous |= bool(found);
-    found = ir::unparenthesize(n.field(field::right));
-    return true;
-  });
-  return ambiguous ? ir::Node{} : found;
-}
-
-// `self.norm` in a method of a class whose `__init__` assigns `self.norm = torch.nn.K(...)` once
-// and nothing else to `self.norm`: K, when it is an allocating module class. The runtime checks
-// the class again where it matters (the module may have been replaced since).
-std::optional<std::string> module_class(const ir::Module& m, const ir::Function& fn, ir::Node callee) {
-  ir::Node value = sole_init_value(m, fn, callee);
-  const auto q = value.is(kind::call) ? m.qualified_name(value.field(field::function)) : std::nullopt;
-  if (!q || !q->starts_with("torch.nn.")) return std::nullopt;
-  const std::string_view cls = std::string_view(*q).substr(9);
-  for (std::string_view k : kAllocatingModules) {
-    if (cls == k) return std::string(cls);
-  }
-  return std::nullopt;
-}
-
 // A module of the user's own class: `self.<attr>`, which `__init__` assigns `Cls(...)` once, where
 // `Cls` is a name of this module's own scope, bound once (a class definition or an import), to a
 // class of the analysed files that defines `forward` itself. The runtime check names `Cls` from the
@@ -147,7 +101,7 @@ struct UserModule {
 std::optional<UserModule> user_module_class(const analysis::FileContext& ctx, const ir::Function& fn,
                                             ir::Node callee) {
   const ir::Module& m = ctx.module;
-  ir::Node value = sole_init_value(m, fn, callee);
+  ir::Node value = analysis::sole_init_value(m, fn, callee);
   if (!value.is(kind::call)) return std::nullopt;
   ir::Node ctor = ir::unparenthesize(value.field(field::function));
   if (!ctor.is(kind::identifier)) return std::nullopt;
@@ -238,7 +192,7 @@ std::optional<std::string> not_new_storage(const analysis::FileContext& ctx, con
         ctx.types.type_of(m, callee.field(field::object)).kind == analysis::ValueKind::Tensor) {
       return std::nullopt;
     }
-    if (auto cls = module_class(m, fn, callee)) {
+    if (auto cls = analysis::allocating_module_class(m, fn, callee)) {
       add_check(checks, {std::string(m.text(callee)), *cls});
       return std::nullopt;
     }
@@ -299,7 +253,7 @@ bool only_read(const analysis::FileContext& ctx, const ir::Function& fn, ir::Nod
     if (!call || !call.is(kind::call)) return false;
     if (pure_call(call, m.qualified_name(call.field(field::function)))) return true;
     // An allocating module (checked at trace time) reads its input and keeps nothing.
-    if (auto cls = module_class(m, fn, call.field(field::function))) {
+    if (auto cls = analysis::allocating_module_class(m, fn, call.field(field::function))) {
       add_check(checks, {std::string(m.text(ir::unparenthesize(call.field(field::function)))), *cls});
       return true;
     }
@@ -560,7 +514,7 @@ std::optional<std::string> not_only_read_after(const analysis::FileContext& ctx,
       }
       if (e.kind == analysis::EffectKind::UnknownCall && e.node.is(kind::call)) {
         ir::Node callee = ir::unparenthesize(e.node.field(field::function));
-        if (auto cls = module_class(m, fn, callee)) {
+        if (auto cls = analysis::allocating_module_class(m, fn, callee)) {
           add_check(checks, {std::string(m.text(callee)), *cls});
           continue;
         }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "graphmend/analysis/effects.h"
+#include "graphmend/analysis/tensor_meta.h"
 #include "graphmend/analysis/totality.h"
 #include "graphmend/analysis/truth.h"
 #include "graphmend/rewrite/site.h"
@@ -142,6 +143,31 @@ bool conjunct_proves_floating(const ir::Module& m, ir::Node conjunct, std::strin
 
 }  // namespace
 
+std::set<std::string> floating_names(const ir::Module& m, ir::Node static_part) {
+  std::set<std::string> out;
+  std::vector<ir::Node> pending{static_part};
+  while (!pending.empty()) {
+    const ir::Node c = pending.back() ? ir::unparenthesize(pending.back()) : ir::Node{};
+    pending.pop_back();
+    if (!c) continue;
+    if (c.is(kind::boolean_operator) && m.text(c.field(field::operator_)) == "and") {
+      pending.push_back(c.field(field::left));
+      pending.push_back(c.field(field::right));
+      continue;
+    }
+    if (!c.is(kind::comparison_operator)) continue;
+    for (ir::Node side : c.named_children()) {
+      side = ir::unparenthesize(side);
+      if (side.is(kind::attribute) && m.text(side.field(field::attribute)) == "dtype" &&
+          ir::unparenthesize(side.field(field::object)).is(kind::identifier)) {
+        const std::string_view name = m.text(ir::unparenthesize(side.field(field::object)));
+        if (conjunct_proves_floating(m, c, name)) out.insert(std::string(name));
+      }
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // Calls whose result is floating-point when their tensor operand is (and a tensor when it is one).
@@ -199,14 +225,15 @@ std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir:
            binding.statement.end() <= use.start();
   };
   // A check for the gate, each once (floating wins over a plain tensor); false without a gate.
-  const auto add_check = [&](const std::string& name, bool floating, bool number) {
+  const auto add_check = [&](const std::string& name, bool floating, bool number, bool non_bool = false) {
     if (!checks) return false;
     auto it = std::find_if(checks->begin(), checks->end(),
                            [&](const DtypeCheck& c) { return c.name == name && c.number == number; });
     if (it == checks->end()) {
-      checks->push_back({name, floating, number});
+      checks->push_back({name, floating, non_bool, number});
     } else {
       it->floating |= floating;
+      it->non_bool |= non_bool;
     }
     return true;
   };
@@ -221,7 +248,20 @@ std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir:
   };
   // Resolves `operand`, which an operation needs a (floating-point) tensor, to checks on names bound
   // before the `if`; false (with the reason) when it cannot.
-  auto require = [&](ir::Node operand, bool floating, const std::string& what) {
+  // The metadata analysis's word on a name before the `if`: floating-point, or never bool (an
+  // integer promotion of anything: `h = x * 2`).
+  analysis::MetaFacts meta_facts;
+  if (static_part) meta_facts.floating_roots = floating_names(m, static_part);
+  auto proven_dtype = [&](ir::Node x, bool floating) {
+    const analysis::TensorMeta t = analysis::tensor_meta(m, ctx.types, x, meta_facts);
+    if (analysis::proven_floating(t, meta_facts)) return true;
+    if (floating || !t.tensor) return false;
+    using D = analysis::TensorMeta::Dtype;
+    return (t.dtype == D::OfRoot && t.scalar >= analysis::ScalarCategory::Int &&
+            t.scalar != analysis::ScalarCategory::Unknown) ||
+           (t.dtype == D::Fixed && !t.fixed_dtype.empty() && t.fixed_dtype != "torch.bool");
+  };
+  auto require = [&](ir::Node operand, bool floating, const std::string& what, bool non_bool = false) {
     std::vector<ir::Node> pending{operand};
     for (int budget = 32; !pending.empty(); --budget) {
       if (budget == 0) return raises(what);
@@ -229,14 +269,20 @@ std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir:
       pending.pop_back();
       if (!x) return raises(what);
       // Any operation's result is a tensor once it ran (its own demands are checked apart).
-      if (!floating && !x.is(kind::identifier) && ctx.types.type_of(m, x).kind == analysis::ValueKind::Tensor) continue;
+      if (!floating && !non_bool && !x.is(kind::identifier) && ctx.types.type_of(m, x).kind == analysis::ValueKind::Tensor) {
+        continue;
+      }
+      if (non_bool && !x.is(kind::identifier) && proven_dtype(x, false)) continue;
       if (x.is(kind::identifier)) {
         const std::vector<int> reaching = m.reaching_bindings(x);
         const auto from_this_run = std::count_if(reaching.begin(), reaching.end(), [&](int b) { return this_run(b, x); });
         const std::string name(m.text(x));
         if (from_this_run == 0) {
           if (floating && conjunct_proves_floating(m, static_part, name)) continue;
-          if (!add_check(name, floating, false)) return raises(what + ", and this form has no gate to check it in");
+          if ((floating || non_bool) && proven_dtype(x, floating)) continue;
+          if (!add_check(name, floating, false, non_bool)) {
+            return raises(what + ", and this form has no gate to check it in");
+          }
           continue;
         }
         // A name this run binds first: what its bindings compute.
@@ -306,7 +352,8 @@ std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir:
       if (!require_number(number, analysis::number_demand(m, n, number))) return false;
     }
     if (t->kind == analysis::Totality::Kind::Total) return true;
-    return require(t->operand, t->kind == analysis::Totality::Kind::NeedsFloating, analysis::tensor_demand(m, n, *t));
+    return require(t->operand, t->kind == analysis::Totality::Kind::NeedsFloating, analysis::tensor_demand(m, n, *t),
+                   t->kind == analysis::Totality::Kind::NeedsNonBool);
   });
   return why;
 }

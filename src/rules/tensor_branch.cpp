@@ -23,8 +23,15 @@ namespace {
 bool is_where_fallback(const ir::Module& m, ir::Node if_statement) {
   if (if_statement.is(kind::elif_clause)) {
     const ir::Node chain = if_statement.parent();
-    return chain.is(kind::if_statement) &&
-           m.text(ir::unparenthesize(chain.field(field::condition))) == rewrite::kDoneFlag;
+    if (!chain.is(kind::if_statement)) return false;
+    // The compile-gated form: `if torch.compiler.is_compiling() and <checks>:` selects, and the
+    // original runs as its `elif` where a check fails while Dynamo traces.
+    ir::Node gate = ir::unparenthesize(chain.field(field::condition));
+    while (gate.is(kind::boolean_operator) && m.text(gate.field(field::operator_)) == "and") {
+      gate = ir::unparenthesize(gate.field(field::left));
+    }
+    if (analysis::is_compiling_check(m, gate)) return true;
+    return m.text(ir::unparenthesize(chain.field(field::condition))) == rewrite::kDoneFlag;
   }
   ir::Node block = if_statement.parent();
   ir::Node clause = block ? block.parent() : ir::Node{};

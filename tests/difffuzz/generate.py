@@ -11,7 +11,9 @@ neighbours:
   compute with Python numbers torch cannot hold (2**70, 10**30, module constants), change dtype
   or shape, or divide and take logs (gradients);
 - print, logging and warnings calls with unusual arguments (big ints, sizes, sep/end, categories,
-  stacklevel), and validation guards whose messages carry such values;
+  stacklevel), and validation guards whose messages carry such values (never an error Dynamo
+  raises while it traces, like `x.shape[0]` of a 0-d tensor: the compiled program then fails
+  before any graph runs, its effects unemitted, whatever graphmend does; rules/GM201.md);
 - names that shadow builtins, names graphmend generates (`_graphmend_done`, ...), functions that
   read `locals()` or `vars()`, nested functions and closures.
 
@@ -34,15 +36,22 @@ EXCEPTIONS = ["ValueError", "RuntimeError", "TypeError", "IndexError", "Assertio
 LOG_METHODS = ["warning", "info", "error", "debug", "critical"]
 WARNING_CATEGORIES = ["UserWarning", "DeprecationWarning", "FutureWarning", "RuntimeWarning"]
 
-# Inputs: (text of a tensor expression, floating). The runner evaluates each with torch.
-FLOAT_INPUTS = [
-    "torch.ones(3)", "-torch.ones(3)", "torch.zeros(3)", "torch.arange(4.0) - 1.5",
-    "torch.tensor([1.0, float('nan'), 2.0])", "torch.tensor([float('inf'), 1.0, -2.0])",
-    "torch.tensor(3.0)", "torch.tensor(-0.0)", "torch.tensor([2.5])", "torch.linspace(-2, 2, 6).reshape(2, 3)",
-    "torch.full((3,), 1e30)", "torch.tensor([0.25, 4.0, 9.0], dtype=torch.float64)",
-    "torch.tensor([1.0, -1.0, 60000.0], dtype=torch.float16)", "torch.tensor([-3.0, 0.0, 3.0])",
-]
-INT_INPUTS = ["torch.arange(3)", "torch.tensor([5, -7, 2])", "torch.tensor(4)", "torch.zeros(3, dtype=torch.int64)"]
+# Inputs, by family: one shape and dtype, values that take different branches. A function's cases
+# mostly share one family, so that each compiled mode compiles once and the values alone differ.
+VALUES_3 = ["[1.0, 1.0, 1.0]", "[-1.0, -1.0, -1.0]", "[0.0, 0.0, 0.0]", "[1.0, float('nan'), 2.0]",
+            "[float('inf'), 1.0, -2.0]", "[-3.0, 0.0, 3.0]", "[1e30, 1e30, 1e30]", "[0.25, 4.0, 9.0]",
+            "[2.5, -1.0, 0.5]", "[-0.0, 0.0, 60000.0]"]
+FAMILIES = {
+    "float32": [f"torch.tensor({v})" for v in VALUES_3],
+    "float64": [f"torch.tensor({v}, dtype=torch.float64)" for v in VALUES_3],
+    "float16": [f"torch.tensor({v}, dtype=torch.float16)" for v in VALUES_3[:6] + VALUES_3[8:]],
+    "scalar": ["torch.tensor(3.0)", "torch.tensor(-0.0)", "torch.tensor(float('nan'))", "torch.tensor(-2.5)",
+               "torch.tensor(float('inf'))"],
+    "matrix": ["torch.linspace(-2, 2, 6).reshape(2, 3)", "torch.ones(2, 3)", "-torch.ones(2, 3)",
+               "torch.tensor([[1.0, float('nan'), 0.0], [2.0, 3.0, -4.0]])"],
+    "int64": ["torch.tensor([5, -7, 2])", "torch.tensor([0, 0, 0])", "torch.tensor([1, 2, 3])"],
+}
+FAMILY_WEIGHTS = [("float32", 12), ("float64", 2), ("float16", 2), ("scalar", 2), ("matrix", 2), ("int64", 1)]
 
 
 class Program:
@@ -60,6 +69,11 @@ class Program:
         self.uses_warnings = False
         self.uses_sys = False
         self.eager_only: list[str] = []  # functions that read locals(): Dynamo's resume frames differ
+        # Functions with a long elif chain: compiled, the original breaks at every arm and Dynamo
+        # takes minutes over its resume functions, so the fixed program compiled is compared with
+        # the original run eagerly.
+        self.eager_reference: list[str] = []
+        self.long_chain = False
 
     # ----------------------------------------------------------------------------- numbers
     def number(self, large_chance=0.15) -> str:
@@ -190,8 +204,9 @@ class Program:
         targets = list(dict.fromkeys(targets))
         prebound = [t for t in targets if t in bound]
         r = rng.random()
-        if r < 0.04:
-            arms = rng.choice([60, 210, 250])  # long chains
+        if r < 0.03:
+            arms = rng.choice([210, 250])  # long chains: CPython rejects more than 200 nested brackets
+            self.long_chain = True
         elif r < 0.3:
             arms = rng.choice([2, 3, 4])
         else:
@@ -247,7 +262,7 @@ class Program:
         x = rng.choice(names)
         return rng.choice([
             x, f"{x}.sum()", self.number(0.4), f"'{rng.choice(['a', 'b c', 'x={}', '%d'])}'", f"{x}.shape",
-            f"{x}.dtype", f"{x}.shape[0] * {self.number(0.5)}", f"[{x}, 2]", f"({x}.sum(), 'k')", "None", "True",
+            f"{x}.dtype", f"{x}.numel() * {self.number(0.5)}", f"[{x}, 2]", f"({x}.sum(), 'k')", "None", "True",
             f"f'v={{{x}.shape}} n={{{self.number(0.5)}}}'", f"{x}.ndim", "N_BIG", f"{x}.tolist()",
         ])
 
@@ -296,7 +311,7 @@ class Program:
         message = rng.choice([
             f"'bad input {self.counter}'", f"f'n={{{self.number(0.7)}}}'", f"f'got {{{rng.choice(names)}.shape}}'",
             f"f'sum {{{rng.choice(names)}.sum()}}'", f"f'value {{{rng.choice(names)}}}'", "''",
-            f"f'k={{{rng.choice(names)}.shape[0] * {self.number(0.6)}}}'",
+            f"f'k={{{rng.choice(names)}.numel() * {self.number(0.6)}}}'",
         ])
         return [f"{indent}if {cond}:", f"{indent}    raise {exc}({message})"]
 
@@ -304,6 +319,7 @@ class Program:
     def function(self) -> str:
         rng = self.rng
         name = self.fresh("f")
+        self.long_chain = False
         params = ["x"] + (["w"] if rng.random() < 0.5 else [])
         body: list[str] = []
         names = list(params)
@@ -376,6 +392,8 @@ class Program:
         else:
             values = returned or [names[-1]]
             body.append(f"{indent}return {', '.join(values)}{',' if len(values) == 1 else ''}")
+        if self.long_chain:
+            self.eager_reference.append(name)
         self.functions.append((name, [f"def {name}({', '.join(params)}):"] + body))
         self.cases[name] = self.case_arguments(params)
         return name
@@ -397,16 +415,21 @@ class Program:
         returned.append(out)
         return [f"{indent}{out} = {helper}({self.rng.choice(names)})"]
 
+    def family(self) -> str:
+        names, weights = zip(*FAMILY_WEIGHTS)
+        return self.rng.choices(names, weights)[0]
+
     def case_arguments(self, params: list[str]) -> list[str]:
         rng = self.rng
+        main = self.family()
+        same_family = rng.random() < 0.6  # both arguments of one shape and dtype
+        other = main if same_family else self.family()
         cases = []
-        for _ in range(rng.choice([3, 4, 5])):
-            args = []
-            for p in params:
-                pool = FLOAT_INPUTS if rng.random() < 0.9 else INT_INPUTS
-                args.append(rng.choice(pool))
-            if len(params) == 2 and rng.random() < 0.5:
-                args[1] = args[0]  # same shape and dtype: more programs run
+        for i in range(rng.choice([3, 4])):
+            family = main if i < 3 or rng.random() < 0.5 else self.family()
+            args = [rng.choice(FAMILIES[family])]
+            if len(params) == 2:
+                args.append(rng.choice(FAMILIES[family if family != main else other]))
             cases.append("(" + ", ".join(args) + ",)")
         return cases
 
@@ -430,7 +453,9 @@ class Program:
         for n in names:
             out.append(f"{n}_compiled = torch.compile({n})")
         out += ["", "FUNCTIONS = [" + ", ".join(repr(n) for n in names) + "]",
-                "EAGER_ONLY = [" + ", ".join(repr(n) for n in self.eager_only) + "]", "", "", "def cases():",
+                "EAGER_ONLY = [" + ", ".join(repr(n) for n in self.eager_only) + "]",
+                "EAGER_REFERENCE = [" + ", ".join(repr(n) for n in self.eager_reference) + "]", "", "",
+                "def cases():",
                 "    return {"]
         for n in names:
             out.append(f"        {n!r}: [")

@@ -38,7 +38,7 @@ def _fixed(graphmend_bin, tmp_path_factory, program, *emitted):
 
 @pytest.fixture(scope="module")
 def pair(graphmend_bin, tmp_path_factory):
-    return _fixed(graphmend_bin, tmp_path_factory, FORMS, "_graphmend.check(", "_graphmend.where(", "_graphmend.call(")
+    return _fixed(graphmend_bin, tmp_path_factory, FORMS, "_graphmend.check(", "torch.where(", "_graphmend.call(")
 
 
 def _export(module, x, strict):
@@ -93,7 +93,7 @@ SHARED = pathlib.Path(__file__).resolve().parent / "export" / "shared_submodule.
 
 @pytest.fixture(scope="module")
 def shared_pair(graphmend_bin, tmp_path_factory):
-    return _fixed(graphmend_bin, tmp_path_factory, SHARED, "_graphmend.allocating_module(")
+    return _fixed(graphmend_bin, tmp_path_factory, SHARED, "torch.where(")
 
 
 @pytest.mark.parametrize("strict", [False, True])

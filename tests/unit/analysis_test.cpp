@@ -128,7 +128,7 @@ TEST(Totality, OneTensorOperationsByTheMeasuredTable) {
   using K = analysis::Totality::Kind;
   auto of = [&](const char* name) { return analysis::totality_of(a.m(), *a.types, a.assigned(name)); };
   EXPECT_EQ(of("t1")->kind, K::Total);
-  EXPECT_EQ(of("t2")->kind, K::NeedsFloating);  // bool minus a number raises
+  EXPECT_EQ(of("t2")->kind, K::NeedsNonBool);   // bool minus a number raises; any other dtype does not
   EXPECT_EQ(of("t3")->kind, K::MayRaise);       // a shape argument: not in the table
   EXPECT_EQ(of("t4")->kind, K::MayRaise);       // raises on an empty tensor
   EXPECT_EQ(of("t5")->kind, K::NeedsFloating);

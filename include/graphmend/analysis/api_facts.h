@@ -48,6 +48,32 @@ enum class Fact : uint32_t {
 // True if the table lists `name` in `space` with `fact`.
 bool has(Space space, std::string_view name, Fact fact);
 
+// What an operation does to its tensors' metadata, and to gradients: what [Where] needs to prove a
+// selection exact in every mode (analysis/tensor_meta.h). Keyed "Tensor.<method>" for methods and
+// by qualified name for functions ("torch.clamp", "torch.nn.functional.relu").
+struct OpMeta {
+  enum class Shape : uint8_t {
+    Elementwise,    // the broadcast of its tensor operands' shapes
+    FullReduction,  // 0-d, when called without a dimension
+  };
+  enum class Dtype : uint8_t {
+    Same,         // its tensor operand's dtype
+    FloatOrSame,  // the operand's when floating-point; an integer or bool operand gives the default float
+    Promote,      // its operands' promotion, Python scalars (a bound, a fill value) included
+    SumLike,      // the operand's when floating-point; integers and bools sum to int64
+    Bool,         // torch.bool
+    Fixed,        // `fixed_dtype`
+  };
+  Shape shape;
+  Dtype dtype;
+  std::string_view fixed_dtype;  // Fixed: "torch.float32", ...
+  // A zero incoming gradient becomes exactly zero for every input value, inf and NaN included: the
+  // backward masks, sums, casts or scales by a constant (clamp, relu, where, +, sum), never
+  // multiplies by something computed from the input (abs's sign, tanh's 1 - y*y, amax's count).
+  bool zero_grad_safe;
+};
+const OpMeta* op_meta(std::string_view key);
+
 // True if the torch function `qualified_name` may return an argument or a view of one: its row
 // says so, or the Tensor method of the same name does (`torch.flatten` as `Tensor.flatten`).
 bool torch_function_may_alias(std::string_view qualified_name);

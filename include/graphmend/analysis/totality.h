@@ -17,6 +17,7 @@ struct Totality {
   enum class Kind {
     Total,          // cannot raise for any tensor `operand` may be
     NeedsTensor,    // cannot raise once `operand` (which may be None) is checked to be a tensor
+    NeedsNonBool,   // cannot raise once `operand` is checked to be a tensor of any dtype but bool
     NeedsFloating,  // cannot raise once `operand` is checked to be a floating-point tensor
     MayRaise,       // may raise: `why` says on what
   };

@@ -108,6 +108,13 @@ enum class DeclineCode : std::uint8_t {
   FrameInspected,
   WalrusInCondition,
   LaterInPlaceUpdate,
+  NoTorchName,
+  SpansLinesUnformatted,
+  ConditionShapeUnknown,
+  CandidatesMayDiffer,
+  GuardInBranch,
+  TemporaryReadByCondition,
+  LongChainReadsSelected,
 
   // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
   BufferCallNotOnName,
@@ -329,6 +336,19 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::LaterInPlaceUpdate, "later-in-place-update",
      "a tensor is updated in place after the `if` ({}); the selected value would not alias what the "
      "original bound"},
+    {DeclineCode::NoTorchName, "no-torch-name",
+     "the module binds no name to torch (`import torch`), which the selection's `torch.where` needs"},
+    {DeclineCode::SpansLinesUnformatted, "spans-lines-unformatted",
+     "`{}` spans lines with a comment, a multi-line string or a trailing comma; graphmend does not reformat it"},
+    {DeclineCode::ConditionShapeUnknown, "condition-shape-unknown",
+     "the condition `{}` is not known to hold one element; torch.where would broadcast it where `if` raises"},
+    {DeclineCode::CandidatesMayDiffer, "candidates-may-differ",
+     "the values {} takes may differ in shape, dtype or device ({}); torch.where would broadcast or promote"},
+    {DeclineCode::GuardInBranch, "guard-in-branch", "a branch holds a validation guard, which this version does not select"},
+    {DeclineCode::TemporaryReadByCondition, "temporary-read-by-condition",
+     "a condition reads `{}`, which a branch assigns as a temporary; the selection computes it first"},
+    {DeclineCode::LongChainReadsSelected, "chain-reads-selected",
+     "a condition or value reads {}, which an earlier line of the selection rebinds"},
 
     // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
     {DeclineCode::BufferCallNotOnName, "buffer-call-not-on-name", "`{}` is not called on a plain name"},

@@ -195,6 +195,19 @@ struct CompiledCode {
   void line(std::string_view code);
 };
 
+// Where generated code goes around a statement of a block: its indentation, the file's line
+// break, one indentation step as the block spells it, and the indentation one step in.
+struct StatementLayout {
+  std::string_view indent;
+  bool starts_line = false;  // nothing but indentation before the statement on its line
+  std::string newline;
+  std::string unit;
+  std::string inner;
+};
+StatementLayout layout_of(const ir::Module& m, ir::Node stmt);
+// The offset where `n`'s line starts.
+uint32_t line_start(const ir::Module& m, ir::Node n);
+
 // The module-level symbol `name`, or null.
 const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name);
 

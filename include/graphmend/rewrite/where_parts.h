@@ -33,6 +33,7 @@ std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node 
 struct DtypeCheck {
   std::string name;
   bool floating = false;
+  bool non_bool = false;  // any dtype but bool (`-x`, `x - 1`); a floating check implies it
   bool number = false;
 };
 
@@ -55,6 +56,10 @@ struct DtypeCheck {
 std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
                                            ir::Node if_statement, std::vector<DtypeCheck>* checks,
                                            ir::Node skip = {});
+
+// The names a static conjunct proves floating-point: `X.dtype == torch.float16` (either side), in
+// any conjunct of an `and` chain.
+std::set<std::string> floating_names(const ir::Module& m, ir::Node static_part);
 
 // The atom of a condition that is evaluated first (through `not`, parentheses and the left
 // operands of `and`/`or`): the original evaluates it on every run of the `if`.

@@ -370,7 +370,6 @@ def cases():
          [(t(True), t([1.0])), (t(False), t([1.0])), (t([1]), t([1.0])), (t([0.0]), t([1.0])),
           (t(float("nan")), t([1.0])), (t(float("inf")), t([1.0])), (t(-0.0), t([1.0]))]),
         ("buffer selection (LongRoPE)", LongShortRope(), rope_positions()),
-        ("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
         ("an identity test in a branch", IdentityTestInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
         ("tuple targets", TupleTargets(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
         ("inside torch.no_grad()", InsideNoGrad(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)]),
@@ -385,6 +384,13 @@ def cases():
         ("buffer selection (two tables)", TwoTables(),
          [(t([1.0, 2.0, 3.0, 4.0]),), (t([1.0, -2.0, 3.0, 4.0]),), (t([1.0, 2.0, 3.0, 4.0]),)]),
     ]
+
+
+def declined_cases():
+    """Forms this version declines (each with its reason): the patched program is the original."""
+    t = torch.tensor
+    # A helper's result: its shape, dtype and device are not followed into the helper.
+    return [("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)])]
 
 
 def multi_element_cases():
