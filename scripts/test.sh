@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start 2: install, build, and run every test (GoogleTest unit + golden tests, a short
 # ASan+UBSan fuzz run, the Python runtime, the CLI, packaging and pre-commit, then the end-to-end
-# suite against real torch==2.13.0, which includes one model served from C++ by AOTInductor).
+# suite against real torch==2.13.0, which includes one model served from C++ by AOTInductor, and
+# a fixed-seed run of the differential fuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -35,3 +36,7 @@ echo "== end-to-end tests with torch $(.venv/bin/python -c 'import torch; print(
 # worker that takes one of its tests).
 GRAPHMEND_BIN="$PWD/build/graphmend" .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider \
   -n "$(nproc)" --dist worksteal
+echo "== differential fuzzing: 250 generated programs (seeds 0-249, fixed), before and after fix, compared"
+# Eager, compiled with eager and aot_eager, grad off and on (tests/difffuzz, docs/fuzzing.md).
+.venv/bin/python tests/difffuzz/differential.py --programs 250 --first-seed 0 --jobs "$(nproc)" \
+  --workdir build/difffuzz

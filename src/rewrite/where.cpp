@@ -1056,7 +1056,7 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
   for (size_t i = 0; i < arms.size(); ++i) {
     ir::Node cond = tensor_parts[i];
     if (auto bad = dtype_preconditions(ctx, cond, static_part, if_statement, &dtype_checks,
-                                       i == 0 ? first_atom(cond) : ir::Node{})) {
+                                       i == 0 ? first_atom(cond) : ir::Node{}, "the condition")) {
       return Declined{std::move(*bad)};
     }
   }

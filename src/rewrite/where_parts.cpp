@@ -207,11 +207,12 @@ std::pair<std::string_view, ir::Node> callee_and_operand(const ir::Module& m, ir
 }  // namespace
 
 std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
-                                           ir::Node if_statement, std::vector<DtypeCheck>* checks, ir::Node skip) {
+                                           ir::Node if_statement, std::vector<DtypeCheck>* checks, ir::Node skip,
+                                           std::string_view part) {
   const ir::Module& m = ctx.module;
   std::optional<Decline> why;
   auto raises = [&](const std::string& what) {
-    why = decline<DeclineCode::PartHasEffect>("a branch", what, analysis::effect_kind_name(analysis::EffectKind::MayRaise));
+    why = decline<DeclineCode::PartHasEffect>(part, what, analysis::effect_kind_name(analysis::EffectKind::MayRaise));
     return false;
   };
   const source::TextRange in_if{if_statement.start(), if_statement.end()};

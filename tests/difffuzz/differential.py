@@ -359,14 +359,20 @@ def _compare_all(work, workdir: pathlib.Path, jobs: int, per_process=20, progres
 # ------------------------------------------------------------------------------------ driver
 def run(seeds, graphmend_bin: str, workdir: pathlib.Path, jobs: int = 2, fix_args=(), progress=None):
     """Generates, fixes and compares the programs of `seeds`; returns (divergences, stats)."""
+    return run_programs({seed: generate.program(seed) for seed in seeds}, graphmend_bin, workdir, jobs, fix_args,
+                        progress)
+
+
+def run_programs(programs: dict, graphmend_bin: str, workdir: pathlib.Path, jobs: int = 2, fix_args=(), progress=None):
+    """Fixes and compares the programs given as {number: text} (generate.py's shape: FUNCTIONS,
+    EAGER_ONLY, EAGER_REFERENCE, cases()); returns (divergences, stats)."""
     workdir.mkdir(parents=True, exist_ok=True)
     original_dir, fixed_dir = workdir / "original", workdir / "fixed"
     for d in (original_dir, fixed_dir):
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir()
     paths = {}
-    for seed in seeds:
-        text = generate.program(seed)
+    for seed, text in programs.items():
         name = f"prog_{seed}.py"
         (original_dir / name).write_text(text)
         (fixed_dir / name).write_text(text)

@@ -55,7 +55,7 @@ struct DtypeCheck {
 // `skip` (the condition's first atom, which the original evaluates too) is looked at.
 std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
                                            ir::Node if_statement, std::vector<DtypeCheck>* checks,
-                                           ir::Node skip = {});
+                                           ir::Node skip = {}, std::string_view part = "a branch");
 
 // The names a static conjunct proves floating-point: `X.dtype == torch.float16` (either side), in
 // any conjunct of an `and` chain.
