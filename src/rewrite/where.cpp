@@ -646,418 +646,471 @@ std::string reindent_statement(const ir::Module& m, ir::Node s, std::string_view
   return out;
 }
 
-}  // namespace
+// What to write for one `if`, every proof done: rendering a plan cannot decline.
+struct WherePlan {
+  enum class Form {
+    AllModes,             // eager, grad and compiled alike
+    Compiled,             // under torch.compile; the original kept as the `elif`
+    CompiledWithoutGrad,  // under torch.compile without grad
+  };
+  // One statement binding a name (or returning) the selection of `values`, one per arm, then the
+  // value when no arm is taken. `flat`: one line per arm into the name itself (a long chain).
+  struct Selection {
+    std::string prefix;  // `name = ` or `return `
+    std::string name;
+    std::vector<LayoutExpr> values;
+    bool flat = false;
+  };
+  Form form = Form::AllModes;
+  std::string torch;
+  ir::Node if_statement;
+  ir::Node first_condition;  // replaced by the static conjunct in the all-modes form
+  ir::Node first_block;
+  std::optional<std::string> static_text;  // the static conjunct, kept as a Python `if`
+  std::vector<LayoutExpr> conditions;      // each arm's, as a boolean tensor
+  std::vector<std::string> checks;         // trace-time checks of the compile-gated form
+  std::vector<LayoutExpr> guard_checks;    // guards in branches, checked in the graph
+  std::vector<source::Helper> helpers;
+  std::vector<ir::Node> kept_statements;   // temporaries and comments, run before the selections
+  std::vector<Selection> selections;
+  std::optional<std::string> unsafe_reason;
+};
 
-std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names,
-                                       FunctionIndex& index) {
-  const ir::Module& m = ctx.module;
-  if (if_statement.is(kind::elif_clause)) if_statement = if_statement.parent();  // planned with its `if`
-  if (!if_statement.is(kind::if_statement)) return Declined{decline<DeclineCode::NotAnIf>()};
-  const int fi = m.function_of(if_statement);
-  if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
+Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length);
 
-  // 1. The chain: (condition, block) for the `if` and each `elif`, then the `else` block if any.
-  std::vector<std::pair<ir::Node, ir::Node>> arms = {
-      {if_statement.field(field::condition), if_statement.field(field::consequence)}};
-  ir::Node else_block;
-  for (ir::Node alt : if_statement.children_by_field(field::alternative)) {
+// The analysis of one `if` into a WherePlan, in steps; each returns a coded decline, or nothing
+// to go on. The steps share what the earlier ones found (the members below).
+class WherePlanner {
+ public:
+  WherePlanner(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names, FunctionIndex& index)
+      : ctx_(ctx),
+        m_(ctx.module),
+        if_(if_statement),
+        names_(names),
+        index_(index),
+        fi_(m_.function_of(if_statement)),
+        fn_(&m_.functions[static_cast<size_t>(fi_)]),
+        later_(index.names_after(fi_, if_statement)) {}
+
+  std::variant<Fix, Declined> plan();
+
+ private:
+  void read_chain();
+  std::optional<Decline> inexpressible() const;
+  std::optional<Decline> read_conditions();
+  std::optional<Decline> read_returns();
+  std::optional<Decline> read_assignments();
+  std::optional<Decline> classify_names();
+  std::optional<Decline> check_reads();
+  std::optional<Decline> check_inlined() const;
+  std::optional<Decline> prove_kept_values();
+  std::optional<Decline> collect_candidates();
+  std::optional<Decline> check_dtypes();
+  std::optional<Decline> prove_same_metadata();
+  std::optional<Decline> plan_guards(WherePlan& plan);
+  std::optional<Decline> plan_selections(WherePlan& plan);
+  std::optional<Decline> long_chain_reads_selected() const;
+  std::optional<Decline> one_element(TensorCondition& c);
+  std::optional<Decline> same_meta(const std::vector<analysis::TensorMeta>& metas, std::string_view what);
+  std::optional<LayoutExpr> value_expr(size_t branch, ir::Node value) const;
+  analysis::TensorMeta candidate_meta(size_t branch, ir::Node value) const;
+  analysis::TensorMeta kept_meta(const std::string& name) const;
+  void add_check(const std::string& c);
+
+  const analysis::FileContext& ctx_;
+  const ir::Module& m_;
+  ir::Node if_;
+  SiteNamer& names_;
+  FunctionIndex& index_;
+  int fi_;
+  const ir::Function* fn_;
+  LaterNames later_;  // names read after the `if`
+  // The chain: (condition, block) for the `if` and each `elif`; the `else` block if any.
+  std::vector<std::pair<ir::Node, ir::Node>> arms_;
+  ir::Node else_block_;
+  std::vector<ir::Node> blocks_;
+  std::string torch_;
+  std::vector<std::string> assumed_;  // parameters of unknown type planned as plain tensors
+  ir::Node static_part_;
+  std::vector<ir::Node> tensor_parts_;
+  analysis::MetaFacts facts_;
+  std::vector<TensorCondition> conds_;
+  std::vector<std::string> checks_;
+  bool aliasing_ = false;                     // a candidate is an existing object (a name, a view)
+  std::optional<std::string> unsafe_reason_;  // a kept prior object whose replacement may be seen
+  bool grad_safe_ = true;
+  bool cheap_ = true;
+  bool return_form_ = false;
+  std::vector<ir::Node> returns_;
+  // What the selection reads, per branch: candidates for each selected name (absent: the name's
+  // own value from before the `if`), and the temporaries that run first.
+  std::vector<std::string> selected_;  // in order of first assignment; empty for the return form
+  std::vector<std::map<std::string, ir::Node>> candidates_;
+  std::vector<std::vector<ir::Node>> kept_statements_;       // temporaries and comments, in order
+  std::vector<std::map<std::string, ir::Node>> temporaries_;  // name -> value
+  std::set<std::string> temporary_names_;
+  std::set<std::string> inlined_;  // temporaries written where they are read
+  std::map<std::string, int> assigned_in_;  // name -> number of branches assigning it
+  std::set<std::string> assigned_anywhere_;
+  std::vector<std::vector<Assignment>> branches_;
+  std::vector<std::pair<size_t, const Assignment*>> guards_;  // validation guards, by branch
+};
+
+void WherePlanner::add_check(const std::string& c) {
+  if (std::find(checks_.begin(), checks_.end(), c) == checks_.end()) checks_.push_back(c);
+}
+
+void WherePlanner::read_chain() {
+  arms_ = {{if_.field(field::condition), if_.field(field::consequence)}};
+  for (ir::Node alt : if_.children_by_field(field::alternative)) {
     if (alt.is(kind::elif_clause)) {
-      arms.push_back({alt.field(field::condition), alt.field(field::consequence)});
+      arms_.push_back({alt.field(field::condition), alt.field(field::consequence)});
     } else {
-      else_block = alt.field(field::body);
+      else_block_ = alt.field(field::body);
     }
   }
-  std::vector<ir::Node> blocks;
-  for (const auto& arm : arms) blocks.push_back(arm.second);
-  if (else_block) blocks.push_back(else_block);
-  // Which names are read after the `if`.
-  const LaterNames later = index.names_after(fi, if_statement);
+  for (const auto& arm : arms_) blocks_.push_back(arm.second);
+  if (else_block_) blocks_.push_back(else_block_);
+}
 
-  // First what no selection can express, wherever the `if` is.
-  for (ir::Node block : blocks) {
-    if (ir::Node jump = control_statement(block)) {
-      return Declined{decline<DeclineCode::BranchDecidesControl>(snippet(m, jump))};
-    }
-    if (auto extra = binding_besides_target(m, block)) return Declined{std::move(*extra)};
+// What no selection can express, wherever the `if` is.
+std::optional<Decline> WherePlanner::inexpressible() const {
+  for (ir::Node block : blocks_) {
+    if (ir::Node jump = control_statement(block)) return decline<DeclineCode::BranchDecidesControl>(snippet(m_, jump));
+    if (auto extra = binding_besides_target(m_, block)) return extra;
   }
   // Every form binds names on paths where the original does not (its temporaries, computed on
   // every call), which a function reading its own frame would see.
-  if (index.inspects_frame(fi)) return Declined{decline<DeclineCode::FrameInspected>()};
-  if (auto literal = python_value_selected(m, if_statement, blocks, bool(else_block), later)) {
-    return Declined{std::move(*literal)};
-  }
+  if (index_.inspects_frame(fi_)) return decline<DeclineCode::FrameInspected>();
+  if (auto literal = python_value_selected(m_, if_, blocks_, bool(else_block_), later_)) return literal;
   // Inside a loop the `if` is planned per iteration (rules/GM101.md, "Inside loops"): every name
   // it binds counts as read later (LaterNames), a kept value is proven only from a definition
   // earlier in the same iteration, and the loop's code before the `if` counts as after it.
-  if (in_try_statement(if_statement)) {
-    return Declined{decline<DeclineCode::InsideTry>()};
-  }
-  const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
-  if (auto buffer = plan_buffer_selection(ctx, if_statement, later)) {
-    if (std::holds_alternative<source::Fix>(*buffer)) {
-      if (auto unbound = unbound_branch_read(m, fi, if_statement, arms, blocks)) {
-        return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
-      }
-    }
-    return std::move(*buffer);
-  }
-  const std::optional<std::string> torch_name = torch_name_at(m, if_statement);
-  if (!torch_name) return Declined{decline<DeclineCode::NoTorchName>()};
-  const std::string& torch = *torch_name;
-  // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked
-  // at trace time by the compile-gated form.
-  const std::vector<std::string> assumed = assumable_tensors(ctx, fn, if_statement);
-  std::optional<analysis::TypeOracle::Assumption> assumption;
-  if (!assumed.empty()) assumption.emplace(ctx.types, source::TextRange{fn.node.start(), if_statement.end()}, assumed);
+  if (in_try_statement(if_)) return decline<DeclineCode::InsideTry>();
+  return std::nullopt;
+}
 
+// Conditions: an optional static conjunct (single `if` only) kept as a Python `if`; the tensor
+// part of each arm as one boolean tensor expression.
+std::optional<Decline> WherePlanner::read_conditions() {
   // `(m := v)` in a condition binds `m` when the original evaluates it. The selection evaluates
   // every arm's condition and every operand of an and/or, where the original stops at the first
   // that decides; a walrus is kept only where the original always evaluates it: in the condition
   // of a lone `if` that is one atom.
-  for (size_t i = 0; i < arms.size(); ++i) {
+  for (const auto& arm : arms_) {
     ir::Node walrus, boolean;
-    syntax::walk(arms[i].first, [&](ir::Node n) {
+    syntax::walk(arm.first, [&](ir::Node n) {
       if (n.is(kind::lambda)) return false;
       if (n.is(kind::named_expression) && !walrus) walrus = n;
       if ((n.is(kind::boolean_operator) || n.is(kind::conditional_expression)) && !boolean) boolean = n;
       return true;
     });
-    if (walrus && (arms.size() > 1 || boolean)) {
-      return Declined{decline<DeclineCode::WalrusInCondition>(m.text(walrus.field(field::name)))};
+    if (walrus && (arms_.size() > 1 || boolean)) {
+      return decline<DeclineCode::WalrusInCondition>(m_.text(walrus.field(field::name)));
     }
   }
-  // 2. Conditions: an optional static conjunct (single `if` only) kept as a Python `if`; the
-  // tensor part of each arm as one boolean tensor expression.
-  ir::Node static_part;
-  std::vector<ir::Node> tensor_parts;
-  for (size_t i = 0; i < arms.size(); ++i) {
-    ir::Node cond = ir::unparenthesize(arms[i].first);
-    if (i == 0 && arms.size() == 1 && cond.is(kind::boolean_operator) &&
-        m.text(cond.field(field::operator_)) == "and" &&
-        classify_truth(ctx, cond.field(field::left)).kind == TruthKind::Static) {
-      static_part = cond.field(field::left);
-      if (auto bad = branch_effect(ctx, static_part, "the static conjunct", true)) return Declined{std::move(*bad)};
+  for (size_t i = 0; i < arms_.size(); ++i) {
+    ir::Node cond = ir::unparenthesize(arms_[i].first);
+    if (i == 0 && arms_.size() == 1 && cond.is(kind::boolean_operator) &&
+        m_.text(cond.field(field::operator_)) == "and" &&
+        classify_truth(ctx_, cond.field(field::left)).kind == TruthKind::Static) {
+      static_part_ = cond.field(field::left);
+      if (auto bad = branch_effect(ctx_, static_part_, "the static conjunct", true)) return bad;
       cond = cond.field(field::right);
     }
-    tensor_parts.push_back(cond);
+    tensor_parts_.push_back(cond);
   }
-  analysis::MetaFacts facts;
-  if (static_part) facts.floating_roots = floating_names(m, static_part);
-  std::vector<TensorCondition> conds;
-  {
-    ConditionRenderer renderer(ctx, torch, facts);
-    std::optional<Decline> why;
-    for (size_t i = 0; i < tensor_parts.size(); ++i) {
-      auto c = renderer.render(tensor_parts[i], i == 0, why);
-      if (!c) return Declined{std::move(*why)};
-      conds.push_back(std::move(*c));
+  if (static_part_) facts_.floating_roots = floating_names(m_, static_part_);
+  ConditionRenderer renderer(ctx_, torch_, facts_);
+  std::optional<Decline> why;
+  for (size_t i = 0; i < tensor_parts_.size(); ++i) {
+    auto c = renderer.render(tensor_parts_[i], i == 0, why);
+    if (!c) return why;
+    conds_.push_back(std::move(*c));
+  }
+  for (const std::string& name : assumed_) add_check(fmt::format("_graphmend.plain_tensors({})", name));
+  return std::nullopt;
+}
+
+// A condition of one element: `if t:` raises on more, and torch.where would broadcast it. Not
+// provably 0-d (`if c:` on an argument): each root checked to hold one element while Dynamo
+// traces, and the condition reshaped to 0-d, so that it broadcasts with nothing.
+std::optional<Decline> WherePlanner::one_element(TensorCondition& c) {
+  for (const std::string& check : c.checks) add_check(check);
+  for (const std::string& root : c.meta.unproven_roots) add_check(fmt::format("_graphmend.plain_tensors({})", root));
+  if (!c.meta.shape_known) return decline<DeclineCode::ConditionShapeUnknown>(c.expr.flat().substr(0, 40));
+  if (c.meta.shape_roots.empty()) return std::nullopt;
+  for (const std::string& root : c.meta.shape_roots) add_check(fmt::format("{}.numel() == 1", root));
+  c.expr = LayoutExpr::atom((c.is_primary ? c.expr.flat() : "(" + c.expr.flat() + ")") + ".reshape(())");
+  c.is_primary = true;
+  return std::nullopt;
+}
+
+// Candidates' metadata, each read with its own branch's temporaries as their values.
+analysis::TensorMeta WherePlanner::candidate_meta(size_t branch, ir::Node value) const {
+  analysis::MetaFacts local = facts_;
+  local.local_value = [this, branch](ir::Node id) -> ir::Node {
+    const auto it = temporaries_[branch].find(std::string(m_.text(id)));
+    return it == temporaries_[branch].end() || id.start() < blocks_[branch].start() ? ir::Node{} : it->second;
+  };
+  return analysis::tensor_meta(m_, ctx_.types, value, local);
+}
+
+// What a name holds when the `if` starts: read where the `if` reads it, else from its one
+// definition before the `if` (`bias = torch.zeros_like(x)`), outside any loop.
+analysis::TensorMeta WherePlanner::kept_meta(const std::string& name) const {
+  if (const ir::Node read = name_node(m_, if_, name)) return analysis::tensor_meta(m_, ctx_.types, read, facts_);
+  const ir::Scope& scope = m_.scopes[static_cast<size_t>(fn_->scope)];
+  const auto sym = scope.symbols.find(name);
+  ir::Node value;
+  int before = 0;
+  if (sym != scope.symbols.end()) {
+    for (int b : m_.symbols[static_cast<size_t>(sym->second)].bindings) {
+      const ir::Binding& binding = m_.bindings[static_cast<size_t>(b)];
+      if (binding.target.start() >= if_.start()) break;
+      ++before;
+      value = binding.kind == ir::BindingKind::Assignment ? binding.value : ir::Node{};
     }
   }
+  if (before != 1 || !value || outermost_loop(if_)) return analysis::TensorMeta{};
+  return analysis::tensor_meta(m_, ctx_.types, value, facts_);
+}
 
-  std::vector<std::string> checks;  // trace-time checks the compile-gated form needs
-  auto add_check = [&](const std::string& c) {
-    if (std::find(checks.begin(), checks.end(), c) == checks.end()) checks.push_back(c);
-  };
-  for (const std::string& name : assumed) add_check(fmt::format("_graphmend.plain_tensors({})", name));
-  // A condition of one element: `if t:` raises on more, and torch.where would broadcast it.
-  // Not provably 0-d (`if c:` on an argument): each root checked to hold one element while Dynamo
-  // traces, and the condition reshaped to 0-d, so that it broadcasts with nothing.
-  auto one_element = [&](TensorCondition& c) -> std::optional<Decline> {
-    for (const std::string& check : c.checks) add_check(check);
-    for (const std::string& root : c.meta.unproven_roots) add_check(fmt::format("_graphmend.plain_tensors({})", root));
-    if (!c.meta.shape_known) return decline<DeclineCode::ConditionShapeUnknown>(c.expr.flat().substr(0, 40));
-    if (c.meta.shape_roots.empty()) return std::nullopt;
-    for (const std::string& root : c.meta.shape_roots) add_check(fmt::format("{}.numel() == 1", root));
-    c.expr = LayoutExpr::atom((c.is_primary ? c.expr.flat() : "(" + c.expr.flat() + ")") + ".reshape(())");
-    c.is_primary = true;
-    return std::nullopt;
-  };
+// Every candidate of one selection has the first one's metadata (proven, or checked).
+std::optional<Decline> WherePlanner::same_meta(const std::vector<analysis::TensorMeta>& metas, std::string_view what) {
+  for (const analysis::TensorMeta& t : metas) {
+    grad_safe_ &= t.zero_grad_safe;
+    cheap_ &= t.cheap;
+    for (const std::string& root : t.unproven_roots) add_check(fmt::format("_graphmend.plain_tensors({})", root));
+  }
+  for (size_t i = 1; i < metas.size(); ++i) {
+    grad_safe_ &= metas[i].grad_reads == metas[0].grad_reads;  // else a branch's gradient may be lost
+    const analysis::MetaEquality eq = analysis::meta_equal(metas[0], metas[i], facts_, torch_);
+    if (eq.unknown()) return decline<DeclineCode::CandidatesMayDiffer>(what, eq.why);
+    for (const std::string& c : eq.checks) add_check(c);
+  }
+  return std::nullopt;
+}
 
-  bool aliasing = false;                     // a candidate is an existing object (a name, a view)
-  std::optional<std::string> unsafe_reason;  // a kept prior object whose replacement may be seen
-  bool grad_safe = true;
-  bool cheap = true;
-  std::string not_grad_safe;
+// Every branch a single `return <value>`, with an `else`: one `return torch.where(...)`.
+std::optional<Decline> WherePlanner::read_returns() {
+  if (static_part_) return decline<DeclineCode::StaticConjunctWithReturns>();
+  for (ir::Node r : returns_) {
+    if (auto bad = branch_effect(ctx_, r)) return bad;
+    aliasing_ |= may_alias(m_, r);
+  }
+  return std::nullopt;
+}
 
-  auto single_return = [&](ir::Node block) -> ir::Node {
-    ir::Node only;
-    int count = 0;
-    for (ir::Node st : block.named_children()) {
-      if (st.is(kind::comment)) continue;
-      ++count;
-      only = st;
+// Branches of `name = value` assignments (and guards).
+std::optional<Decline> WherePlanner::read_assignments() {
+  std::optional<Decline> why;
+  for (ir::Node block : blocks_) {
+    auto a = assignments_of(ctx_, block, why);
+    if (!a) return why;
+    branches_.push_back(std::move(*a));
+  }
+  // A name declared `global` or `nonlocal` outlives the function: a branch's binding of it is
+  // seen by other code, so it is never a temporary, and a selection would bind it on every path.
+  const ir::Scope& scope = m_.scopes[static_cast<size_t>(fn_->scope)];
+  for (const auto& branch : branches_) {
+    for (const Assignment& a : branch) {
+      if (a.guard) continue;
+      const auto sym = scope.symbols.find(std::string(m_.text(a.target)));
+      if (sym == scope.symbols.end()) continue;
+      const ir::Symbol& symbol = m_.symbols[static_cast<size_t>(sym->second)];
+      if (symbol.declared_global || symbol.declared_nonlocal) {
+        return decline<DeclineCode::BindsOuterName>(m_.text(a.target), symbol.declared_global ? "global" : "nonlocal");
+      }
     }
-    return count == 1 && only.is(kind::return_statement) && only.named_child_count() == 1 ? only.named_child(0)
-                                                                                        : ir::Node{};
-  };
-  std::vector<ir::Node> returns;
-  for (ir::Node b : blocks) returns.push_back(single_return(b));
-  const bool return_form =
-      else_block && std::all_of(returns.begin(), returns.end(), [](ir::Node r) { return bool(r); });
+  }
+  if (auto bad = classify_names()) return bad;
+  if (auto bad = check_reads()) return bad;
+  if (auto bad = check_inlined()) return bad;
+  if (auto bad = prove_kept_values()) return bad;
+  // Nothing after the `if` may update a value in place: the selection is a new tensor.
+  if (const std::optional<std::string> later_update = index_.update_after(fi_, if_)) {
+    return decline<DeclineCode::LaterInPlaceUpdate>(*later_update);
+  }
+  return collect_candidates();
+}
 
-  // What the selection reads, per branch: candidates for each selected name (null: the name's own
-  // value from before the `if`), and the temporaries that run first.
-  std::vector<std::string> selected;  // in order of first assignment; empty for the return form
-  std::vector<std::map<std::string, ir::Node>> candidates(blocks.size());
-  std::vector<std::vector<ir::Node>> kept_statements(blocks.size());  // temporaries and comments, in order
-  std::vector<std::map<std::string, ir::Node>> temporaries(blocks.size());  // name -> value
-  std::set<std::string> inlined;  // temporaries written where they are read
-  std::vector<std::vector<Assignment>> branches;
-  std::vector<std::pair<size_t, const Assignment*>> guards;  // validation guards, by branch
+// Which assigned names are used after the `if` (selected) and which are branch temporaries. A
+// temporary runs before every selection, on every call: one branch's only, read by no condition
+// and no other branch (the selections read what the names held before the `if`). One that
+// several branches assign is written into the one place each branch reads it instead
+// (`y = torch.where(c, h * 3 + 1, ...)`), as the runs of several branches cannot share it.
+std::optional<Decline> WherePlanner::classify_names() {
+  size_t guard_count = 0;
+  for (const auto& branch : branches_) {
+    std::map<std::string, int> here;
+    for (const Assignment& a : branch) {
+      if (a.guard) {
+        ++guard_count;
+        continue;
+      }
+      const std::string name(m_.text(a.target));
+      const bool first_anywhere = assigned_anywhere_.insert(name).second;
+      if (++here[name] == 1) ++assigned_in_[name];
+      if (here[name] > 1) return decline<DeclineCode::AssignedTwice>(name);
+      if (later_.contains(name) && first_anywhere) selected_.push_back(name);
+    }
+  }
+  if (selected_.empty() && guard_count == 0) return decline<DeclineCode::NothingUsedAfter>();
+  for (const std::string& name : assigned_anywhere_) {
+    if (later_.contains(name)) continue;
+    temporary_names_.insert(name);
+    if (assigned_in_[name] > 1) inlined_.insert(name);
+  }
+  return std::nullopt;
+}
 
-  // Candidates' metadata, each read with its own branch's temporaries as their values.
-  auto candidate_meta = [&](size_t branch, ir::Node value) {
-    analysis::MetaFacts local = facts;
-    local.local_value = [&, branch](ir::Node id) -> ir::Node {
-      const auto it = temporaries[branch].find(std::string(m.text(id)));
-      return it == temporaries[branch].end() || id.start() < blocks[branch].start() ? ir::Node{} : it->second;
-    };
-    return analysis::tensor_meta(m, ctx.types, value, local);
-  };
-  // What a name holds when the `if` starts: read where the `if` reads it, else from its one
-  // definition before the `if` (`bias = torch.zeros_like(x)`), outside any loop.
-  auto kept_meta = [&](const std::string& name) {
-    if (const ir::Node read = name_node(m, if_statement, name)) return analysis::tensor_meta(m, ctx.types, read, facts);
-    const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
-    const auto sym = scope.symbols.find(name);
-    ir::Node value;
-    int before = 0;
-    if (sym != scope.symbols.end()) {
-      for (int b : m.symbols[static_cast<size_t>(sym->second)].bindings) {
-        const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-        if (binding.target.start() >= if_statement.start()) break;
-        ++before;
-        value = binding.kind == ir::BindingKind::Assignment ? binding.value : ir::Node{};
+// What each statement reads: a guard only values from before the `if`; a value no other branch's
+// temporary, nor a name its own branch selects after binding it, nor a temporary before its own.
+std::optional<Decline> WherePlanner::check_reads() {
+  std::vector<std::map<std::string, uint32_t, std::less<>>> first_assigned(branches_.size());
+  for (size_t b = 0; b < branches_.size(); ++b) {
+    for (const Assignment& a : branches_[b]) {
+      if (!a.guard) first_assigned[b].emplace(std::string(m_.text(a.target)), a.statement.start());
+    }
+  }
+  for (size_t b = 0; b < branches_.size(); ++b) {
+    for (const Assignment& a : branches_[b]) {
+      if (a.guard) {
+        // A guard is checked before the selections: it may read only values from before the
+        // `if` (its message too), none a branch assigns.
+        for (const std::string& r : names_read(m_, a.guard->condition)) {
+          if (assigned_anywhere_.contains(r)) return decline<DeclineCode::GuardTestsSelected>(r);
+        }
+        for (ir::Node h : a.guard->holes) {
+          for (const std::string& r : names_read(m_, h)) {
+            if (assigned_anywhere_.contains(r)) return decline<DeclineCode::GuardMessageReadsSelected>(r);
+          }
+        }
+        guards_.push_back({b, &a});
+        continue;
+      }
+      for (const std::string& r : names_read(m_, a.value)) {
+        const auto own = first_assigned[b].find(r);
+        const bool assigned_here = own != first_assigned[b].end();
+        if (temporary_names_.contains(r) && !assigned_here) return decline<DeclineCode::TemporaryAcrossBranches>(r);
+        if (assigned_here && later_.contains(r) && own->second < a.statement.start()) {
+          return decline<DeclineCode::ReadAfterOwnBranch>(r);
+        }
+        if (assigned_here && temporary_names_.contains(r) && own->second >= a.statement.start()) {
+          return decline<DeclineCode::TemporaryReadBeforeAssigned>(r);
+        }
       }
     }
-    if (before != 1 || !value || outermost_loop(if_statement)) return analysis::TensorMeta{};
-    return analysis::tensor_meta(m, ctx.types, value, facts);
-  };
-  // Every candidate of one selection has the first one's metadata (proven, or checked).
-  auto same_meta = [&](const std::vector<analysis::TensorMeta>& metas, std::string_view what) -> std::optional<Decline> {
-    for (const analysis::TensorMeta& t : metas) {
-      grad_safe &= t.zero_grad_safe;
-      cheap &= t.cheap;
-      if (!t.zero_grad_safe && not_grad_safe.empty()) not_grad_safe = t.why_not_grad_safe;
+  }
+  for (ir::Node cond : tensor_parts_) {
+    for (const std::string& r : names_read(m_, cond)) {
+      if (temporary_names_.contains(r)) return decline<DeclineCode::TemporaryReadByCondition>(r);
     }
-    for (const analysis::TensorMeta& t : metas) {
-      for (const std::string& root : t.unproven_roots) add_check(fmt::format("_graphmend.plain_tensors({})", root));
-    }
-    for (size_t i = 1; i < metas.size(); ++i) {
-      if (metas[i].grad_reads != metas[0].grad_reads) {
-        grad_safe = false;
-        if (not_grad_safe.empty()) not_grad_safe = "the branches read different tensors";
-      }
-      const analysis::MetaEquality eq = analysis::meta_equal(metas[0], metas[i], facts, torch);
-      if (eq.unknown()) return decline<DeclineCode::CandidatesMayDiffer>(what, eq.why);
-      for (const std::string& c : eq.checks) add_check(c);
-    }
-    return std::nullopt;
-  };
+  }
+  return std::nullopt;
+}
 
-  if (return_form) {
-    if (static_part) return Declined{decline<DeclineCode::StaticConjunctWithReturns>()};
-    for (size_t b = 0; b < returns.size(); ++b) {
-      if (auto bad = branch_effect(ctx, returns[b])) return Declined{std::move(*bad)};
-      aliasing |= may_alias(m, returns[b]);
-    }
-  } else {
-    // Branches of `name = value` assignments.
-    std::optional<Decline> why;
-    for (ir::Node block : blocks) {
-      auto a = assignments_of(ctx, block, why);
-      if (!a) return Declined{std::move(*why)};
-      branches.push_back(std::move(*a));
-    }
-    // A name declared `global` or `nonlocal` outlives the function: a branch's binding of it is
-    // seen by other code, so it is never a temporary, and a selection would bind it on every path.
-    {
-      const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
-      for (const auto& branch : branches) {
-        for (const Assignment& a : branch) {
-          if (a.guard) continue;
-          const auto sym = scope.symbols.find(std::string(m.text(a.target)));
-          if (sym == scope.symbols.end()) continue;
-          const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym->second)];
-          if (symbol.declared_global || symbol.declared_nonlocal) {
-            return Declined{decline<DeclineCode::BindsOuterName>(m.text(a.target),
-                                                                 symbol.declared_global ? "global" : "nonlocal")};
-          }
-        }
+// An inlined temporary: a plain `name = value`, read at most once in its branch.
+std::optional<Decline> WherePlanner::check_inlined() const {
+  for (const auto& branch : branches_) {
+    for (const Assignment& a : branch) {
+      if (a.guard) continue;
+      const std::string name(m_.text(a.target));
+      if (!inlined_.contains(name)) continue;
+      if (!ir::sole_expression(a.statement) || ir::sole_expression(a.statement).field(field::left) != a.target) {
+        return decline<DeclineCode::TemporaryAcrossBranches>(name);
       }
-    }
-    // Which assigned names are used after the `if` (selected) and which are branch temporaries.
-    std::map<std::string, int> assigned_in;  // name -> number of branches assigning it
-    std::set<std::string> assigned_anywhere;
-    size_t guard_count = 0;
-    for (const auto& branch : branches) {
-      std::map<std::string, int> here;
-      for (const Assignment& a : branch) {
-        if (a.guard) {
-          ++guard_count;
-          continue;
-        }
-        const std::string name(m.text(a.target));
-        const bool first_anywhere = assigned_anywhere.insert(name).second;
-        if (++here[name] == 1) ++assigned_in[name];
-        if (here[name] > 1) return Declined{decline<DeclineCode::AssignedTwice>(name)};
-        if (later.contains(name) && first_anywhere) selected.push_back(name);
-      }
-    }
-    if (selected.empty() && guard_count == 0) return Declined{decline<DeclineCode::NothingUsedAfter>()};
-    // Per branch: where each name is first assigned.
-    std::vector<std::map<std::string, uint32_t, std::less<>>> first_assigned(branches.size());
-    for (size_t b = 0; b < branches.size(); ++b) {
-      for (const Assignment& a : branches[b]) {
-        if (!a.guard) first_assigned[b].emplace(std::string(m.text(a.target)), a.statement.start());
-      }
-    }
-    // A temporary runs before every selection, on every call: one branch's only, read by no
-    // condition and no other branch (the selections read what the names held before the `if`).
-    // One that several branches assign is written into the one place each branch reads it instead
-    // (`y = torch.where(c, h * 3 + 1, ...)`), as the runs of several branches cannot share it.
-    std::set<std::string> temporary_names;
-    for (const std::string& name : assigned_anywhere) {
-      if (later.contains(name)) continue;
-      temporary_names.insert(name);
-      if (assigned_in[name] > 1) inlined.insert(name);
-    }
-    for (size_t b = 0; b < branches.size(); ++b) {
-      for (const Assignment& a : branches[b]) {
-        if (a.guard) {
-          // A guard is checked before the selections: it may read only values from before the
-          // `if` (its message too), none a branch assigns.
-          for (const std::string& r : names_read(m, a.guard->condition)) {
-            if (assigned_anywhere.contains(r)) return Declined{decline<DeclineCode::GuardTestsSelected>(r)};
-          }
-          for (ir::Node h : a.guard->holes) {
-            for (const std::string& r : names_read(m, h)) {
-              if (assigned_anywhere.contains(r)) return Declined{decline<DeclineCode::GuardMessageReadsSelected>(r)};
-            }
-          }
-          guards.push_back({b, &a});
-          continue;
-        }
-        for (const std::string& r : names_read(m, a.value)) {
-          const auto own = first_assigned[b].find(r);
-          const bool assigned_here = own != first_assigned[b].end();
-          if (temporary_names.contains(r) && !assigned_here) {
-            return Declined{decline<DeclineCode::TemporaryAcrossBranches>(r)};
-          }
-          if (assigned_here && later.contains(r) && own->second < a.statement.start()) {
-            return Declined{decline<DeclineCode::ReadAfterOwnBranch>(r)};
-          }
-          if (assigned_here && temporary_names.contains(r) && own->second >= a.statement.start()) {
-            return Declined{decline<DeclineCode::TemporaryReadBeforeAssigned>(r)};
-          }
-        }
-      }
-    }
-    for (ir::Node cond : tensor_parts) {
-      for (const std::string& r : names_read(m, cond)) {
-        if (temporary_names.contains(r)) return Declined{decline<DeclineCode::TemporaryReadByCondition>(r)};
-      }
-    }
-    // An inlined temporary: a plain `name = value`, read at most once in its branch.
-    for (size_t b = 0; b < branches.size(); ++b) {
-      for (const Assignment& a : branches[b]) {
-        if (a.guard) continue;
-        const std::string name(m.text(a.target));
-        if (!inlined.contains(name)) continue;
-        if (!ir::sole_expression(a.statement) || ir::sole_expression(a.statement).field(field::left) != a.target) {
-          return Declined{decline<DeclineCode::TemporaryAcrossBranches>(name)};
-        }
-        int reads = 0;
-        for (const Assignment& other : branches[b]) {
-          if (other.guard) continue;
-          syntax::walk(other.value, [&](ir::Node n) {
-            reads += n.is(kind::identifier) && m.text(n) == name && !binds_name(n) ? 1 : 0;
-            return true;
-          });
-        }
-        if (reads > 1) return Declined{decline<DeclineCode::TemporaryAcrossBranches>(name)};
-      }
-    }
-    // A name some block does not assign keeps its value from before the `if`: the prior object
-    // itself, which the selection replaces by a new tensor (safe only where that is unobservable).
-    const bool all_blocks = bool(else_block);
-    for (const std::string& name : selected) {
-      const bool everywhere = all_blocks && assigned_in[name] == static_cast<int>(branches.size());
-      if (everywhere) continue;
-      const ir::Scope& scope = m.scopes[static_cast<size_t>(fn.scope)];
-      const auto sym = scope.symbols.find(name);
-      if (sym == scope.symbols.end() ||
-          !always_bound_at(m, fi, sym->second, if_statement.field(field::condition))) {
-        return Declined{decline<DeclineCode::NotBoundBefore>(name)};
-      }
-      ir::Node kept_value;
-      auto proof = prove_kept_value_unobservable(ctx, fn, index.inspects_frame(fi), if_statement, name, &kept_value);
-      if (kept_value && is_python_literal(m, kept_value)) {
-        return Declined{decline<DeclineCode::PythonValueSelected>(fmt::format("`{}`", name), snippet(m, kept_value))};
-      }
-      if (std::holds_alternative<KeptValueProof>(proof)) {
-        // Its proof may rest on modules `__init__` made (a LayerNorm's output is new storage):
-        // taken as made, as every fact about `self.norm(...)` is (rules/GM101.md, "Kept values").
-      } else if (!unsafe_reason) {
-        unsafe_reason = std::get<std::string>(proof);
-      }
-    }
-    // Nothing after the `if` may update a value in place: the selection is a new tensor.
-    if (const std::optional<std::string> later_update = index.update_after(fi, if_statement)) {
-      return Declined{decline<DeclineCode::LaterInPlaceUpdate>(*later_update)};
-    }
-    // The candidates, and what runs before them.
-    for (size_t b = 0; b < branches.size(); ++b) {
-      for (const Assignment& a : branches[b]) {
-        if (a.guard) continue;
-        const std::string name(m.text(a.target));
-        if (temporary_names.contains(name)) {
-          temporaries[b][name] = a.value;
-        } else {
-          candidates[b][name] = a.value;
-          aliasing |= may_alias(m, a.value);
-        }
-      }
-      for (ir::Node s : blocks[b].named_children()) {
-        if (s.is(kind::comment)) {
-          kept_statements[b].push_back(s);
-          continue;
-        }
-        if (s.is(kind::if_statement)) continue;  // a guard, checked in the graph
-        const ir::Node e = ir::sole_expression(s);
-        const ir::Node left = e && e.is(kind::assignment) ? e.field(field::left) : ir::Node{};
-        // A tuple assignment of temporaries and selected names together cannot be split here.
-        bool temp = false, sel = false;
-        syntax::walk(left ? left : s, [&](ir::Node n) {
-          if (n.is(kind::identifier)) {
-            temp |= temporary_names.contains(std::string(m.text(n)));
-            sel |= !temporary_names.contains(std::string(m.text(n)));
-          }
+      int reads = 0;
+      for (const Assignment& other : branch) {
+        if (other.guard) continue;
+        syntax::walk(other.value, [&](ir::Node n) {
+          reads += n.is(kind::identifier) && m_.text(n) == name && !binds_name(n) ? 1 : 0;
           return true;
         });
-        if (temp && sel) return Declined{decline<DeclineCode::UnselectableStatement>(snippet(m, s))};
-        if (temp && !(left && left.is(kind::identifier) && inlined.contains(std::string(m.text(left))))) {
-          kept_statements[b].push_back(s);
+      }
+      if (reads > 1) return decline<DeclineCode::TemporaryAcrossBranches>(name);
+    }
+  }
+  return std::nullopt;
+}
+
+// A name some block does not assign keeps its value from before the `if`: the prior object
+// itself, which the selection replaces by a new tensor (safe only where that is unobservable).
+std::optional<Decline> WherePlanner::prove_kept_values() {
+  const ir::Scope& scope = m_.scopes[static_cast<size_t>(fn_->scope)];
+  for (const std::string& name : selected_) {
+    if (else_block_ && assigned_in_[name] == static_cast<int>(branches_.size())) continue;
+    const auto sym = scope.symbols.find(name);
+    if (sym == scope.symbols.end() || !always_bound_at(m_, fi_, sym->second, if_.field(field::condition))) {
+      return decline<DeclineCode::NotBoundBefore>(name);
+    }
+    ir::Node kept_value;
+    auto proof = prove_kept_value_unobservable(ctx_, *fn_, index_.inspects_frame(fi_), if_, name, &kept_value);
+    if (kept_value && is_python_literal(m_, kept_value)) {
+      return decline<DeclineCode::PythonValueSelected>(fmt::format("`{}`", name), snippet(m_, kept_value));
+    }
+    // A proof may rest on modules `__init__` made (a LayerNorm's output is new storage): taken
+    // as made, as every fact about `self.norm(...)` is (rules/GM101.md, "Kept values").
+    if (!std::holds_alternative<KeptValueProof>(proof) && !unsafe_reason_) {
+      unsafe_reason_ = std::get<std::string>(proof);
+    }
+  }
+  return std::nullopt;
+}
+
+// The candidates, and what runs before them.
+std::optional<Decline> WherePlanner::collect_candidates() {
+  for (size_t b = 0; b < branches_.size(); ++b) {
+    for (const Assignment& a : branches_[b]) {
+      if (a.guard) continue;
+      const std::string name(m_.text(a.target));
+      if (temporary_names_.contains(name)) {
+        temporaries_[b][name] = a.value;
+      } else {
+        candidates_[b][name] = a.value;
+        aliasing_ |= may_alias(m_, a.value);
+      }
+    }
+    for (ir::Node s : blocks_[b].named_children()) {
+      if (s.is(kind::comment)) {
+        kept_statements_[b].push_back(s);
+        continue;
+      }
+      if (s.is(kind::if_statement)) continue;  // a guard, checked in the graph
+      const ir::Node e = ir::sole_expression(s);
+      const ir::Node left = e && e.is(kind::assignment) ? e.field(field::left) : ir::Node{};
+      // A tuple assignment of temporaries and selected names together cannot be split here.
+      bool temp = false, sel = false;
+      syntax::walk(left ? left : s, [&](ir::Node n) {
+        if (n.is(kind::identifier)) {
+          temp |= temporary_names_.contains(std::string(m_.text(n)));
+          sel |= !temporary_names_.contains(std::string(m_.text(n)));
         }
+        return true;
+      });
+      if (temp && sel) return decline<DeclineCode::UnselectableStatement>(snippet(m_, s));
+      if (temp && !(left && left.is(kind::identifier) && inlined_.contains(std::string(m_.text(left))))) {
+        kept_statements_[b].push_back(s);
       }
     }
   }
+  return std::nullopt;
+}
 
-  if (auto unbound = unbound_branch_read(m, fi, if_statement, arms, blocks)) {
-    return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
-  }
-  // What the branches' and the conditions' later operations need not to raise (torch.finfo,
-  // `t.abs()`): operations torch accepts for every shape, on dtypes the static conjunct proves or
-  // the compile-gated form checks.
+// What the branches' and the conditions' later operations need not to raise (torch.finfo,
+// `t.abs()`): operations torch accepts for every shape, on dtypes the static conjunct proves or
+// the compile-gated form checks.
+std::optional<Decline> WherePlanner::check_dtypes() {
   std::vector<DtypeCheck> dtype_checks;
-  for (ir::Node block : blocks) {
-    if (auto bad = dtype_preconditions(ctx, block, static_part, if_statement, &dtype_checks)) return Declined{std::move(*bad)};
+  for (ir::Node block : blocks_) {
+    if (auto bad = dtype_preconditions(ctx_, block, static_part_, if_, &dtype_checks)) return bad;
   }
-  for (size_t i = 0; i < arms.size(); ++i) {
-    ir::Node cond = tensor_parts[i];
-    if (auto bad = dtype_preconditions(ctx, cond, static_part, if_statement, &dtype_checks,
-                                       i == 0 ? first_atom(cond) : ir::Node{}, "the condition")) {
-      return Declined{std::move(*bad)};
+  for (size_t i = 0; i < arms_.size(); ++i) {
+    const ir::Node cond = tensor_parts_[i];
+    if (auto bad = dtype_preconditions(ctx_, cond, static_part_, if_, &dtype_checks, i == 0 ? first_atom(cond) : ir::Node{},
+                                       "the condition")) {
+      return bad;
     }
   }
   for (DtypeCheck check : dtype_checks) {
@@ -1065,8 +1118,8 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
     // A name computed from another by integer promotion (`h = x * 2`) has a floating (non-bool)
     // dtype exactly when that one has: the check goes to the root, where it is shared.
     if (!check.number && (check.floating || check.non_bool)) {
-      if (const ir::Node read = name_node(m, if_statement, check.name)) {
-        const analysis::TensorMeta t = analysis::tensor_meta(m, ctx.types, read, facts);
+      if (const ir::Node read = name_node(m_, if_, check.name)) {
+        const analysis::TensorMeta t = analysis::tensor_meta(m_, ctx_.types, read, facts_);
         if (t.tensor && t.dtype == analysis::TensorMeta::Dtype::OfRoot && t.dtype_root != check.name &&
             t.scalar != analysis::ScalarCategory::Float && t.scalar != analysis::ScalarCategory::Unknown &&
             t.dtype_root.find('.') == std::string::npos) {
@@ -1080,259 +1133,332 @@ std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Nod
       continue;
     }
     // A name proven a tensor needs no check that it is one: `is_floating_point()` reads it.
-    const ir::Node read = name_node(m, if_statement, check.name);
-    const bool proven = renamed || (read && ctx.types.type_of(m, read).kind == analysis::ValueKind::Tensor);
+    const ir::Node read = name_node(m_, if_, check.name);
+    const bool proven = renamed || (read && ctx_.types.type_of(m_, read).kind == analysis::ValueKind::Tensor);
     const bool reads_dtype = check.floating || check.non_bool;
-    if (std::find(assumed.begin(), assumed.end(), check.name) == assumed.end() && !(proven && reads_dtype)) {
+    if (std::find(assumed_.begin(), assumed_.end(), check.name) == assumed_.end() && !(proven && reads_dtype)) {
       add_check(fmt::format("_graphmend.plain_tensors({})", check.name));
     }
     if (check.floating) {
       add_check(fmt::format("{}.is_floating_point()", check.name));
     } else if (check.non_bool) {
-      add_check(fmt::format("{}.dtype != {}.bool", check.name, torch));
+      add_check(fmt::format("{}.dtype != {}.bool", check.name, torch_));
     }
   }
   // A floating-point check makes a not-bool one redundant.
-  const std::set<std::string> floating_checked(checks.begin(), checks.end());
-  std::erase_if(checks, [&](const std::string& c) {
+  const std::set<std::string> all_checks(checks_.begin(), checks_.end());
+  std::erase_if(checks_, [&](const std::string& c) {
     const size_t dot = c.find(".dtype != ");
     return dot != std::string::npos && c.ends_with(".bool") &&
-           floating_checked.contains(c.substr(0, dot) + ".is_floating_point()");
+           all_checks.contains(c.substr(0, dot) + ".is_floating_point()");
   });
+  return std::nullopt;
+}
 
-  // Every candidate of one selection has the same shape, dtype and device (proven, or checked):
-  // last, so that a site no selection may run says why first.
-  if (return_form) {
+// Every candidate of one selection has the same shape, dtype and device (proven, or checked):
+// last, so that a site no selection may run says why first.
+std::optional<Decline> WherePlanner::prove_same_metadata() {
+  if (return_form_) {
     std::vector<analysis::TensorMeta> metas;
-    for (size_t b = 0; b < returns.size(); ++b) metas.push_back(candidate_meta(b, returns[b]));
-    if (auto bad = same_meta(metas, "the returned value")) return Declined{std::move(*bad)};
+    for (size_t b = 0; b < returns_.size(); ++b) metas.push_back(candidate_meta(b, returns_[b]));
+    if (auto bad = same_meta(metas, "the returned value")) return bad;
   }
-  for (const std::string& name : selected) {
+  for (const std::string& name : selected_) {
     std::vector<analysis::TensorMeta> metas;
-    for (size_t b = 0; b < blocks.size(); ++b) {
-      const auto it = candidates[b].find(name);
-      metas.push_back(it == candidates[b].end() ? kept_meta(name) : candidate_meta(b, it->second));
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      const auto it = candidates_[b].find(name);
+      metas.push_back(it == candidates_[b].end() ? kept_meta(name) : candidate_meta(b, it->second));
     }
-    if (!else_block) metas.push_back(kept_meta(name));
-    if (auto bad = same_meta(metas, fmt::format("`{}`", name))) return Declined{std::move(*bad)};
+    if (!else_block_) metas.push_back(kept_meta(name));
+    if (auto bad = same_meta(metas, fmt::format("`{}`", name))) return bad;
   }
-
-  for (TensorCondition& c : conds) {
-    if (auto bad = one_element(c)) return Declined{std::move(*bad)};
+  for (TensorCondition& c : conds_) {
+    if (auto bad = one_element(c)) return bad;
   }
+  return std::nullopt;
+}
 
-  // 3. The form. Everywhere (eager, with grad, compiled) when nothing needs checking at trace
-  // time, the branches' backward contributes exactly zero where not selected, and they are cheap
-  // enough to compute on every call; else only under torch.compile, the original kept for the rest.
-  // Guards inside branches: checked in the graph by [Trap]'s op, each raising where the original
-  // does, when its branch is the one taken: a compile-gated form.
-  std::vector<LayoutExpr> guard_lines;
-  std::vector<source::Helper> guard_helpers;
-  for (const auto& [branch, assignment] : guards) {
+// Guards inside branches: checked in the graph by [Trap]'s op, each raising where the original
+// does, when its branch is the one taken (only in the compile-gated form).
+std::optional<Decline> WherePlanner::plan_guards(WherePlan& plan) {
+  auto operand = [](const TensorCondition& c) { return c.is_primary ? c.expr.flat() : "(" + c.expr.flat() + ")"; };
+  for (const auto& [branch, assignment] : guards_) {
     const GuardPlan& g = *assignment->guard;
-    ConditionRenderer renderer(ctx, torch, facts);
+    ConditionRenderer renderer(ctx_, torch_, facts_);
     std::optional<Decline> why;
     auto fires = renderer.render(g.condition, false, why);
-    if (!fires) return Declined{std::move(*why)};
-    if (auto bad = one_element(*fires)) return Declined{std::move(*bad)};
+    if (!fires) return why;
+    if (auto bad = one_element(*fires)) return bad;
     std::vector<std::string> parts;
-    auto operand = [](const TensorCondition& c) { return c.is_primary ? c.expr.flat() : "(" + c.expr.flat() + ")"; };
-    for (size_t i = 0; i < conds.size() && i <= branch; ++i) {
-      parts.push_back(i == branch ? operand(conds[i]) : "~" + operand(conds[i]));
+    for (size_t i = 0; i < conds_.size() && i <= branch; ++i) {
+      parts.push_back(i == branch ? operand(conds_[i]) : "~" + operand(conds_[i]));
     }
     parts.push_back(g.negate ? "~" + operand(*fires) : operand(*fires));
     std::string active;
     for (size_t i = 0; i < parts.size(); ++i) active += (i ? " & " : "") + parts[i];
-    const int fi_site = m.function_of(if_statement);
-    const std::string site = names.next("branch_raise", m.functions[static_cast<size_t>(fi_site)].name);
+    const std::string site = names_.next("branch_raise", fn_->name);
     std::vector<LayoutExpr> args{LayoutExpr::atom(site), LayoutExpr::atom(active), LayoutExpr::atom("False")};
     for (ir::Node h : g.holes) {
-      auto text = one_line_text(m, h);
-      if (!text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, h))};
+      auto text = one_line_text(m_, h);
+      if (!text) return decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, h));
       args.push_back(LayoutExpr::atom(*text));
     }
-    guard_lines.push_back(LayoutExpr::call("_graphmend.check", std::move(args)));
-    guard_helpers.push_back(site_helper(site, g.params, g.raise_body));
+    plan.guard_checks.push_back(LayoutExpr::call("_graphmend.check", std::move(args)));
+    plan.helpers.push_back(site_helper(site, g.params, g.raise_body));
   }
-  const bool all_modes = checks.empty() && grad_safe && cheap && guards.empty();
-  const StatementLayout l = layout_of(m, if_statement);
-  if (!l.starts_line || !if_statement.parent().is(kind::block)) return Declined{decline<DeclineCode::SharesLine>()};
-  const bool gated = !all_modes;
-  if (gated) {
-    const bool uses_runtime = !guards.empty() || std::any_of(checks.begin(), checks.end(), [](const std::string& c) {
-      return c.starts_with("_graphmend.");
-    });
-    if (uses_runtime) {
-      if (auto taken = runtime_unavailable(m)) return *taken;
-    }
-  }
-  const std::string body_indent = gated || static_part ? l.inner : std::string(l.indent);
-  LayoutStyle style;
-  style.line_length = ctx.options.line_length;
-  style.indent_unit = l.unit;
+  return std::nullopt;
+}
 
-  // The values of each selection, one per block (+ the kept name without an `else`).
-  // A branch's value with its inlined temporaries written in, each in parentheses unless it is a
-  // primary (a name, a call, an attribute).
-  auto value_expr = [&](size_t branch, ir::Node value) -> std::optional<LayoutExpr> {
-    Replacements replacements;
-    std::function<bool(ir::Node)> fill = [&](ir::Node n) -> bool {
-      bool ok = true;
-      syntax::walk(n, [&](ir::Node id) {
-        if (!ok || !id.is(kind::identifier) || binds_name(id)) return ok;
-        const std::string name(m.text(id));
-        const auto t = temporaries[branch].find(name);
-        if (!inlined.contains(name) || t == temporaries[branch].end()) return true;
-        if (!fill(t->second)) {
-          ok = false;
-          return false;
-        }
-        auto text = one_line_text(m, t->second, replacements);
-        if (!text) {
-          ok = false;
-          return false;
-        }
-        replacements[id.start()] = primary(ir::unparenthesize(t->second)) ? *text : "(" + *text + ")";
-        return true;
-      });
-      return ok;
-    };
-    if (!fill(value)) return std::nullopt;
-    return layout_expr(m, value, replacements);
+// A branch's value with its inlined temporaries written in, each in parentheses unless it is a
+// primary (a name, a call, an attribute).
+std::optional<LayoutExpr> WherePlanner::value_expr(size_t branch, ir::Node value) const {
+  Replacements replacements;
+  std::function<bool(ir::Node)> fill = [&](ir::Node n) -> bool {
+    bool ok = true;
+    syntax::walk(n, [&](ir::Node id) {
+      if (!ok || !id.is(kind::identifier) || binds_name(id)) return ok;
+      const std::string name(m_.text(id));
+      const auto t = temporaries_[branch].find(name);
+      if (!inlined_.contains(name) || t == temporaries_[branch].end()) return true;
+      if (!fill(t->second)) {
+        ok = false;
+        return false;
+      }
+      auto text = one_line_text(m_, t->second, replacements);
+      if (!text) {
+        ok = false;
+        return false;
+      }
+      replacements[id.start()] = primary(ir::unparenthesize(t->second)) ? *text : "(" + *text + ")";
+      return true;
+    });
+    return ok;
   };
-  auto select = [&](std::vector<LayoutExpr> values) {
-    // where(c0, v0, where(c1, v1, ... v_last)): at most three values nest.
-    LayoutExpr out = std::move(values.back());
-    for (size_t i = conds.size(); i-- > 0;) {
-      out = LayoutExpr::call(torch + ".where", {conds[i].expr, std::move(values[i]), std::move(out)});
-    }
-    return out;
-  };
-  std::vector<std::string> lines;
-  for (const LayoutExpr& g : guard_lines) {
-    for (std::string& line : lay_out(body_indent, "", g, "", style)) lines.push_back(line);
-  }
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    const std::string from = std::string(l.indent) + l.unit;  // where a branch's statements sit
-    for (ir::Node s : kept_statements[b]) {
-      const std::string stmt_indent(m.text().substr(line_start(m, s), s.start() - line_start(m, s)));
-      lines.push_back(body_indent + reindent_statement(m, s, stmt_indent, body_indent));
-      (void)from;
+  if (!fill(value)) return std::nullopt;
+  return layout_expr(m_, value, replacements);
+}
+
+// More than two conditions, or more than one selected name: one selection per line, each
+// rebinding a name, exact only when no condition or value reads a selected name (a value may read
+// its own name when it is the only one, and the chain is short: its line is the first).
+std::optional<Decline> WherePlanner::long_chain_reads_selected() const {
+  const bool one_line_each = conds_.size() > 2 || selected_.size() > 1;
+  if (!one_line_each) return std::nullopt;
+  const std::set<std::string> selected(selected_.begin(), selected_.end());
+  for (ir::Node cond : tensor_parts_) {
+    for (const std::string& r : names_read(m_, cond)) {
+      if (selected.contains(r)) return decline<DeclineCode::LongChainReadsSelected>(fmt::format("`{}`", r));
     }
   }
-  if (return_form) {
-    std::vector<LayoutExpr> values;
-    for (size_t b = 0; b < returns.size(); ++b) {
-      const ir::Node r = returns[b];
-      auto v = value_expr(b, r);
-      if (!v) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, r))};
-      values.push_back(std::move(*v));
-    }
-    if (conds.size() > 2) return Declined{decline<DeclineCode::LongChainReadsSelected>("the returned value")};
-    for (std::string& line : lay_out(body_indent, "return ", select(std::move(values)), "", style)) lines.push_back(line);
-  } else {
-    // More than two conditions: one flat selection per arm, from the last up, into the name
-    // itself, so that nesting never grows with the chain; exact only when no condition or value
-    // reads a selected name (each line rebinds one).
-    std::set<std::string> selected_set(selected.begin(), selected.end());
-    auto reads_selected = [&](ir::Node n) {
-      for (const std::string& r : names_read(m, n)) {
-        if (selected_set.contains(r)) return r;
-      }
-      return std::string();
-    };
-    if (conds.size() > 2 || selected.size() > 1) {
-      for (size_t i = 0; i < tensor_parts.size(); ++i) {
-        if (std::string r = reads_selected(tensor_parts[i]); !r.empty() && (conds.size() > 2 || selected.size() > 1)) {
-          return Declined{decline<DeclineCode::LongChainReadsSelected>(fmt::format("`{}`", r))};
-        }
-      }
-      for (size_t b = 0; b < blocks.size(); ++b) {
-        for (const auto& [name, value] : candidates[b]) {
-          if (std::string r = reads_selected(value); !r.empty() && (r != name || conds.size() > 2 || selected.size() > 1)) {
-            // A value reading its own name before the rebinding is fine for the first line only.
-            if (!(r == name && conds.size() <= 2 && selected.size() == 1)) {
-              return Declined{decline<DeclineCode::LongChainReadsSelected>(fmt::format("`{}`", r))};
-            }
-          }
-        }
-        for (const auto& [name, value] : temporaries[b]) {
-          if (std::string r = reads_selected(value); !r.empty()) {
-            (void)r;  // temporaries run before every selection: they read the prior values
-          }
-        }
+  for (const auto& branch : candidates_) {
+    for (const auto& [name, value] : branch) {
+      for (const std::string& r : names_read(m_, value)) {
+        if (selected.contains(r)) return decline<DeclineCode::LongChainReadsSelected>(fmt::format("`{}`", r));
       }
     }
-    for (const std::string& name : selected) {
-      std::vector<LayoutExpr> values;
-      for (size_t b = 0; b < blocks.size(); ++b) {
-        const auto it = candidates[b].find(name);
-        if (it == candidates[b].end()) {
-          values.push_back(LayoutExpr::atom(name));
-          continue;
-        }
-        auto v = value_expr(b, it->second);
-        if (!v) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, it->second))};
-        values.push_back(std::move(*v));
-      }
-      if (!else_block) values.push_back(LayoutExpr::atom(name));
-      if (conds.size() <= 2) {
-        for (std::string& line : lay_out(body_indent, name + " = ", select(std::move(values)), "", style)) {
-          lines.push_back(line);
-        }
+  }
+  return std::nullopt;
+}
+
+std::optional<Decline> WherePlanner::plan_selections(WherePlan& plan) {
+  for (const TensorCondition& c : conds_) plan.conditions.push_back(c.expr);
+  for (const auto& statements : kept_statements_) {
+    plan.kept_statements.insert(plan.kept_statements.end(), statements.begin(), statements.end());
+  }
+  if (return_form_) {
+    WherePlan::Selection s{"return ", "", {}, false};
+    for (size_t b = 0; b < returns_.size(); ++b) {
+      auto v = value_expr(b, returns_[b]);
+      if (!v) return decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, returns_[b]));
+      s.values.push_back(std::move(*v));
+    }
+    if (conds_.size() > 2) return decline<DeclineCode::LongChainReadsSelected>("the returned value");
+    plan.selections.push_back(std::move(s));
+    return std::nullopt;
+  }
+  if (auto bad = long_chain_reads_selected()) return bad;
+  for (const std::string& name : selected_) {
+    WherePlan::Selection s{name + " = ", name, {}, conds_.size() > 2};
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      const auto it = candidates_[b].find(name);
+      if (it == candidates_[b].end()) {
+        s.values.push_back(LayoutExpr::atom(name));
         continue;
       }
-      LayoutExpr acc = std::move(values.back());
-      for (size_t i = conds.size(); i-- > 0;) {
-        const LayoutExpr line_expr = LayoutExpr::call(torch + ".where", {conds[i].expr, std::move(values[i]), std::move(acc)});
-        for (std::string& line : lay_out(body_indent, name + " = ", line_expr, "", style)) lines.push_back(line);
-        acc = LayoutExpr::atom(name);
+      auto v = value_expr(b, it->second);
+      if (!v) return decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, it->second));
+      s.values.push_back(std::move(*v));
+    }
+    if (!else_block_) s.values.push_back(LayoutExpr::atom(name));
+    plan.selections.push_back(std::move(s));
+  }
+  return std::nullopt;
+}
+
+std::variant<Fix, Declined> WherePlanner::plan() {
+  read_chain();
+  if (auto bad = inexpressible()) return Declined{std::move(*bad)};
+  if (auto buffer = plan_buffer_selection(ctx_, if_, later_)) {
+    if (std::holds_alternative<source::Fix>(*buffer)) {
+      if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_)) {
+        return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
       }
     }
+    return std::move(*buffer);
+  }
+  const std::optional<std::string> torch_name = torch_name_at(m_, if_);
+  if (!torch_name) return Declined{decline<DeclineCode::NoTorchName>()};
+  torch_ = *torch_name;
+  // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked
+  // at trace time by the compile-gated form.
+  assumed_ = assumable_tensors(ctx_, *fn_, if_);
+  std::optional<analysis::TypeOracle::Assumption> assumption;
+  if (!assumed_.empty()) assumption.emplace(ctx_.types, source::TextRange{fn_->node.start(), if_.end()}, assumed_);
+  if (auto bad = read_conditions()) return Declined{std::move(*bad)};
+
+  auto single_return = [](ir::Node block) -> ir::Node {
+    ir::Node only;
+    int count = 0;
+    for (ir::Node st : block.named_children()) {
+      if (st.is(kind::comment)) continue;
+      ++count;
+      only = st;
+    }
+    return count == 1 && only.is(kind::return_statement) && only.named_child_count() == 1 ? only.named_child(0)
+                                                                                        : ir::Node{};
+  };
+  for (ir::Node b : blocks_) returns_.push_back(single_return(b));
+  return_form_ = else_block_ && std::all_of(returns_.begin(), returns_.end(), [](ir::Node r) { return bool(r); });
+  candidates_.resize(blocks_.size());
+  kept_statements_.resize(blocks_.size());
+  temporaries_.resize(blocks_.size());
+  if (auto bad = return_form_ ? read_returns() : read_assignments()) return Declined{std::move(*bad)};
+  if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_)) {
+    return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
+  }
+  if (auto bad = check_dtypes()) return Declined{std::move(*bad)};
+  if (auto bad = prove_same_metadata()) return Declined{std::move(*bad)};
+
+  // The form. Everywhere (eager, with grad, compiled) when nothing needs checking at trace time,
+  // the branches' backward contributes exactly zero where not selected, and they are cheap enough
+  // to compute on every call; else only under torch.compile, the original kept for the rest.
+  WherePlan plan;
+  if (auto bad = plan_guards(plan)) return Declined{std::move(*bad)};
+  const bool all_modes = checks_.empty() && grad_safe_ && cheap_ && guards_.empty();
+  plan.form = all_modes ? WherePlan::Form::AllModes
+              : grad_safe_ ? WherePlan::Form::Compiled
+                           : WherePlan::Form::CompiledWithoutGrad;
+  const StatementLayout l = layout_of(m_, if_);
+  if (!l.starts_line || !if_.parent().is(kind::block)) return Declined{decline<DeclineCode::SharesLine>()};
+  const bool uses_runtime = !guards_.empty() || std::any_of(checks_.begin(), checks_.end(), [](const std::string& c) {
+    return c.starts_with("_graphmend.");
+  });
+  if (!all_modes && uses_runtime) {
+    if (auto taken = runtime_unavailable(m_)) return *taken;
+  }
+  if (static_part_) {
+    plan.static_text = one_line_text(m_, static_part_);
+    if (!plan.static_text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, static_part_))};
+  }
+  if (auto bad = plan_selections(plan)) return Declined{std::move(*bad)};
+  plan.torch = torch_;
+  plan.if_statement = if_;
+  plan.first_condition = arms_[0].first;
+  plan.first_block = blocks_[0];
+  plan.checks = checks_;
+  plan.unsafe_reason = aliasing_ ? std::optional<std::string>(
+                                       "the selected tensor is a new object, where the original kept or bound an existing one")
+                                 : unsafe_reason_;
+  return render_where(m_, plan, ctx_.options.line_length);
+}
+
+// The plan as text: the selections laid out at the `if`'s indentation (or its block's, under a
+// kept static `if` or the compile gate), replacing the `if` or inserted before it as an `if`
+// whose `elif` is the original.
+Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length) {
+  const StatementLayout l = layout_of(m, plan.if_statement);
+  const bool gated = plan.form != WherePlan::Form::AllModes;
+  const std::string body_indent = gated || plan.static_text ? l.inner : std::string(l.indent);
+  LayoutStyle style;
+  style.line_length = line_length;
+  style.indent_unit = l.unit;
+  std::vector<std::string> lines;
+  auto emit = [&](std::string_view prefix, const LayoutExpr& e) {
+    for (std::string& line : lay_out(body_indent, prefix, e, "", style)) lines.push_back(std::move(line));
+  };
+  for (const LayoutExpr& g : plan.guard_checks) emit("", g);
+  for (ir::Node s : plan.kept_statements) {
+    const std::string stmt_indent(m.text().substr(line_start(m, s), s.start() - line_start(m, s)));
+    lines.push_back(body_indent + reindent_statement(m, s, stmt_indent, body_indent));
+  }
+  const std::string where = plan.torch + ".where";
+  for (const WherePlan::Selection& s : plan.selections) {
+    std::vector<LayoutExpr> values = s.values;
+    if (s.flat) {
+      // One line per arm, from the last up, into the name itself: nesting never grows with the chain.
+      LayoutExpr acc = std::move(values.back());
+      for (size_t i = plan.conditions.size(); i-- > 0;) {
+        emit(s.prefix, LayoutExpr::call(where, {plan.conditions[i], std::move(values[i]), std::move(acc)}));
+        acc = LayoutExpr::atom(s.name);
+      }
+      continue;
+    }
+    // where(c0, v0, where(c1, v1, v2)): at most three values nest.
+    LayoutExpr out = std::move(values.back());
+    for (size_t i = plan.conditions.size(); i-- > 0;) {
+      out = LayoutExpr::call(where, {plan.conditions[i], std::move(values[i]), std::move(out)});
+    }
+    emit(s.prefix, out);
   }
 
   Fix fix;
-  fix.helpers = std::move(guard_helpers);
-  if (aliasing) unsafe_reason = "the selected tensor is a new object, where the original kept or bound an existing one";
-  fix.applicability = unsafe_reason ? source::Applicability::Unsafe : source::Applicability::Safe;
-  const std::string form = all_modes ? "with torch.where (eager, grad and compiled alike)"
-                           : grad_safe ? "with torch.where under torch.compile (eager code unchanged)"
-                                       : "with torch.where under torch.compile without grad (eager and grad-enabled code unchanged)";
-  fix.title = unsafe_reason ? fmt::format("select {} (unsafe: {})", form, *unsafe_reason) : "select " + form;
+  fix.helpers = plan.helpers;
+  fix.applicability = plan.unsafe_reason ? source::Applicability::Unsafe : source::Applicability::Safe;
+  const std::string form = plan.form == WherePlan::Form::AllModes ? "with torch.where (eager, grad and compiled alike)"
+                           : plan.form == WherePlan::Form::Compiled
+                               ? "with torch.where under torch.compile (eager code unchanged)"
+                               : "with torch.where under torch.compile without grad (eager and grad-enabled code unchanged)";
+  fix.title = plan.unsafe_reason ? fmt::format("select {} (unsafe: {})", form, *plan.unsafe_reason) : "select " + form;
   const std::string& nl = l.newline;
   if (!gated) {
-    if (static_part) {
+    if (plan.static_text) {
       // `if <static>:` with the selection as its block; an `else` stays for a false static part.
-      const auto static_text = one_line_text(m, static_part);
-      if (!static_text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, static_part))};
-      const ir::Node block = blocks[0];
-      fix.edits.push_back(source::Edit::replace({arms[0].first.start(), arms[0].first.end()}, *static_text));
-      // The block's text, from its first statement to its end, replaced by the selection.
-      const uint32_t first_line = line_start(m, block.named_child(0));
-      fix.edits.push_back(source::Edit::replace({first_line, block.end()}, joined_lines(lines, nl)));
+      fix.edits.push_back(
+          source::Edit::replace({plan.first_condition.start(), plan.first_condition.end()}, *plan.static_text));
+      const uint32_t first_line = line_start(m, plan.first_block.named_child(0));
+      fix.edits.push_back(source::Edit::replace({first_line, plan.first_block.end()}, joined_lines(lines, nl)));
     } else {
-      const uint32_t start = line_start(m, if_statement);
-      fix.edits.push_back(source::Edit::replace({start, if_statement.end()}, joined_lines(lines, nl)));
+      const uint32_t start = line_start(m, plan.if_statement);
+      fix.edits.push_back(source::Edit::replace({start, plan.if_statement.end()}, joined_lines(lines, nl)));
     }
     return fix;
   }
   // Compile-gated: `if torch.compiler.is_compiling() [and <checks>]:` with the selection, and the
   // original `if` as its `elif`, which runs in eager mode, with grad enabled (unless the selection
   // is exact there too) and where a check fails at trace time.
-  std::vector<LayoutExpr> gate{LayoutExpr::atom(torch + ".compiler.is_compiling()")};
-  if (!grad_safe) gate.push_back(LayoutExpr::atom(fmt::format("not {}.is_grad_enabled()", torch)));
-  for (const std::string& c : checks) gate.push_back(LayoutExpr::atom(c));
-  if (static_part) {
-    const auto static_text = one_line_text(m, static_part);
-    if (!static_text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m, static_part))};
-    gate.push_back(LayoutExpr::atom(*static_text));
+  std::vector<LayoutExpr> gate{LayoutExpr::atom(plan.torch + ".compiler.is_compiling()")};
+  if (plan.form == WherePlan::Form::CompiledWithoutGrad) {
+    gate.push_back(LayoutExpr::atom(fmt::format("not {}.is_grad_enabled()", plan.torch)));
   }
+  for (const std::string& c : plan.checks) gate.push_back(LayoutExpr::atom(c));
+  if (plan.static_text) gate.push_back(LayoutExpr::atom(*plan.static_text));
   const LayoutExpr gate_expr = gate.size() == 1 ? gate[0] : LayoutExpr::chain("and", gate);
-  std::vector<std::string> head = lay_out_header(l.indent, "if ", gate_expr, ":", style);
-  std::string inserted = joined_lines(head, nl).substr(l.indent.size()) + nl + joined_lines(lines, nl) + nl +
-                         std::string(l.indent) + "el";
-  fix.edits.push_back(source::Edit::insertion(if_statement.start(), inserted));
+  const std::vector<std::string> head = lay_out_header(l.indent, "if ", gate_expr, ":", style);
+  const std::string inserted = joined_lines(head, nl).substr(l.indent.size()) + nl + joined_lines(lines, nl) + nl +
+                               std::string(l.indent) + "el";
+  fix.edits.push_back(source::Edit::insertion(plan.if_statement.start(), inserted));
   return fix;
+}
+
+}  // namespace
+
+std::variant<Fix, Declined> plan_where(const analysis::FileContext& ctx, ir::Node if_statement, SiteNamer& names,
+                                       FunctionIndex& index) {
+  const ir::Module& m = ctx.module;
+  if (if_statement.is(kind::elif_clause)) if_statement = if_statement.parent();  // planned with its `if`
+  if (!if_statement.is(kind::if_statement)) return Declined{decline<DeclineCode::NotAnIf>()};
+  if (m.function_of(if_statement) < 0) return Declined{decline<DeclineCode::NotInFunction>()};
+  return WherePlanner(ctx, if_statement, names, index).plan();
 }
 
 }  // namespace graphmend::rewrite

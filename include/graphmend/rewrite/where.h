@@ -1,6 +1,8 @@
 // [Where] rewrite for GM101: an `if` on a one-element tensor whose branches only compute tensor
-// values becomes a torch.where selection under torch.compile; eager mode, and compiled code with
-// grad enabled, keep running the original statement. Doc: rules/GM101.md.
+// values becomes `name = torch.where(cond, a, b)`, the same in eager mode, with grad and compiled
+// where that is proven; else the selection runs under torch.compile only, the original kept as
+// its `elif`. The planner proves and returns a plan or a coded decline; rendering only lays the
+// plan out. Doc: rules/GM101.md.
 #pragma once
 
 #include <optional>
