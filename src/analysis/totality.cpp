@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -533,6 +534,77 @@ bool is_python_number(const ir::Module& m, ir::Node e) {
     return false;
   }
   return true;
+}
+
+namespace {
+
+// A numeric literal, possibly negated: its value as a double, and whether it is an int.
+std::optional<std::pair<double, bool>> literal_number(const ir::Module& m, ir::Node e) {
+  e = ir::unparenthesize(e);
+  double sign = 1;
+  while (e.is(kind::unary_operator) && (m.text(e.field(field::operator_)) == "-" || m.text(e.field(field::operator_)) == "+")) {
+    if (m.text(e.field(field::operator_)) == "-") sign = -sign;
+    e = ir::unparenthesize(e.field(field::argument));
+  }
+  if (!e.is(kind::integer) && !e.is(kind::float_)) return std::nullopt;
+  std::string text;
+  for (char c : m.text(e)) {
+    if (c != '_') text += c;
+  }
+  if (text.find_first_of("jJ") != std::string::npos) return std::nullopt;
+  if (e.is(kind::integer)) {
+    const auto v = integer_literal_value(text);
+    if (!v) return std::pair{sign * 1e300 * 1e10, true};  // beyond 128 bits: inf as a double
+    return std::pair{sign * static_cast<double>(*v), true};
+  }
+  return std::pair{sign * std::strtod(text.c_str(), nullptr), false};
+}
+
+bool python_operation_may_raise(const ir::Module& m, TypeOracle& types, ir::Node n) {
+  if (n.is(kind::call)) {
+    const auto q = m.qualified_name(ir::unparenthesize(n.field(field::function)));
+    if (!q) return false;
+    if (q->starts_with("math.")) return true;
+    if ((*q == "int" || *q == "float") && m.lookup_at(ir::unparenthesize(n.field(field::function))) < 0) {
+      const std::vector<ir::Node> args = ir::children_without_comments(n.field(field::arguments));
+      if (args.size() != 1) return true;
+      const ir::Node a = ir::unparenthesize(args[0]);
+      static const std::unordered_set<string_view> specials = {"\"inf\"", "\"-inf\"", "\"nan\"", "'inf'", "'-inf'", "'nan'"};
+      if (*q == "float" && a.is(kind::string) && specials.contains(m.text(a))) return false;
+      const auto v = literal_number(m, a);
+      return !v || (*q == "int" && !std::isfinite(v->first));
+    }
+    return false;
+  }
+  if (!n.is(kind::binary_operator)) return false;
+  const string_view op = m.text(n.field(field::operator_));
+  if (op != "/" && op != "//" && op != "%" && op != "**") return false;
+  const ir::Node l = n.field(field::left);
+  const ir::Node r = n.field(field::right);
+  if (types.type_of(m, l).tensor_like() || types.type_of(m, r).tensor_like()) return false;
+  const auto a = literal_number(m, l);
+  const auto b = literal_number(m, r);
+  if (op != "**") {
+    // By a nonzero literal: raises only for an int too large for a float (`10**400 / 3`), which
+    // the left operand's own operations, checked too, would have to make.
+    return !b || b->first == 0 || (a && !std::isfinite(a->first));
+  }
+  if (!a || !b) return true;
+  if (a->first == 0 && b->first < 0) return true;  // ZeroDivisionError
+  if (a->second && b->second && b->first >= 0) return false;  // ints: Python's are unbounded
+  return !std::isfinite(std::pow(a->first, b->first));  // OverflowError
+}
+
+}  // namespace
+
+ir::Node python_arithmetic_may_raise(const ir::Module& m, TypeOracle& types, ir::Node root, ir::Node skip) {
+  ir::Node found;
+  syntax::walk(root, [&](ir::Node n) {
+    if (found || n.is(kind::lambda) || n == skip) return false;
+    if (python_operation_may_raise(m, types, n)) found = n;
+    return !found;
+  });
+  return found;
 }
 
 }  // namespace graphmend::analysis

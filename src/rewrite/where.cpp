@@ -8,6 +8,7 @@
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/tensor_meta.h"
+#include "graphmend/analysis/totality.h"
 #include "graphmend/analysis/truth.h"
 #include "graphmend/rewrite/item_effect.h"
 #include "graphmend/rewrite/trap.h"
@@ -716,6 +717,7 @@ class WherePlanner {
   analysis::TensorMeta candidate_meta(size_t branch, ir::Node value) const;
   analysis::TensorMeta kept_meta(const std::string& name) const;
   void add_check(const std::string& c);
+  std::optional<Decline> python_may_raise() const;
 
   const analysis::FileContext& ctx_;
   const ir::Module& m_;
@@ -758,6 +760,22 @@ class WherePlanner {
 
 void WherePlanner::add_check(const std::string& c) {
   if (std::find(checks_.begin(), checks_.end(), c) == checks_.end()) checks_.push_back(c);
+}
+
+// Python arithmetic that may raise (`1 / n`, `10.0 ** 400`) in code the original may skip:
+// every branch, every condition but the first's first atom. The all-mode form would raise in
+// eager mode; under the compile gate Dynamo may fail on it while tracing (an overflowing power
+// is an internal error on torch 2.13), so neither form is written.
+std::optional<Decline> WherePlanner::python_may_raise() const {
+  for (size_t i = 0; i < blocks_.size() + tensor_parts_.size(); ++i) {
+    const bool block = i < blocks_.size();
+    const ir::Node root = block ? blocks_[i] : tensor_parts_[i - blocks_.size()];
+    const ir::Node skipped = i == blocks_.size() ? first_atom(root) : ir::Node{};
+    if (const ir::Node n = analysis::python_arithmetic_may_raise(m_, ctx_.types, root, skipped)) {
+      return decline<DeclineCode::PythonArithmeticMayRaise>(snippet(m_, n));
+    }
+  }
+  return std::nullopt;
 }
 
 void WherePlanner::read_chain() {
@@ -1145,13 +1163,6 @@ std::optional<Decline> WherePlanner::check_dtypes() {
       add_check(fmt::format("{}.dtype != {}.bool", check.name, torch_));
     }
   }
-  // A floating-point check makes a not-bool one redundant.
-  const std::set<std::string> all_checks(checks_.begin(), checks_.end());
-  std::erase_if(checks_, [&](const std::string& c) {
-    const size_t dot = c.find(".dtype != ");
-    return dot != std::string::npos && c.ends_with(".bool") &&
-           all_checks.contains(c.substr(0, dot) + ".is_floating_point()");
-  });
   return std::nullopt;
 }
 
@@ -1336,6 +1347,7 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_)) {
     return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
   }
+  if (auto bad = python_may_raise()) return Declined{std::move(*bad)};
   if (auto bad = check_dtypes()) return Declined{std::move(*bad)};
   if (auto bad = prove_same_metadata()) return Declined{std::move(*bad)};
 
@@ -1344,6 +1356,13 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   // to compute on every call; else only under torch.compile, the original kept for the rest.
   WherePlan plan;
   if (auto bad = plan_guards(plan)) return Declined{std::move(*bad)};
+  // A floating-point check makes a not-bool one redundant.
+  const std::set<std::string> all_checks(checks_.begin(), checks_.end());
+  std::erase_if(checks_, [&](const std::string& c) {
+    const size_t dot = c.find(".dtype != ");
+    return dot != std::string::npos && c.ends_with(".bool") &&
+           all_checks.contains(c.substr(0, dot) + ".is_floating_point()");
+  });
   const bool all_modes = checks_.empty() && grad_safe_ && cheap_ && guards_.empty();
   plan.form = all_modes ? WherePlan::Form::AllModes
               : grad_safe_ ? WherePlan::Form::Compiled

@@ -28,7 +28,9 @@ import random
 # all, as float32). Weighted towards the small ones so most programs run.
 SMALL_NUMBERS = ["2", "3", "-1", "0.5", "1e-3", "0", "1.5", "-2.25", "100"]
 LARGE_NUMBERS = ["2**70", "10**30", "-(2**64)", "2**63", "2**62", "1e308", "2**63 - 1", "-(2**63)", "N_BIG",
-                 "N_HUGE", "F_BIG"]
+                 "N_HUGE", "F_BIG",
+                 # Python arithmetic that raises when it runs: by zero, an overflowing power.
+                 "(1 / N_ZERO)", "(7 // N_ZERO)", "10.0**400", "(N_HUGE**20 / 7)", "(F_BIG ** 2)"]
 GENERATED_NAMES = ["_graphmend_done", "_graphmend_c", "_graphmend_v0_0", "_graphmend_c0", "_graphmend_g0",
                    "_graphmend_iterated", "cond", "overflow", "selected"]
 BUILTIN_SHADOWS = ["sum", "abs", "max", "min", "len", "any", "all", "bool", "float", "int", "round", "id"]
@@ -444,7 +446,7 @@ class Program:
         out = [f'"""Differential fuzz program, seed {self.seed}."""'] + imports + [""]
         if self.uses_logger:
             out.append('logger = logging.getLogger("difffuzz")')
-        out += ["N_BIG = 2**70", "N_HUGE = 10**30", "F_BIG = 1e300", ""]
+        out += ["N_BIG = 2**70", "N_HUGE = 10**30", "F_BIG = 1e300", "N_ZERO = 0", ""]
         for h in self.helpers:
             out += ["", h]
         for fname, lines in self.functions:

@@ -54,4 +54,13 @@ bool is_python_number(const ir::Module& module, ir::Node e);
 // True for floats, for ints proven within int64, and for what is_python_number does not prove.
 bool python_number_fits_torch(const ir::Module& module, ir::Node e);
 
+// The first Python arithmetic in `root` (outside lambdas) that may raise when it runs: a
+// division or modulo (`/`, `//`, `%`) of values no tensor takes part in, unless by a nonzero
+// literal; a power unless of literals whose result Python computes (`10.0 ** 400` overflows,
+// `0 ** -1` divides by zero); a call of a `math` function, or `int`/`float` of anything but a
+// literal. Tensor operations are not its business (totality_of). Null when there is none.
+// An all-mode [Where] selection computes every branch in eager mode too, where the original
+// may never run it. `skip`: a subtree of `root` not looked at.
+ir::Node python_arithmetic_may_raise(const ir::Module& module, TypeOracle& types, ir::Node root, ir::Node skip = {});
+
 }  // namespace graphmend::analysis

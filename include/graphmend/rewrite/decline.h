@@ -115,6 +115,7 @@ enum class DeclineCode : std::uint8_t {
   GuardInBranch,
   TemporaryReadByCondition,
   LongChainReadsSelected,
+  PythonArithmeticMayRaise,
 
   // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
   BufferCallNotOnName,
@@ -349,6 +350,9 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
      "a condition reads `{}`, which a branch assigns as a temporary; the selection computes it first"},
     {DeclineCode::LongChainReadsSelected, "chain-reads-selected",
      "a condition or value reads {}, which an earlier line of the selection rebinds"},
+    {DeclineCode::PythonArithmeticMayRaise, "python-arithmetic-may-raise",
+     "`{}` may raise in Python (a division by a value that may be zero, an overflowing power), and the selection "
+     "computes it where the original may not"},
 
     // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
     {DeclineCode::BufferCallNotOnName, "buffer-call-not-on-name", "`{}` is not called on a plain name"},
