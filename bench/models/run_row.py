@@ -1,6 +1,6 @@
 """Runs one transformers model row in this process and prints a JSON line of facts about it.
 
-    python run_row.py ROW [--weights FILE] [--first eager|compiled] [--timing]
+    python run_row.py ROW [--weights FILE] [--first eager|compiled] [--timing] [--train]
 
 Graph counts come from a counting backend (dynamic=False) and torch._dynamo.explain; outputs are
 hashed bit for bit; fullgraph=True is tried with the eager and aot_eager backends; --timing adds
@@ -11,10 +11,13 @@ decided by PYTHONPATH (original or patched). Rows: registry.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
+import linecache
 import logging
 import os
+import re
 import sys
 import time
 import warnings
@@ -144,6 +147,78 @@ def run_sequence(row, weights):
     return facts
 
 
+def _no_dropout(model):
+    """Training mode with every dropout probability at zero (modules and the float attributes
+    functional dropout reads), so that a step is deterministic and comparable across arms."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+        for name, value in list(vars(module).items()):
+            if isinstance(value, float) and ("dropout" in name or name == "layerdrop"):
+                setattr(module, name, 0.0)
+    return model.train()
+
+
+@contextlib.contextmanager
+def _graph_break_sites():
+    """Dynamo's graph-break log while the block runs, as `file: source line` for each break in
+    transformers (the source text, not the line number, so that arms with patched files compare;
+    torch._dynamo.explain misses breaks that make Dynamo skip a whole frame, such as LayerDrop's)."""
+    sites = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            found = record.name.endswith("__graph_breaks") and re.search(r"in user code at (\S+):(\d+)",
+                                                                          record.getMessage())
+            if found and "transformers/" in found[1]:
+                code = linecache.getline(found[1], int(found[2])).strip()
+                sites.append(f"{found[1].split('transformers/', 1)[1]}: {code}")
+
+    log = logging.getLogger("torch._dynamo")  # where `<module>.__graph_breaks` artifacts stop propagating
+    handler = Collect()
+    torch._logging.set_logs(graph_breaks=True)
+    log.addHandler(handler)
+    try:
+        yield sites
+    finally:
+        log.removeHandler(handler)
+        torch._logging.set_logs()
+
+
+def train_step(row, weights):
+    """One training step, forward, loss and backward, with grad enabled and the model in training
+    mode (dropout at zero): the loss and every parameter's gradient hashed, eagerly and compiled
+    (aot_eager, and a counting backend for graphs), and the graph breaks with grad enabled."""
+    model, inputs = fresh(row, weights)
+    _no_dropout(model)
+
+    def step(forward):
+        model.zero_grad(set_to_none=True)
+        out = forward(**inputs)
+        loss = sum(t.float().sum() for t in _tensors(out) if t.is_floating_point())
+        loss.backward()
+        grads = [p.grad if p.grad is not None else torch.zeros(0) for p in model.parameters()]
+        return digest(loss), digest(grads)
+
+    facts = {"row": row, "train": True}
+    facts["eager_loss"], facts["eager_grads"] = step(model)
+    counted = []
+
+    def counting(gm, example_inputs):
+        counted.append(gm)
+        return gm.forward
+
+    torch._dynamo.reset()
+    with _graph_break_sites() as sites:
+        facts["counting_loss"], facts["counting_grads"] = step(torch.compile(model, backend=counting, dynamic=False))
+    facts["graphs"] = len(counted)
+    facts["breaks"] = len(counted) - 1
+    facts["breaks_detail"] = sites
+    torch._dynamo.reset()
+    facts["aot_eager_loss"], facts["aot_eager_grads"] = step(torch.compile(model, backend="aot_eager", dynamic=False))
+    return facts
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("row")
@@ -154,7 +229,12 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--sequence", action="store_true",
                         help="only run the row's call sequence (registry.SEQUENCES): eager, counted and fullgraph")
+    parser.add_argument("--train", action="store_true",
+                        help="only run one training step (grad enabled, dropout at zero): loss and gradients")
     args = parser.parse_args()
+    if args.train:
+        print(json.dumps(train_step(args.row, args.weights)))
+        return
     if args.sequence:  # builds its own models, one per mode
         print(json.dumps(run_sequence(args.row, args.weights)))
         return

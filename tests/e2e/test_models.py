@@ -8,7 +8,8 @@ patched in fresh processes (bench/models/run_row.py), so once-only messages are 
   that remain are the out-of-scope categories (data-dependent operators and shapes, .item()).
 - [Where] BART and Marian in fp16 (the overflow guard, plain `graphmend fix`) and Phi-3 with
   LongRoPE (the buffer selection, with --unsafe-fixes): zero breaks, fullgraph=True,
-  bit-identical outputs; Phi-3 also
+  bit-identical outputs, and for BART and Marian one training step (grad enabled) with the
+  guard's breaks gone and the same loss and gradients in each mode; Phi-3 also
   over a call sequence that flips the condition and goes from long to short.
 """
 from __future__ import annotations
@@ -115,6 +116,44 @@ def test_where_removes_fp16_overflow_guard_breaks(row, patched_site, tmp_path):
     assert not patched["recompiled"]
     assert patched["fullgraph_eager"] and patched["fullgraph_aot_eager"]
     _assert_identical_outputs(original, patched, fullgraph=True)
+
+
+@pytest.mark.parametrize("row", ["bart-fp16", "marian-fp16"])
+def test_where_fix_holds_in_a_training_step(row, patched_site, tmp_path):
+    """Grad enabled, training mode, dropout at zero: one forward, loss and backward. The fp16
+    guard's breaks (and the warning_once ones, [Defer]) are gone in training too: the form runs
+    in every mode; in each mode the loss and every gradient equal the original's bit for bit.
+    What still breaks is LayerDrop's
+    `if dropout_probability < self.layerdrop` (a Python `if` on a random tensor that decides
+    whether a layer runs: control flow, declined as branch-decides-control)."""
+    site, _report_json = patched_site
+    weights = tmp_path / f"{row}.pt"
+    _run(row, "eager", weights, None)  # saves the weights both training arms load
+    original = _train(row, weights, None)
+    patched = _train(row, weights, site)
+    print(f"\n{row} training step: breaks {original['breaks']} -> {patched['breaks']}")
+    for line in original["breaks_detail"]:
+        print(f"    original: {line}")
+    for line in patched["breaks_detail"]:
+        print(f"    remaining: {line}")
+    assert any("torch.float16" in site for site in original["breaks_detail"]), "the guard must break"
+    assert all("layerdrop" in site for site in patched["breaks_detail"]), patched["breaks_detail"]
+    assert patched["breaks"] < original["breaks"]
+    for mode in ("eager", "counting", "aot_eager"):
+        assert patched[f"{mode}_loss"] == original[f"{mode}_loss"], mode
+        assert patched[f"{mode}_grads"] == original[f"{mode}_grads"], mode
+    assert patched["counting_grads"] == patched["eager_grads"]
+
+
+def _train(row, weights, site):
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    out = subprocess.run([sys.executable, str(RUN_MODEL), row, "--weights", str(weights), "--train"],
+                         capture_output=True, text=True, env=env, cwd=weights.parent)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("row", ["phi3-longrope", "phi3-longrope-long"])

@@ -28,6 +28,7 @@ RELEASED = {
     "11": "dad33bc69763cf32ada5e2e8eece388f7e19090938cc54d2aaf2f9a7f27f3c20",
     "12": "ae29bc45c2dce8efba1fd416ef39252918d807e35d1a9d103e4cdc1edd3dabc4",
     "13": "7cb82fbc8803c82416daaea79fc0c8d6a7ce9a1ef870f1e160572ba98a26cbc3",
+    "14": "1566edba4cc355aea1251152766dad1dbe5fe3d95e2a090a10c156cb051c274b",
 }
 
 
