@@ -51,12 +51,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="gm-fix-report-") as tmp:
         work = pathlib.Path(tmp)
         shutil.copytree(source, work / source.name)
-        fixed = subprocess.run([args.graphmend, "fix", *unsafe, "--output-format", "json", source.name],
+        fixed = subprocess.run([args.graphmend, "fix", "--fix-generated", *unsafe, "--output-format", "json", source.name],
                                check=False, cwd=work, capture_output=True, text=True)
         if fixed.returncode not in (0, 1):
             print(fixed.stderr, file=sys.stderr)
             return 2
-        fresh = subprocess.run([args.graphmend, "check", *unsafe, "--no-cache", "--output-format", "json",
+        fresh = subprocess.run([args.graphmend, "check", "--fix-generated", *unsafe, "--no-cache", "--output-format", "json",
                                 source.name], check=False, cwd=work, capture_output=True, text=True)
         left, found = findings(fixed.stdout), findings(fresh.stdout)
     applied = sum(f["fixes_applied"] for f in json.loads(fixed.stdout)["files"])

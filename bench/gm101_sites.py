@@ -32,7 +32,7 @@ END = "<!-- gm101: end -->"
 def sites(graphmend: str, tree: pathlib.Path) -> list[dict]:
     """GM101 findings of plain `graphmend check`: a safe fix, an unsafe one (offered, not applied
     without `--unsafe-fixes`) or a decline reason."""
-    cmd = [graphmend, "check", "--no-cache", "--output-format", "json-lines", tree.name]
+    cmd = [graphmend, "check", "--no-cache", "--fix-generated", "--output-format", "json-lines", tree.name]
     out = subprocess.run(cmd, cwd=tree.parent, capture_output=True, text=True, check=False)
     if out.returncode not in (0, 1):
         sys.exit(f"graphmend check failed ({out.returncode}): {out.stderr}")

@@ -90,7 +90,7 @@ def footprint(graphmend: str, ruff: str, source: pathlib.Path, work: pathlib.Pat
     original, patched = work / "original", work / "patched"
     for target in (original, patched):
         shutil.copytree(source, target / source.name)
-    run = best([graphmend, "fix", "--unsafe-fixes", "--output-format", "json", str(patched / source.name)], 1)
+    run = best([graphmend, "fix", "--fix-generated", "--unsafe-fixes", "--output-format", "json", str(patched / source.name)], 1)
     report = json.loads(run["stdout"])
     diff = subprocess.run(["diff", "-rN", "-u", str(original), str(patched)], capture_output=True, text=True).stdout
     added = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
@@ -167,7 +167,7 @@ def main() -> None:
         check_runs, fix_runs = [], []
         for fix_copy in fix_copies:
             check_runs.append(timed(cold))
-            fix_runs.append(timed([gm, "fix", "-j", jobs, "--unsafe-fixes", "--no-summary", "--output-format",
+            fix_runs.append(timed([gm, "fix", "-j", jobs, "--fix-generated", "--unsafe-fixes", "--no-summary", "--output-format",
                                    "concise", str(fix_copy / "transformers")]))
         out["check"] = summary(check_runs)
         out["fix"] = summary(fix_runs)

@@ -46,7 +46,7 @@ def patched_copy(graphmend: str, source: str, work: pathlib.Path, unsafe: bool =
         shutil.rmtree(site)
     shutil.copytree(source, site / "transformers", ignore=shutil.ignore_patterns("__pycache__"))
     flags = ["--unsafe-fixes"] if unsafe else []
-    fixed = subprocess.run([graphmend, "fix", "--no-cache", *flags, str(site / "transformers")], capture_output=True,
+    fixed = subprocess.run([graphmend, "fix", "--no-cache", "--fix-generated", *flags, str(site / "transformers")], capture_output=True,
                            text=True, check=False)
     if fixed.returncode not in (0, 1):
         sys.exit(f"graphmend fix failed ({fixed.returncode}): {fixed.stderr[-500:]}")

@@ -47,7 +47,7 @@ def compiles(path: pathlib.Path) -> bool:
 
 def run(graphmend: str, tree: pathlib.Path) -> tuple[int, float, str]:
     start = time.monotonic()
-    done = subprocess.run([graphmend, "fix", "--isolated", "--unsafe-fixes", "--output-format", "json", "."],
+    done = subprocess.run([graphmend, "fix", "--isolated", "--fix-generated", "--unsafe-fixes", "--output-format", "json", "."],
                           cwd=tree, capture_output=True, text=True)
     return done.returncode, time.monotonic() - start, done.stdout
 

@@ -26,7 +26,7 @@ python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp -r .venv/lib/python3.11/site-packages/transformers "$work/transformers"
-build/graphmend fix --unsafe-fixes --output-format json "$work/transformers" > "$work/report.json" || [ $? -eq 1 ]
+build/graphmend fix --fix-generated --unsafe-fixes --output-format json "$work/transformers" > "$work/report.json" || [ $? -eq 1 ]
 .venv/bin/python - "$work" <<'PY'
 import json, pathlib, sys
 work = pathlib.Path(sys.argv[1])

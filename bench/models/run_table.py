@@ -46,7 +46,7 @@ def patch_transformers(graphmend: str, work: pathlib.Path, *flags: str, name: st
         shutil.rmtree(site)
     shutil.copytree(source, site / "transformers")
     # Which sites have a fix, by rule (before fixing), then the fix itself, timed.
-    check = subprocess.run([graphmend, "check", "--no-cache", *flags, "--output-format", "json", str(site / "transformers")],
+    check = subprocess.run([graphmend, "check", "--no-cache", "--fix-generated", *flags, "--output-format", "json", str(site / "transformers")],
                            capture_output=True, text=True)
     before = json.loads(check.stdout)
     # A fix counts when this run may apply it: plain `fix` applies only the safe ones.
@@ -54,7 +54,7 @@ def patch_transformers(graphmend: str, work: pathlib.Path, *flags: str, name: st
     fixable = collections.Counter(d["code"] for d in before["diagnostics"]
                                   if d["fix"] and d["fix"]["applicability"] in applicable)
     start = time.perf_counter()
-    fixed = subprocess.run([graphmend, "fix", *flags, "--output-format", "json", str(site / "transformers")],
+    fixed = subprocess.run([graphmend, "fix", "--fix-generated", *flags, "--output-format", "json", str(site / "transformers")],
                            capture_output=True, text=True)
     seconds = time.perf_counter() - start
     report = json.loads(fixed.stdout)

@@ -114,7 +114,7 @@ def patched_site(graphmend: str) -> str:
     if site.exists():
         shutil.rmtree(site)
     shutil.copytree(pathlib.Path(transformers.__file__).parent, site / "transformers")
-    fixed = subprocess.run([graphmend, "fix", str(site / "transformers")], capture_output=True, text=True,
+    fixed = subprocess.run([graphmend, "fix", "--fix-generated", str(site / "transformers")], capture_output=True, text=True,
                            check=False)
     if fixed.returncode not in (0, 1) or not (site / "transformers" / "_graphmend_runtime.py").exists():
         sys.exit(f"graphmend fix failed ({fixed.returncode}): {fixed.stderr[-500:]}")

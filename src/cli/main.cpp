@@ -41,6 +41,8 @@ struct CommonArgs {
   bool exit_zero = false;
   bool no_summary = false;
   bool unsafe_fixes = false;
+  bool fix_generated = false;
+  bool no_fix_generated = false;
   bool no_unsafe_fixes = false;
   bool diff = false;
   bool trap_async = false;
@@ -136,6 +138,9 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
   cmd->add_flag("--no-show-fixes", a.no_show_fixes, "Override show-fixes = true of the configuration");
   cmd->add_flag("--unsafe-fixes", a.unsafe_fixes, "Also apply fixes marked unsafe");
   cmd->add_flag("--no-unsafe-fixes", a.no_unsafe_fixes, "Override unsafe-fixes = true of the configuration");
+  cmd->add_flag("--fix-generated", a.fix_generated,
+                "Also fix files whose header says they are generated (default: reported, left to their generator)");
+  cmd->add_flag("--no-fix-generated", a.no_fix_generated, "Override fix-generated = true of the configuration");
   cmd->add_flag("--trap-async", a.trap_async,
                 "[Trap] opt-in tier: lower guards to torch._assert_async (changes exception class and timing)");
   cmd->add_option("-j,--jobs", a.jobs, "Worker threads (default: number of cores)");
@@ -206,6 +211,7 @@ int run_check(CommonArgs& a, bool fix) {
   o.fix = fix || a.diff;
   o.diff = a.diff;
   o.unsafe_fixes = choose(a.unsafe_fixes, a.no_unsafe_fixes, settings.unsafe_fixes, false);
+  o.fix_generated = choose(a.fix_generated, a.no_fix_generated, settings.fix_generated, false);
   o.rule_options.trap_async = a.trap_async || settings.trap_async.value_or(false);
   o.selection.select = a.given("--select") ? a.select : settings.select.value_or(std::vector<std::string>{});
   o.selection.extend_select = settings.extend_select;

@@ -1,6 +1,6 @@
 #include "graphmend/driver/config.h"
 
-// toml++ as a header-only library in this one translation unit: no shared library at run time.
+// toml++ as a header-only library (here and in style.cpp): no shared library at run time.
 #define TOML_HEADER_ONLY 1
 #define TOML_EXCEPTIONS 0
 #include <fmt/format.h>
@@ -35,7 +35,8 @@ std::optional<std::optional<bool> Settings::*> flag_member(std::string_view key)
   static constexpr std::pair<std::string_view, std::optional<bool> Settings::*> kFlags[] = {
       {"unsafe-fixes", &Settings::unsafe_fixes},   {"trap-async", &Settings::trap_async},
       {"force-exclude", &Settings::force_exclude}, {"respect-gitignore", &Settings::respect_gitignore},
-      {"show-fixes", &Settings::show_fixes},       {"project-context", &Settings::project_context}};
+      {"show-fixes", &Settings::show_fixes},       {"project-context", &Settings::project_context},
+      {"fix-generated", &Settings::fix_generated}};
   for (const auto& [name, member] : kFlags) {
     if (name == key) return member;
   }
@@ -235,6 +236,7 @@ Settings merged(Settings base, const Settings& top) {
   override_with(base.respect_gitignore, top.respect_gitignore);
   override_with(base.show_fixes, top.show_fixes);
   override_with(base.project_context, top.project_context);
+  override_with(base.fix_generated, top.fix_generated);
   override_with(base.output_format, top.output_format);
   override_with(base.cache_dir, top.cache_dir);
   override_with(base.max_file_size, top.max_file_size);

@@ -15,6 +15,7 @@
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/project.h"
 #include "graphmend/driver/cache.h"
+#include "graphmend/driver/style.h"
 #include "graphmend/fix/apply.h"
 #include "graphmend/fix/runtime.h"
 #include "graphmend/fix/verify.h"
@@ -87,6 +88,7 @@ void parallel_for(size_t count, unsigned jobs, std::vector<FileFailure>& failure
 struct Unit {
   DiscoveredFile input;
   fix::RuntimeLink link;  // how a patched version of this module reaches the runtime
+  FormatterStyle style;   // the project's formatter settings for this file
   bool produced = false;  // `current` is text this run wrote (its generated block is up to date)
   std::shared_ptr<const source::SourceFile> current;  // text being analysed
   std::unique_ptr<ir::Module> module;                 // null when unread or unparsable
@@ -180,6 +182,30 @@ struct UnitFindings {
   std::vector<std::string> warnings;  // suppression comments naming unknown graphmend codes
 };
 
+// The header line of a file generated from another source, as generators mark them (transformers'
+// modular converter, `@generated`, "DO NOT EDIT"): the leading comment lines, graphmend's own
+// block markers aside.
+std::optional<std::string> generated_header(std::string_view text) {
+  size_t pos = 0;
+  for (int line = 0; line < 40 && pos < text.size(); ++line) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view l = text.substr(pos, end - pos);
+    pos = end + 1;
+    while (!l.empty() && (l.back() == '\r' || l.back() == ' ')) l.remove_suffix(1);
+    if (l.empty()) continue;
+    if (!l.starts_with('#')) break;
+    std::string lower(l);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower.find("graphmend") != std::string::npos) continue;
+    if (lower.find("automatically generated from") != std::string::npos || lower.find("@generated") != std::string::npos ||
+        lower.find("do not edit") != std::string::npos) {
+      const size_t first = l.find_first_not_of("# ");
+      return std::string(first == std::string_view::npos ? l : l.substr(first));
+    }
+  }
+  return std::nullopt;
+}
+
 UnitFindings check_unit(const Unit& u, const analysis::Project& project, const analysis::CompileRegions& regions,
                         analysis::TypeOracle& types, const Options& options, const rules::Selection& selection) {
   UnitFindings findings;
@@ -206,7 +232,10 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
         lines.line_of(markers.damage_at), *markers.damage));
   }
   rewrite::SiteNamer names(*u.module);
-  rules::RuleContext ctx{{*u.module, project, regions, types, options.rule_options}, names};
+  rules::RuleOptions file_options = options.rule_options;
+  file_options.line_length = u.style.line_length;
+  const rewrite::GeneratedLineLength line_length(u.style.line_length);
+  rules::RuleContext ctx{{*u.module, project, regions, types, file_options}, names};
   // A module that never names torch is checked only when a compiled call reaches one of its
   // functions (a helper called from another file's forward).
   if (u.module->mentions_torch() || !ctx.compiled_functions().empty()) {
@@ -276,6 +305,18 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
                           return a.range == b.range && a.code == b.code;
                         }),
             out.end());
+  // A file generated from another source is its generator's to write: its findings are
+  // reported, its fixes withheld, and the warning says where the fix belongs.
+  if (std::optional<std::string> header = options.fix_generated ? std::nullopt : generated_header(u.current->text)) {
+    bool withheld = false;
+    for (rules::Diagnostic& d : out) withheld = std::exchange(d.fix, nullptr) != nullptr || withheld;
+    if (withheld) {
+      findings.warnings.push_back(fmt::format(
+          "1: the file says it is generated (`{}`): graphmend leaves it to its generator and fixes "
+          "nothing here; fix the source it is generated from (or pass --fix-generated)",
+          *header));
+    }
+  }
   return findings;
 }
 
@@ -460,6 +501,7 @@ std::string cache_material(const std::vector<std::string>& paths, const Options&
   const DiscoverOptions& d = options.discovery;
   m += fmt::format("exclude {}\ngitignore {} force {} context {} root {}\n", fmt::join(d.exclude, "\x1f"),
                    d.respect_gitignore, d.force_exclude, d.project_context, d.root.string());
+  m += fmt::format("fix-generated {}\n", options.fix_generated);
   m += fmt::format("trap-async {} unsafe {} max-bytes {}\n", options.rule_options.trap_async, options.unsafe_fixes,
                    options.read.max_bytes);
   return m;
@@ -508,12 +550,15 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
       failures[i] = {};
     }
   };
+  StyleFinder styles;
   parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
     Unit& u = units[i];
     u.input = discovery.files[i];
     // Text from standard input binds its package's runtime as the file on disk would, so the
     // printed text is what `fix FILE` writes; the runtime file is written as for any module.
+    u.style = styles.for_file(u.input.path);
     u.link = fix::runtime_link_for(u.input.path, u.input.package_root);
+    u.link.lines_after_imports = u.style.lines_after_imports;
     FileReport& fr = files[i];
     fr.display = u.input.display;
     fr.path = u.input.path;
@@ -541,7 +586,7 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
   if (use_cache) {
     cache::TreeDigest tree;
     for (const Unit& u : units) {
-      tree.add(u.input.display, u.input.module_name, u.input.context_only,
+      tree.add(u.input.display, u.input.module_name + "\x1f" + u.style.key(), u.input.context_only,
                u.current ? std::string_view(u.current->text) : std::string_view("\0unread", 7));
     }
     digest = tree.hex();

@@ -46,6 +46,14 @@ bool previous_line_blank(std::string_view text, size_t line_start) {
   return p == 0 || text[p - 1] == '\n' || text[p - 1] == '\r';
 }
 
+// The start of the line before the one starting at `line_start` (> 0).
+size_t previous_line_start(std::string_view text, size_t line_start) {
+  size_t p = line_start - 1;  // the previous line's line break
+  if (text[p] == '\n' && p > 0 && text[p - 1] == '\r') --p;
+  while (p > 0 && text[p - 1] != '\n' && text[p - 1] != '\r') --p;
+  return p;
+}
+
 // The lines a block occupies, with the blank line that separates it from the code around it.
 source::TextRange block_lines(std::string_view text, source::TextRange block) {
   uint32_t end = next_line_start(text, block.end);
@@ -206,8 +214,14 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
     if (anchor == text.size() && anchor > 0 && text[anchor - 1] != '\n' && text[anchor - 1] != '\r') {
       code += newline;  // the file's last line had no line break
       code += newline;
-    } else if (!previous_line_blank(text, anchor)) {
-      code += newline;  // a blank line after the imports
+    } else {
+      // The blank lines isort wants after the imports (the project's setting, else one).
+      int blank = 0;
+      for (size_t at = anchor; blank < 2 && at > 0 && previous_line_blank(text, at); ++blank) {
+        at = previous_line_start(text, at);
+      }
+      const int wanted = link.lines_after_imports >= 0 ? link.lines_after_imports : 1;
+      for (int k = blank; k < wanted; ++k) code += newline;
     }
     code += rendered;
     code += newline;

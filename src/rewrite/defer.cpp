@@ -8,51 +8,6 @@ namespace graphmend::rewrite {
 
 namespace {
 
-// The helper's call as a reviewer would write it: on one line when it fits in 80 columns (the
-// helper body's 4 spaces included) and no argument spans lines; else one argument per line,
-// each argument's own continuation lines kept relative to its first (a multi-line string's
-// lines are part of its value and stay as they are).
-std::string helper_call(const std::string& callee, const std::vector<std::string>& args) {
-  std::string one_line = callee + "(";
-  bool multiline = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    one_line += (i ? ", " : "") + args[i];
-    multiline |= args[i].find('\n') != std::string::npos;
-  }
-  one_line += ")";
-  if (!multiline && 4 + one_line.size() <= 80) return one_line;
-  std::string out = callee + "(";
-  for (const std::string& arg : args) {
-    std::vector<std::string_view> lines;
-    for (size_t pos = 0; pos <= arg.size();) {
-      const size_t nl = std::min(arg.find('\n', pos), arg.size());
-      lines.push_back(std::string_view(arg).substr(pos, nl - pos));
-      pos = nl + 1;
-    }
-    const bool has_long_string = arg.find("\"\"\"") != std::string::npos || arg.find("'''") != std::string::npos;
-    size_t common = std::string::npos;
-    for (size_t i = 1; i < lines.size(); ++i) {
-      const size_t lead = lines[i].find_first_not_of(' ');
-      if (lead != std::string_view::npos) common = std::min(common, lead);
-    }
-    out += "\n        ";
-    out += lines[0];
-    for (size_t i = 1; i < lines.size(); ++i) {
-      out += "\n";
-      if (has_long_string || common == std::string::npos || lines[i].size() < common) {
-        out += lines[i];
-      } else {
-        out += "        ";
-        out += lines[i].substr(common);
-      }
-    }
-    out += ",";
-  }
-  out += "\n    )";
-  return out;
-}
-
-
 struct Argument {
   std::string keyword;  // empty for positional
   ir::Node value;
@@ -197,7 +152,7 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
   out.shared = shared;
   std::vector<std::string> finished;
   for (const std::string& r : rendered) finished.push_back(renderer.finish(r));
-  out.site_call = helper_call(callee, finished);
+  out.site_call = helper_call(callee, finished, 4);
   out.params = renderer.params();
   out.hole_args = renderer.hole_args();
   // Every argument positional and carried as it is: only the callee changes under torch.compile,

@@ -349,9 +349,20 @@ bool inside_any(const std::vector<source::TextRange>& ranges, uint32_t offset) {
 }  // namespace
 
 namespace {
+// Generated lines longer than this are wrapped: see GeneratedLineLength.
+thread_local size_t generated_line_length_now = 88;
+}  // namespace
 
-// Generated lines longer than this are wrapped (ruff's and black's default line length).
-constexpr size_t kMaxGeneratedLine = 88;
+size_t generated_line_length() { return generated_line_length_now; }
+
+GeneratedLineLength::GeneratedLineLength(size_t length) : previous_(generated_line_length_now) {
+  generated_line_length_now = length;
+}
+
+GeneratedLineLength::~GeneratedLineLength() { generated_line_length_now = previous_; }
+
+namespace {
+
 
 // Splits `args` at each top-level `separator` (outside brackets and strings); empty when a string
 // or bracket is left open (then the line is not wrapped).
@@ -395,7 +406,7 @@ std::vector<std::string_view> top_level_split(std::string_view args, std::string
 std::string wrapped_line(std::string_view line, std::string_view indent, std::string_view unit,
                          std::string_view newline, bool inside_brackets = false) {
   const auto plain = [&] { return std::string(indent) + std::string(line); };
-  if (indent.size() + line.size() <= kMaxGeneratedLine) return plain();
+  if (indent.size() + line.size() <= generated_line_length()) return plain();
   // `head (`, then one `and` operand a line (each wrapped in turn, as black does), then `close`;
   // nothing when `expr` is not an `and` chain.
   const auto operand_lines = [&](std::string_view head, std::string_view expr,
@@ -428,7 +439,7 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
   const auto parenthesized = [&]() -> std::string {
     if (!assigns_name || line.ends_with(":")) return plain();
     const std::string_view value = line.substr(eq + 3);
-    if (indent.size() + unit.size() + value.size() > kMaxGeneratedLine || top_level_split(value, ",").empty()) {
+    if (indent.size() + unit.size() + value.size() > generated_line_length() || top_level_split(value, ",").empty()) {
       return plain();  // still too long, or a bracket or string left open
     }
     return std::string(indent) + std::string(line.substr(0, eq + 3)) + "(" + std::string(newline) + std::string(indent) +
@@ -446,7 +457,7 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
     for (const auto& level : kLevels) {
       std::vector<std::string> next;
       for (const std::string& piece : pieces) {
-        if (indent.size() + piece.size() <= kMaxGeneratedLine) {
+        if (indent.size() + piece.size() <= generated_line_length()) {
           next.push_back(piece);
           continue;
         }
@@ -503,7 +514,7 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
         opened.push_back(i);
       } else if (c == ')' || c == ']' || c == '}') {
         if (opened.empty()) break;
-        if (i == last && c == ')' && indent.size() + opened.back() + 1 <= kMaxGeneratedLine) open = opened.back();
+        if (i == last && c == ')' && indent.size() + opened.back() + 1 <= generated_line_length()) open = opened.back();
         opened.pop_back();
       }
     }
@@ -521,7 +532,7 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
   std::string out = std::string(indent) + std::string(line.substr(0, open + 1));
   // As black and ruff format: the arguments on one line of their own when they fit there, else
   // one per line.
-  if (indent.size() + unit.size() + inside.size() <= kMaxGeneratedLine && !inside.ends_with(",")) {
+  if (indent.size() + unit.size() + inside.size() <= generated_line_length() && !inside.ends_with(",")) {
     return out + std::string(newline) + std::string(indent) + std::string(unit) + std::string(inside) +
            std::string(newline) + std::string(indent) + std::string(tail);
   }
@@ -664,18 +675,34 @@ void call_through_runtime(const ir::Module& m, ir::Node function, std::string_vi
   const size_t line_end = std::min(text.find_first_of("\r\n", function.start()), text.size());
   const size_t rest = line_end - std::min<size_t>(function.end(), line_end);  // after the callee
   const size_t width = function.start() - line_start + callee.size() + rest;
-  const std::string_view indent = source::indentation_at(text, function.start());
-  // Wrapped, the line after the callee reads `)` and the rest; when that too passes 88 columns
-  // (the original line did), the wrapping would only add lines.
-  const bool wrap_fits = indent.size() + 1 + rest <= kMaxGeneratedLine;
-  if (width <= kMaxGeneratedLine || !wrap_fits || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
+  if (width <= generated_line_length() || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
     fix.edits.push_back(source::Edit::replace(function.range(), callee));
     return;
   }
-  const std::string newline(source::newline_text(m.file().newline));
+  // Too long with the longer callee: the arguments go on a line of their own, as ruff and black
+  // split a call (`callee(` / `    arguments` / `)`, even where that line is still too long), when
+  // the call starts its line, its arguments follow the callee there and carry no magic trailing
+  // comma (a call after `if c:` on one line is left long: the formatter moves it first).
+  const ir::Node call = function.parent();
+  const ir::Node arguments = call && call.is(kind::call) ? call.field(field::arguments) : ir::Node{};
+  const std::string_view indent = source::indentation_at(text, function.start());
   const std::string inner = std::string(indent) + (indent.find('\t') != std::string_view::npos ? "\t" : "    ");
-  fix.edits.push_back(
-      source::Edit::replace(function.range(), "(" + newline + inner + callee + newline + std::string(indent) + ")"));
+  const bool starts_line =
+      text.substr(line_start, function.start() - line_start).find_first_not_of(" \t") == std::string_view::npos;
+  if (starts_line && arguments && arguments.is(kind::argument_list) && arguments.start() == function.end() &&
+      arguments.end() <= line_end && arguments.end() - arguments.start() > 2) {
+    const std::string_view inside = text.substr(arguments.start() + 1, arguments.end() - arguments.start() - 2);
+    std::string_view trimmed = inside;
+    while (!trimmed.empty() && trimmed.back() == ' ') trimmed.remove_suffix(1);
+    if (!trimmed.ends_with(",")) {
+      const std::string newline(source::newline_text(m.file().newline));
+      fix.edits.push_back(source::Edit::replace(function.range(), callee));
+      fix.edits.push_back(source::Edit::replace(arguments.range(), "(" + newline + inner + std::string(trimmed) +
+                                                                       newline + std::string(indent) + ")"));
+      return;
+    }
+  }
+  fix.edits.push_back(source::Edit::replace(function.range(), callee));
 }
 
 namespace {
@@ -686,11 +713,11 @@ namespace {
 // compiled code runs when" chains).
 std::string gate_header(std::string_view guard, std::string_view indent, std::string_view inner,
                         std::string_view newline) {
-  if (indent.size() + guard.size() + 4 <= kMaxGeneratedLine) return fmt::format("if {}:", guard);
+  if (indent.size() + guard.size() + 4 <= generated_line_length()) return fmt::format("if {}:", guard);
   std::string out = fmt::format("if ({}{}", newline, inner);
   std::vector<std::string_view> operands{guard};
   std::string_view op;
-  if (inner.size() + guard.size() > kMaxGeneratedLine) {
+  if (inner.size() + guard.size() > generated_line_length()) {
     for (std::string_view candidate : {std::string_view(" or "), std::string_view(" and ")}) {
       if (std::vector<std::string_view> split = top_level_split(guard, candidate); split.size() >= 2) {
         operands = std::move(split);
@@ -932,7 +959,7 @@ std::string split_long_literals(std::string_view code) {
     const size_t lead = line.find_first_not_of(' ');
     std::optional<LiteralCuts> cuts;
     std::string_view tail;
-    if (brackets > 0 && line.size() > kMaxGeneratedLine && lead != std::string_view::npos) {
+    if (brackets > 0 && line.size() > generated_line_length() && lead != std::string_view::npos) {
       cuts = literal_cuts(line, lead);
       if (cuts) {
         tail = line.substr(cuts->end);
@@ -953,10 +980,10 @@ std::string split_long_literals(std::string_view code) {
         size_t cut = 0;
         for (size_t c : cuts->after_space) {
           if (c <= from) continue;
-          if (lead + prefix.size() + 2 + (c - from) > kMaxGeneratedLine) break;
+          if (lead + prefix.size() + 2 + (c - from) > generated_line_length()) break;
           cut = c;
         }
-        const bool rest_fits = lead + prefix.size() + 2 + (close - from) + tail.size() <= kMaxGeneratedLine;
+        const bool rest_fits = lead + prefix.size() + 2 + (close - from) + tail.size() <= generated_line_length();
         if (!first) out += '\n';
         first = false;
         out += indent;
@@ -988,13 +1015,157 @@ std::string split_long_literals(std::string_view code) {
   return out;
 }
 
+// One string literal at `at` in `code`: its prefix (letters), quote and end; nullopt when none
+// starts there or it is one graphmend does not join (triple-quoted, raw or bytes).
+struct Literal {
+  std::string_view prefix, body;
+  char quote = '"';
+  size_t end = 0;
+};
+std::optional<Literal> literal_at(std::string_view code, size_t at) {
+  size_t q = at;
+  while (q < code.size() && q - at < 2 && std::isalpha(static_cast<unsigned char>(code[q]))) ++q;
+  if (q >= code.size() || (code[q] != '"' && code[q] != '\'')) return std::nullopt;
+  const std::string_view prefix = code.substr(at, q - at);
+  if (prefix.find_first_not_of("fF") != std::string_view::npos) return std::nullopt;
+  const char quote = code[q];
+  if (code.substr(q, 3) == std::string(3, quote)) return std::nullopt;
+  for (size_t i = q + 1; i < code.size(); ++i) {
+    if (code[i] == '\\') {
+      ++i;
+    } else if (code[i] == '\n' || code[i] == '\r') {
+      return std::nullopt;
+    } else if (code[i] == quote) {
+      return Literal{prefix, code.substr(q + 1, i - q - 1), quote, i + 1};
+    }
+  }
+  return std::nullopt;
+}
+
+// `code` with each implicit concatenation of plain and f-string literals (same quotes, only
+// white space between) joined into one literal, as ruff's formatter joins those that fit; the
+// plain parts' braces doubled where the result is an f-string. nullopt when nothing was joined.
+std::optional<std::string> joined_string_runs(std::string_view code) {
+  std::string out;
+  bool joined = false;
+  size_t i = 0;
+  while (i < code.size()) {
+    const char c = code[i];
+    const bool starts = (i == 0 || !(std::isalnum(static_cast<unsigned char>(code[i - 1])) || code[i - 1] == '_'));
+    std::optional<Literal> first = starts ? literal_at(code, i) : std::nullopt;
+    if (!first) {
+      if (c == '"' || c == '\'') return std::nullopt;  // a literal graphmend does not join: leave all as is
+      out += c;
+      ++i;
+      continue;
+    }
+    std::vector<Literal> run = {*first};
+    size_t next = first->end;
+    while (true) {
+      size_t j = next;
+      while (j < code.size() && (code[j] == ' ' || code[j] == '\n' || code[j] == '\r' || code[j] == '\t')) ++j;
+      if (j == next) break;
+      std::optional<Literal> more = literal_at(code, j);
+      if (!more || more->quote != first->quote) break;
+      run.push_back(*more);
+      next = more->end;
+    }
+    if (run.size() == 1) {
+      out += code.substr(i, first->end - i);
+      i = first->end;
+      continue;
+    }
+    const bool formatted = std::any_of(run.begin(), run.end(), [](const Literal& l) { return !l.prefix.empty(); });
+    out += formatted ? "f" : "";
+    out += first->quote;
+    for (const Literal& l : run) {
+      if (!formatted || !l.prefix.empty()) {
+        out += l.body;
+        continue;
+      }
+      if (l.body.find("\\N{") != std::string_view::npos) return std::nullopt;  // a named escape's braces
+      for (char b : l.body) out += (b == '{' || b == '}') ? std::string(2, b) : std::string(1, b);
+    }
+    out += first->quote;
+    joined = true;
+    i = next;
+  }
+  if (!joined) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
+std::string helper_call(const std::string& callee, const std::vector<std::string>& args, size_t lead) {
+  std::string one_line = callee + "(";
+  bool multiline = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    one_line += (i ? ", " : "") + args[i];
+    multiline |= args[i].find('\n') != std::string::npos;
+  }
+  one_line += ")";
+  if (!multiline && lead + one_line.size() <= generated_line_length()) return one_line;
+  std::string out = callee + "(";
+  for (const std::string& arg : args) {
+    std::vector<std::string_view> lines;
+    for (size_t pos = 0; pos <= arg.size();) {
+      const size_t nl = std::min(arg.find('\n', pos), arg.size());
+      lines.push_back(std::string_view(arg).substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+    const bool has_long_string = arg.find("\"\"\"") != std::string::npos || arg.find("'''") != std::string::npos;
+    size_t common = std::string::npos;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      const size_t first_column = lines[i].find_first_not_of(' ');
+      if (first_column != std::string_view::npos) common = std::min(common, first_column);
+    }
+    out += "\n        ";
+    out += lines[0];
+    for (size_t i = 1; i < lines.size(); ++i) {
+      out += "\n";
+      if (has_long_string || common == std::string::npos || lines[i].size() < common) {
+        out += lines[i];
+      } else {
+        out += "        ";
+        out += lines[i].substr(common);
+      }
+    }
+    if (args.size() > 1) out += ",";  // one argument stays hugged by the parentheses, as ruff leaves it
+  }
+  out += "\n    )";
+  return out;
+}
+
 source::Helper site_helper(const std::string& name, const std::string& params, const std::string& body) {
-  // The body is one line unless it keeps a string's own line breaks; one line is wrapped at 88
-  // columns as black would (a helper's lines are graphmend's, and ruff checks them).
-  const std::string line = body.find('\n') == std::string::npos ? wrapped_line(body, "    ", "    ", "\n")
-                                                                  : "    " + body;
+  // The body is one line unless it keeps a string's own line breaks; one line is wrapped at the
+  // line length as black would (a helper's lines are graphmend's, and ruff checks them). Strings
+  // the original concatenated over lines are joined where the joined line fits, as ruff would.
+  auto lay_out = [](const std::string& code) {
+    return code.find('\n') == std::string::npos ? wrapped_line(code, "    ", "    ", "\n") : "    " + code;
+  };
+  std::string line = lay_out(body);
+  if (body.find('\n') != std::string::npos) {
+    if (std::optional<std::string> joined = joined_string_runs(body)) {
+      // `callee(` / one argument, now on one line / `)`: ruff puts it back on one line if it fits.
+      const size_t open = joined->find("(\n"), close = joined->rfind("\n");
+      if (open != std::string::npos && close > open && joined->ends_with(")")) {
+        const std::string_view inside = std::string_view(*joined).substr(open + 2, close - open - 2);
+        const size_t first = inside.find_first_not_of(" \t");
+        if (first != std::string_view::npos && inside.find('\n') == std::string_view::npos &&
+            std::string_view(*joined).substr(close + 1).find_first_not_of(" \t") == joined->size() - close - 2) {
+          *joined = joined->substr(0, open + 1) + std::string(inside.substr(first)) + ")";
+        }
+      }
+      const std::string candidate = lay_out(*joined);
+      bool fits = true;
+      for (size_t from = 0; from <= candidate.size();) {
+        const size_t to = std::min(candidate.find('\n', from), candidate.size());
+        fits = fits && to - from <= generated_line_length();
+        from = to + 1;
+      }
+      if (fits) line = candidate;
+    }
+  }
   return {name, "def " + name + fmt::format("({}):\n{}\n", params, split_long_literals(line))};
 }
 

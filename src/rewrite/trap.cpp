@@ -226,9 +226,9 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
       if (!always_bound_at(m, field)) return Declined{decline<DeclineCode::MessageTensorUnbound>(snippet(m, h))};
     }
     renderer.choose_names(m.text(raise));
-    raised += "(";
-    for (size_t i = 0; i < rendered.size(); ++i) raised += (i ? ", " : "") + renderer.finish(rendered[i]);
-    raised += ")";
+    std::vector<std::string> finished;
+    for (const std::string& r : rendered) finished.push_back(renderer.finish(r));
+    raised = helper_call(raised, finished, 4 + std::string_view("raise ").size());
     if (rendered.size() == 1 && renderer.holes().empty() && is_literal(args.named_child(0))) {
       plan.literal_message = std::string(m.text(args.named_child(0)));
     }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/rules/conditions.h"
+
 namespace graphmend::rules {
 
 const RuleInfo& DisabledCallRule::info() const {

@@ -24,7 +24,8 @@ struct Settings {
   std::vector<std::string> extend_select, extend_exclude;  // accumulate along `extend`
   std::optional<std::vector<PerFileIgnore>> per_file_ignores;
   std::vector<PerFileIgnore> extend_per_file_ignores;
-  std::optional<bool> unsafe_fixes, trap_async, force_exclude, respect_gitignore, show_fixes, project_context;
+  std::optional<bool> unsafe_fixes, trap_async, force_exclude, respect_gitignore, show_fixes, project_context,
+      fix_generated;
   std::optional<std::string> output_format;
   std::optional<std::filesystem::path> cache_dir;  // `check`'s result cache; relative: to the file's folder
   std::optional<uint64_t> max_file_size;

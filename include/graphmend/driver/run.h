@@ -24,6 +24,7 @@ struct Options {
   bool fix = false;           // apply fixes (in memory; written unless `diff`)
   bool diff = false;          // print diffs instead of writing
   bool unsafe_fixes = false;  // also apply fixes marked Unsafe
+  bool fix_generated = false;  // also fix files whose header says they are generated
   rules::Selection selection;  // --select / --extend-select / --ignore
   std::vector<PerFileIgnore> per_file_ignores;  // patterns relative to `discovery.root`
   DiscoverOptions discovery;   // excludes, .gitignore, project context, the stdin file's name

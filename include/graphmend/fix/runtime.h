@@ -31,9 +31,12 @@ std::string_view runtime_version();
 // where the runtime file lies) or inline.
 struct RuntimeLink {
   std::optional<int> package_level;  // nullopt: a loose script
+  // Blank lines between the imports and the binding: the project's isort `lines-after-imports`
+  // (-1, isort's default: one, as the binding is no def or class).
+  int lines_after_imports = -1;
 
   static RuntimeLink inline_source() { return {}; }
-  static RuntimeLink package(int level) { return {level}; }
+  static RuntimeLink package(int level) { return {level, -1}; }
   [[nodiscard]] bool is_inline() const { return !package_level.has_value(); }
 };
 

@@ -19,6 +19,22 @@
 
 namespace graphmend::rewrite {
 
+// The line length generated statements wrap at (88, ruff's and black's default, unless set): the
+// project's formatter setting for the file being rewritten (driver/style.h). The driver sets it
+// for one file's rules on the thread that runs them, so that the many layout helpers below need
+// no extra parameter; an object of this class sets it for its lifetime.
+[[nodiscard]] size_t generated_line_length();
+class GeneratedLineLength {
+ public:
+  explicit GeneratedLineLength(size_t length);
+  ~GeneratedLineLength();
+  GeneratedLineLength(const GeneratedLineLength&) = delete;
+  GeneratedLineLength& operator=(const GeneratedLineLength&) = delete;
+
+ private:
+  size_t previous_;
+};
+
 using source::Fix;
 
 struct Declined {
@@ -118,7 +134,7 @@ std::optional<Declined> runtime_unavailable(const ir::Module& m);
 // Makes the call whose callee is `function` (a module-level name, or an attribute of one, spelt
 // `path`: "logger.warning_once", "print") defer itself under torch.compile:
 //     _graphmend.call("<path>")(<arguments, as they were>)
-// on the callee's line, or over three lines when that line would pass 88 columns and the third,
+// on the callee's line, or over three lines when that line would pass the line length and the third,
 // `)(<arguments, as they were>`, would not. Eager, the runtime finds the callee as the module's
 // code does; the call still starts on its line, so log records and warnings keep their line.
 void call_through_runtime(const ir::Module& m, ir::Node function, std::string_view path, source::Fix& fix);
@@ -220,6 +236,12 @@ std::string with_raw_newlines(std::string_view text);
 // first gets that branch's indentation plus `levels` steps on top of its own, except lines inside
 // a multi-line string, which stay byte for byte.
 std::string reindented(const ir::Module& m, ir::Node node, int levels);
+
+// A helper body's call, `callee(args)`, `lead` columns in (the body's indentation and anything
+// before the callee): on one line when it fits and no argument spans lines; else one argument a
+// line, each argument's continuation lines kept relative to its first (a multi-line string's lines
+// are part of its value and stay), with a trailing comma when there are several.
+std::string helper_call(const std::string& callee, const std::vector<std::string>& args, size_t lead);
 
 // A site helper, a top-level function of the patched module: `def name(params): body`. The
 // in-graph ops call it back by name (runtime/_graphmend_runtime.py).

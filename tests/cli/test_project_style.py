@@ -1,0 +1,173 @@
+"""`fix` writes in the project's own style (issue 47, item 3): the line length generated code
+wraps at and the blank lines after the imports come from the project's ruff, black, isort or
+setup.cfg settings, so that a file the project's `ruff check` (isort included) and
+`ruff format --check` accepted before the fix, they accept after it."""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+RUFF = pathlib.Path(sys.executable).parent / "ruff"
+
+MODULE = '''import logging
+
+import torch
+
+
+logger = logging.getLogger(__name__)
+
+
+class Model(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        logger.warning("the input went through the first layer of this model, which warns about it")
+        print(f"input of shape {x.shape} reached forward, which prints it before it returns a value")
+        if x.sum() > 0:
+            raise ValueError(
+                f"this model expects a non-positive input, and the sum of this one, of shape {x.shape}, "
+                "is positive: scale it down first"
+            )
+        return x * 2
+'''
+
+# Each way a project states the same style: line length 119, two blank lines after the imports.
+STYLES = {
+    "pyproject-ruff": ("pyproject.toml",
+                       "[tool.ruff]\nline-length = 119\n\n[tool.ruff.lint.isort]\nlines-after-imports = 2\n"),
+    "ruff.toml": ("ruff.toml", "line-length = 119\n\n[lint.isort]\nlines-after-imports = 2\n"),
+    "ruff.toml-legacy-isort": ("ruff.toml", "line-length = 119\n\n[isort]\nlines-after-imports = 2\n"),
+    "pyproject-black-isort": ("pyproject.toml",
+                              "[tool.black]\nline-length = 119\n\n[tool.isort]\nprofile = \"black\"\n"
+                              "lines_after_imports = 2\n"),
+    "setup.cfg": ("setup.cfg", "[isort]\nline_length = 119\nlines_after_imports = 2\n"),
+}
+
+BLOCK = r"(# graphmend: begin generated code[^\n]*\n)?_graphmend = "
+
+
+def written_lines(text):
+    """The lines graphmend wrote: its block and every line naming `_graphmend`."""
+    block = text[text.index("# graphmend: begin"):text.index("# graphmend: end")]
+    return block.splitlines() + [line for line in text.splitlines() if "_graphmend" in line]
+
+
+def blank_lines_before_binding(text):
+    found = re.search(r"^import torch\n(\n*)" + BLOCK, text, re.M)
+    assert found, text
+    return len(found[1])
+
+
+RUFF_SETTINGS = ["--line-length", "119", "--config", "lint.isort.lines-after-imports = 2"]
+
+
+def ruff(*args, cwd):
+    return subprocess.run([str(RUFF), *args, "--isolated", *RUFF_SETTINGS], cwd=cwd, capture_output=True,
+                          text=True)
+
+
+def ruff_accepts(cwd, path):
+    lint = ruff("check", "--select", "E,F,W,I", "--ignore", "E501", "--no-cache", path, cwd=cwd)
+    form = ruff("format", "--check", "--diff", "--no-cache", path, cwd=cwd)
+    return lint.returncode == 0 and form.returncode == 0, lint.stdout + form.stdout
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_fix_writes_what_the_projects_ruff_accepts(gm, tmp_path, style):
+    name, text = STYLES[style]
+    (tmp_path / name).write_text(text)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(MODULE)
+    accepted, why = ruff_accepts(tmp_path, "pkg/model.py")
+    assert accepted, why  # the original follows the style
+
+    out = gm("fix", "pkg", cwd=tmp_path)
+    assert out.returncode in (0, 1), out.stderr
+    fixed = model.read_text()
+    assert fixed != MODULE and "_graphmend" in fixed
+    accepted, why = ruff_accepts(tmp_path, "pkg/model.py")
+    assert accepted, f"{why}\n{fixed}"
+    assert blank_lines_before_binding(fixed) == 2  # as isort writes them
+    assert max(len(line) for line in written_lines(fixed)) > 88  # wrapped at 119, not 88
+
+
+def test_without_settings_the_defaults_hold(gm, tmp_path):
+    """No configuration: 88 columns and one blank line after the imports (ruff's defaults)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(MODULE.replace("import torch\n\n\nlogger", "import torch\n\nlogger"))
+    out = gm("fix", "pkg", cwd=tmp_path)
+    assert out.returncode in (0, 1), out.stderr
+    fixed = model.read_text()
+    assert blank_lines_before_binding(fixed) == 1
+    assert max(len(line) for line in written_lines(fixed)) <= 88, fixed
+    lint = subprocess.run([str(RUFF), "check", "--isolated", "--select", "I", "--no-cache", "pkg/model.py"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout
+
+
+def test_the_nearest_settings_apply_to_each_file(gm, tmp_path):
+    """Two packages, one with its own ruff.toml: each file gets its own project's style."""
+    for package in ("wide", "narrow"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+        (tmp_path / package / "model.py").write_text(MODULE)
+    (tmp_path / "wide" / "ruff.toml").write_text("line-length = 119\n[lint.isort]\nlines-after-imports = 2\n")
+    out = gm("fix", "narrow", "wide", cwd=tmp_path)
+    assert out.returncode in (0, 1), out.stderr
+    assert blank_lines_before_binding((tmp_path / "wide" / "model.py").read_text()) == 2
+    narrow = (tmp_path / "narrow" / "model.py").read_text()
+    assert blank_lines_before_binding(narrow) == 1
+    assert max(len(line) for line in written_lines(narrow)) <= 88
+
+
+GENERATED_HEADERS = [
+    "#           This file was automatically generated from src/pkg/modular_model.py.\n"
+    "#               Do NOT edit this file manually as any edits will be overwritten\n",
+    "# @generated by protoc-like tooling\n",
+    "# DO NOT EDIT: produced by scripts/make_model.py\n",
+]
+
+
+@pytest.mark.parametrize("header", GENERATED_HEADERS)
+def test_generated_files_are_reported_and_left_to_their_generator(gm, tmp_path, header):
+    """Issue 47, item 4: a file whose header says it is generated keeps its text; its findings
+    are reported without fixes, with a warning that names the header; its neighbours are fixed."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    generated = tmp_path / "pkg" / "modeling_model.py"
+    generated.write_text(header + MODULE)
+    source = tmp_path / "pkg" / "modular_model.py"
+    source.write_text(MODULE)
+    out = gm("fix", "--output-format", "json", "pkg", cwd=tmp_path)
+    assert out.returncode == 1, out.stderr
+    assert generated.read_text() == header + MODULE
+    assert source.read_text() != MODULE
+    import json
+
+    report = json.loads(out.stdout)
+    left = [d for d in report["diagnostics"] if d["filename"].endswith("modeling_model.py")]
+    assert left and all(d["fix"] is None for d in left)
+    check = gm("check", "pkg/modeling_model.py", cwd=tmp_path)
+    assert "generated" in check.stdout + check.stderr
+    assert "fix the source it is generated from" in check.stdout + check.stderr
+
+
+def test_fix_generated_fixes_them_too(gm, tmp_path):
+    """--fix-generated, or `fix-generated = true` in the configuration, fixes generated files, as
+    when patching an installed library that will not be regenerated."""
+    for flag, config in (("--fix-generated", ""), (None, "[tool.graphmend]\nfix-generated = true\n")):
+        root = tmp_path / ("flag" if flag else "config")
+        (root / "pkg").mkdir(parents=True)
+        (root / "pkg" / "__init__.py").write_text("")
+        (root / "pyproject.toml").write_text(config)
+        generated = root / "pkg" / "modeling_model.py"
+        generated.write_text(GENERATED_HEADERS[0] + MODULE)
+        out = gm("fix", *([flag] if flag else []), "pkg", cwd=root)
+        assert out.returncode in (0, 1), out.stderr
+        assert "_graphmend" in generated.read_text(), flag
+        assert "generated" not in out.stderr
