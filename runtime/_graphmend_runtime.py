@@ -16,7 +16,7 @@ import os
 import sys
 import types
 
-RUNTIME_VERSION = "14"
+RUNTIME_VERSION = "15"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -46,8 +46,10 @@ def bind(module_globals):
     through the module's key, its `__name__` (a suffix tells apart two live modules that
     share a name). Bound before torch is imported, the view's `compiling()` is False, so
     the module runs its original code, until a later bind finds torch and completes it.
+
+    Binding defines names and nothing more: no operator is registered and Dynamo is not
+    touched until a check or a deferred effect is first traced (see _make_ready).
     """
-    _run_eagerly_when_called_eagerly()
     name = module_globals.get("__name__") or "__unnamed__"
     key, n = name, 1
     while _state.modules.setdefault(key, module_globals) is not module_globals:
@@ -76,8 +78,7 @@ def _run_eagerly_when_called_eagerly():
     sees compiling() true, takes its graph path and makes a graph of its own: one more
     graph per patched site than the original had (longt5 in the census). Skipped, an
     eager caller runs it as plain Python (its eager path); a traced caller still inlines
-    it. Done once Dynamo is imported (the effects section's setup imports it), at that
-    setup or at the first bind() after; the runtime never imports Dynamo for this alone.
+    it. Done by _make_ready, when Dynamo first traces a check or a deferred effect.
     """
     global _own_frames_skipped
     skip_code = getattr(sys.modules.get("torch._dynamo.eval_frame"), "skip_code", None)
@@ -113,13 +114,31 @@ def _load_torch():
             return False  # absent, or still being imported
         torch = loaded
         globals()["compiling"] = torch.compiler.is_compiling
+        # Marks the function for Dynamo (sets an attribute of it): registers nothing.
+        torch.compiler.assume_constant_result(_make_ready)
+        views, _state.views = _state.views, []
+        for view, key in views:
+            _complete(view, key)
+    return True
+
+
+_is_ready = False
+
+
+def _make_ready():
+    """Sets up what the traced paths use, once, when the first of them is traced: each
+    section's setup (the effects section registers its operators) and the skip marks of
+    _run_eagerly_when_called_eagerly. Dynamo calls it while tracing as plain Python
+    (marked assume_constant_result once torch is seen) and keeps only its constant
+    result: a module that is imported, or run eagerly, changes nothing in torch.
+    """
+    global _is_ready
+    if not _is_ready:
+        _is_ready = True
         for setup in _SETUP:
             if setup in globals():
                 globals()[setup]()
         _run_eagerly_when_called_eagerly()
-        views, _state.views = _state.views, []
-        for view, key in views:
-            _complete(view, key)
     return True
 
 
@@ -306,6 +325,7 @@ def _setup_effects():
             _state.sink = torch.zeros(1)
     if _state.defer_form is None:
         _state.defer_form = _defer_form()
+    if _state.epilogue is None:
         # The replay runs inside the compiled code, where Dynamo would trace each frame
         # the sites call (and count their breaks): the sites run as plain Python.
         _Epilogue.__setattr__ = torch._dynamo.disable(_Epilogue.__setattr__)
@@ -334,6 +354,7 @@ def _defer(key, site, *args):
     """
     if torch.compiler.is_exporting():
         return None  # see _exported
+    _make_ready()
     carried = _carry(args)
     if carried is None:
         return site(*args)
@@ -369,6 +390,7 @@ def _calling(key, path):
         def deferred(*args):
             if torch.compiler.is_exporting():
                 return None  # see _exported
+            _make_ready()
             carried = _carry(args)
             if carried is None:
                 return _resolve(key, path)(*args)
@@ -465,6 +487,7 @@ def _check(key, site, cond, negate, *args):
             passed = torch.logical_not(passed)
         torch._assert_async(passed, _exported(site, args))
         return
+    _make_ready()
     carried = _carry(args)
     if type(cond) is not torch.Tensor or carried is None:
         if bool(cond) != negate:
@@ -741,7 +764,7 @@ def item_compare(tensor, op, number):
 
 
 # graphmend-section: end
-# What each section sets up once torch is imported.
+# What each section sets up when its first traced call needs it (see _make_ready).
 _SETUP = ("_setup_effects",)
 # What bind() hands a module (the names defined above in the sections it was written
 # with).

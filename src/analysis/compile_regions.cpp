@@ -89,6 +89,16 @@ void CompileRegions::add(FunctionRef f, std::string reason, bool entry) {
   worklist_.push_back(f);
 }
 
+std::vector<FunctionRef> CompileRegions::callers_of(FunctionRef callee) const {
+  std::vector<FunctionRef> callers;
+  auto it = calls_to_.find({callee.module, callee.function});
+  if (it == calls_to_.end()) return callers;
+  for (size_t k : it->second) {
+    if (std::find(callers.begin(), callers.end(), calls_[k].caller) == callers.end()) callers.push_back(calls_[k].caller);
+  }
+  return callers;
+}
+
 void CompileRegions::add_call(FunctionRef caller, ir::Node call, FunctionRef callee, bool via_attribute,
                               std::string reason) {
   // Through an attribute, a method receives its instance or class first, unless it is static.
@@ -98,6 +108,7 @@ void CompileRegions::add_call(FunctionRef caller, ir::Node call, FunctionRef cal
     if (callee.module->text(d) == "staticmethod") bound = false;
   }
   call_index_.try_emplace(call.id(), calls_.size());
+  calls_to_[{callee.module, callee.function}].push_back(calls_.size());
   calls_.push_back({caller, call, callee, bound});
   add(callee, std::move(reason), false);
 }

@@ -597,6 +597,34 @@ bool python_operation_may_raise(const ir::Module& m, TypeOracle& types, ir::Node
 
 }  // namespace
 
+ir::Node python_arithmetic_may_crash_tracing(const ir::Module& m, TypeOracle& types, ir::Node root) {
+  ir::Node found;
+  syntax::walk(root, [&](ir::Node n) {
+    if (found) return false;
+    if (n.is(kind::binary_operator) && m.text(n.field(field::operator_)) == "**") {
+      // An exponent between -1 and 1 overflows only for an int base of 2**1024 or more, taken as
+      // absent (sizes and counts); literals are computed; anything else may overflow.
+      const auto exponent = literal_number(m, n.field(field::right));
+      const bool root_like = exponent && std::fabs(exponent->first) <= 1 && !literal_number(m, n.field(field::left));
+      if (!root_like && python_operation_may_raise(m, types, n)) found = n;
+    } else if (n.is(kind::call)) {
+      // float() of a literal too large, or of a power: float() of a name is the same assumption.
+      const ir::Node callee = ir::unparenthesize(n.field(field::function));
+      const std::vector<ir::Node> args = ir::children_without_comments(n.field(field::arguments));
+      if (callee.is(kind::identifier) && m.text(callee) == "float" && m.lookup_at(callee) < 0 && args.size() == 1) {
+        const ir::Node a = ir::unparenthesize(args[0]);
+        const auto v = literal_number(m, a);
+        if ((v && !std::isfinite(v->first)) ||
+            (a.is(kind::binary_operator) && m.text(a.field(field::operator_)) == "**")) {
+          found = n;
+        }
+      }
+    }
+    return !found;
+  });
+  return found;
+}
+
 ir::Node python_arithmetic_may_raise(const ir::Module& m, TypeOracle& types, ir::Node root, ir::Node skip) {
   ir::Node found;
   syntax::walk(root, [&](ir::Node n) {

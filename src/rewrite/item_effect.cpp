@@ -150,6 +150,7 @@ std::variant<source::Fix, Declined> plan_item_effect(const analysis::FileContext
   const ir::Module& m = ctx.module;
   auto matched = match_item_effect(ctx, item_call, index);
   if (auto* d = std::get_if<Declined>(&matched)) return std::move(*d);
+  if (auto failing = tracing_may_fail(ctx, item_call)) return *failing;
   const ItemEffect& e = std::get<ItemEffect>(matched);
   const ir::Function& fn = m.functions[static_cast<size_t>(m.function_of(e.statement))];
 

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "graphmend/analysis/api_facts.h"
+#include "graphmend/analysis/totality.h"
 #include "graphmend/source/generated.h"
 #include "graphmend/source/text.h"
 
@@ -657,6 +658,27 @@ const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name
   return it == m.scopes[0].symbols.end() ? nullptr : &m.symbols[static_cast<size_t>(it->second)];
 }
 
+std::optional<Declined> tracing_may_fail(const analysis::FileContext& ctx, ir::Node site) {
+  const int fi = ctx.module.function_of(site);
+  if (fi < 0) return std::nullopt;
+  // The function and every compiled function that reaches it: Dynamo inlines them into one
+  // frame, so a failure in a caller after the call loses what the callee's fix put in the graph.
+  std::vector<analysis::FunctionRef> pending = {{&ctx.module, fi}};
+  std::set<std::pair<const ir::Module*, int>> seen = {{&ctx.module, fi}};
+  while (!pending.empty()) {
+    const analysis::FunctionRef f = pending.back();
+    pending.pop_back();
+    const ir::Node body = f.module->functions[static_cast<size_t>(f.function)].node.field(field::body);
+    if (const ir::Node n = analysis::python_arithmetic_may_crash_tracing(*f.module, ctx.types, body)) {
+      return Declined{decline<DeclineCode::TracingMayFail>(snippet(*f.module, n))};
+    }
+    for (const analysis::FunctionRef& caller : ctx.regions.callers_of(f)) {
+      if (seen.insert({caller.module, caller.function}).second) pending.push_back(caller);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Declined> runtime_unavailable(const ir::Module& m) {
   if (const auto& damage = m.generated().damage) {
     return Declined{decline<DeclineCode::GeneratedBlockDamaged>(*damage)};
@@ -682,7 +704,7 @@ void call_through_runtime(const ir::Module& m, ir::Node function, std::string_vi
   // Too long with the longer callee: the arguments go on a line of their own, as ruff and black
   // split a call (`callee(` / `    arguments` / `)`, even where that line is still too long), when
   // the call starts its line, its arguments follow the callee there and carry no magic trailing
-  // comma (a call after `if c:` on one line is left long: the formatter moves it first).
+  // comma.
   const ir::Node call = function.parent();
   const ir::Node arguments = call && call.is(kind::call) ? call.field(field::arguments) : ir::Node{};
   const std::string_view indent = source::indentation_at(text, function.start());
@@ -702,7 +724,17 @@ void call_through_runtime(const ir::Module& m, ir::Node function, std::string_vi
       return;
     }
   }
-  fix.edits.push_back(source::Edit::replace(function.range(), callee));
+  // A call after `if c:` on its line, or one with a trailing comma: the callee alone goes in
+  // parentheses over three lines, which keeps each line within the length (the formatter would
+  // move such a statement anyway).
+  const std::string newline(source::newline_text(m.file().newline));
+  const bool wrap_fits = indent.size() + 1 + rest <= generated_line_length();
+  if (!wrap_fits) {
+    fix.edits.push_back(source::Edit::replace(function.range(), callee));
+    return;
+  }
+  fix.edits.push_back(
+      source::Edit::replace(function.range(), "(" + newline + inner + callee + newline + std::string(indent) + ")"));
 }
 
 namespace {

@@ -132,6 +132,7 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
   const ir::Module& m = ctx.module;
   const ir::Node statement = assert_testing_item(item_call);
   if (!statement) return Declined{decline<DeclineCode::ItemAssertForm>()};
+  if (auto failing = tracing_may_fail(ctx, item_call)) return *failing;
   const std::vector<ir::Node> parts = ir::children_without_comments(statement);
   const ir::Node cond = ir::unparenthesize(parts[0]);
   const ir::Node receiver = item_call.field(field::function).field(field::object);
@@ -258,6 +259,7 @@ std::variant<Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node
   }
   auto planned = plan_guard(ctx, if_statement);
   if (auto* d = std::get_if<Declined>(&planned)) return *d;
+  if (auto failing = tracing_may_fail(ctx, if_statement)) return *failing;
   const GuardPlan& g = std::get<GuardPlan>(planned);
   if (auto update = earlier_in_place_update(ctx, if_statement)) {
     return Declined{decline<DeclineCode::EarlierInPlaceUpdate>(*update)};

@@ -221,3 +221,62 @@ def _assert_identical_outputs(original, patched, fullgraph):
         keys += ["fullgraph_eager_sha256", "fullgraph_aot_eager_sha256"]
     for key in keys:
         assert patched[key] == reference, key
+
+
+IMPORT_PROBE = r"""
+import importlib, json, sys
+import torch, torch._dynamo
+import torch._dynamo.eval_frame as eval_frame
+
+skipped = []
+_skip_code = eval_frame.skip_code
+eval_frame.skip_code = lambda code: (skipped.append(code), _skip_code(code))[1]
+config = {k: repr(v) for k, v in torch._dynamo.config.get_config_copy().items()}
+imported = 0
+for name in json.loads(sys.argv[1]):
+    try:
+        importlib.import_module(name)
+        imported += 1
+    except Exception:
+        pass
+print(json.dumps({
+    "imported": imported,
+    "ops": sorted(n for n in torch._C._dispatch_get_all_op_names() if n.startswith("graphmend_rt")),
+    "skipped": len(skipped),
+    "config_changed": sorted(k for k, v in torch._dynamo.config.get_config_copy().items() if repr(v) != config[k]),
+    "runtime_bound": sum(1 for m in list(sys.modules.values()) if "_graphmend" in vars(m)),
+}))
+"""
+
+
+def test_importing_every_patched_module_changes_nothing_in_torch(patched_site):
+    """Issue 47, item 2: every module plain `fix` changed in transformers is imported; no
+    graphmend operator is registered, nothing is added to Dynamo's skip list and Dynamo's
+    configuration is as it was. The operators come with the first compiled call (the model
+    tests above)."""
+    import filecmp
+
+    import transformers
+
+    site, _report_json = patched_site
+    installed = pathlib.Path(transformers.__file__).parent
+    modules = []
+    for path in sorted((site / "transformers").rglob("*.py")):
+        relative = path.relative_to(site)
+        original = installed / relative.relative_to("transformers")
+        if path.name == "_graphmend_runtime.py" or (original.exists() and filecmp.cmp(path, original, shallow=False)):
+            continue
+        parts = relative.with_suffix("").parts
+        modules.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    assert len(modules) > 100
+    env = dict(os.environ, PYTHONPATH=str(site))
+    out = subprocess.run([sys.executable, "-c", IMPORT_PROBE, json.dumps(modules)], capture_output=True, text=True,
+                         env=env, cwd=site, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    facts = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"\nimported {facts['imported']} of {len(modules)} patched modules; {facts['runtime_bound']} bound the runtime")
+    assert facts["imported"] > 0.9 * len(modules)
+    assert facts["runtime_bound"] > 100
+    assert facts["ops"] == []
+    assert facts["skipped"] == 0
+    assert facts["config_changed"] == []

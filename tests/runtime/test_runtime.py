@@ -5,8 +5,10 @@ loaded, reload, site lookup per module, and the failure paths."""
 from __future__ import annotations
 
 import hashlib
+import json
 import importlib.util
 import pathlib
+import subprocess
 import sys
 import types
 
@@ -29,6 +31,7 @@ RELEASED = {
     "12": "ae29bc45c2dce8efba1fd416ef39252918d807e35d1a9d103e4cdc1edd3dabc4",
     "13": "7cb82fbc8803c82416daaea79fc0c8d6a7ce9a1ef870f1e160572ba98a26cbc3",
     "14": "1566edba4cc355aea1251152766dad1dbe5fe3d95e2a090a10c156cb051c274b",
+    "15": "5eb5c89eb5450374457937e6b4ec9dd0afc0a0a063c1ecdefc8b2f4839bfa9ab",
 }
 
 
@@ -96,6 +99,8 @@ def test_uncarriable_values_are_refused(rt, value):
 
 def test_two_copies_share_one_registration(rt):
     other = load_copy("pkg_b._graphmend_runtime")
+    rt._make_ready()  # what the first traced check or effect of each copy does
+    other._make_ready()
     assert other._emit is rt._emit and other._check_op is rt._check_op
     assert other._state is rt._state
     assert rt._emit.name().startswith("graphmend_rt" + rt.RUNTIME_VERSION + "::")
@@ -143,9 +148,11 @@ def f(x):
 
 def test_reload_keeps_the_registered_ops(rt, capsys):
     copy = load_copy("pkg_r._graphmend_runtime")
+    copy._make_ready()
     emit = copy._emit
     copy.__spec__.loader.exec_module(copy)  # what importlib.reload does: the same dict, run again
     reloaded = copy
+    reloaded._make_ready()
     assert reloaded._emit is emit is rt._emit
     m = host_module(
         "pkg_a.reloaded",
@@ -433,6 +440,8 @@ rt = importlib.util.module_from_spec(spec)
 sys.modules[spec.name] = rt
 spec.loader.exec_module(rt)
 rt.bind({{"__name__": "host"}})
+assert rt._state.defer_form is None  # nothing is set up at import
+rt._make_ready()  # what the first traced effect does
 print(rt._state.defer_form)
 """
     env = {k: v for k, v in os.environ.items() if k != "GRAPHMEND_DEFER"}
@@ -653,3 +662,57 @@ def test_item_compare_takes_item_where_a_tensor_could_differ(rt, tensor, number)
 def test_item_compare_of_several_elements_raises_what_item_raises(rt):
     with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
         rt.item_compare(torch.ones(2), "<", 3)
+
+
+IMPORT_SIDE_EFFECTS = r"""
+import json, sys
+import torch, torch._dynamo
+import torch._dynamo.eval_frame as eval_frame
+
+skipped = []
+_skip_code = eval_frame.skip_code
+eval_frame.skip_code = lambda code: (skipped.append(code), _skip_code(code))[1]
+def ops():
+    return sorted(n for n in torch._C._dispatch_get_all_op_names() if n.startswith("graphmend_rt"))
+def config():
+    return {k: repr(v) for k, v in torch._dynamo.config.get_config_copy().items()}
+before = config()
+sys.path.insert(0, sys.argv[1])
+import pkg.model as model
+facts = {"ops_at_import": ops(), "skipped_at_import": len(skipped), "config_changed": config() != before}
+x = torch.ones(3)
+model.f(x)  # eager: the original code
+facts["ops_after_eager"] = ops()
+compiled = torch.compile(model.f, backend="aot_eager", fullgraph=True)
+compiled(x)
+facts["ops_after_compile"] = ops()
+facts["skipped_after_compile"] = len(skipped)
+print(json.dumps(facts))
+"""
+
+
+def test_importing_a_patched_module_changes_nothing_in_torch(tmp_path):
+    """Issue 47, item 2: importing a patched module (and running it eagerly) registers no
+    operator, marks no code for Dynamo and leaves Dynamo's configuration as it was; the first
+    compiled call does that, once."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_graphmend_runtime.py").write_bytes(RUNTIME.read_bytes())
+    (pkg / "model.py").write_text(
+        "import torch\n\n"
+        '_graphmend = __import__("_graphmend_runtime", globals(), level=1).bind(globals())\n\n\n'
+        "def _graphmend_print_f_0(a0):\n    print(a0)\n\n\n"
+        "def f(x):\n"
+        "    if not _graphmend.compiling():\n        print(x.shape)\n"
+        "    else:\n        _graphmend.defer(_graphmend_print_f_0, x.shape)\n"
+        "    return x + 1\n"
+    )
+    out = subprocess.run([sys.executable, "-c", IMPORT_SIDE_EFFECTS, str(tmp_path)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    facts = json.loads(out.stdout.strip().splitlines()[-1])
+    assert facts["ops_at_import"] == [] and facts["skipped_at_import"] == 0
+    assert not facts["config_changed"]
+    assert facts["ops_after_eager"] == []
+    assert facts["ops_after_compile"] and facts["skipped_after_compile"] > 0

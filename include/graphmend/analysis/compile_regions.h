@@ -42,6 +42,8 @@ class CompileRegions {
   [[nodiscard]] const std::vector<CompiledCall>& calls() const { return calls_; }
   // The analysed function a compiled function's `call` resolves to, if calls() has it.
   [[nodiscard]] std::optional<FunctionRef> callee_of(ir::Node call) const;
+  // The compiled functions with a call in calls() to `callee`, each once, in calls() order.
+  [[nodiscard]] std::vector<FunctionRef> callers_of(FunctionRef callee) const;
 
  private:
   void seed(const ir::Module& module);
@@ -60,6 +62,7 @@ class CompileRegions {
   std::vector<FunctionRef> worklist_;
   std::vector<CompiledCall> calls_;
   std::unordered_map<const void*, size_t> call_index_;  // call node -> its first entry in calls_
+  std::map<std::pair<const ir::Module*, int>, std::vector<size_t>> calls_to_;  // callee -> its entries in calls_
   mutable std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;
   std::map<const void*, SelfStores> self_stores_;  // by class node
 };

@@ -63,4 +63,13 @@ bool python_number_fits_torch(const ir::Module& module, ir::Node e);
 // may never run it. `skip`: a subtree of `root` not looked at.
 ir::Node python_arithmetic_may_raise(const ir::Module& module, TypeOracle& types, ir::Node root, ir::Node skip = {});
 
+// The first Python arithmetic in `root` (lambdas included) that may overflow a float: a power no
+// tensor takes part in, unless of literals whose result is finite, or with an exponent literal
+// between -1 and 1 (`d ** -0.5`: only an int base of 2**1024 or more overflows, which this takes
+// as absent, as for `float(name)`); `float(...)` of a literal too large or of a power. Dynamo 2.13 does not trace such an
+// overflow as Python raises it: tracing fails with an internal error (measured: `10.0 ** 400`,
+// `1e200 ** 2`, `float(10 ** 400)`), so a frame that holds one can fail before any of its
+// graph runs. Null when there is none.
+ir::Node python_arithmetic_may_crash_tracing(const ir::Module& module, TypeOracle& types, ir::Node root);
+
 }  // namespace graphmend::analysis

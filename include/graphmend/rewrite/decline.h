@@ -116,6 +116,7 @@ enum class DeclineCode : std::uint8_t {
   TemporaryReadByCondition,
   LongChainReadsSelected,
   PythonArithmeticMayRaise,
+  TracingMayFail,
 
   // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
   BufferCallNotOnName,
@@ -353,6 +354,9 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::PythonArithmeticMayRaise, "python-arithmetic-may-raise",
      "`{}` may raise in Python (a division by a value that may be zero, an overflowing power), and the selection "
      "computes it where the original may not"},
+    {DeclineCode::TracingMayFail, "tracing-may-fail",
+     "`{}`, in this function or a compiled caller, may overflow a float, on which Dynamo fails while tracing "
+     "(an internal error): what the fix moves into the graph would be lost with it"},
 
     // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
     {DeclineCode::BufferCallNotOnName, "buffer-call-not-on-name", "`{}` is not called on a plain name"},

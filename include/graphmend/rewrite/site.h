@@ -131,6 +131,13 @@ ir::Node dotted_root(ir::Node n);
 // or when its generated block's markers are damaged (source::GeneratedMarkers::damage).
 std::optional<Declined> runtime_unavailable(const ir::Module& m);
 
+// Declined when the function holding `site`, or a compiled function that calls it (transitively),
+// may make Dynamo fail while tracing (analysis::python_arithmetic_may_crash_tracing). The original
+// breaks the graph at the site and
+// runs it before Dynamo traces the rest; the fixed frame is traced whole first, so a failure
+// there would lose the effect or the check. [Defer] and [Trap] sites ask this.
+std::optional<Declined> tracing_may_fail(const analysis::FileContext& ctx, ir::Node site);
+
 // Makes the call whose callee is `function` (a module-level name, or an attribute of one, spelt
 // `path`: "logger.warning_once", "print") defer itself under torch.compile:
 //     _graphmend.call("<path>")(<arguments, as they were>)
