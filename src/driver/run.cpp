@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <cstdint>
 #include <map>
 #include <numeric>
@@ -182,6 +184,37 @@ struct UnitFindings {
   std::vector<std::string> warnings;  // suppression comments naming unknown graphmend codes
 };
 
+bool binds_packaged_runtime(std::string_view text);
+std::string display_of(const std::filesystem::path& path);
+
+// GM904 for a module that binds its package's runtime file when that file is missing or of
+// another version than this graphmend's (a stale copy): `fix` writes it.
+std::optional<rules::Diagnostic> runtime_file_finding(const Unit& u) {
+  if (!u.input.package_root || !binds_packaged_runtime(u.current->text)) return std::nullopt;
+  const std::filesystem::path path = *u.input.package_root / fix::kRuntimeFileName;
+  std::string state;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    state = "is missing";
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    const std::optional<std::string> version = fix::runtime_version_of(text.str());
+    if (!version || *version == fix::runtime_version()) return std::nullopt;  // current, or not graphmend's
+    state = fmt::format("is runtime {}, and this graphmend writes runtime {}", *version, fix::runtime_version());
+  }
+  const std::string_view text = u.current->text;
+  const size_t at = text.find(fmt::format("__import__(\"{}\"", fix::kRuntimeModule));
+  rules::Diagnostic d;
+  d.code = rules::kRuntimeFileInfo.code;
+  d.range = {static_cast<uint32_t>(at), static_cast<uint32_t>(at)};
+  d.message = fmt::format("the graphmend runtime this module imports, {}, {}: `graphmend fix` writes it; commit it "
+                          "with the module",
+                          display_of(path), state);
+  return d;
+}
+
 // The header line of a file generated from another source, as generators mark them (transformers'
 // modular converter, `@generated`, "DO NOT EDIT"): the leading comment lines, graphmend's own
 // block markers aside.
@@ -252,6 +285,11 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
       }
       if (suppressions.suppresses(lines.line_of(d.range.start), d.code)) continue;
       out.push_back(std::move(d));
+    }
+  }
+  if (selection.enabled(rules::kRuntimeFileInfo.code) && !options.fix && !options.diff) {
+    if (std::optional<rules::Diagnostic> d = runtime_file_finding(u)) {
+      if (!suppressions.suppresses(lines.line_of(d->range.start), d->code)) out.push_back(std::move(*d));
     }
   }
   if (selection.enabled(rules::kUnusedNoqaInfo.code)) {
@@ -340,7 +378,9 @@ std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& fi
   if (!options.fix && !options.diff) return errors;
   std::map<std::filesystem::path, std::vector<size_t>> dependents;
   for (size_t i = 0; i < units.size(); ++i) {
-    if (files[i].error || !files[i].changed() || !binds_packaged_runtime(files[i].text())) continue;
+    // Every module that binds the runtime, changed by this run or patched before (a runtime file
+    // lost or left at an older version is written again).
+    if (files[i].error || !binds_packaged_runtime(files[i].text())) continue;
     if (const auto& root = units[i].input.package_root) dependents[*root / fix::kRuntimeFileName].push_back(i);
   }
   for (const auto& [path, users] : dependents) {

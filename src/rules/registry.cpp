@@ -33,6 +33,10 @@ const RuleInfo kTooDeepInfo{"GM902", "too-deeply-nested",
                             "the file nests deeper than graphmend analyses; it is reported and never modified", "",
                             RuleFamily::Meta, FixAvailability::None};
 
+const RuleInfo kRuntimeFileInfo{"GM904", "runtime-file-missing",
+                                "a patched module imports graphmend's runtime file, which is missing or outdated", "",
+                                RuleFamily::Meta, FixAvailability::Sometimes};
+
 const RuleInfo kUnusedNoqaInfo{"GM903", "unused-noqa",
                                "a suppression comment names a graphmend code that suppressed nothing", "",
                                RuleFamily::Meta, FixAvailability::Sometimes};
@@ -91,6 +95,7 @@ std::span<const RuleInfo* const> all_rule_infos() {
     v.push_back(&kSyntaxErrorInfo);
     v.push_back(&kTooDeepInfo);
     v.push_back(&kUnusedNoqaInfo);
+    v.push_back(&kRuntimeFileInfo);
     std::sort(v.begin(), v.end(), [](const RuleInfo* a, const RuleInfo* b) { return a->code < b->code; });
     return v;
   }();

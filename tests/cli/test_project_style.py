@@ -171,3 +171,34 @@ def test_fix_generated_fixes_them_too(gm, tmp_path):
         assert out.returncode in (0, 1), out.stderr
         assert "_graphmend" in generated.read_text(), flag
         assert "generated" not in out.stderr
+
+
+def test_a_lost_or_stale_runtime_file_is_reported_and_written_again(gm, tmp_path):
+    """Issue 47, item 5: after `fix`, a missing runtime file is GM904 on each patched module's
+    binding line; `fix` writes it again; a stale version is reported and rewritten the same way."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(MODULE)
+    assert gm("fix", "pkg", cwd=tmp_path).returncode in (0, 1)
+    runtime = tmp_path / "pkg" / "_graphmend_runtime.py"
+    current = runtime.read_text()
+    assert gm("check", "--select", "GM904", "pkg", cwd=tmp_path).returncode == 0
+
+    runtime.unlink()
+    out = gm("check", "--select", "GM904", "pkg", cwd=tmp_path)
+    assert out.returncode == 1
+    assert "GM904" in out.stdout and "_graphmend_runtime.py" in out.stdout and "is missing" in out.stdout
+    line = next(i for i, text in enumerate(model.read_text().splitlines(), 1) if "__import__(" in text)
+    assert f"model.py:{line}:" in out.stdout
+    fixed = gm("fix", "pkg", cwd=tmp_path)
+    assert fixed.returncode in (0, 1), fixed.stderr
+    assert runtime.read_text() == current
+    assert gm("check", "--select", "GM904", "pkg", cwd=tmp_path).returncode == 0
+
+    stale = re.sub(r'RUNTIME_VERSION = "\d+"', 'RUNTIME_VERSION = "1"', current)
+    runtime.write_text(stale)
+    out = gm("check", "--select", "GM904", "pkg", cwd=tmp_path)
+    assert out.returncode == 1 and "is runtime 1" in out.stdout
+    gm("fix", "pkg", cwd=tmp_path)
+    assert runtime.read_text() == current

@@ -15,6 +15,7 @@ const Rule* find_rule(std::string_view code_or_name);
 extern const RuleInfo kSyntaxErrorInfo;  // GM901
 extern const RuleInfo kTooDeepInfo;      // GM902
 extern const RuleInfo kUnusedNoqaInfo;   // GM903, opt-in: runs only when selected by name
+extern const RuleInfo kRuntimeFileInfo;  // GM904
 
 // Every code graphmend can report, rules and meta diagnostics alike, sorted by code.
 std::span<const RuleInfo* const> all_rule_infos();
