@@ -658,6 +658,41 @@ const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name
   return it == m.scopes[0].symbols.end() ? nullptr : &m.symbols[static_cast<size_t>(it->second)];
 }
 
+std::optional<Declined> cannot_run(const ir::Module& m, ir::Node site) {
+  ir::Node klass;
+  for (ir::Node n = site, p = site.parent(); p; n = p, p = p.parent()) {
+    const bool guarded_body = (p.is(kind::if_statement) && n == p.field(field::consequence)) ||
+                              (p.is(kind::while_statement) && n == p.field(field::body));
+    if (guarded_body && ir::unparenthesize(p.field(field::condition)).is(kind::false_)) {
+      return Declined{decline<DeclineCode::NeverRuns>(fmt::format("{} False:", p.is(kind::if_statement) ? "if" : "while"))};
+    }
+    if (!klass && p.is(kind::class_definition)) klass = p;
+  }
+  if (!klass) return std::nullopt;
+  const std::string_view class_name = m.text(klass.field(field::name));
+  const size_t first = class_name.find_first_not_of('_');
+  if (first == std::string_view::npos) return std::nullopt;  // a class named only `_`s mangles nothing
+  std::optional<Declined> found;
+  syntax::walk(site, [&](ir::Node n) {
+    if (found) return false;
+    if (!n.is(kind::identifier)) return true;
+    const std::string_view name = m.text(n);
+    if (!name.starts_with("__") || name.ends_with("__")) return true;
+    const ir::Node parent = n.parent();
+    if (parent && parent.is(kind::attribute) && parent.field(field::attribute) == n) return true;  // `x.__y`: mangled too, on an object
+    if (parent && parent.is(kind::keyword_argument) && parent.field(field::name) == n) return true;
+    const std::string mangled = fmt::format("_{}{}", class_name.substr(first), name);
+    // Resolved to the module's binding (a local, mangled alike, would be found first).
+    const int symbol = m.lookup_at(n);
+    const bool module_level = symbol >= 0 && m.symbols[static_cast<size_t>(symbol)].scope == 0;
+    if (module_level && !module_symbol_named(m, mangled)) {
+      found = Declined{decline<DeclineCode::AlwaysNameError>(name, class_name, mangled)};
+    }
+    return !found;
+  });
+  return found;
+}
+
 std::optional<Declined> tracing_may_fail(const analysis::FileContext& ctx, ir::Node site) {
   const int fi = ctx.module.function_of(site);
   if (fi < 0) return std::nullopt;

@@ -259,6 +259,7 @@ std::variant<Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node
   }
   auto planned = plan_guard(ctx, if_statement);
   if (auto* d = std::get_if<Declined>(&planned)) return *d;
+  if (auto dead = cannot_run(m, if_statement)) return *dead;
   if (auto failing = tracing_may_fail(ctx, if_statement)) return *failing;
   const GuardPlan& g = std::get<GuardPlan>(planned);
   if (auto update = earlier_in_place_update(ctx, if_statement)) {

@@ -117,6 +117,8 @@ enum class DeclineCode : std::uint8_t {
   LongChainReadsSelected,
   PythonArithmeticMayRaise,
   TracingMayFail,
+  NeverRuns,
+  AlwaysNameError,
 
   // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
   BufferCallNotOnName,
@@ -357,6 +359,10 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::TracingMayFail, "tracing-may-fail",
      "`{}`, in this function or a compiled caller, may overflow a float, on which Dynamo fails while tracing "
      "(an internal error): what the fix moves into the graph would be lost with it"},
+    {DeclineCode::NeverRuns, "never-runs", "the site sits under `{}`, which never runs its body: nothing to fix"},
+    {DeclineCode::AlwaysNameError, "always-name-error",
+     "the site can only raise NameError: `{}` inside class `{}` means `{}` (name mangling), which is bound nowhere; "
+     "nothing to fix"},
 
     // [Where]: a buffer selection (register_buffer in both branches; where_buffer.cpp).
     {DeclineCode::BufferCallNotOnName, "buffer-call-not-on-name", "`{}` is not called on a plain name"},

@@ -131,6 +131,12 @@ ir::Node dotted_root(ir::Node n);
 // or when its generated block's markers are damaged (source::GeneratedMarkers::damage).
 std::optional<Declined> runtime_unavailable(const ir::Module& m);
 
+// Declined when `site` cannot run as written, so a fix would buy nothing and hide what it is:
+// it sits under `if False:` or `while False:`, or it names a private `__name` inside a class,
+// which Python mangles to `_Class__name`, when only the unmangled name is bound (at module level)
+// and so evaluating it always raises NameError.
+std::optional<Declined> cannot_run(const ir::Module& m, ir::Node site);
+
 // Declined when the function holding `site`, or a compiled function that calls it (transitively),
 // may make Dynamo fail while tracing (analysis::python_arithmetic_may_crash_tracing). The original
 // breaks the graph at the site and
