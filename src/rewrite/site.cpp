@@ -182,7 +182,17 @@ std::string SiteNamer::shared(std::string_view kind, const std::string& signatur
     }
   }
   if (auto it = by_signature_.find(signature); it != by_signature_.end()) return it->second;
-  std::string name = fresh(fmt::format("_graphmend_{}_", kind));
+  // Named from its text (FNV-1a of the signature), not by a count in this file: code copied
+  // between files (transformers' "Copied from") gets the same helper name in each copy.
+  uint32_t hash = 2166136261u;
+  for (const char c : signature) hash = (hash ^ static_cast<uint8_t>(c)) * 16777619u;
+  const std::string base = fmt::format("_graphmend_{}_{:06x}", kind, hash & 0xffffffu);
+  std::string name = base;
+  if (taken_.contains(name) || module_.scopes[0].symbols.contains(name)) {
+    name = fresh(base + "_");
+  } else {
+    taken_.insert(name);
+  }
   by_signature_.emplace(signature, name);
   return name;
 }

@@ -50,7 +50,8 @@ class SiteNamer {
   std::string next(std::string_view kind, std::string_view function);
   // The name of a helper shared by every site whose helper has this helper_signature: the
   // block's own helper with that text, one named earlier in this pass, or a new
-  // `_graphmend_<kind>_<n>`.
+  // `_graphmend_<kind>_<hash>`, named from the signature's text (with `_<n>` after it only
+  // when another name in the module already took it).
   std::string shared(std::string_view kind, const std::string& signature);
 
  private:
