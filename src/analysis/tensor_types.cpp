@@ -98,26 +98,6 @@ bool used_as_tensor(const ir::Module& m, const ir::Binding& b) {
 
 }  // namespace
 
-bool is_static_tensor_method(std::string_view name) { return api::has(api::Space::TensorMethod, name, api::Fact::Static); }
-bool is_tensor_method(std::string_view name) {
-  return api::has(api::Space::TensorMethod, name, api::Fact::TensorEvidence);
-}
-
-std::string_view kind_name(ValueKind k) {
-  switch (k) {
-    case ValueKind::Tensor: return "Tensor";
-    case ValueKind::LikelyTensor: return "LikelyTensor";
-    case ValueKind::OptionalTensor: return "OptionalTensor";
-    case ValueKind::DataScalar: return "DataScalar";
-    case ValueKind::Static: return "Static";
-    case ValueKind::None: return "None";
-    case ValueKind::Module: return "Module";
-    case ValueKind::TensorTuple: return "TensorTuple";
-    case ValueKind::Bottom: return "Bottom";
-    case ValueKind::Unknown: break;
-  }
-  return "Unknown";
-}
 
 ValueType join(ValueType a, ValueType b) {
   if (a.kind == ValueKind::Bottom) return b;

@@ -308,8 +308,10 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
     d.decline_reason = rewrite::decline<rewrite::DeclineCode::NotImplemented>(family);
   }
   std::stable_sort(out.begin(), out.end(), [](const rules::Diagnostic& a, const rules::Diagnostic& b) {
+    // Start, then code, then end: the duplicates removed below, same range and code, end up adjacent.
     if (a.range.start != b.range.start) return a.range.start < b.range.start;
-    return a.code < b.code;
+    if (a.code != b.code) return a.code < b.code;
+    return a.range.end < b.range.end;
   });
   // Annotate each diagnostic with its innermost enclosing function: one sweep in start order
   // with a stack of the (nested) functions open there, O(diagnostics + functions).

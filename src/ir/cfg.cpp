@@ -147,18 +147,4 @@ std::vector<int> Cfg::reaching(int at, int symbol) const {
   return *block_entry(block, symbol);
 }
 
-bool Cfg::reachable(int from, int to) const {
-  std::vector<bool> seen(nodes.size(), false);
-  std::vector<int> stack{from};
-  while (!stack.empty()) {
-    int n = stack.back();
-    stack.pop_back();
-    if (n == to) return true;
-    if (seen[static_cast<size_t>(n)]) continue;
-    seen[static_cast<size_t>(n)] = true;
-    for (int s : nodes[static_cast<size_t>(n)].succ) stack.push_back(s);
-  }
-  return false;
-}
-
 }  // namespace graphmend::ir

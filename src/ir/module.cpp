@@ -40,17 +40,6 @@ std::string snippet(const Module& m, Node n) {
   return s;
 }
 
-std::string module_name_for(const std::string& relative_path) {
-  std::string p = relative_path;
-  if (p.ends_with(".py")) p.resize(p.size() - 3);
-  if (p.ends_with("/__init__")) p.resize(p.size() - 9);
-  if (p == "__init__") p.clear();
-  std::string out;
-  for (char c : p) out.push_back(c == '/' || c == '\\' ? '.' : c);
-  while (out.starts_with(".")) out.erase(0, 1);
-  return out;
-}
-
 bool Module::is_package_init() const {
   return file_->path.filename() == "__init__.py";
 }

@@ -19,15 +19,5 @@ uint32_t Fix::min_start() const {
   return m;
 }
 
-uint32_t Fix::max_end() const {
-  uint32_t m = 0;
-  for (const auto& e : edits) m = std::max(m, e.range.end);
-  return m;
-}
-
-void Fix::normalize() {
-  std::sort(edits.begin(), edits.end());
-  edits.erase(std::unique(edits.begin(), edits.end()), edits.end());
-}
 
 }  // namespace graphmend::source

@@ -235,7 +235,6 @@ uint32_t nesting_depth(Node root, uint32_t stop_above) {
   return deepest;
 }
 
-void walk_named(Node root, const std::function<bool(Node)>& visit) { walk(root, visit); }
 
 void ParserDeleter::operator()(TSParser* p) const { ts_parser_delete(p); }
 

@@ -43,7 +43,6 @@ struct ValueType {
 };
 
 ValueType join(ValueType a, ValueType b);
-std::string_view kind_name(ValueKind k);
 
 // Parameters observed receiving a tensor (or a tuple of tensors) at a compiled call site, keyed
 // by (module, function index, parameter index); analysis/call_evidence.h gathers it. Evidence,
@@ -144,9 +143,5 @@ class TypeOracle {
   static constexpr int kMaxBindingSteps = 4096;
 };
 
-// Names of Tensor methods that return a non-tensor static value (shape, dtype, ...).
-bool is_static_tensor_method(std::string_view name);
-// Names of methods that only tensors have in model code (used to infer LikelyTensor).
-bool is_tensor_method(std::string_view name);
 
 }  // namespace graphmend::analysis

@@ -37,7 +37,6 @@ struct RuntimeLink {
 
   static RuntimeLink inline_source() { return {}; }
   static RuntimeLink package(int level) { return {level, -1}; }
-  [[nodiscard]] bool is_inline() const { return !package_level.has_value(); }
 };
 
 // The link for a file: inline for a loose script (no package root), else the relative level of

@@ -42,8 +42,6 @@ class Cfg {
   [[nodiscard]] int node_containing(syntax::Node n) const;
   // Bindings of `symbol` that reach the start of CFG node `at`, ascending. Thread-safe.
   [[nodiscard]] std::vector<int> reaching(int at, int symbol) const;
-  // True if some path from `from` reaches `to`.
-  [[nodiscard]] bool reachable(int from, int to) const;
 
   void map(syntax::Node n, int cfg_node) { ranges_.push_back({n.start(), n.end(), cfg_node}); }
   void index();  // sorts the mapped ranges; call once after construction

@@ -186,8 +186,6 @@ class Module {
   [[nodiscard]] std::optional<std::string> qualified_name(Node expr, int alias_hops) const;
 };
 
-// Dotted module name for a file path relative to a root ("a/b/c.py" -> "a.b.c", "a/__init__.py" -> "a").
-std::string module_name_for(const std::string& relative_path);
 
 // Strips parentheses around an expression.
 Node unparenthesize(Node n);

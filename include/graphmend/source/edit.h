@@ -42,9 +42,7 @@ struct Fix {
   std::string title;
 
   [[nodiscard]] uint32_t min_start() const;
-  [[nodiscard]] uint32_t max_end() const;
   [[nodiscard]] bool applies(Applicability required) const { return applicability >= required; }
-  void normalize();  // sorts edits and removes exact duplicates
 };
 
 }  // namespace graphmend::source

@@ -19,9 +19,6 @@ struct TextRange {
   [[nodiscard]] bool contains(const TextRange& other) const {
     return start <= other.start && other.end <= end;
   }
-  [[nodiscard]] bool overlaps(const TextRange& other) const {
-    return start < other.end && other.start < end;
-  }
   friend auto operator<=>(const TextRange&, const TextRange&) = default;
 };
 

@@ -198,6 +198,5 @@ void walk(Node root, F&& visit) {
   }
 }
 
-void walk_named(Node root, const std::function<bool(Node)>& visit);
 
 }  // namespace graphmend::syntax
