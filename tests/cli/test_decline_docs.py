@@ -1,0 +1,27 @@
+"""Every decline reason is documented (issue 48, item 5): docs/declines.md is what
+scripts/decline_table.py writes from the decline table, so a new code, a renamed one or a changed
+sentence fails here until the page is regenerated (`python3 scripts/decline_table.py`)."""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "decline_table.py"
+
+
+def test_declines_page_is_current():
+    done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_every_code_of_the_table_has_a_row():
+    header = (ROOT / "include" / "graphmend" / "rewrite" / "decline.h").read_text()
+    enum = header[header.index("enum class DeclineCode"):]
+    codes = re.findall(r"^\s+([A-Z]\w+),", enum[:enum.index("};")], re.M)
+    names = re.findall(r'\{DeclineCode::(\w+),\s*"([a-z0-9-]+)"', header)
+    assert [code for code, _ in names] == codes  # the table lists every code, in order
+    page = (ROOT / "docs" / "declines.md").read_text()
+    missing = [name for _, name in names if f"| `{name}` |" not in page]
+    assert not missing, missing
