@@ -154,6 +154,102 @@ class Builder {
     for (Node stmt : block.named_children()) visit_statement(stmt, scope);
   }
 
+  void visit_with(Node stmt, int scope) {
+    for (Node c : stmt.named_children()) {
+      if (c.is(kind::with_clause)) {
+        for (Node item : c.named_children()) {
+          if (!item.is(kind::with_item)) continue;
+          Node value = item.field(field::value);
+          if (value.is(kind::as_pattern)) {
+            visit_expr(value.named_child(0), scope);
+            Node alias = value.field(field::alias);
+            if (alias) {
+              Node target = alias.is(kind::as_pattern_target) ? alias.named_child(0) : alias;
+              bind_targets(target, scope, BindingKind::With, item, {});
+            }
+          } else {
+            visit_expr(value, scope);
+          }
+        }
+      }
+    }
+    visit_block(stmt.field(field::body), scope);
+  }
+
+  void visit_try(Node stmt, int scope) {
+    for (Node c : stmt.named_children()) {
+      if (c.is(kind::block)) {
+        visit_block(c, scope);
+      } else if (c.is(kind::except_clause) || c.is(kind::except_group_clause)) {
+        for (Node e : c.named_children()) {
+          if (e.is(kind::block)) {
+            visit_block(e, scope);
+          } else if (e.is(kind::as_pattern)) {
+            visit_expr(e.named_child(0), scope);
+            Node alias = e.field(field::alias);
+            if (alias) {
+              Node target = alias.is(kind::as_pattern_target) ? alias.named_child(0) : alias;
+              if (target.is(kind::identifier)) bind(scope, BindingKind::Except, target, c);
+            }
+          } else {
+            visit_expr(e, scope);
+          }
+        }
+        if (Node alias = c.field(field::alias); alias && alias.is(kind::identifier)) {
+          bind(scope, BindingKind::Except, alias, c);
+        }
+      } else if (c.is(kind::else_clause) || c.is(kind::finally_clause)) {
+        for (Node b : c.named_children()) {
+          if (b.is(kind::block)) visit_block(b, scope);
+        }
+      }
+    }
+  }
+
+  void visit_match(Node stmt, int scope) {
+    for (Node s : stmt.children_by_field(field::subject)) visit_expr(s, scope);
+    Node body = stmt.field(field::body);
+    for (Node clause : body.named_children()) {
+      if (!clause.is(kind::case_clause)) continue;
+      for (Node c : clause.named_children()) {
+        if (c.is(kind::block)) {
+          visit_block(c, scope);
+        } else {
+          // Capture patterns: a one-name dotted_name directly under a case or keyword pattern
+          // (a class pattern's class name is under class_pattern), `as` aliases, and splats.
+          syntax::walk(c, [&](Node n) {
+            Node parent = n.parent();
+            if (n.is(kind::identifier) && (parent.is(kind::as_pattern) || parent.is(kind::splat_pattern))) {
+              if (text(n) != "_") bind(scope, BindingKind::MatchCapture, n, clause);
+              return false;
+            }
+            if (n.is(kind::dotted_name) && n.named_child_count() == 1 &&
+                (parent.is(kind::case_pattern) || parent.is(kind::keyword_pattern))) {
+              Node id = n.named_child(0);
+              if (text(id) != "_") bind(scope, BindingKind::MatchCapture, id, clause);
+              return false;
+            }
+            return true;
+          });
+        }
+      }
+    }
+  }
+
+  void visit_delete(Node stmt, int scope) {
+    for (Node c : stmt.named_children()) {
+      std::vector<Node> targets{c};
+      if (c.is(kind::expression_list)) targets = c.named_children();
+      for (Node target : targets) {
+        if (target.is(kind::identifier)) {
+          bind(scope, BindingKind::Delete, target, stmt);
+        } else {
+          visit_expr(target, scope);
+        }
+      }
+    }
+  }
+
   void visit_statement(Node stmt, int scope) {
     if (stmt.is(kind::decorated_definition)) {
       Node def = stmt.field(field::definition);
@@ -213,102 +309,10 @@ class Builder {
       if (Node alt = stmt.field(field::alternative)) visit_block(alt.field(field::body), scope);
       return;
     }
-    if (stmt.is(kind::with_statement)) {
-      for (Node c : stmt.named_children()) {
-        if (c.is(kind::with_clause)) {
-          for (Node item : c.named_children()) {
-            if (!item.is(kind::with_item)) continue;
-            Node value = item.field(field::value);
-            if (value.is(kind::as_pattern)) {
-              visit_expr(value.named_child(0), scope);
-              Node alias = value.field(field::alias);
-              if (alias) {
-                Node target = alias.is(kind::as_pattern_target) ? alias.named_child(0) : alias;
-                bind_targets(target, scope, BindingKind::With, item, {});
-              }
-            } else {
-              visit_expr(value, scope);
-            }
-          }
-        }
-      }
-      visit_block(stmt.field(field::body), scope);
-      return;
-    }
-    if (stmt.is(kind::try_statement)) {
-      for (Node c : stmt.named_children()) {
-        if (c.is(kind::block)) {
-          visit_block(c, scope);
-        } else if (c.is(kind::except_clause) || c.is(kind::except_group_clause)) {
-          for (Node e : c.named_children()) {
-            if (e.is(kind::block)) {
-              visit_block(e, scope);
-            } else if (e.is(kind::as_pattern)) {
-              visit_expr(e.named_child(0), scope);
-              Node alias = e.field(field::alias);
-              if (alias) {
-                Node target = alias.is(kind::as_pattern_target) ? alias.named_child(0) : alias;
-                if (target.is(kind::identifier)) bind(scope, BindingKind::Except, target, c);
-              }
-            } else {
-              visit_expr(e, scope);
-            }
-          }
-          if (Node alias = c.field(field::alias); alias && alias.is(kind::identifier)) {
-            bind(scope, BindingKind::Except, alias, c);
-          }
-        } else if (c.is(kind::else_clause) || c.is(kind::finally_clause)) {
-          for (Node b : c.named_children()) {
-            if (b.is(kind::block)) visit_block(b, scope);
-          }
-        }
-      }
-      return;
-    }
-    if (stmt.is(kind::match_statement)) {
-      for (Node s : stmt.children_by_field(field::subject)) visit_expr(s, scope);
-      Node body = stmt.field(field::body);
-      for (Node clause : body.named_children()) {
-        if (!clause.is(kind::case_clause)) continue;
-        for (Node c : clause.named_children()) {
-          if (c.is(kind::block)) {
-            visit_block(c, scope);
-          } else {
-            // Capture patterns: a one-name dotted_name directly under a case or keyword pattern
-            // (a class pattern's class name is under class_pattern), `as` aliases, and splats.
-            syntax::walk(c, [&](Node n) {
-              Node parent = n.parent();
-              if (n.is(kind::identifier) && (parent.is(kind::as_pattern) || parent.is(kind::splat_pattern))) {
-                if (text(n) != "_") bind(scope, BindingKind::MatchCapture, n, clause);
-                return false;
-              }
-              if (n.is(kind::dotted_name) && n.named_child_count() == 1 &&
-                  (parent.is(kind::case_pattern) || parent.is(kind::keyword_pattern))) {
-                Node id = n.named_child(0);
-                if (text(id) != "_") bind(scope, BindingKind::MatchCapture, id, clause);
-                return false;
-              }
-              return true;
-            });
-          }
-        }
-      }
-      return;
-    }
-    if (stmt.is(kind::delete_statement)) {
-      for (Node c : stmt.named_children()) {
-        std::vector<Node> targets{c};
-        if (c.is(kind::expression_list)) targets = c.named_children();
-        for (Node target : targets) {
-          if (target.is(kind::identifier)) {
-            bind(scope, BindingKind::Delete, target, stmt);
-          } else {
-            visit_expr(target, scope);
-          }
-        }
-      }
-      return;
-    }
+    if (stmt.is(kind::with_statement)) return visit_with(stmt, scope);
+    if (stmt.is(kind::try_statement)) return visit_try(stmt, scope);
+    if (stmt.is(kind::match_statement)) return visit_match(stmt, scope);
+    if (stmt.is(kind::delete_statement)) return visit_delete(stmt, scope);
     if (stmt.is(kind::global_statement) || stmt.is(kind::nonlocal_statement)) return;
     // Compound statements with conditions and blocks; simple statements with expressions.
     for (Node c : stmt.named_children()) {

@@ -410,6 +410,48 @@ std::vector<std::string_view> top_level_split(std::string_view args, std::string
   return out;
 }
 
+// An argument or operand inside brackets (where a line break between tokens changes nothing):
+// broken before its top-level `or`, then a piece still too long before its `and`, then before
+// its comparison operators, every piece at the argument's indentation, as black splits an
+// expression at its delimiters.
+std::optional<std::string> split_at_delimiters(std::string_view line, std::string_view indent,
+                                               std::string_view newline) {
+  static const std::vector<std::vector<std::string_view>> kLevels{
+      {" or "}, {" and "}, {" != ", " == ", " <= ", " >= ", " < ", " > "}};
+  std::vector<std::string> pieces{std::string(line)};
+  for (const auto& level : kLevels) {
+    std::vector<std::string> next;
+    for (const std::string& piece : pieces) {
+      if (indent.size() + piece.size() <= generated_line_length()) {
+        next.push_back(piece);
+        continue;
+      }
+      // Cut before each operator of this level that lies outside brackets and strings.
+      std::vector<std::string> cut{piece};
+      for (std::string_view op : level) {
+        std::vector<std::string> finer;
+        for (const std::string& part : cut) {
+          const std::vector<std::string_view> split = top_level_split(part, op);
+          if (split.empty()) return std::nullopt;  // a bracket or string left open
+          for (size_t i = 0; i < split.size(); ++i) {
+            finer.push_back((i ? std::string(op.substr(1)) : std::string()) + std::string(split[i]));
+          }
+        }
+        cut = std::move(finer);
+      }
+      next.insert(next.end(), cut.begin(), cut.end());
+    }
+    pieces = std::move(next);
+  }
+  if (pieces.size() < 2) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (i) out += newline;
+    out += std::string(indent) + pieces[i];
+  }
+  return out;
+}
+
 // One generated line (without its indentation `indent`) as the file shows it: wrapped after the
 // opening bracket of its first call when too long, one argument per line, the closing bracket
 // on its own line ("if f(...):" keeps its colon). `inside_brackets`: the line continues an
@@ -456,48 +498,9 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
     return std::string(indent) + std::string(line.substr(0, eq + 3)) + "(" + std::string(newline) + std::string(indent) +
            std::string(unit) + std::string(value) + std::string(newline) + std::string(indent) + ")";
   };
-  // An argument or operand inside brackets (where a line break between tokens changes nothing):
-  // broken before its top-level `or`, then a piece still too long before its `and`, then before
-  // its comparison operators, every piece at the argument's indentation, as black splits an
-  // expression at its delimiters.
-  const auto at_delimiters = [&]() -> std::optional<std::string> {
-    if (!inside_brackets) return std::nullopt;
-    static const std::vector<std::vector<std::string_view>> kLevels{
-        {" or "}, {" and "}, {" != ", " == ", " <= ", " >= ", " < ", " > "}};
-    std::vector<std::string> pieces{std::string(line)};
-    for (const auto& level : kLevels) {
-      std::vector<std::string> next;
-      for (const std::string& piece : pieces) {
-        if (indent.size() + piece.size() <= generated_line_length()) {
-          next.push_back(piece);
-          continue;
-        }
-        // Cut before each operator of this level that lies outside brackets and strings.
-        std::vector<std::string> cut{piece};
-        for (std::string_view op : level) {
-          std::vector<std::string> finer;
-          for (const std::string& part : cut) {
-            const std::vector<std::string_view> split = top_level_split(part, op);
-            if (split.empty()) return std::nullopt;  // a bracket or string left open
-            for (size_t i = 0; i < split.size(); ++i) {
-              finer.push_back((i ? std::string(op.substr(1)) : std::string()) + std::string(split[i]));
-            }
-          }
-          cut = std::move(finer);
-        }
-        next.insert(next.end(), cut.begin(), cut.end());
-      }
-      pieces = std::move(next);
-    }
-    if (pieces.size() < 2) return std::nullopt;
-    std::string out;
-    for (size_t i = 0; i < pieces.size(); ++i) {
-      if (i) out += newline;
-      out += std::string(indent) + pieces[i];
-    }
-    return out;
-  };
-  if (auto split = at_delimiters()) return *split;  // black's first choice inside brackets
+  if (inside_brackets) {
+    if (auto split = split_at_delimiters(line, indent, newline)) return *split;  // black's first choice
+  }
   // An argument of a call split one per line ends in `),`: its own call splits the same way.
   const std::string_view tail = line.ends_with("):")   ? "):"
                                 : line.ends_with(")")  ? ")"

@@ -204,6 +204,21 @@ std::pair<std::string_view, ir::Node> callee_and_operand(const ir::Module& m, ir
   return {name, {}};
 }
 
+// A check for the gate, each once (floating wins over a plain tensor); false without a gate.
+bool add_dtype_check(std::vector<DtypeCheck>* checks, const std::string& name, bool floating, bool number,
+                     bool non_bool) {
+  if (!checks) return false;
+  auto it = std::find_if(checks->begin(), checks->end(),
+                         [&](const DtypeCheck& c) { return c.name == name && c.number == number; });
+  if (it == checks->end()) {
+    checks->push_back({name, floating, non_bool, number});
+  } else {
+    it->floating |= floating;
+    it->non_bool |= non_bool;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir::Node node, ir::Node static_part,
@@ -225,18 +240,8 @@ std::optional<Decline> dtype_preconditions(const analysis::FileContext& ctx, ir:
     return binding.target && in_if.contains(binding.target.range()) && binding.statement &&
            binding.statement.end() <= use.start();
   };
-  // A check for the gate, each once (floating wins over a plain tensor); false without a gate.
   const auto add_check = [&](const std::string& name, bool floating, bool number, bool non_bool = false) {
-    if (!checks) return false;
-    auto it = std::find_if(checks->begin(), checks->end(),
-                           [&](const DtypeCheck& c) { return c.name == name && c.number == number; });
-    if (it == checks->end()) {
-      checks->push_back({name, floating, non_bool, number});
-    } else {
-      it->floating |= floating;
-      it->non_bool |= non_bool;
-    }
-    return true;
+    return add_dtype_check(checks, name, floating, number, non_bool);
   };
   // `x`, used as a number, checked to be one in the gate.
   auto require_number = [&](ir::Node x, const std::string& what) {
