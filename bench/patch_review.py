@@ -28,6 +28,7 @@ import sys
 import tempfile
 
 from _sections import replace_section
+from copied_pairs import broken_pairs
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RUFF = pathlib.Path(sys.executable).parent / "ruff"
@@ -162,7 +163,10 @@ def main() -> int:
                                         - set(imports["original"].get("config_changed", []))),
                "skipped_codes": imports["patched"].get("skipped_codes", 0) - imports["original"].get("skipped_codes", 0)}
 
-    facts = {"fixes": fixes, "files": len(changed), "added": added, "removed": removed,
+    pairs, same_before, broken = broken_pairs(original / "transformers", patched / "transformers")
+    facts = {"copied_pairs": pairs, "copied_identical_before": same_before,
+             "copied_broken": [f"{path}:{name}" for path, name in broken],
+             "fixes": fixes, "files": len(changed), "added": added, "removed": removed,
              "added_per_fix": round(added / max(fixes, 1), 2), "runtime_lines": runtime_lines,
              "new_ruff_findings": dict(new_findings), "new_format_failures": new_format,
              "generated_changed": generated_changed, "imports": imports}
@@ -195,6 +199,7 @@ generated files changed, 2 operators and 53 skip-list entries at import.
 | new ruff findings under the project's settings | {sum(facts['new_ruff_findings'].values())} {facts['new_ruff_findings'] or ''} [0] |
 | files passing `ruff format --check` before and failing after | {len(facts['new_format_failures'])} [0] |
 | generated files changed | {len(facts['generated_changed'])} [0] |
+| "Copied from" pairs identical before the fix and not after (bench/copied_pairs.py, of {facts['copied_identical_before']} identical of {facts['copied_pairs']}) | {len(facts['copied_broken'])} [0]{': ' + ', '.join(facts['copied_broken']) if facts['copied_broken'] else ''} |
 | importing every patched module ({imports['imported']} imported; {imports['failed']} fail to import, {imports['failed_original']} in the original): operators registered beyond the original's | {len(imports['new_ops'])} [0] |
 | ... Dynamo configuration entries changed beyond the original's | {len(imports['config_changed'])} [0] |
 | ... code objects added to Dynamo's skip list beyond the original's | {imports['skipped_codes']} [0] |
