@@ -380,9 +380,10 @@ std::vector<std::string> prepare_runtime_files(const std::vector<FileReport>& fi
   if (!options.fix && !options.diff) return errors;
   std::map<std::filesystem::path, std::vector<size_t>> dependents;
   for (size_t i = 0; i < units.size(); ++i) {
-    // Every module that binds the runtime, changed by this run or patched before (a runtime file
-    // lost or left at an older version is written again).
-    if (files[i].error || !binds_packaged_runtime(files[i].text())) continue;
+    // Every module of the run that binds the runtime, changed by this run or patched before (a
+    // runtime file lost or left at an older version is written again); not a context-only file,
+    // which the run reads but does not fix.
+    if (files[i].error || units[i].input.context_only || !binds_packaged_runtime(files[i].text())) continue;
     if (const auto& root = units[i].input.package_root) dependents[*root / fix::kRuntimeFileName].push_back(i);
   }
   for (const auto& [path, users] : dependents) {

@@ -191,6 +191,10 @@ def test_a_lost_or_stale_runtime_file_is_reported_and_written_again(gm, tmp_path
     assert "GM904" in out.stdout and "_graphmend_runtime.py" in out.stdout and "is missing" in out.stdout
     line = next(i for i, text in enumerate(model.read_text().splitlines(), 1) if "__import__(" in text)
     assert f"model.py:{line}:" in out.stdout
+    # Fixing another file of the project (model.py only its context) leaves the runtime alone.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    assert gm("fix", "pkg/__init__.py", cwd=tmp_path).returncode == 0
+    assert not runtime.exists()
     fixed = gm("fix", "pkg", cwd=tmp_path)
     assert fixed.returncode in (0, 1), fixed.stderr
     assert runtime.read_text() == current
