@@ -57,15 +57,20 @@ def unsafe_patched_site(graphmend_bin, tmp_path_factory):
     return _patch(graphmend_bin, tmp_path_factory.mktemp("unsafe-patched-site"), "--unsafe-fixes")
 
 
-def _run(row: str, first: str, weights: pathlib.Path, site: pathlib.Path | None) -> dict:
+def _run_row(row: str, weights: pathlib.Path, site: pathlib.Path | None, *flags: str) -> dict:
+    """run_row.py ROW in a fresh process, against the installed transformers or `site`'s copy."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if site is not None:
         env["PYTHONPATH"] = str(site)
-    out = subprocess.run([sys.executable, str(RUN_MODEL), row, "--weights", str(weights), "--first", first],
+    out = subprocess.run([sys.executable, str(RUN_MODEL), row, "--weights", str(weights), *flags],
                          capture_output=True, text=True, env=env, cwd=weights.parent)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _run(row: str, first: str, weights: pathlib.Path, site: pathlib.Path | None) -> dict:
+    return _run_row(row, weights, site, "--first", first)
 
 
 @pytest.mark.parametrize("row", ["t5-small", "biogpt"])
@@ -146,14 +151,7 @@ def test_where_fix_holds_in_a_training_step(row, patched_site, tmp_path):
 
 
 def _train(row, weights, site):
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if site is not None:
-        env["PYTHONPATH"] = str(site)
-    out = subprocess.run([sys.executable, str(RUN_MODEL), row, "--weights", str(weights), "--train"],
-                         capture_output=True, text=True, env=env, cwd=weights.parent)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return _run_row(row, weights, site, "--train")
 
 
 @pytest.mark.parametrize("row", ["phi3-longrope", "phi3-longrope-long"])
@@ -195,14 +193,7 @@ def test_phi3_longrope_sequence_flips_without_recompiling(unsafe_patched_site, t
 
 
 def _sequence(row, weights, site):
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if site is not None:
-        env["PYTHONPATH"] = str(site)
-    out = subprocess.run([sys.executable, str(RUN_MODEL), row, "--weights", str(weights), "--sequence"],
-                         capture_output=True, text=True, env=env, cwd=weights.parent)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return _run_row(row, weights, site, "--sequence")
 
 
 def _report(row, original, patched):
