@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <cstdint>
 #include <map>
@@ -550,269 +551,337 @@ std::string cache_material(const std::vector<std::string>& paths, const Options&
   return m;
 }
 
-}  // namespace
+// One run over the discovered files, stage by stage: read (and parse), replay the cache or analyse
+// and fix until the text settles, then write and report. Each stage runs on the run's threads;
+// a file whose processing threw is dropped from then on (see drop_failed).
+class Run {
+ public:
+  Run(const std::vector<std::string>& paths, const Options& options)
+      : paths_(paths), options_(options), discovery_(discover(paths, options.discovery)) {
+    report_.discovery_errors = std::move(discovery_.errors);
+    jobs_ = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+    // `check` of files on disk may reuse the results of an earlier run over the same tree.
+    use_cache_ = options.cache_dir && !options.fix && !options.diff &&
+                 std::none_of(discovery_.files.begin(), discovery_.files.end(),
+                              [](const DiscoveredFile& f) { return f.from_stdin; });
+    const size_t n = discovery_.files.size();
+    units_.resize(n);
+    files_.resize(n);
+    parsers_.resize(jobs_);
+    failures_.resize(n);
+    budgets_ = {options.budget, std::vector<std::chrono::nanoseconds>(n)};
+    diags_.resize(n);
+    warnings_.resize(n);
+    syntax_errors_.assign(n, false);
+    first_diags_.resize(n);
+    fixed_in_first_pass_.resize(n);
+    edit_history_.resize(n);
+    overlapped_.assign(n, 0);
+  }
 
-RunReport run(const std::vector<std::string>& paths, const Options& options) {
-  const auto t0 = Clock::now();
-  RunReport report;
-  Discovery discovery = discover(paths, options.discovery);
-  report.discovery_errors = std::move(discovery.errors);
-  const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  // `check` of files on disk may reuse the results of an earlier run over the same tree.
-  const bool use_cache = options.cache_dir && !options.fix && !options.diff &&
-                         std::none_of(discovery.files.begin(), discovery.files.end(),
-                                      [](const DiscoveredFile& f) { return f.from_stdin; });
+  RunReport operator()() {
+    const auto t0 = Clock::now();
+    read();
+    if (use_cache_) replay_or_parse();
+    if (!replayed_) analyse_and_fix();
+    write_and_report();
+    store_in_cache();
+    // Context-only files informed the analysis; they are not the run's files.
+    for (size_t i = 0; i < units_.size(); ++i) {
+      if (!units_[i].input.context_only) report_.files.push_back(std::move(files_[i]));
+    }
+    report_.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    report_.dry_run = options_.diff;
+    if (options_.keep_analysis) report_.analysis = std::make_shared<const std::vector<Unit>>(std::move(units_));
+    return std::move(report_);
+  }
 
-  std::vector<Unit> units(discovery.files.size());
-  std::vector<FileReport> files(discovery.files.size());
-  std::vector<syntax::Parser> parsers(jobs);
-  const auto stage = [&](std::string_view name) -> std::function<void(size_t)> {
-    if (!options.progress) return {};
-    return [&options, name, total = units.size()](size_t done) { options.progress(name, done, total); };
-  };
+ private:
+  std::function<void(size_t)> stage(std::string_view name) const {
+    if (!options_.progress) return {};
+    return [this, name, total = units_.size()](size_t done) { options_.progress(name, done, total); };
+  }
+
+  template <typename F>
+  void each_file(F&& body, std::string_view stage_name) {
+    parallel_for(units_.size(), jobs_, failures_, budgets_, std::forward<F>(body), stage(stage_name));
+  }
+
   // A file whose processing threw is skipped from then on, once no worker can still reach it.
-  std::vector<FileFailure> failures(units.size());
-  FileBudgets budgets{options.budget, std::vector<std::chrono::nanoseconds>(units.size())};
-  bool any_failure = false;  // a run with one is not cached: a budget or an internal error may not recur
-  const auto drop_failed = [&] {
-    for (size_t i = 0; i < units.size(); ++i) {
-      if (failures[i].message.empty()) continue;
-      any_failure = true;
-      files[i].error =
-          failures[i].over_budget
+  void drop_failed() {
+    for (size_t i = 0; i < units_.size(); ++i) {
+      if (failures_[i].message.empty()) continue;
+      any_failure_ = true;
+      files_[i].error =
+          failures_[i].over_budget
               ? source::ReadError{source::ReadErrorKind::OverBudget,
-                                  fmt::format("skipped and not modified: {}", failures[i].message)}
+                                  fmt::format("skipped and not modified: {}", failures_[i].message)}
               : source::ReadError{source::ReadErrorKind::Io,
                                   fmt::format("internal error ({}); the file was skipped and not modified (please "
                                               "report it)",
-                                              failures[i].message)};
-      units[i].module.reset();
-      units[i].current.reset();
+                                              failures_[i].message)};
+      units_[i].module.reset();
+      units_[i].current.reset();
       // Its report shows the file as it is: nothing changed, nothing to write or diff.
-      files[i].keep_original_text();
-      failures[i] = {};
+      files_[i].keep_original_text();
+      failures_[i] = {};
     }
-  };
-  StyleFinder styles;
-  parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
-    Unit& u = units[i];
-    u.input = discovery.files[i];
-    // Text from standard input binds its package's runtime as the file on disk would, so the
-    // printed text is what `fix FILE` writes; the runtime file is written as for any module.
-    u.style = styles.for_file(u.input.path);
-    u.link = fix::runtime_link_for(u.input.path, u.input.package_root);
-    u.link.lines_after_imports = u.style.lines_after_imports;
-    FileReport& fr = files[i];
-    fr.display = u.input.display;
-    fr.path = u.input.path;
-    fr.from_stdin = u.input.from_stdin;
-    source::ReadResult r = u.input.from_stdin
-                               ? source::decode_source(options.stdin_text.value_or(""), u.input.path, u.input.display,
-                                                       options.read)
-                               : source::read_source(u.input.path, u.input.display, options.read);
-    if (auto* err = std::get_if<source::ReadError>(&r)) {
-      fr.error = *err;
-      return;
-    }
-    u.current = std::make_shared<const source::SourceFile>(std::move(std::get<source::SourceFile>(r)));
-    fr.original = u.current;
-    if (!use_cache) parse_unit(u, parsers[w]);  // else parsed below, when the cache has no entry
-  }, stage("reading"));
-  drop_failed();
+  }
 
-  std::vector<std::vector<rules::Diagnostic>> diags(units.size());
-  std::vector<std::vector<std::string>> warnings(units.size());
-  std::vector<bool> syntax_errors(units.size(), false);
-  bool replayed = false;  // the findings come from the cache
-  std::string cache_key;
-  std::string digest;
-  if (use_cache) {
+  void read() {
+    StyleFinder styles;
+    each_file([&](size_t i, unsigned w) {
+      Unit& u = units_[i];
+      u.input = discovery_.files[i];
+      // Text from standard input binds its package's runtime as the file on disk would, so the
+      // printed text is what `fix FILE` writes; the runtime file is written as for any module.
+      u.style = styles.for_file(u.input.path);
+      u.link = fix::runtime_link_for(u.input.path, u.input.package_root);
+      u.link.lines_after_imports = u.style.lines_after_imports;
+      FileReport& fr = files_[i];
+      fr.display = u.input.display;
+      fr.path = u.input.path;
+      fr.from_stdin = u.input.from_stdin;
+      source::ReadResult r = u.input.from_stdin
+                                 ? source::decode_source(options_.stdin_text.value_or(""), u.input.path,
+                                                         u.input.display, options_.read)
+                                 : source::read_source(u.input.path, u.input.display, options_.read);
+      if (auto* err = std::get_if<source::ReadError>(&r)) {
+        fr.error = *err;
+        return;
+      }
+      u.current = std::make_shared<const source::SourceFile>(std::move(std::get<source::SourceFile>(r)));
+      fr.original = u.current;
+      if (!use_cache_) parse_unit(u, parsers_[w]);  // else parsed below, when the cache has no entry
+    }, "reading");
+    drop_failed();
+  }
+
+  // The findings of an earlier run over the same tree, or else every file parsed for analysis.
+  void replay_or_parse() {
     cache::TreeDigest tree;
-    for (const Unit& u : units) {
+    for (const Unit& u : units_) {
       tree.add(u.input.display, u.input.module_name + "\x1f" + u.style.key(), u.input.context_only,
                u.current ? std::string_view(u.current->text) : std::string_view("\0unread", 7));
     }
-    digest = tree.hex();
-    cache_key = cache::run_key(cache_material(paths, options));
-    if (std::optional<cache::Entry> entry = cache::load(*options.cache_dir, cache_key, digest)) {
+    digest_ = tree.hex();
+    cache_key_ = cache::run_key(cache_material(paths_, options_));
+    if (std::optional<cache::Entry> entry = cache::load(*options_.cache_dir, cache_key_, digest_)) {
       size_t k = 0;
-      for (size_t i = 0; i < units.size() && k < entry->files.size(); ++i) {
-        if (units[i].input.context_only) continue;
+      for (size_t i = 0; i < units_.size() && k < entry->files.size(); ++i) {
+        if (units_[i].input.context_only) continue;
         cache::FileResult& r = entry->files[k++];
-        diags[i] = std::move(r.diagnostics);
-        warnings[i] = std::move(r.warnings);
-        syntax_errors[i] = r.syntax_error;
+        diags_[i] = std::move(r.diagnostics);
+        warnings_[i] = std::move(r.warnings);
+        syntax_errors_[i] = r.syntax_error;
       }
-      replayed = true;
-      report.compiled_functions = entry->compiled_functions;
-    } else {
-      parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
-        if (units[i].current) parse_unit(units[i], parsers[w]);
-      }, stage("parsing"));
-      drop_failed();
+      replayed_ = true;
+      report_.compiled_functions = entry->compiled_functions;
+      return;
     }
+    each_file([&](size_t i, unsigned w) {
+      if (units_[i].current) parse_unit(units_[i], parsers_[w]);
+    }, "parsing");
+    drop_failed();
   }
 
   // The rules each file runs: the run's selection, less its per-file ignores.
-  std::vector<rules::Selection> selections(units.size(), options.selection);
-  for (const PerFileIgnore& p : options.per_file_ignores) {
-    const PathPatterns pattern({p.pattern}, options.discovery.root);
-    for (size_t i = 0; i < units.size(); ++i) {
-      if (pattern.matches_path(units[i].input.path)) {
-        selections[i].ignore.insert(selections[i].ignore.end(), p.codes.begin(), p.codes.end());
+  std::vector<rules::Selection> selections() const {
+    std::vector<rules::Selection> out(units_.size(), options_.selection);
+    for (const PerFileIgnore& p : options_.per_file_ignores) {
+      const PathPatterns pattern({p.pattern}, options_.discovery.root);
+      for (size_t i = 0; i < units_.size(); ++i) {
+        if (pattern.matches_path(units_[i].input.path)) {
+          out[i].ignore.insert(out[i].ignore.end(), p.codes.begin(), p.codes.end());
+        }
       }
     }
+    return out;
   }
-  std::vector<std::vector<rules::Diagnostic>> first_diags(units.size());
-  std::vector<std::vector<bool>> fixed_in_first_pass(units.size());  // by first_diags index
-  std::vector<std::vector<std::vector<source::Edit>>> edit_history(units.size());  // every pass's edits
-  // Per-file flags that workers set side by side are bytes: std::vector<bool> packs them into
-  // shared words, and two threads setting neighbouring bits race (ThreadSanitizer found it).
-  std::vector<uint8_t> dirty(units.size(), 1);
-  bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
-  std::vector<size_t> overlapped(units.size(), 0);  // fixes the latest pass had to leave out
-  // Gathered once, over the text on disk; each later pass carries it to the fixed modules.
-  std::optional<analysis::ParameterEvidence> carried_evidence;
-  for (int iteration = 0; !replayed; ++iteration) {
-    analysis::Project project;
-    std::vector<const ir::Module*> analysed(units.size(), nullptr);  // compared as keys only, later
-    for (size_t i = 0; i < units.size(); ++i) {
-      analysed[i] = units[i].module.get();
-      if (analysed[i]) project.add(analysed[i]);
-    }
-    const analysis::CompileRegions regions(project);
-    report.compiled_functions = regions.size();
-    const analysis::ParameterEvidence evidence =
-        carried_evidence ? std::move(*carried_evidence) : analysis::gather_parameter_evidence(project, regions, jobs);
-    carried_evidence.reset();
-    std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
-    for (unsigned w = 0; w < jobs; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project, &evidence));
-    parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
-      if (!dirty[i] || !units[i].current || units[i].input.context_only) return;
-      UnitFindings found = check_unit(units[i], project, regions, *oracles[w], options, selections[i]);
-      diags[i] = std::move(found.diagnostics);
-      warnings[i] = std::move(found.warnings);
-    }, stage(iteration == 0 ? "checking" : "re-checking"));
-    if (iteration == 0 && (options.fix || options.diff)) first_diags = diags;  // the text on disk
-    for (size_t i = 0; i < units.size(); ++i) {
-      if (!failures[i].message.empty()) diags[i].clear();
-    }
-    drop_failed();
-    if ((!options.fix && !options.diff) || analysis_only) break;
 
-    // Apply every applicable fix; re-parse; revert a file whose fix breaks its syntax.
+  // Analyses every file; with fix or diff, applies the fixes and re-analyses the files they
+  // changed until no fix applies (or the pass limit, after which one more analysis describes the
+  // final text).
+  void analyse_and_fix() {
+    const std::vector<rules::Selection> selected = selections();
+    // Per-file flags that workers set side by side are bytes: std::vector<bool> packs them into
+    // shared words, and two threads setting neighbouring bits race (ThreadSanitizer found it).
+    std::vector<uint8_t> dirty(units_.size(), 1);
+    bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
+    // Gathered once, over the text on disk; each later pass carries it to the fixed modules.
+    std::optional<analysis::ParameterEvidence> carried_evidence;
+    for (int iteration = 0;; ++iteration) {
+      analysis::Project project;
+      std::vector<const ir::Module*> analysed(units_.size(), nullptr);  // compared as keys only, later
+      for (size_t i = 0; i < units_.size(); ++i) {
+        analysed[i] = units_[i].module.get();
+        if (analysed[i]) project.add(analysed[i]);
+      }
+      const analysis::CompileRegions regions(project);
+      report_.compiled_functions = regions.size();
+      const analysis::ParameterEvidence evidence = carried_evidence ? std::move(*carried_evidence)
+                                                                    : analysis::gather_parameter_evidence(
+                                                                          project, regions, jobs_);
+      carried_evidence.reset();
+      std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
+      for (unsigned w = 0; w < jobs_; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project, &evidence));
+      each_file([&](size_t i, unsigned w) {
+        if (!dirty[i] || !units_[i].current || units_[i].input.context_only) return;
+        UnitFindings found = check_unit(units_[i], project, regions, *oracles[w], options_, selected[i]);
+        diags_[i] = std::move(found.diagnostics);
+        warnings_[i] = std::move(found.warnings);
+      }, iteration == 0 ? "checking" : "re-checking");
+      if (iteration == 0 && (options_.fix || options_.diff)) first_diags_ = diags_;  // the text on disk
+      for (size_t i = 0; i < units_.size(); ++i) {
+        if (!failures_[i].message.empty()) diags_[i].clear();
+      }
+      drop_failed();
+      if ((!options_.fix && !options_.diff) || analysis_only) return;
+
+      std::vector<std::optional<analysis::ReplacedModule>> replaced(units_.size());
+      const std::vector<uint8_t> changed = apply_fixes(iteration, dirty, replaced);
+      if (std::find(changed.begin(), changed.end(), 1) == changed.end()) return;
+      carried_evidence = analysis::carry_evidence(evidence, replacements(analysed, replaced));
+      if (iteration + 1 >= options_.max_fix_iterations) {
+        for (size_t i = 0; i < units_.size(); ++i) {
+          if (!changed[i]) continue;
+          files_[i].notes.push_back(fmt::format(
+              "fixes did not converge after {} passes (a graphmend bug: please report it)",
+              options_.max_fix_iterations));
+        }
+        analysis_only = true;  // one more analysis, so the diagnostics describe the final text
+      }
+      // Re-analyse only the files a fix changed. A fix adds only names of its own (the
+      // `_graphmend` binding, helpers no other file can name) and rewrites statements inside
+      // functions, so no other file's facts change: their diagnostics stand.
+      dirty = changed;
+    }
+  }
+
+  // Applies every applicable fix of the dirty files; re-parses; reverts a file whose fix breaks
+  // its syntax. Returns which files changed (their fixed module, mapped to the one analysed, in
+  // `replaced`).
+  std::vector<uint8_t> apply_fixes(int iteration, const std::vector<uint8_t>& dirty,
+                                   std::vector<std::optional<analysis::ReplacedModule>>& replaced) {
     const source::Applicability required =
-        options.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
-    std::vector<uint8_t> changed(units.size(), 0);
-    std::vector<std::optional<analysis::ReplacedModule>> replaced(units.size());
-    parallel_for(units.size(), jobs, failures, budgets, [&](size_t i, unsigned w) {
-      overlapped[i] = 0;
-      if (!dirty[i] || !units[i].module || units[i].input.context_only) return;
+        options_.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
+    std::vector<uint8_t> changed(units_.size(), 0);
+    each_file([&](size_t i, unsigned w) {
+      overlapped_[i] = 0;
+      if (!dirty[i] || !units_[i].module || units_[i].input.context_only) return;
       std::vector<const source::Fix*> fixes;
       std::unordered_set<const source::Fix*> listed;  // arms of one chain share their fix
-      for (const auto& d : diags[i]) {
+      for (const auto& d : diags_[i]) {
         if (d.fix && d.fix->applies(required) && listed.insert(d.fix.get()).second) fixes.push_back(d.fix.get());
       }
       // A module with a generated block is maintained even with no fix to apply: helpers whose
       // site is gone leave, and graphmend 0.1's block is replaced.
       // A text this run produced already has its block derived from it.
-      if (fixes.empty() && (units[i].produced || !units[i].module->generated().block)) return;
-      fix::VerifiedResult verified = fix::apply_and_verify(units[i].current->text, fixes, parsers[w], units[i].link,
-                                                                 units[i].module->root());
+      if (fixes.empty() && (units_[i].produced || !units_[i].module->generated().block)) return;
+      fix::VerifiedResult verified = fix::apply_and_verify(units_[i].current->text, fixes, parsers_[w],
+                                                           units_[i].link, units_[i].module->root());
       if (verified.reverted) {
-        files[i].notes.push_back(
+        files_[i].notes.push_back(
             "a fix introduced a syntax error; all fixes to this file were reverted (this is a "
             "graphmend bug: please report it)");
         return;
       }
       fix::ApplyResult& applied = verified.applied;
-      overlapped[i] = applied.skipped.size();  // a later pass retries them
-      if (applied.text == units[i].current->text) return;
-      for (auto& batch : verified.edit_batches) edit_history[i].push_back(std::move(batch));
-      auto next = std::make_shared<source::SourceFile>(*units[i].current);
+      overlapped_[i] = applied.skipped.size();  // a later pass retries them
+      if (applied.text == units_[i].current->text) return;
+      for (auto& batch : verified.edit_batches) edit_history_[i].push_back(std::move(batch));
+      auto next = std::make_shared<source::SourceFile>(*units_[i].current);
       next->text = std::move(applied.text);
       Unit candidate;
-      candidate.input = units[i].input;
-      candidate.link = units[i].link;
+      candidate.input = units_[i].input;
+      candidate.link = units_[i].link;
       candidate.current = next;
       candidate.produced = true;
-      parse_unit(candidate, parsers[w], std::move(verified.tree));
-      // Counted by site: the arms of a chain fixed by one shared rewrite count one each.
-      std::unordered_set<const source::Fix*> applied_fixes;
-      for (size_t k : applied.applied) applied_fixes.insert(fixes[k]);
-      if (iteration == 0) fixed_in_first_pass[i].assign(diags[i].size(), false);
-      for (size_t k = 0; k < diags[i].size(); ++k) {
-        const rules::Diagnostic& d = diags[i][k];
-        if (!d.fix || !applied_fixes.contains(d.fix.get())) continue;
-        if (iteration == 0) fixed_in_first_pass[i][k] = true;
-        ++files[i].fixes_applied;
-        ++files[i].fixed_codes[std::string(d.code)];
-      }
-      if (candidate.module) replaced[i] = analysis::replaced_module(*units[i].module, *candidate.module);
-      units[i] = std::move(candidate);
+      parse_unit(candidate, parsers_[w], std::move(verified.tree));
+      count_applied(i, iteration, fixes, applied);
+      if (candidate.module) replaced[i] = analysis::replaced_module(*units_[i].module, *candidate.module);
+      units_[i] = std::move(candidate);
       changed[i] = 1;
-    }, stage("fixing"));
+    }, "fixing");
     drop_failed();
-    const bool any = std::find(changed.begin(), changed.end(), 1) != changed.end();
-    if (!any) break;
-    // Every module the evidence names is either unchanged, replaced by its fixed text, or gone
-    // (a file dropped for its budget or an internal error): its keys go too, before a new module
-    // can take its address.
-    std::vector<analysis::ReplacedModule> replacements;
-    for (size_t i = 0; i < units.size(); ++i) {
-      if (!analysed[i] || units[i].module.get() == analysed[i]) continue;
-      if (replaced[i] && units[i].module.get() == replaced[i]->after) {
-        replacements.push_back(std::move(*replaced[i]));
+    return changed;
+  }
+
+  // Counted by site: the arms of a chain fixed by one shared rewrite count one each.
+  void count_applied(size_t i, int iteration, const std::vector<const source::Fix*>& fixes,
+                     const fix::ApplyResult& applied) {
+    std::unordered_set<const source::Fix*> applied_fixes;
+    for (size_t k : applied.applied) applied_fixes.insert(fixes[k]);
+    if (iteration == 0) fixed_in_first_pass_[i].assign(diags_[i].size(), false);
+    for (size_t k = 0; k < diags_[i].size(); ++k) {
+      const rules::Diagnostic& d = diags_[i][k];
+      if (!d.fix || !applied_fixes.contains(d.fix.get())) continue;
+      if (iteration == 0) fixed_in_first_pass_[i][k] = true;
+      ++files_[i].fixes_applied;
+      ++files_[i].fixed_codes[std::string(d.code)];
+    }
+  }
+
+  // Every module the evidence names is either unchanged, replaced by its fixed text, or gone (a
+  // file dropped for its budget or an internal error): its keys go too, before a new module can
+  // take its address.
+  std::vector<analysis::ReplacedModule> replacements(
+      const std::vector<const ir::Module*>& analysed,
+      std::vector<std::optional<analysis::ReplacedModule>>& replaced) const {
+    std::vector<analysis::ReplacedModule> out;
+    for (size_t i = 0; i < units_.size(); ++i) {
+      if (!analysed[i] || units_[i].module.get() == analysed[i]) continue;
+      if (replaced[i] && units_[i].module.get() == replaced[i]->after) {
+        out.push_back(std::move(*replaced[i]));
       } else {
-        replacements.push_back({analysed[i], nullptr, {}});
+        out.push_back({analysed[i], nullptr, {}});
       }
     }
-    carried_evidence = analysis::carry_evidence(evidence, replacements);
-    if (iteration + 1 >= options.max_fix_iterations) {
-      for (size_t i = 0; i < units.size(); ++i) {
-        if (changed[i]) {
-          files[i].notes.push_back(fmt::format(
-              "fixes did not converge after {} passes (a graphmend bug: please report it)",
-              options.max_fix_iterations));
-        }
+    return out;
+  }
+
+  void write_and_report() {
+    for (size_t i = 0; i < units_.size(); ++i) {
+      FileReport& fr = files_[i];
+      if (fr.error) continue;
+      if (units_[i].current != fr.original) fr.set_text(units_[i].current->text);
+    }
+    const std::vector<std::string> runtime_errors = prepare_runtime_files(files_, units_, options_, report_);
+
+    // Each file is written (temporary, fsync, rename) or mapped back to the text on disk on the
+    // run's threads: the syncs of 263 patched transformers files took half a second one by one.
+    // Nothing here runs under a file's budget, which could stop a file between its write and its
+    // report; only a real allocation failure lands in `failures_`.
+    FileBudgets unlimited{Budget{}, std::vector<std::chrono::nanoseconds>(units_.size())};
+    parallel_for(units_.size(), jobs_, failures_, unlimited, [&](size_t i, unsigned) {
+      if (!files_[i].error) report_file(i, runtime_errors[i]);
+    }, stage(options_.fix && !options_.diff ? "writing" : "reporting"));
+    for (size_t i = 0; i < units_.size(); ++i) {
+      if (failures_[i].message.empty()) continue;
+      any_failure_ = true;
+      if (!files_[i].written) {
+        files_[i].write_error =
+            fmt::format("internal error ({}); not modified (please report it)", failures_[i].message);
       }
-      analysis_only = true;  // one more analysis, so the diagnostics describe the final text
     }
-    // Re-analyse only the files a fix changed. A fix adds only names of its own (the
-    // `_graphmend` binding, helpers no other file can name) and rewrites statements inside
-    // functions, so no other file's facts change: their diagnostics stand.
-    dirty = changed;
   }
 
-  for (size_t i = 0; i < units.size(); ++i) {
-    FileReport& fr = files[i];
-    if (fr.error) continue;
-    if (units[i].current != fr.original) fr.set_text(units[i].current->text);
-  }
-  const std::vector<std::string> runtime_errors = prepare_runtime_files(files, units, options, report);
-
-  // Each file is written (temporary, fsync, rename) or mapped back to the text on disk on the
-  // run's threads: the syncs of 263 patched transformers files took half a second one by one.
-  // Nothing here runs under a file's budget, which could stop a file between its write and its
-  // report; only a real allocation failure lands in `failures`.
-  FileBudgets unlimited{Budget{}, std::vector<std::chrono::nanoseconds>(units.size())};
-  parallel_for(units.size(), jobs, failures, unlimited, [&](size_t i, unsigned) {
-    FileReport& fr = files[i];
-    if (fr.error) return;
-    if (overlapped[i]) {
-      fr.notes.push_back(fmt::format("{} fix(es) not applied because they overlap another fix", overlapped[i]));
+  void report_file(size_t i, const std::string& runtime_error) {
+    FileReport& fr = files_[i];
+    if (overlapped_[i]) {
+      fr.notes.push_back(fmt::format("{} fix(es) not applied because they overlap another fix", overlapped_[i]));
     }
-    fr.syntax_error = replayed ? syntax_errors[i] : units[i].syntax_error.has_value();
-    fr.diagnostics = std::move(diags[i]);
-    fr.warnings = std::move(warnings[i]);
-    fr.lone_crs = carried_lone_crs(fr.original->lone_crs, edit_history[i]);
+    fr.syntax_error = replayed_ ? syntax_errors_[i] : units_[i].syntax_error.has_value();
+    fr.diagnostics = std::move(diags_[i]);
+    fr.warnings = std::move(warnings_[i]);
+    fr.lone_crs = carried_lone_crs(fr.original->lone_crs, edit_history_[i]);
     if (fr.from_stdin) {
       // Never written: `fix` prints the fixed text; the findings are those the fixes leave.
-    } else if (!runtime_errors[i].empty() && fr.changed()) {
-      fr.write_error = runtime_errors[i];
-    } else if (options.fix && !options.diff && fr.changed()) {
+    } else if (!runtime_error.empty() && fr.changed()) {
+      fr.write_error = runtime_error;
+    } else if (options_.fix && !options_.diff && fr.changed()) {
       const std::string bytes = source::encode_for_write(*fr.original, fr.text(), fr.lone_crs);
-      if (auto outside = outside_walk_root(units[i].input)) {
+      if (auto outside = outside_walk_root(units_[i].input)) {
         fr.write_error = *outside;
       } else if (auto err = fix::write_atomically(fr.path, bytes, fr.original->disk ? &*fr.original->disk : nullptr)) {
         fr.write_error = *err;
@@ -823,35 +892,54 @@ RunReport run(const std::vector<std::string>& paths, const Options& options) {
     // Not written: the file on disk is the original. After a failed write every finding of it
     // stands; with --diff, those the fixes would leave.
     if (fr.changed() && fr.write_error) {
-      fr.diagnostics = std::move(first_diags[i]);
+      fr.diagnostics = std::move(first_diags_[i]);
     } else if (fr.changed() && !fr.written && !fr.from_stdin) {
-      fr.diagnostics = as_on_disk(fr, std::move(first_diags[i]), std::move(fixed_in_first_pass[i]), edit_history[i]);
-    }
-  }, stage(options.fix && !options.diff ? "writing" : "reporting"));
-  for (size_t i = 0; i < units.size(); ++i) {
-    if (failures[i].message.empty()) continue;
-    any_failure = true;
-    if (!files[i].written) {
-      files[i].write_error = fmt::format("internal error ({}); not modified (please report it)", failures[i].message);
+      fr.diagnostics =
+          as_on_disk(fr, std::move(first_diags_[i]), std::move(fixed_in_first_pass_[i]), edit_history_[i]);
     }
   }
-  if (use_cache && !replayed && !any_failure) {
-    cache::Entry entry{digest, report.compiled_functions, {}};
-    for (size_t i = 0; i < units.size(); ++i) {
-      if (units[i].input.context_only) continue;
-      entry.files.push_back({files[i].diagnostics, files[i].warnings, files[i].syntax_error});
+
+  // A run with a failure is not cached: a budget or an internal error may not recur.
+  void store_in_cache() {
+    if (!use_cache_ || replayed_ || any_failure_) return;
+    cache::Entry entry{digest_, report_.compiled_functions, {}};
+    for (size_t i = 0; i < units_.size(); ++i) {
+      if (units_[i].input.context_only) continue;
+      entry.files.push_back({files_[i].diagnostics, files_[i].warnings, files_[i].syntax_error});
     }
-    cache::store(*options.cache_dir, cache_key, entry);
+    cache::store(*options_.cache_dir, cache_key_, entry);
   }
-  // Context-only files informed the analysis; they are not the run's files.
-  for (size_t i = 0; i < units.size(); ++i) {
-    if (!units[i].input.context_only) report.files.push_back(std::move(files[i]));
-  }
-  report.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  report.dry_run = options.diff;
-  if (options.keep_analysis) report.analysis = std::make_shared<const std::vector<Unit>>(std::move(units));
-  return report;
-}
+
+  const std::vector<std::string>& paths_;
+  const Options& options_;
+  Discovery discovery_;
+  RunReport report_;
+  unsigned jobs_ = 1;
+  bool use_cache_ = false;
+  std::vector<Unit> units_;
+  std::vector<FileReport> files_;
+  std::vector<syntax::Parser> parsers_;
+  std::vector<FileFailure> failures_;
+  FileBudgets budgets_;
+  bool any_failure_ = false;
+  // Findings per file, and what the cache or the last analysis said of each.
+  std::vector<std::vector<rules::Diagnostic>> diags_;
+  std::vector<std::vector<std::string>> warnings_;
+  std::vector<bool> syntax_errors_;
+  bool replayed_ = false;  // the findings come from the cache
+  std::string cache_key_;
+  std::string digest_;
+  // What a fix run needs to report on the text on disk: the first pass's findings, which of them
+  // it fixed, every pass's edits; and the fixes the latest pass had to leave out.
+  std::vector<std::vector<rules::Diagnostic>> first_diags_;
+  std::vector<std::vector<bool>> fixed_in_first_pass_;  // by first_diags_ index
+  std::vector<std::vector<std::vector<source::Edit>>> edit_history_;
+  std::vector<size_t> overlapped_;
+};
+
+}  // namespace
+
+RunReport run(const std::vector<std::string>& paths, const Options& options) { return Run(paths, options)(); }
 
 const std::string& FileReport::text() const {
   static const std::string kNone;
