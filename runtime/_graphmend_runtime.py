@@ -16,7 +16,7 @@ import os
 import sys
 import types
 
-RUNTIME_VERSION = "15"
+RUNTIME_VERSION = "16"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -33,6 +33,7 @@ if _state is None:
     _state.views = []  # (view, key) bound before torch was imported
     _state.ops = {}  # op name -> the registered op's overload
     _state.layouts = {}  # carried layout string -> its parsed form
+    _state.callees = {}  # "#<key>" -> the callee (or object) a deferred call names
     _state.sink = None  # every op call updates it: see _register
     _state.defer_form = None  # "in-graph" or "epilogue": see _defer_form
     _state.epilogue = None  # the effects a graph recorded: see _Epilogue
@@ -58,7 +59,7 @@ def bind(module_globals):
     view = types.ModuleType("_graphmend_runtime[" + key + "]")
     if "_deferring" in globals():  # decorates site helpers when the module is defined
         view.deferred = lambda site: _deferring(key, site)
-        view.call = lambda path: _calling(key, path)
+        view.call = lambda target: _calling(key, target)
     if _load_torch():
         _complete(view, key)
     else:
@@ -114,8 +115,10 @@ def _load_torch():
             return False  # absent, or still being imported
         torch = loaded
         globals()["compiling"] = torch.compiler.is_compiling
-        # Marks the function for Dynamo (sets an attribute of it): registers nothing.
-        torch.compiler.assume_constant_result(_make_ready)
+        # Marks the functions for Dynamo (sets an attribute of each): registers nothing.
+        for constant in ("_make_ready", "_registered_callee", "_registered_logger"):
+            if constant in globals():
+                torch.compiler.assume_constant_result(globals()[constant])
         views, _state.views = _state.views, []
         for view, key in views:
             _complete(view, key)
@@ -201,10 +204,15 @@ def _register(name, impl, schema):
 
 
 def _site(qualified):
-    """What `key:name` names: a site helper (a module-level function of a bound module),
-    or the callee a `_graphmend.call` site names by its path."""
+    """What `key:name` names: a site helper (a module-level function of a bound module);
+    or what a `_graphmend.call` site defers: `#<key>/` a callee, `#<key>/attribute` an
+    attribute of an object, as _callee_key registered them."""
+    if qualified.startswith("#"):
+        key, _, attribute = qualified.rpartition("/")
+        target = _state.callees[key]
+        return getattr(target, attribute) if attribute else target
     key, _, name = qualified.rpartition(":")
-    if not name.startswith("_graphmend_"):
+    if not name.startswith("_graphmend_"):  # a path: written for runtimes 13 to 15
         return _resolve(key, name)
     site = _state.modules[key][name]
     return getattr(site, "__graphmend_site__", site)  # a @deferred helper: its function
@@ -377,27 +385,109 @@ def _deferring(key, site):
     return deferred
 
 
-def _calling(key, path):
-    """`_graphmend.call("logger.warning_once")(...)`: the callee of a [Defer] site
-    whose arguments are all carried as they are, named by its path: no helper needed.
+def _calling(key, target):
+    """`_graphmend.call(print)(...)`, `_graphmend.call(logger).warning_once(...)`: a
+    [Defer] site whose arguments are all carried as they are; the callee stays written
+    as code, and no helper is needed.
 
-    Eager (or before torch is imported): the callee itself, found as the module's code
-    finds it, so the call runs as written. Under torch.compile: a callable that defers
-    the call as `_graphmend.defer` does; the callee is not looked up while tracing.
+    Eager (or before torch is imported): `target` itself, so the call runs as written.
+    Under torch.compile: a stand-in whose call, or whose method call, is deferred as
+    `_graphmend.defer` defers a helper's; the attribute is looked up when the deferred
+    call runs, as the original looked it up when it ran.
     """
+    if type(target) is str:  # runtimes 13 to 15 wrote the callee's path
+        return _calling_path(key, target)
+    if torch is not None and torch.compiler.is_compiling():
+        return _Deferring(target)
+    return target
+
+
+def _calling_path(key, path):
+    """`_graphmend.call("logger.warning")(...)`, as runtimes 13-15 wrote it: the callee
+    found by its path in the module, as the module's code finds it (see _resolve)."""
     if torch is not None and torch.compiler.is_compiling():
 
         def deferred(*args):
-            if torch.compiler.is_exporting():
-                return None  # see _exported
-            _make_ready()
-            carried = _carry(args)
-            if carried is None:
-                return _resolve(key, path)(*args)
-            return _deferred_call(key + ":" + path, args, carried)
+            return _defer_callee(path, None, args, key)
 
         return deferred
     return _resolve(key, path)
+
+
+class _Deferring:
+    """What `_graphmend.call(target)` is under torch.compile (see _calling)."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def __call__(self, *args):
+        return _defer_callee(self.target, None, args)
+
+    def __getattr__(self, attribute):
+        target = self.target
+        return lambda *args: _defer_callee(target, attribute, args)
+
+
+def _defer_callee(target, attribute, args, module_key=None):
+    """The deferred call of `target` (or of its `attribute`); for a site written for
+    runtimes 13 to 15, `target` is a path in the module `module_key` names."""
+    if torch.compiler.is_exporting():
+        return None  # see _exported
+    _make_ready()
+    carried = _carry(args)
+    if module_key is not None:
+        if carried is None:
+            return _resolve(module_key, target)(*args)
+        return _deferred_call(module_key + ":" + target, args, carried)
+    key = _callee_key(target) if carried is not None else None
+    if key is None:  # the original call, and its graph break
+        return (target if attribute is None else getattr(target, attribute))(*args)
+    return _deferred_call(key + "/" + (attribute or ""), args, carried)
+
+
+def _callee_key(target):
+    """The key under which the in-graph op finds `target` again (see _site), or None.
+
+    A function, builtin or module is registered as Dynamo holds it, as a constant.
+    Dynamo holds a logging.Logger apart, opaque but for its id(), a constant it guards:
+    the logger is registered once found, by that id, among the loggers logging knows.
+    Either way Dynamo guards the identity, so the compiled code runs with this very
+    object. The key is made of names, not ids, so the graph is the same in every
+    process and a compiled-graph cache can find it.
+    """
+    logging = sys.modules.get("logging")
+    if logging is not None and isinstance(target, logging.Logger):
+        return _registered_logger(id(target))
+    return _registered_callee(target)
+
+
+def _registered_callee(target):
+    # Run as plain Python while tracing (marked assume_constant_result in _load_torch).
+    if isinstance(target, types.ModuleType):
+        return _registered(target, "module:" + target.__name__)
+    names = (getattr(target, "__module__", None), getattr(target, "__qualname__", None))
+    return _registered(target, ":".join(str(name) for name in names))
+
+
+def _registered_logger(ident):
+    # Run as plain Python while tracing (marked assume_constant_result in _load_torch):
+    # the logger whose id() is `ident`, if logging knows it (the root, or one that
+    # getLogger made).
+    logging = sys.modules["logging"]
+    for logger in (logging.root, *logging.Logger.manager.loggerDict.values()):
+        if id(logger) == ident and isinstance(logger, logging.Logger):
+            return _registered(logger, "logger:" + logger.name)
+    return None
+
+
+def _registered(target, name):
+    """`#name`, or `#name#2` and on when another object holds that name: one object per
+    key for the life of the process (a graph compiled for one never finds another)."""
+    key, n = "#" + name, 1
+    while _state.callees.setdefault(key, target) is not target:
+        n += 1
+        key = "#" + name + "#" + str(n)
+    return key
 
 
 def _defer_form():

@@ -116,6 +116,9 @@ std::optional<bool> truth_of(const ir::Module& module, ir::Node expr, int hops) 
     if (right && *right != is_and) return right;
     return std::nullopt;
   }
+  // `__debug__` is a constant of the bytecode, true wherever an assert is kept (graphmend's
+  // `if __debug__ and _graphmend.compiling():` before an assert it checks in the graph).
+  if (expr.is(kind::identifier) && module.text(expr) == "__debug__") return true;
   if (expr.is(kind::identifier)) return local_name_truth(module, expr, hops);
   return folded_call_truth(module, expr);
 }

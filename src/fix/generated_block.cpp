@@ -87,6 +87,27 @@ uint32_t block_anchor(std::string_view text, syntax::Node root, std::optional<so
   return anchor;
 }
 
+// Where the binding line alone goes with no blank lines of its own: the start of the module's first
+// statement after `anchor` when that is a simple statement (`logger = ...`) on the first non-blank
+// line, `wanted` blank lines or more below the imports. The line then joins the statements already
+// there, as a maintainer would add one; else (a definition, a comment, no statement) none.
+std::optional<uint32_t> simple_statement_after(std::string_view text, syntax::Node root, uint32_t anchor,
+                                               int wanted) {
+  int blank = 0;
+  uint32_t at = anchor;
+  while (is_blank_line_at(text, at)) {
+    at = next_line_start(text, at);
+    ++blank;
+  }
+  if (at >= text.size() || (anchor > 0 && blank < wanted)) return std::nullopt;
+  for (syntax::Node child : root.children()) {
+    if (child.start() < at) continue;
+    if (child.start() == at && child.is(kind::expression_statement)) return at;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 struct Uses {
   std::set<std::string> names;          // `_graphmend*` identifiers outside the block
   std::set<std::string> runtime_attrs;  // X of `_graphmend.X`
@@ -208,7 +229,13 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
   // imports.
   const uint32_t anchor = block_anchor(text, root, range);
   if (block) edits.push_back(source::Edit::deletion(block_lines(text, *range)));
-  if (needed) {
+  const int wanted = link.lines_after_imports >= 0 ? link.lines_after_imports : 1;
+  const std::optional<uint32_t> beside = needed && !block && rendered.find('\n') == std::string::npos
+                                             ? simple_statement_after(text, root, anchor, wanted)
+                                             : std::nullopt;
+  if (beside) {
+    edits.push_back(source::Edit::insertion(*beside, rendered + std::string(source::newline_text(style))));
+  } else if (needed) {
     const std::string_view newline = source::newline_text(style);
     std::string code;
     if (anchor == text.size() && anchor > 0 && text[anchor - 1] != '\n' && text[anchor - 1] != '\r') {
@@ -220,7 +247,6 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
       for (size_t at = anchor; blank < 2 && at > 0 && previous_line_blank(text, at); ++blank) {
         at = previous_line_start(text, at);
       }
-      const int wanted = link.lines_after_imports >= 0 ? link.lines_after_imports : 1;
       for (int k = blank; k < wanted; ++k) code += newline;
     }
     code += rendered;

@@ -180,7 +180,6 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
   const int fi = m.function_of(call);
   const std::string function = fi >= 0 ? m.functions[static_cast<size_t>(fi)].name : "module";
   const std::string& site_call = text.site_call;
-  const std::string& callee = text.callee;
   const bool shared = text.shared;
 
   Fix fix;
@@ -191,11 +190,8 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
 
   if (text.callee_only) {
     if (auto taken = runtime_unavailable(m)) return *taken;
-    // No helper: the runtime finds the callee by its path, as the module's code would.
-    const std::string path = fn.is(kind::attribute) ? fmt::format("{}.{}", m.text(fn.field(field::object)),
-                                                                  m.text(fn.field(field::attribute)))
-                                                    : callee;
-    call_through_runtime(m, call.field(field::function), path, fix);
+    // No helper: the call defers itself under torch.compile, its callee written as before.
+    call_through_runtime(m, fn, fix);
     return fix;
   }
 

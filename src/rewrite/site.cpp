@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <unordered_set>
 
 #include "graphmend/analysis/api_facts.h"
@@ -737,9 +738,15 @@ std::optional<Declined> runtime_unavailable(const ir::Module& m) {
   return std::nullopt;
 }
 
-void call_through_runtime(const ir::Module& m, ir::Node function, std::string_view path, source::Fix& fix) {
+void call_through_runtime(const ir::Module& m, ir::Node function, source::Fix& fix) {
   const std::string_view text = m.text();
-  const std::string callee = fmt::format("_graphmend.call(\"{}\")", path);
+  // `print` becomes `_graphmend.call(print)`, `logger.info` `_graphmend.call(logger).info`: the
+  // callee stays written as code.
+  const std::string callee =
+      function.is(kind::attribute)
+          ? fmt::format("_graphmend.call({}).{}", m.text(function.field(field::object)),
+                        m.text(function.field(field::attribute)))
+          : fmt::format("_graphmend.call({})", m.text(function));
   const size_t before = text.substr(0, function.start()).find_last_of("\r\n");
   const size_t line_start = before == std::string_view::npos ? 0 : before + 1;
   const size_t line_end = std::min(text.find_first_of("\r\n", function.start()), text.size());
@@ -841,13 +848,18 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node stmt, std
   return wrap_for_compile(m, stmt, stmt, compiled_code, fix, guard);
 }
 
-std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir::Node last,
-                                         std::string_view compiled_code, source::Fix& fix, std::string_view guard) {
+namespace {
+
+// Moves the statements `first` to `last` of one block in by one level, under `head` (the lines put
+// before them at their indentation, ending where the first of them now starts) and before `tail`
+// (put after the last, on its line). Declines statements that share their lines with other code.
+std::optional<Declined> move_into_branch(const ir::Module& m, ir::Node first, ir::Node last, source::Fix& fix,
+                                         const std::function<std::string(const StatementLayout&)>& head,
+                                         const std::function<std::string(const StatementLayout&)>& tail) {
   const std::string_view text = m.text();
   const ir::Node stmt = first;
   ir::Node block = stmt.parent();
   const StatementLayout layout = layout_of(m, stmt);
-  const std::string_view indent = layout.indent;
   uint32_t after = last.end();
   while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
   if (after < text.size() && text[after] == '#') {
@@ -859,10 +871,7 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir
   }
   if (auto taken = runtime_unavailable(m)) return taken;
 
-  const std::string& newline = layout.newline;
-  const std::string& unit = layout.unit;
-  const std::string& inner = layout.inner;
-  fix.edits.push_back(source::Edit::insertion(stmt.start(), gate_header(guard, indent, inner, newline) + newline + inner));
+  fix.edits.push_back(source::Edit::insertion(stmt.start(), head(layout)));
   // The statement's other lines move in with it, except lines inside a multi-line string, whose
   // bytes are the string's value.
   std::vector<source::TextRange> strings;
@@ -874,12 +883,36 @@ std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir
     if (!is_newline_at(text, i)) continue;
     const uint32_t next = i + 1;
     if (next >= last.end() || text[next] == '\n' || text[next] == '\r') continue;  // a blank line
-    if (!inside_any(strings, next)) fix.edits.push_back(source::Edit::insertion(next, unit));
+    if (!inside_any(strings, next)) fix.edits.push_back(source::Edit::insertion(next, layout.unit));
   }
-  fix.edits.push_back(source::Edit::insertion(
-      after, fmt::format("{nl}{ind}else:{nl}{inner}{code}", fmt::arg("nl", newline), fmt::arg("ind", indent),
-                         fmt::arg("inner", inner), fmt::arg("code", render_code(compiled_code, newline, inner, unit)))));
+  if (std::string end = tail(layout); !end.empty()) fix.edits.push_back(source::Edit::insertion(after, std::move(end)));
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Declined> wrap_for_compile(const ir::Module& m, ir::Node first, ir::Node last,
+                                         std::string_view compiled_code, source::Fix& fix, std::string_view guard) {
+  return move_into_branch(
+      m, first, last, fix,
+      [&](const StatementLayout& l) { return gate_header(guard, l.indent, l.inner, l.newline) + l.newline + l.inner; },
+      [&](const StatementLayout& l) {
+        return fmt::format("{nl}{ind}else:{nl}{inner}{code}", fmt::arg("nl", l.newline), fmt::arg("ind", l.indent),
+                           fmt::arg("inner", l.inner), fmt::arg("code", render_code(compiled_code, l.newline, l.inner, l.unit)));
+      });
+}
+
+std::optional<Declined> compile_before_statement(const ir::Module& m, ir::Node stmt, std::string_view compiled_guard,
+                                                 std::string_view compiled_code, source::Fix& fix) {
+  return move_into_branch(
+      m, stmt, stmt, fix,
+      [&](const StatementLayout& l) {
+        return fmt::format("{gate}{nl}{inner}{code}{nl}{ind}else:{nl}{inner}",
+                           fmt::arg("gate", gate_header(compiled_guard, l.indent, l.inner, l.newline)),
+                           fmt::arg("nl", l.newline), fmt::arg("ind", l.indent), fmt::arg("inner", l.inner),
+                           fmt::arg("code", render_code(compiled_code, l.newline, l.inner, l.unit)));
+      },
+      [](const StatementLayout&) { return std::string(); });
 }
 
 std::optional<Declined> compile_before_loop(const ir::Module& m, ir::Node first, ir::Node loop,

@@ -178,8 +178,8 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
               "failing input still raises AssertionError (eager path and `python -O` unchanged)";
   fix.helpers = {site_helper(site, "", raised)};
   // Under `python -O` the assert is gone: the eager branch, where it was, runs then.
-  if (auto declined = wrap_for_compile(m, statement, fmt::format("_graphmend.check({}, {}, True)", site, tested), fix,
-                                       "not _graphmend.compiling() or not __debug__")) {
+  if (auto declined = compile_before_statement(m, statement, "__debug__ and _graphmend.compiling()",
+                                               fmt::format("_graphmend.check({}, {}, True)", site, tested), fix)) {
     return *declined;
   }
   return fix;

@@ -92,10 +92,19 @@ def test_a_module_without_helpers_gets_one_binding_line(gm, project):
     assert r.returncode == 0, r.stdout + r.stderr
     text = model.read_text()
     assert BEGIN not in text and END not in text
-    called = LOGGING_MODEL.replace('logger.warning("', '_graphmend.call("logger.warning")("')
-    assert text == called.replace("import torch\n\n", "import torch\n\n" + BINDING + "\n", 1)
+    called = LOGGING_MODEL.replace('logger.warning("', '_graphmend.call(logger).warning("')
+    # One line added, joining the statements after the imports, as a maintainer would add it.
+    assert text == called.replace("logger = logging", BINDING + "logger = logging", 1)
     assert gm("fix", "pkg", cwd=project).returncode == 0  # nothing left to do, nothing changes
     assert model.read_text() == text
+
+
+def test_before_a_definition_the_binding_line_stands_apart(gm, project):
+    model = project / "pkg" / "model.py"
+    source = LOGGING_MODEL.replace("logger = logging.getLogger(__name__)\n\n\n", "\n")
+    model.write_text(source.replace('logger.warning("', 'logging.warning("'))
+    assert gm("fix", "pkg", cwd=project).returncode == 0
+    assert model.read_text().startswith("import logging\n\nimport torch\n\n" + BINDING + "\n\nclass Model")
 
 
 def test_the_binding_line_grows_into_a_block_and_back(gm, project):
@@ -113,14 +122,14 @@ def test_the_binding_line_grows_into_a_block_and_back(gm, project):
     assert BINDING in with_helper[with_helper.index(BEGIN) : with_helper.index(END)]
 
     # The guard goes: so does its helper, and the block is the binding line again.
-    start = with_helper.index('        _graphmend.call("logger.warning")("constant message")\n')
+    start = with_helper.index('        _graphmend.call(logger).warning("constant message")\n')
     start = with_helper.index("\n", start) + 1
     model.write_text(with_helper[:start] + with_helper[with_helper.index("        return x * 2\n") :])
     assert gm("fix", "pkg", cwd=project).returncode == 0
     assert model.read_text() == one_line
 
     # The logger call goes too: nothing uses the runtime, and the file is the original again.
-    model.write_text(one_line.replace('        _graphmend.call("logger.warning")("constant message")\n', ""))
+    model.write_text(one_line.replace('        _graphmend.call(logger).warning("constant message")\n', ""))
     assert gm("fix", "pkg", cwd=project).returncode == 0
     assert model.read_text() == LOGGING_MODEL.replace('        logger.warning("constant message")\n', "")
 

@@ -72,7 +72,7 @@ def test_hooks_block_a_commit_until_fixed(tmp_path):
                  "--files", "pkg/util.py"], cwd=repo, env=env, check=False)
     assert fixed.returncode == 1, fixed.stdout  # pre-commit fails a hook that modified files
     assert "files were modified by this hook" in fixed.stdout
-    assert '_graphmend.call("print")("scaling", x.shape)' in (repo / "pkg" / "util.py").read_text()
+    assert '_graphmend.call(print)("scaling", x.shape)' in (repo / "pkg" / "util.py").read_text()
     assert (repo / "pkg" / "model.py").read_text() == MODEL  # context only: never rewritten
     assert (repo / "pkg" / "_graphmend_runtime.py").is_file()
     git(repo, "add", "-A")

@@ -32,6 +32,7 @@ RELEASED = {
     "13": "7cb82fbc8803c82416daaea79fc0c8d6a7ce9a1ef870f1e160572ba98a26cbc3",
     "14": "1566edba4cc355aea1251152766dad1dbe5fe3d95e2a090a10c156cb051c274b",
     "15": "5eb5c89eb5450374457937e6b4ec9dd0afc0a0a063c1ecdefc8b2f4839bfa9ab",
+    "16": "fd248c827ce899e5d8c4a0ce6674495a60b3a70032f85a1be28a9d95c6890d4b",
 }
 
 
@@ -201,9 +202,139 @@ def f(x):
     assert capsys.readouterr().out == "value [1.0, 1.0]\nvalue [1.0, 1.0]\nvalue tensor([2.])\n"
 
 
-def test_call_defers_a_callee_named_by_its_path(rt, capsys):
+def test_call_defers_a_callee_written_as_code(rt, capsys):
     m = host_module(
-        "pkg_a.by_path",
+        "pkg_a.by_code",
+        rt,
+        """
+import functools, logging, sys
+logger = logging.getLogger("graphmend.test.by_code")
+logger.addHandler(logging.StreamHandler(sys.stdout))
+logger.propagate = False
+
+@functools.lru_cache(None)
+def warning_once(self, *args):  # transformers' Logger.warning_once
+    self.warning(*args)
+
+logging.Logger.warning_once = warning_once
+
+def f(x):
+    _graphmend.call(print)("value", x + 1)
+    _graphmend.call(logger).warning("%s items", x.numel())
+    _graphmend.call(logger).warning_once("once")
+    return x * 2
+""",
+    )
+    torch._dynamo.reset()
+    for backend in ("eager", "aot_eager"):
+        out = torch.compile(m.f, fullgraph=True, backend=backend)(torch.zeros(2))
+        assert torch.equal(out, torch.zeros(2))
+    assert m.f(torch.ones(1)).tolist() == [2.0]  # eager: the callee itself, called in place
+    graphs = []
+    torch._dynamo.reset()
+    torch.compile(m.f, fullgraph=True, backend=lambda gm, ex: graphs.append(gm) or gm.forward)(torch.zeros(2))
+    sites = [n.args[1] for n in graphs[0].graph.nodes if "graphmend_rt" in str(n.target)]
+    # named, not numbered by id(): the same graph in every process, for a compiled-graph cache
+    assert sites == ["#builtins:print/", "#logger:graphmend.test.by_code/warning",
+                     "#logger:graphmend.test.by_code/warning_once"]
+    assert capsys.readouterr().out == (
+        "value tensor([1., 1.])\n2 items\nonce\n" + "value tensor([1., 1.])\n2 items\n"
+        + "value tensor([2.])\n1 items\n" + "value tensor([1., 1.])\n2 items\n"
+    )
+
+
+def test_call_of_a_rebound_logger_compiles_again_and_logs_to_the_new_one(rt, capsys):
+    m = host_module(
+        "pkg_a.rebound",
+        rt,
+        """
+import logging, sys
+def make(name):
+    made = logging.getLogger(name)
+    made.addHandler(logging.StreamHandler(sys.stdout))
+    made.propagate = False
+    made.handlers[0].setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    return made
+logger = make("graphmend.test.first")
+
+def f(x):
+    _graphmend.call(logger).warning("%s", x.sum())
+    return x + 1
+""",
+    )
+    torch._dynamo.reset()
+    graphs = []
+    compiled = torch.compile(m.f, fullgraph=True, backend=lambda gm, ex: graphs.append(gm) or gm.forward)
+    compiled(torch.ones(2))
+    m.logger = m.make("graphmend.test.second")
+    compiled(torch.ones(2))
+    assert len(graphs) == 2  # Dynamo guards the logger's identity
+    assert capsys.readouterr().out == "graphmend.test.first: tensor(2.)\ngraphmend.test.second: tensor(2.)\n"
+
+
+def test_call_of_a_logger_logging_does_not_know_makes_the_original_call(rt, capsys):
+    """A Logger built directly, not by getLogger, cannot be found again by the op: the call
+    runs as written, and breaks the graph as the original did."""
+    m = host_module(
+        "pkg_a.unknown_logger",
+        rt,
+        """
+import logging, sys
+logger = logging.Logger("graphmend.test.unknown")
+logger.addHandler(logging.StreamHandler(sys.stdout))
+
+def f(x):
+    _graphmend.call(logger).warning("%s", x.sum())
+    return x + 1
+""",
+    )
+    torch._dynamo.reset()
+    out = torch.compile(m.f, backend="eager")(torch.ones(2))
+    assert torch.equal(out, torch.full((2,), 2.0))
+    assert capsys.readouterr().out == "tensor(2.)\n"
+    with pytest.raises(torch._dynamo.exc.Unsupported):
+        torch._dynamo.reset()
+        torch.compile(m.f, backend="eager", fullgraph=True)(torch.ones(2))
+
+
+def test_a_frame_dynamo_runs_eagerly_calls_the_runtime_as_plain_python(rt, capsys):
+    """Dynamo runs a frame it gave up on eagerly and compiles what that frame calls one by one.
+    The runtime's functions are not among them: the site runs as written, with no graph of
+    its own (a deferred call compiled alone would add one graph per site)."""
+    import torch._dynamo.eval_frame
+
+    m = host_module(
+        "pkg_a.given_up",
+        rt,
+        "def f(x):\n    _graphmend.call(print)('value', x + 1)\n    return x * 2\n",
+    )
+    rt.bind({"__name__": "pkg_a.after_dynamo"})  # Dynamo is imported now: this bind skips, if none did
+    torch._dynamo.eval_frame.skip_code(m.f.__code__)  # what Dynamo does with a frame it gives up on
+    torch._dynamo.reset()
+    graphs = []
+    out = torch.compile(m.f, backend=lambda gm, example: graphs.append(gm) or gm.forward)(torch.zeros(2))
+    assert torch.equal(out, torch.zeros(2))
+    assert graphs == []
+    assert capsys.readouterr().out == "value tensor([1., 1.])\n"
+
+
+def test_two_callees_of_one_name_are_kept_apart(rt):
+    first, second = (lambda: None), (lambda: None)
+    assert first.__qualname__ == second.__qualname__
+    keys = [rt._registered_callee(f) for f in (first, second, first)]
+    assert keys[0] != keys[1] and keys[2] == keys[0]
+    assert rt._state.callees[keys[0]] is first and rt._state.callees[keys[1]] is second
+
+
+def test_call_is_its_target_when_not_compiling(rt):
+    m = host_module("pkg_a.lookup", rt, "")
+    assert m._graphmend.call(print) is print
+    assert m._graphmend.call(m) is m
+
+
+def test_call_of_a_path_as_runtimes_13_to_15_wrote_it_still_defers(rt, capsys):
+    m = host_module(
+        "pkg_a.by_path_legacy",
         rt,
         """
 import logging, sys
@@ -227,28 +358,7 @@ def f(x):
     )
 
 
-def test_a_frame_dynamo_runs_eagerly_calls_the_runtime_as_plain_python(rt, capsys):
-    """Dynamo runs a frame it gave up on eagerly and compiles what that frame calls one by one.
-    The runtime's functions are not among them: the site runs as written, with no graph of
-    its own (a deferred call compiled alone would add one graph per site)."""
-    import torch._dynamo.eval_frame
-
-    m = host_module(
-        "pkg_a.given_up",
-        rt,
-        "def f(x):\n    _graphmend.call('print')('value', x + 1)\n    return x * 2\n",
-    )
-    rt.bind({"__name__": "pkg_a.after_dynamo"})  # Dynamo is imported now: this bind skips, if none did
-    torch._dynamo.eval_frame.skip_code(m.f.__code__)  # what Dynamo does with a frame it gives up on
-    torch._dynamo.reset()
-    graphs = []
-    out = torch.compile(m.f, backend=lambda gm, example: graphs.append(gm) or gm.forward)(torch.zeros(2))
-    assert torch.equal(out, torch.zeros(2))
-    assert graphs == []
-    assert capsys.readouterr().out == "value tensor([1., 1.])\n"
-
-
-def test_call_finds_the_callee_as_the_module_does(rt):
+def test_call_of_a_path_finds_the_callee_as_the_module_does(rt):
     m = host_module("pkg_a.lookup", rt, "def print(*a):\n    return ('own', a)\nclass ns:\n    value = 3\n")
     assert m._graphmend.call("print")(1) == ("own", (1,))  # a global shadows the builtin
     assert m._graphmend.call("len")("abc") == 3  # else the builtin
@@ -263,7 +373,7 @@ def test_call_with_an_uncarriable_argument_makes_the_original_call(rt, capsys):
     m = host_module(
         "pkg_a.by_path_fallback",
         rt,
-        "def f(x):\n    _graphmend.call('print')('object', type(object()).__name__, {})\n    return x + 1\n",
+        "def f(x):\n    _graphmend.call(print)('object', type(object()).__name__, {})\n    return x + 1\n",
     )
     torch._dynamo.reset()
     out = torch.compile(m.f, backend="eager")(torch.zeros(1))  # a graph break, as the original
@@ -332,14 +442,14 @@ def inner(x):
     y = x * 2
     (print if not _graphmend.compiling() else _graphmend_print_0)(y, y.shape)
     y.add_(1)  # after the call: the call shows y as it was
-    _graphmend.call("logger.warning")("%s then %s %s", y, torch.float16, (1, [2.5, None]))
+    _graphmend.call(logger).warning("%s then %s %s", y, torch.float16, (1, [2.5, None]))
     return y
 
 def f(x):
     y = inner(x)
     if BREAK:
         print("an unfixed break")
-    _graphmend.call("print")("last", y.sum())
+    _graphmend.call(print)("last", y.sum())
     return y * 3
 """
 
@@ -388,13 +498,13 @@ def test_epilogue_form_keeps_program_order_around_a_remaining_break(epilogue, ca
 
 
 def test_in_graph_form_places_one_host_op_per_deferred_call(rt, capsys):
-    assert rt._state.defer_form == "in-graph"  # the default
     m = host_module("pkg_a.in_graph", rt, EPILOGUE_SOURCE)
     m.BREAK = False
     torch._dynamo.reset()
     graphs = []
     compiled = torch.compile(m.f, fullgraph=True, backend=lambda gm, ex: graphs.append(gm) or gm.forward)
     _, text = run_and_capture(lambda: compiled(torch.ones(2)), capsys)
+    assert rt._state.defer_form == "in-graph"  # the default
     assert text.startswith("tensor([2., 2.]) torch.Size([2])") and text.endswith("last tensor(6.)\n")
     ops = [n for n in graphs[0].graph.nodes if "graphmend_rt" in str(n.target)]
     assert len(ops) == 3
@@ -406,7 +516,7 @@ def test_epilogue_form_loses_the_effects_of_a_graph_that_raises(epilogue, rt, ca
     them first, as eager does."""
     source = (
         "def _graphmend_raise_f_0():\n    raise ValueError('negative')\n"
-        "def f(x):\n    _graphmend.call('print')('seen', x.sum())\n"
+        "def f(x):\n    _graphmend.call(print)('seen', x.sum())\n"
         "    _graphmend.check(_graphmend_raise_f_0, (x < 0).any(), False)\n    return x\n"
     )
     m = host_module("pkg_a.epilogue_raises", epilogue, source)

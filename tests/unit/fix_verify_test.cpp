@@ -98,7 +98,7 @@ TEST(ApplyAndVerify, ParsingOnceGivesWhatParsingTwiceGives) {
   Fix named_in_string{{Edit::replace(at(patched, "_graphmend.defer(_graphmend_print_0, x)"), "print('_graphmend_print_0')")}};
   Fix site_gone{{Edit::replace(at(patched, "_graphmend.defer(_graphmend_print_0, x)"), "pass")}};
   Fix broken{{Edit::replace(at(plain, "return x"), "return (")}};
-  Fix runtime_attr{{Edit::replace(at(plain, "print(x)"), "_graphmend.call(\"print\")(x)")}};
+  Fix runtime_attr{{Edit::replace(at(plain, "print(x)"), "_graphmend.call(print)(x)")}};
   const std::vector<std::pair<std::string, std::vector<const Fix*>>> cases = {
       {plain, {&defer}},       {plain, {}},          {patched, {}},         {patched, {&named_in_string}},
       {patched, {&site_gone}}, {plain, {&broken}},   {plain, {&runtime_attr}},

@@ -1,7 +1,9 @@
 // The generated block of a patched module: one marked region after the module's imports with
 //   - the `_graphmend` binding of the runtime (fix/runtime.h),
 //   - the module's own site helpers (top-level functions the in-graph ops call back);
-// or, in a package's module that needs no helper, the binding line alone, unmarked.
+// or, in a package's module that needs no helper, the binding line alone, unmarked: right above
+// the first statement after the imports when that is a simple one (`logger = ...`), so the patch
+// adds one line, else after the imports with the blank lines the project's isort wants.
 // The block is derived from the rest of the module each time: a helper stays while some code
 // outside the block names it, the runtime binding while anything uses `_graphmend`, and the block
 // goes away when nothing does. So re-running `fix` drops helpers whose site is gone, and a block

@@ -145,13 +145,14 @@ std::optional<Declined> cannot_run(const ir::Module& m, ir::Node site);
 // there would lose the effect or the check. [Defer] and [Trap] sites ask this.
 std::optional<Declined> tracing_may_fail(const analysis::FileContext& ctx, ir::Node site);
 
-// Makes the call whose callee is `function` (a module-level name, or an attribute of one, spelt
-// `path`: "logger.warning_once", "print") defer itself under torch.compile:
-//     _graphmend.call("<path>")(<arguments, as they were>)
-// on the callee's line, or over three lines when that line would pass the line length and the third,
-// `)(<arguments, as they were>`, would not. Eager, the runtime finds the callee as the module's
-// code does; the call still starts on its line, so log records and warnings keep their line.
-void call_through_runtime(const ir::Module& m, ir::Node function, std::string_view path, source::Fix& fix);
+// Makes the call whose callee is `function` (a module-level name, or an attribute of one:
+// `print`, `logger.warning_once`) defer itself under torch.compile, the callee still written as code:
+//     _graphmend.call(print)(<arguments, as they were>)
+//     _graphmend.call(logger).warning_once(<arguments, as they were>)
+// on the callee's line, or split as ruff would split it when that line would pass the line length.
+// Eager, `_graphmend.call(x)` is x itself; the call still starts on its line, so log records and
+// warnings keep their line.
+void call_through_runtime(const ir::Module& m, ir::Node function, source::Fix& fix);
 
 // Makes `stmt` run only outside Dynamo and `compiled_code` run in its place under torch.compile:
 //     if not _graphmend.compiling():
@@ -207,6 +208,14 @@ inline constexpr std::string_view kIteratedName = "_graphmend_iterated";
 // `compiled_condition` is an `and` chain that holds only under torch.compile.
 std::optional<Declined> select_before_if(const ir::Module& m, ir::Node if_statement, std::string_view compiled_code,
                                          source::Fix& fix, std::string_view compiled_condition);
+// For a statement `compiled_code` replaces under torch.compile when `compiled_guard` holds:
+//     if <compiled_guard>:
+//         <compiled_code>
+//     else:
+//         <stmt, its lines moved in one level>
+// (a guard that reads as it is, where `not compiling() or ...` would read as a puzzle).
+std::optional<Declined> compile_before_statement(const ir::Module& m, ir::Node stmt, std::string_view compiled_guard,
+                                                 std::string_view compiled_code, source::Fix& fix);
 // The flag select_before_if's compiled code sets.
 inline constexpr std::string_view kDoneFlag = "_graphmend_done";
 // For an `if` that `compiled_code` always replaces under torch.compile (a guard checked in the
