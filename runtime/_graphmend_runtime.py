@@ -323,7 +323,15 @@ def _emit_impl(sink, site, tensors, ints, floats, layout):
 def _check_impl(sink, site, cond, negate, tensors, ints, floats, layout):
     # `if cond:` / `if not cond:`, with the same truth rules and errors
     if bool(cond) != negate:
-        _site(site)(*_uncarry(tensors, ints, floats, layout))
+        _fail(_site(site), _uncarry(tensors, ints, floats, layout))
+
+
+def _fail(site, args):
+    """Raises what a [Trap] site raises: a site helper raises itself; an exception class
+    (`_graphmend.check(ValueError, ...)`) is raised, made from the arguments."""
+    error = site(*args)
+    if isinstance(error, BaseException):
+        raise error
 
 
 def _setup_effects():
@@ -561,7 +569,7 @@ def _snapshot(values):
 
 def _check(key, site, cond, negate, *args):
     """[Trap] under torch.compile: when `cond` (or `not cond`) is true, raises what
-    site(*args) raises.
+    site(*args) raises; `site` an exception class, the exception site(*args) makes.
 
     The test runs inside the graph, in program order, so no break and no recompile
     between passing and failing inputs. A condition that is not a plain tensor, or a
@@ -581,9 +589,14 @@ def _check(key, site, cond, negate, *args):
     carried = _carry(args)
     if type(cond) is not torch.Tensor or carried is None:
         if bool(cond) != negate:
-            site(*args)
+            _fail(site, args)
         return
-    _check_op(_state.sink, key + ":" + site.__name__, cond.detach(), negate, *carried)
+    # A site helper is found by its module and name, an exception class as a callee.
+    if type(site) is type:
+        qualified = _callee_key(site) + "/"
+    else:
+        qualified = key + ":" + site.__name__
+    _check_op(_state.sink, qualified, cond.detach(), negate, *carried)
 
 
 def _holds_tensor(values):
@@ -608,7 +621,7 @@ def _exported(site, args):
     calling the site helper, which raises it: its arguments are static values.
     """
     try:
-        site(*args)
+        _fail(site, args)
     except Exception as error:  # noqa: BLE001 - any exception the site raises is the message
         return type(error).__name__ + ": " + str(error)
     return site.__name__

@@ -14,6 +14,50 @@ struct Argument {
 };
 
 
+// `<name>.__class__.__name__` or `type(<name>).__name__`: a class's name, a constant for
+// Dynamo, which guards the type already.
+bool is_class_name(const ir::Module& m, ir::Node e) {
+  e = ir::unparenthesize(e);
+  if (!e.is(kind::attribute) || m.text(e.field(field::attribute)) != "__name__") return false;
+  const ir::Node owner = ir::unparenthesize(e.field(field::object));
+  if (owner.is(kind::attribute)) {
+    return m.text(owner.field(field::attribute)) == "__class__" &&
+           ir::unparenthesize(owner.field(field::object)).is(kind::identifier);
+  }
+  if (!owner.is(kind::call) || !owner.field(field::function).is(kind::identifier) ||
+      m.text(owner.field(field::function)) != "type" || m.lookup_at(owner.field(field::function)) >= 0) {
+    return false;
+  }
+  const std::vector<ir::Node> args = ir::children_without_comments(owner.field(field::arguments));
+  return args.size() == 1 && ir::unparenthesize(args[0]).is(kind::identifier);
+}
+
+// A string Dynamo makes into a constant while tracing, as it does for the original call: plain,
+// or an f-string whose every value is a class's name. Passed as it is, it costs no recompile and
+// no break, so the call needs no helper to format it.
+bool is_constant_string(const ir::Module& m, ir::Node n) {
+  n = ir::unparenthesize(n);
+  if (n.is(kind::concatenated_string)) {
+    for (ir::Node part : n.named_children()) {
+      if (!part.is(kind::comment) && !is_constant_string(m, part)) return false;
+    }
+    return true;
+  }
+  if (!n.is(kind::string)) return false;
+  for (ir::Node c : n.named_children()) {
+    if (!c.is(kind::interpolation)) continue;
+    const std::vector<ir::Node> parts = ir::children_without_comments(c);
+    if (parts.empty() || !is_class_name(m, parts[0])) return false;
+    for (size_t k = 1; k < parts.size(); ++k) {
+      if (!parts[k].is(kind::type_conversion) && !(parts[k].is(kind::format_specifier) &&
+                                                    parts[k].named_child_count() == 0)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool is_builtin_print(const ir::Module& m, ir::Node call) {
@@ -159,7 +203,8 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
   // to a helper that defers the call; the arguments stay written once.
   out.callee_only = shared && kept.size() == args.size();
   for (size_t i = 0; out.callee_only && i < kept.size(); ++i) {
-    out.callee_only = kept[i]->keyword.empty() && rendered[i] == SiteRenderer::hole_marker(i);
+    out.callee_only = kept[i]->keyword.empty() &&
+                      (rendered[i] == SiteRenderer::hole_marker(i) || is_constant_string(m, kept[i]->value));
   }
   out.callee = callee;
   return out;

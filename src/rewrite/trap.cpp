@@ -159,11 +159,13 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
   // The message, evaluated only when the test fails: literals and names the helper evaluates
   // itself, nothing carried from the call point.
   std::string raised = "raise AssertionError";
+  std::optional<std::string> literal_args = "";  // the check names the class itself: no helper
   if (parts.size() > 1) {
     SiteRenderer renderer(ctx);
     const std::optional<std::string> message = renderer.render(parts[1]);
     if (!message || !renderer.holes().empty()) return Declined{decline<DeclineCode::ItemAssertMessage>()};
     raised += "(" + renderer.finish(*message) + ")";
+    literal_args = is_literal(parts[1]) ? std::optional(", " + with_raw_newlines(m.text(parts[1]))) : std::nullopt;
   }
   if (inside_try(statement)) return Declined{decline<DeclineCode::GuardInTry>()};
   if (auto update = earlier_in_place_update(ctx, statement)) {
@@ -171,15 +173,18 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
   }
   const int fi = m.function_of(statement);
   const std::string function = fi >= 0 ? m.functions[static_cast<size_t>(fi)].name : "module";
-  const std::string site = names.next("raise", function);
   Fix fix;
   fix.applicability = source::Applicability::Safe;
   fix.title = "test the assert inside the compiled graph on the tensor, compared as `.item()` compares; a "
               "failing input still raises AssertionError (eager path and `python -O` unchanged)";
-  fix.helpers = {site_helper(site, "", raised)};
+  std::string check = fmt::format("_graphmend.check(AssertionError, {}, True{})", tested, literal_args.value_or(""));
+  if (!literal_args) {
+    const std::string site = names.next("raise", function);
+    fix.helpers = {site_helper(site, "", raised)};
+    check = fmt::format("_graphmend.check({}, {}, True)", site, tested);
+  }
   // Under `python -O` the assert is gone: the eager branch, where it was, runs then.
-  if (auto declined = compile_before_statement(m, statement, "__debug__ and _graphmend.compiling()",
-                                               fmt::format("_graphmend.check({}, {}, True)", site, tested), fix)) {
+  if (auto declined = compile_before_statement(m, statement, "__debug__ and _graphmend.compiling()", check, fix)) {
     return *declined;
   }
   return fix;
@@ -204,6 +209,7 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
   plan.exception = std::string(m.text(cls));
   SiteRenderer renderer(ctx);
   std::string raised(m.text(cls));
+  plan.literal_args = "";
   if (exc.is(kind::call)) {
     ir::Node args = exc.field(field::arguments);
     if (!args.is(kind::argument_list)) return Declined{decline<DeclineCode::GeneratorException>()};
@@ -216,6 +222,11 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
       auto r = renderer.render(a);
       if (!r) return Declined{*renderer.declined()};
       rendered.push_back(*r);
+      if (plan.literal_args && is_literal(a)) {
+        *plan.literal_args += ", " + with_raw_newlines(m.text(a));
+      } else {
+        plan.literal_args.reset();
+      }
     }
     // A tensor field is carried into the check, which formats the message from it only when the
     // guard fails, as the original does: only a name bound on every path to the guard, so that
@@ -280,13 +291,19 @@ std::variant<Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node
     compiled = fmt::format("_graphmend.assert_async({}, {}, {})", g.condition_text, g.negate ? "True" : "False",
                            *g.literal_message);
   } else {
-    const std::string site = names.next("raise", function);
     fix.title = fmt::format("check the guard inside the compiled graph; a failing input still raises {} (eager "
                             "path unchanged)",
                             g.exception);
-    compiled = fmt::format("_graphmend.check({}, {}, {}{})", site, g.condition_text, g.negate ? "True" : "False",
-                           g.hole_args);
-    fix.helpers = {site_helper(site, g.params, g.raise_body)};
+    if (g.literal_args) {
+      // The class and its literal arguments, read at the site; no helper.
+      compiled = fmt::format("_graphmend.check({}, {}, {}{})", g.exception, g.condition_text,
+                             g.negate ? "True" : "False", *g.literal_args);
+    } else {
+      const std::string site = names.next("raise", function);
+      compiled = fmt::format("_graphmend.check({}, {}, {}{})", site, g.condition_text, g.negate ? "True" : "False",
+                             g.hole_args);
+      fix.helpers = {site_helper(site, g.params, g.raise_body)};
+    }
   }
   if (auto declined = compile_before_if(m, if_statement, "_graphmend.compiling()", compiled, fix)) return *declined;
   return fix;

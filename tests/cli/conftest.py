@@ -29,7 +29,7 @@ class Model(torch.nn.Module):
     def forward(self, x):
         print("forward", x.shape)
         if x.sum() > 0:
-            raise ValueError("positive input")
+            raise ValueError(f"positive input of shape {x.shape}")
         return x * 2
 '''
 

@@ -114,7 +114,7 @@ def test_the_binding_line_grows_into_a_block_and_back(gm, project):
     one_line = model.read_text()
 
     # A guard that needs a helper of its own: the binding moves into a marked block.
-    guard = '        if x.sum() > 0:\n            raise ValueError("positive input")\n'
+    guard = '        if x.sum() > 0:\n            raise ValueError(f"positive input of shape {x.shape}")\n'
     model.write_text(one_line.replace("        return x * 2\n", guard + "        return x * 2\n"))
     assert gm("fix", "pkg", cwd=project).returncode == 0
     with_helper = model.read_text()

@@ -32,7 +32,7 @@ RELEASED = {
     "13": "7cb82fbc8803c82416daaea79fc0c8d6a7ce9a1ef870f1e160572ba98a26cbc3",
     "14": "1566edba4cc355aea1251152766dad1dbe5fe3d95e2a090a10c156cb051c274b",
     "15": "5eb5c89eb5450374457937e6b4ec9dd0afc0a0a063c1ecdefc8b2f4839bfa9ab",
-    "16": "fd248c827ce899e5d8c4a0ce6674495a60b3a70032f85a1be28a9d95c6890d4b",
+    "16": "0d2c268c5d969706fcb009428de493b6e49543b93d3e1b264624c4c78d6cb326",
 }
 
 
@@ -243,6 +243,34 @@ def f(x):
     )
 
 
+def test_call_with_a_class_name_in_an_f_string_makes_one_graph(rt, capsys):
+    """`_graphmend.call(logger).warning(f"{self.__class__.__name__} ...")`: Dynamo makes the
+    message a constant, as it did for the original call: no break, no recompile."""
+    m = host_module(
+        "pkg_a.class_name",
+        rt,
+        """
+import logging, sys, torch
+logger = logging.getLogger("graphmend.test.class_name")
+logger.addHandler(logging.StreamHandler(sys.stdout))
+logger.propagate = False
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        _graphmend.call(logger).warning(f"{self.__class__.__name__} ignores padding")
+        return x + 1
+""",
+    )
+    torch._dynamo.reset()
+    graphs = []
+    compiled = torch.compile(m.Net(), fullgraph=True, backend=lambda gm, ex: graphs.append(gm) or gm.forward)
+    for _ in range(2):
+        compiled(torch.ones(2))
+    m.Net()(torch.ones(1))
+    assert capsys.readouterr().out == "Net ignores padding\n" * 3
+    assert len(graphs) == 1
+
+
 def test_call_of_a_rebound_logger_compiles_again_and_logs_to_the_new_one(rt, capsys):
     m = host_module(
         "pkg_a.rebound",
@@ -395,6 +423,38 @@ def test_check_raises_the_sites_exception_from_the_graph(rt):
         compiled(-torch.ones(2))
 
 
+def test_check_of_an_exception_class_raises_it_from_the_graph(rt):
+    """`_graphmend.check(ValueError, cond, negate, "message")`: the class and its literal
+    arguments at the site, no helper; the same exception eager, compiled and exported."""
+    m = host_module(
+        "pkg_a.trap_class",
+        rt,
+        "def f(x):\n"
+        "    _graphmend.check(ValueError, (x < 0).any(), False, 'negative input')\n"
+        "    _graphmend.check(AssertionError, _graphmend.item_compare(x.max(), '<=', 10), True)\n"
+        "    return x * 3\n",
+    )
+    for backend in ("eager", "aot_eager", "inductor"):
+        torch._dynamo.reset()
+        graphs = []
+        compiled = torch.compile(m.f, fullgraph=True, backend=backend)
+        assert torch.equal(compiled(torch.ones(2)), torch.full((2,), 3.0))
+        with pytest.raises(ValueError, match=r"^negative input$"):
+            compiled(-torch.ones(2))
+        with pytest.raises(AssertionError, match=r"^$"):
+            compiled(torch.full((2,), 11.0))
+    with pytest.raises(ValueError, match=r"^negative input$"):
+        m.f(-torch.ones(2))  # not compiling: tested in place
+
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return m.f(x)
+
+    exported = torch.export.export(M(), (torch.ones(2),)).module()
+    with pytest.raises(RuntimeError, match="ValueError: negative input"):
+        exported(-torch.ones(2))
+
+
 def test_check_on_a_python_condition_tests_it_in_place(rt):
     m = host_module(
         "pkg_a.trap_static",
@@ -412,6 +472,8 @@ def test_host_ops_are_kept_out_of_cuda_graphs(rt):
     both ops unsafe to capture, whatever device it infers for them."""
     from torch._inductor.utils import is_cudagraph_unsafe_fx_node
 
+    rt._load_torch()
+    rt._make_ready()  # the ops are registered when first traced, whichever test traced first
     graph = torch.fx.Graph()
     for op in (rt._emit, rt._check_op):
         assert torch.Tag.cudagraph_unsafe in op.tags
@@ -422,6 +484,8 @@ def test_host_ops_are_kept_out_of_cuda_graphs(rt):
 def epilogue(rt, monkeypatch):
     """The runtime with [Defer]'s epilogue form selected, as GRAPHMEND_DEFER=epilogue selects
     it for a whole process."""
+    rt._load_torch()
+    rt._make_ready()  # set up first, so that the form patched here is restored afterwards
     monkeypatch.setattr(rt._state, "defer_form", "epilogue")
     torch._dynamo.reset()
     yield rt

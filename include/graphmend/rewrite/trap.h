@@ -20,6 +20,10 @@ struct GuardPlan {
   std::string hole_args;                      // ", <hole sources>" for the call
   std::vector<ir::Node> holes;                // message values carried from the call point
   std::optional<std::string> literal_message; // the message, when it is one literal
+  // The exception's arguments when each is a literal (none for `raise E` and `raise E()`): the
+  // check then names the class itself, `_graphmend.check(E, <cond>, <negate>, <arguments>)`,
+  // and needs no site helper.
+  std::optional<std::string> literal_args;
   ir::Node condition;                         // without a leading `not`
   std::string condition_text;                 // as passed to the check (torch.equal lowered)
   bool negate = false;                        // `if not <cond>:`
