@@ -592,7 +592,7 @@ def _check(key, site, cond, negate, *args):
             _fail(site, args)
         return
     # A site helper is found by its module and name, an exception class as a callee.
-    if type(site) is type:
+    if isinstance(site, type):
         qualified = _callee_key(site) + "/"
     else:
         qualified = key + ":" + site.__name__

@@ -108,6 +108,15 @@ std::optional<bool> truth_of(const ir::Module& module, ir::Node expr, int hops) 
   }
   if (expr.is(kind::boolean_operator)) {
     const bool is_and = module.text(expr.field(field::operator_)) == "and";
+    // graphmend's gate before an assert it checks in the graph, `__debug__ and
+    // _graphmend.compiling()`: true under Dynamo wherever the assert exists at all (`python -O`
+    // removes it, and the gate's else-branch is then empty of it too).
+    const ir::Node first = ir::unparenthesize(expr.field(field::left));
+    if (is_and && first.is(kind::identifier) && module.text(first) == "__debug__" &&
+        is_compiling_check(module, expr.field(field::right)) &&
+        is_runtime_compiling(module, ir::unparenthesize(expr.field(field::right)).field(field::function))) {
+      return true;
+    }
     const std::optional<bool> left = truth_of(module, expr.field(field::left), hops);
     if (left && *left != is_and) return left;  // `False and ...`, `True or ...`: the right side never runs
     const std::optional<bool> right = truth_of(module, expr.field(field::right), hops);
@@ -116,9 +125,6 @@ std::optional<bool> truth_of(const ir::Module& module, ir::Node expr, int hops) 
     if (right && *right != is_and) return right;
     return std::nullopt;
   }
-  // `__debug__` is a constant of the bytecode, true wherever an assert is kept (graphmend's
-  // `if __debug__ and _graphmend.compiling():` before an assert it checks in the graph).
-  if (expr.is(kind::identifier) && module.text(expr) == "__debug__") return true;
   if (expr.is(kind::identifier)) return local_name_truth(module, expr, hops);
   return folded_call_truth(module, expr);
 }

@@ -43,7 +43,7 @@ bool is_constant_string(const ir::Module& m, ir::Node n) {
     }
     return true;
   }
-  if (!n.is(kind::string)) return false;
+  if (!n.is(kind::string) || !is_text_string(m, n)) return false;
   for (ir::Node c : n.named_children()) {
     if (!c.is(kind::interpolation)) continue;
     const std::vector<ir::Node> parts = ir::children_without_comments(c);

@@ -79,6 +79,14 @@ bool is_literal(ir::Node n) {
   return is_plain_string(n);
 }
 
+bool is_carried_literal(const ir::Module& m, ir::Node n) {
+  n = ir::unparenthesize(n);
+  if (n.is(kind::true_) || n.is(kind::false_) || n.is(kind::none)) return true;
+  if (n.is(kind::unary_operator)) n = ir::unparenthesize(n.field(field::argument));
+  if (n.is(kind::integer) || n.is(kind::float_)) return m.text(n).find_first_of("jJ") == std::string_view::npos;
+  return is_plain_string(n) && is_text_string(m, n);
+}
+
 const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use) {
   const int s = m.lookup_at(use);
   if (s < 0) return nullptr;

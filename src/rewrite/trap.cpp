@@ -165,7 +165,8 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
     const std::optional<std::string> message = renderer.render(parts[1]);
     if (!message || !renderer.holes().empty()) return Declined{decline<DeclineCode::ItemAssertMessage>()};
     raised += "(" + renderer.finish(*message) + ")";
-    literal_args = is_literal(parts[1]) ? std::optional(", " + with_raw_newlines(m.text(parts[1]))) : std::nullopt;
+    literal_args =
+        is_carried_literal(m, parts[1]) ? std::optional(", " + with_raw_newlines(m.text(parts[1]))) : std::nullopt;
   }
   if (inside_try(statement)) return Declined{decline<DeclineCode::GuardInTry>()};
   if (auto update = earlier_in_place_update(ctx, statement)) {
@@ -222,7 +223,7 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
       auto r = renderer.render(a);
       if (!r) return Declined{*renderer.declined()};
       rendered.push_back(*r);
-      if (plan.literal_args && is_literal(a)) {
+      if (plan.literal_args && is_carried_literal(m, a)) {
         *plan.literal_args += ", " + with_raw_newlines(m.text(a));
       } else {
         plan.literal_args.reset();

@@ -114,6 +114,9 @@ bool is_plain_string(ir::Node n);
 bool is_literal(ir::Node n);
 // A string literal of text (str), not bytes.
 bool is_text_string(const ir::Module& m, ir::Node n);
+// A literal the runtime carries into an op as it is: a str (no replacement fields), an int or
+// float (signed), True, False or None. Not bytes, not a complex number.
+bool is_carried_literal(const ir::Module& m, ir::Node n);
 // The module-level symbol a name refers to at `use`, or null.
 const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use);
 bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_list<ir::BindingKind> kinds);
