@@ -363,18 +363,25 @@ def _setup_effects():
 
 def _defer(key, site, *args):
     """[Defer] under torch.compile: calls site(*args) from inside the graph, here, with
-    these values.
+    these values (see _defer_as)."""
+    return _defer_as(args, site, lambda: key + ":" + site.__name__)
 
-    A value that cannot be carried makes it call site(*args) right here: the original
-    call, and its graph break.
+
+def _defer_as(args, callee, qualified):
+    """Defers callee(*args) into the graph, where the op finds the callee again by
+    the key `qualified()` (see _site). A value that cannot be carried, or a callee the
+    op could not find again (qualified() is None), makes it call callee(*args) right
+    here: the original call, and its graph break. Under torch.export it does nothing
+    (see _exported).
     """
     if torch.compiler.is_exporting():
-        return None  # see _exported
+        return None
     _make_ready()
     carried = _carry(args)
-    if carried is None:
-        return site(*args)
-    return _deferred_call(key + ":" + site.__name__, args, carried)
+    key = qualified() if carried is not None else None
+    if key is None:
+        return callee(*args)
+    return _deferred_call(key, args, carried)
 
 
 def _deferring(key, site):
@@ -412,45 +419,47 @@ def _calling(key, target):
 
 def _calling_path(key, path):
     """`_graphmend.call("logger.warning")(...)`, as runtimes 13-15 wrote it: the callee
-    found by its path in the module, as the module's code finds it (see _resolve)."""
+    found by its path in the module, as the module's code finds it (see _resolve), and
+    not looked up while tracing."""
     if torch is not None and torch.compiler.is_compiling():
 
         def deferred(*args):
-            return _defer_callee(path, None, args, key)
+            def callee(*values):
+                return _resolve(key, path)(*values)
+
+            return _defer_as(args, callee, lambda: key + ":" + path)
 
         return deferred
     return _resolve(key, path)
 
 
 class _Deferring:
-    """What `_graphmend.call(target)` is under torch.compile (see _calling)."""
+    """What `_graphmend.call(target)` is under torch.compile (see _calling): its call,
+    or the call of its attribute, deferred under `#<key>/<attribute>` (see _callee_key);
+    the attribute is looked up when the call is made."""
 
     def __init__(self, target):
         self.target = target
 
     def __call__(self, *args):
-        return _defer_callee(self.target, None, args)
+        target = self.target
+        return _defer_as(args, target, lambda: _attribute_key(target, ""))
 
     def __getattr__(self, attribute):
         target = self.target
-        return lambda *args: _defer_callee(target, attribute, args)
+
+        def deferred(*args):
+            def method(*values):
+                return getattr(target, attribute)(*values)
+
+            return _defer_as(args, method, lambda: _attribute_key(target, attribute))
+
+        return deferred
 
 
-def _defer_callee(target, attribute, args, module_key=None):
-    """The deferred call of `target` (or of its `attribute`); for a site written for
-    runtimes 13 to 15, `target` is a path in the module `module_key` names."""
-    if torch.compiler.is_exporting():
-        return None  # see _exported
-    _make_ready()
-    carried = _carry(args)
-    if module_key is not None:
-        if carried is None:
-            return _resolve(module_key, target)(*args)
-        return _deferred_call(module_key + ":" + target, args, carried)
-    key = _callee_key(target) if carried is not None else None
-    if key is None:  # the original call, and its graph break
-        return (target if attribute is None else getattr(target, attribute))(*args)
-    return _deferred_call(key + "/" + (attribute or ""), args, carried)
+def _attribute_key(target, attribute):
+    key = _callee_key(target)
+    return None if key is None else key + "/" + attribute
 
 
 def _callee_key(target):

@@ -14,6 +14,12 @@ bool is_runtime_compiling(const ir::Module& module, ir::Node fn) {
          (fn.is(kind::identifier) && text == "_graphmend_compiling");
 }
 
+// `_graphmend.compiling()` (or graphmend 0.1's spelling) called.
+bool is_runtime_compiling_call(const ir::Module& module, ir::Node expr) {
+  return is_compiling_check(module, expr) &&
+         is_runtime_compiling(module, ir::unparenthesize(expr).field(field::function));
+}
+
 // graphmend's gate, `not _graphmend.compiling() or <grad enabled> [or <checks>]`: its
 // consequence keeps the original statement, its else-branch has the compiled form.
 bool is_runtime_gate(const ir::Module& module, ir::Node cond) {
@@ -23,8 +29,7 @@ bool is_runtime_gate(const ir::Module& module, ir::Node cond) {
   while (left.is(kind::boolean_operator) && module.text(left.field(field::operator_)) == "or") {
     left = ir::unparenthesize(left.field(field::left));  // `a or b or c` is `(a or b) or c`
   }
-  return left.is(kind::not_operator) && is_compiling_check(module, left.field(field::argument)) &&
-         is_runtime_compiling(module, ir::unparenthesize(left.field(field::argument)).field(field::function));
+  return left.is(kind::not_operator) && is_runtime_compiling_call(module, left.field(field::argument));
 }
 
 // A loop whose iterations the gate just before it does in compiled form (rewrite::compile_before_loop):
@@ -113,8 +118,7 @@ std::optional<bool> truth_of(const ir::Module& module, ir::Node expr, int hops) 
     // removes it, and the gate's else-branch is then empty of it too).
     const ir::Node first = ir::unparenthesize(expr.field(field::left));
     if (is_and && first.is(kind::identifier) && module.text(first) == "__debug__" &&
-        is_compiling_check(module, expr.field(field::right)) &&
-        is_runtime_compiling(module, ir::unparenthesize(expr.field(field::right)).field(field::function))) {
+        is_runtime_compiling_call(module, expr.field(field::right))) {
       return true;
     }
     const std::optional<bool> left = truth_of(module, expr.field(field::left), hops);

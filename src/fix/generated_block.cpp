@@ -201,7 +201,8 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
   const source::NewlineStyle style = source::detect_newline(text);
   std::vector<source::Edit> edits;
   std::string rendered;
-  if (needed && link.package_level && aliases.empty() && helpers.empty()) {
+  const bool binding_alone = needed && link.package_level && aliases.empty() && helpers.empty();
+  if (binding_alone) {
     rendered = runtime_binding(link, uses.runtime_attrs);  // the binding line alone is the block
   } else if (needed) {
     std::string code(source::kGeneratedBegin);
@@ -230,9 +231,8 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
   const uint32_t anchor = block_anchor(text, root, range);
   if (block) edits.push_back(source::Edit::deletion(block_lines(text, *range)));
   const int wanted = link.lines_after_imports >= 0 ? link.lines_after_imports : 1;
-  const std::optional<uint32_t> beside = needed && !block && rendered.find('\n') == std::string::npos
-                                             ? simple_statement_after(text, root, anchor, wanted)
-                                             : std::nullopt;
+  const std::optional<uint32_t> beside =
+      binding_alone && !block ? simple_statement_after(text, root, anchor, wanted) : std::nullopt;
   if (beside) {
     edits.push_back(source::Edit::insertion(*beside, rendered + std::string(source::newline_text(style))));
   } else if (needed) {

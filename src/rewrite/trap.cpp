@@ -178,12 +178,12 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
   fix.applicability = source::Applicability::Safe;
   fix.title = "test the assert inside the compiled graph on the tensor, compared as `.item()` compares; a "
               "failing input still raises AssertionError (eager path and `python -O` unchanged)";
-  std::string check = fmt::format("_graphmend.check(AssertionError, {}, True{})", tested, literal_args.value_or(""));
+  std::string raising = "AssertionError";  // the check's first argument: the class, or a site helper
   if (!literal_args) {
-    const std::string site = names.next("raise", function);
-    fix.helpers = {site_helper(site, "", raised)};
-    check = fmt::format("_graphmend.check({}, {}, True)", site, tested);
+    raising = names.next("raise", function);
+    fix.helpers = {site_helper(raising, "", raised)};
   }
+  const std::string check = fmt::format("_graphmend.check({}, {}, True{})", raising, tested, literal_args.value_or(""));
   // Under `python -O` the assert is gone: the eager branch, where it was, runs then.
   if (auto declined = compile_before_statement(m, statement, "__debug__ and _graphmend.compiling()", check, fix)) {
     return *declined;
@@ -295,16 +295,15 @@ std::variant<Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node
     fix.title = fmt::format("check the guard inside the compiled graph; a failing input still raises {} (eager "
                             "path unchanged)",
                             g.exception);
-    if (g.literal_args) {
-      // The class and its literal arguments, read at the site; no helper.
-      compiled = fmt::format("_graphmend.check({}, {}, {}{})", g.exception, g.condition_text,
-                             g.negate ? "True" : "False", *g.literal_args);
-    } else {
-      const std::string site = names.next("raise", function);
-      compiled = fmt::format("_graphmend.check({}, {}, {}{})", site, g.condition_text, g.negate ? "True" : "False",
-                             g.hole_args);
-      fix.helpers = {site_helper(site, g.params, g.raise_body)};
+    // The class and its literal arguments, read at the site; else a site helper that makes the
+    // message from the values carried to it.
+    std::string raising = g.exception;
+    if (!g.literal_args) {
+      raising = names.next("raise", function);
+      fix.helpers = {site_helper(raising, g.params, g.raise_body)};
     }
+    compiled = fmt::format("_graphmend.check({}, {}, {}{})", raising, g.condition_text, g.negate ? "True" : "False",
+                           g.literal_args.value_or(g.hole_args));
   }
   if (auto declined = compile_before_if(m, if_statement, "_graphmend.compiling()", compiled, fix)) return *declined;
   return fix;
