@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "graphmend/rewrite/item_effect.h"
 
 namespace graphmend::rewrite {
@@ -32,9 +34,69 @@ bool is_class_name(const ir::Module& m, ir::Node e) {
   return args.size() == 1 && ir::unparenthesize(args[0]).is(kind::identifier);
 }
 
+// torch's dtype names, as `torch.<name>` spells them.
+constexpr std::string_view kTorchDtypes[] = {
+    "float16", "half",  "bfloat16", "float32", "float", "float64", "double", "int8",  "uint8",     "int16",
+    "short",   "int32", "int",      "int64",   "long",  "bool",    "complex64", "complex128", "cfloat", "cdouble"};
+
+// torch functions that return the current dtype of a setting.
+constexpr std::string_view kDtypeGetters[] = {"torch.get_autocast_gpu_dtype", "torch.get_autocast_cpu_dtype",
+                                              "torch.get_autocast_dtype", "torch.get_default_dtype"};
+
+constexpr int kMaxConstantHops = 4;
+
+// A value Dynamo holds as a guarded constant while tracing, so formatting it there gives eager's
+// text and costs no break and no recompile: a class's name; a dtype (`t.dtype`, `torch.float16`,
+// `torch.get_autocast_gpu_dtype()`); an attribute of the module's configuration (`self.config.x`,
+// fixed for the model's life); a local name every reaching binding of which assigns one of these
+// (transformers' `target_dtype`, picked from three of them). A value this misjudges is formatted
+// by Dynamo anyway or breaks the graph at the call, as the original did: never a different text.
+bool is_trace_constant(const ir::Module& m, ir::Node e, int hops) {
+  e = ir::unparenthesize(e);
+  if (is_class_name(m, e)) return true;
+  if (e.is(kind::attribute)) {
+    if (m.text(e.field(field::attribute)) == "dtype") return true;
+    if (const auto q = m.qualified_name(e); q && q->starts_with("torch.") && q->find('.', 6) == std::string::npos) {
+      const std::string_view name = std::string_view(*q).substr(6);
+      if (std::find(std::begin(kTorchDtypes), std::end(kTorchDtypes), name) != std::end(kTorchDtypes)) return true;
+    }
+    // self.config.<attr>...: the root is a method's `self` parameter.
+    ir::Node object = ir::unparenthesize(e.field(field::object));
+    while (object.is(kind::attribute) && m.text(object.field(field::attribute)) != "config") {
+      object = ir::unparenthesize(object.field(field::object));
+    }
+    if (!object.is(kind::attribute)) return false;
+    const ir::Node root = ir::unparenthesize(object.field(field::object));
+    if (!root.is(kind::identifier) || m.text(root) != "self") return false;
+    const std::span<const int> self_bindings = m.bindings_of(root);
+    return self_bindings.size() == 1 &&
+           m.bindings[static_cast<size_t>(self_bindings[0])].kind == ir::BindingKind::Parameter;
+  }
+  if (e.is(kind::call)) {
+    const auto q = m.qualified_name(e.field(field::function));
+    if (!q || std::find(std::begin(kDtypeGetters), std::end(kDtypeGetters), *q) == std::end(kDtypeGetters)) return false;
+    for (ir::Node a : ir::children_without_comments(e.field(field::arguments))) {
+      if (!ir::unparenthesize(a).is(kind::string)) return false;
+    }
+    return true;
+  }
+  if (!e.is(kind::identifier) || hops >= kMaxConstantHops) return false;
+  const std::span<const int> all = m.bindings_of(e);
+  const auto plain = [&](int b) {
+    const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+    return binding.kind == ir::BindingKind::Assignment && binding.value;
+  };
+  if (all.empty() || !std::all_of(all.begin(), all.end(), plain)) return false;
+  const std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(e);
+  if (!reaching || reaching->empty()) return false;
+  return std::all_of(reaching->begin(), reaching->end(), [&](int b) {
+    return is_trace_constant(m, m.bindings[static_cast<size_t>(b)].value, hops + 1);
+  });
+}
+
 // A string Dynamo makes into a constant while tracing, as it does for the original call: plain,
-// or an f-string whose every value is a class's name. Passed as it is, it costs no recompile and
-// no break, so the call needs no helper to format it.
+// or an f-string whose every value is a trace constant (above). Passed as it is, it costs no
+// recompile and no break, so the call needs no helper to format it.
 bool is_constant_string(const ir::Module& m, ir::Node n) {
   n = ir::unparenthesize(n);
   if (n.is(kind::concatenated_string)) {
@@ -47,7 +109,7 @@ bool is_constant_string(const ir::Module& m, ir::Node n) {
   for (ir::Node c : n.named_children()) {
     if (!c.is(kind::interpolation)) continue;
     const std::vector<ir::Node> parts = ir::children_without_comments(c);
-    if (parts.empty() || !is_class_name(m, parts[0])) return false;
+    if (parts.empty() || !is_trace_constant(m, parts[0], 0)) return false;
     for (size_t k = 1; k < parts.size(); ++k) {
       if (!parts[k].is(kind::type_conversion) && !(parts[k].is(kind::format_specifier) &&
                                                     parts[k].named_child_count() == 0)) {

@@ -64,6 +64,35 @@ class Warns(nn.Module):
         return y + 1
 
 
+class Config:
+    attn_implementation = "sdpa"
+    max_positions = 64
+    pre_quantization_dtype = torch.float16
+
+
+class ConstantValues(nn.Module):
+    """f-strings whose values Dynamo holds as constants (dtypes, the configuration, a class's name):
+    deferred as written, formatted while tracing, without a helper."""
+
+    def __init__(self, mode):
+        super().__init__()
+        self.config = Config()
+        self.mode = mode
+        self.register_buffer("scale", torch.full((4,), 0.5))
+
+    def forward(self, x):
+        if self.mode == 0:
+            target_dtype = self.scale.dtype
+        elif self.mode == 1:
+            target_dtype = self.config.pre_quantization_dtype
+        else:
+            target_dtype = torch.get_default_dtype()
+        logger.warning_once(f"{self.__class__.__name__} casts back to {target_dtype}")
+        logger.warning(f"{self.config.attn_implementation!r} attention, {self.config.max_positions} positions")
+        print(f"{x.dtype}", target_dtype)
+        return (x * self.scale).to(target_dtype)
+
+
 class InLoop(nn.Module):
     def forward(self, x):
         total = x
@@ -100,6 +129,7 @@ def cases():
         ("logging", "compile(module)", Logs(), (x,)),
         ("warnings", "compile(module)", Warns(), (x,)),
         ("loop", "compile(module)", InLoop(), (x,)),
+        *[(f"constant values/{mode}", "compile(module)", ConstantValues(mode), (x,)) for mode in range(3)],
         ("function", "compile(fn)", plain_function, (x,)),
         ("decorated", "decorator", decorated, (x,)),
     ]
