@@ -116,7 +116,12 @@ def _load_torch():
         torch = loaded
         globals()["compiling"] = torch.compiler.is_compiling
         # Marks the functions for Dynamo (sets an attribute of each): registers nothing.
-        for constant in ("_make_ready", "_registered_callee", "_registered_logger"):
+        for constant in (
+            "_make_ready",
+            "_registered_callee",
+            "_registered_logger",
+            "_registered_warning",
+        ):
             if constant in globals():
                 torch.compiler.assume_constant_result(globals()[constant])
         views, _state.views = _state.views, []
@@ -413,7 +418,7 @@ def _calling(key, target):
     if type(target) is str:  # runtimes 13 to 15 wrote the callee's path
         return _calling_path(key, target)
     if torch is not None and torch.compiler.is_compiling():
-        return _Deferring(target)
+        return _Deferring(target, key)
     return target
 
 
@@ -438,15 +443,20 @@ class _Deferring:
     or the call of its attribute, deferred under `#<key>/<attribute>` (see _callee_key);
     the attribute is looked up when the call is made."""
 
-    def __init__(self, target):
+    def __init__(self, target, key):
         self.target = target
+        self.key = key
 
     def __call__(self, *args):
-        target = self.target
+        target, key = self.target, self.key
+        if _attribute_key(target, "") == "#warnings:warn/":
+            return _defer_warning(key, args)
         return _defer_as(args, target, lambda: _attribute_key(target, ""))
 
     def __getattr__(self, attribute):
-        target = self.target
+        target, key = self.target, self.key
+        if _attribute_key(target, attribute) == "#module:warnings/warn":
+            return lambda *args: _defer_warning(key, args)
 
         def deferred(*args):
             def method(*values):
@@ -455,6 +465,61 @@ class _Deferring:
             return _defer_as(args, method, lambda: _attribute_key(target, attribute))
 
         return deferred
+
+
+def _defer_warning(key, args):
+    """`_graphmend.call(warnings).warn(message[, category])` under torch.compile: the
+    warning is issued when the graph reaches it, as from the site's own line, so the
+    filters, the once-per-location registry and the text shown are eager's. Any other
+    form, or a site Dynamo cannot place, warns from here in place (the original's
+    break)."""
+    message = args[0] if len(args) in (1, 2) else None
+    category = args[1] if len(args) == 2 else UserWarning
+    where = _registered_warning(key, category) if type(message) is str else None
+    if where is None or torch.compiler.is_exporting():
+        return _warn_in_place(args)
+    return _defer_as((message,), _warn_in_place, lambda: where)
+
+
+def _warn_in_place(args):
+    # Dynamo runs a frame it gives up on eagerly, this function too: the warning is the
+    # caller's, as the original's was.
+    import warnings
+
+    warnings.warn(*args, stacklevel=3)
+
+
+def _registered_warning(key, category):
+    # Run as plain Python while tracing (marked assume_constant_result in _load_torch):
+    # the key of a warning issued from the patched module's line Dynamo is tracing.
+    if not (isinstance(category, type) and issubclass(category, Warning)):
+        return None
+    scope = _state.modules.get(key)
+    context = torch._guards.TracingContext.try_get()
+    if scope is None or context is None:
+        return None
+    # The frames traced: ..., the site, the stand-in's method, _defer_warning.
+    stack = context.extract_stack()
+    if len(stack) < 3 or stack[-1].name != "_defer_warning":
+        return None
+    site = stack[-3]
+    if site.filename != scope.get("__file__") or not site.lineno:
+        return None
+    filename, lineno = site.filename, site.lineno
+    name = "warn:" + key + ":" + str(lineno) + ":" + category.__qualname__
+    if "#" + name in _state.callees:
+        return "#" + name + "/"
+
+    def warn(message):
+        import warnings
+
+        registry = scope.setdefault("__warningregistry__", {})
+        module = scope.get("__name__", "<string>")
+        warnings.warn_explicit(
+            message, category, filename, lineno, module, registry, scope
+        )
+
+    return _registered(warn, name) + "/"
 
 
 def _attribute_key(target, attribute):

@@ -268,6 +268,14 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
     out.callee_only = kept[i]->keyword.empty() &&
                       (rendered[i] == SiteRenderer::hole_marker(i) || is_constant_string(m, kept[i]->value));
   }
+  // A warning with a constant message and a named category: the runtime issues it from the site's
+  // own line (the warnings registry keys on it), so no per-site helper is needed either.
+  if (kind == DeferredCall::WarningsWarn) {
+    out.callee_only = (args.size() == 1 || args.size() == 2) && kept.size() == args.size() &&
+                      std::all_of(args.begin(), args.end(), [](const Argument& a) { return a.keyword.empty(); }) &&
+                      is_constant_string(m, args[0].value) &&
+                      (args.size() == 1 || !ir::unparenthesize(args[1].value).is(kind::none));
+  }
   out.callee = callee;
   return out;
 }

@@ -19,8 +19,10 @@ epilogue, whose effects wait for the graph to return; only a graph that raises t
 from __future__ import annotations
 
 import importlib.util
+import linecache
 import pathlib
 import sys
+import warnings
 
 import pytest
 import torch
@@ -142,13 +144,17 @@ def test_failing_call_emits_what_came_before(pairs, defer_form):
         assert events == (ref_events if defer_form == "in-graph" else []), backend
 
 
+WARNING_CASES = ["warnings", "warnings at their site"]
+
+
+@pytest.mark.parametrize("case", WARNING_CASES)
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("action", ["default", "once", "module", "error"])
-def test_warning_filters_behave_as_in_eager(pairs, defer_form, action, backend):
+def test_warning_filters_behave_as_in_eager(pairs, defer_form, action, backend, case):
     """Deduplication by the warnings filters (and `error`, which turns the first warning into
     the exception) is what eager does, over two calls."""
     original, patched, _ = pairs["defer_forms"]
-    index = next(i for p, i, n in CASES if p == "defer_forms" and n == "warnings")
+    index = next(i for p, i, n in CASES if p == "defer_forms" and n == case)
     _how, target, args = _case(original, index)
     ref_events, ref_out = capture(_twice(target, args), warnings_action=action)
     _how, target, args = _case(patched, index)
@@ -157,3 +163,30 @@ def test_warning_filters_behave_as_in_eager(pairs, defer_form, action, backend):
                           warnings_action=action)
     assert events == ref_events
     assert same_result(out, ref_out, exact=backend != "inductor")
+
+
+def _warnings_shown(run):
+    """(category, message, file name, line, source line shown) of each warning `run` issues,
+    under the `default` filter (once per location)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        run()
+    return [(w.category.__name__, str(w.message), pathlib.Path(w.filename).name, w.lineno,
+             linecache.getline(w.filename, w.lineno).strip()) for w in caught]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_warning_comes_from_its_site(pairs, defer_form, backend):
+    """A warning in the callee form is issued from the line of its call, compiled as eagerly: the
+    same file, line and source line shown, and the same once-per-location registry (the two sites
+    with one text warn twice, the second call nothing more)."""
+    _original, patched, _ = pairs["defer_forms"]
+    index = next(i for p, i, n in CASES if p == "defer_forms" and n == "warnings at their site")
+    _how, target, args = _case(patched, index)
+    vars(patched).pop("__warningregistry__", None)
+    eager = _warnings_shown(_twice(target, args))
+    assert len(eager) == 5 and all(shown.startswith("_graphmend.call(warnings).warn(") for *_, shown in eager)
+    _how, target, args = _case(patched, index)
+    vars(patched).pop("__warningregistry__", None)
+    torch._dynamo.reset()
+    assert _warnings_shown(_twice(torch.compile(target, backend=backend, fullgraph=True), args)) == eager

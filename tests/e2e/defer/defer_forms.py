@@ -64,6 +64,32 @@ class Warns(nn.Module):
         return y + 1
 
 
+class WarnsInner(nn.Module):
+    def forward(self, x):
+        warnings.warn(
+            "inner, written over lines",
+            FutureWarning,
+        )
+        return x - 1
+
+
+class WarnsAtSite(nn.Module):
+    """Warnings with a constant message and a named category: issued from the site's own line,
+    compiled as eagerly, so the registry, the filters and the text shown are eager's."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = WarnsInner()
+
+    def forward(self, x):
+        y = x.sin()
+        warnings.warn("plain")
+        warnings.warn(f"{type(self).__name__} works in {y.dtype}", DeprecationWarning)
+        warnings.warn("same text", RuntimeWarning)
+        warnings.warn("same text", RuntimeWarning)
+        return self.inner(y)
+
+
 class Config:
     attn_implementation = "sdpa"
     max_positions = 64
@@ -128,6 +154,7 @@ def cases():
         ("print/module.compile()", "module.compile()", Printer(), (x, 5)),
         ("logging", "compile(module)", Logs(), (x,)),
         ("warnings", "compile(module)", Warns(), (x,)),
+        ("warnings at their site", "compile(module)", WarnsAtSite(), (x,)),
         ("loop", "compile(module)", InLoop(), (x,)),
         *[(f"constant values/{mode}", "compile(module)", ConstantValues(mode), (x,)) for mode in range(3)],
         ("function", "compile(fn)", plain_function, (x,)),
