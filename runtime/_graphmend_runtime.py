@@ -449,14 +449,18 @@ class _Deferring:
 
     def __call__(self, *args):
         target, key = self.target, self.key
-        if _attribute_key(target, "") == "#warnings:warn/":
+        if (
+            not torch.compiler.is_exporting()
+            and _callee_key(target) == "#warnings:warn"
+        ):
             return _defer_warning(key, args)
         return _defer_as(args, target, lambda: _attribute_key(target, ""))
 
     def __getattr__(self, attribute):
         target, key = self.target, self.key
-        if _attribute_key(target, attribute) == "#module:warnings/warn":
-            return lambda *args: _defer_warning(key, args)
+        if attribute == "warn" and isinstance(target, types.ModuleType):
+            if target.__name__ == "warnings" and not torch.compiler.is_exporting():
+                return lambda *args: _defer_warning(key, args)
 
         def deferred(*args):
             def method(*values):

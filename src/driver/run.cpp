@@ -18,6 +18,7 @@
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/project.h"
 #include "graphmend/driver/cache.h"
+#include "graphmend/driver/copied_pairs.h"
 #include "graphmend/driver/style.h"
 #include "graphmend/fix/apply.h"
 #include "graphmend/fix/runtime.h"
@@ -731,6 +732,7 @@ class Run {
         diags_[i] = std::move(found.diagnostics);
         warnings_[i] = std::move(found.warnings);
       }, iteration == 0 ? "checking" : "re-checking");
+      keep_copies_identical(dirty);
       if (iteration == 0 && (options_.fix || options_.diff)) first_diags_ = diags_;  // the text on disk
       for (size_t i = 0; i < units_.size(); ++i) {
         if (!failures_[i].message.empty()) diags_[i].clear();
@@ -756,6 +758,19 @@ class Run {
       // functions, so no other file's facts change: their diagnostics stand.
       dirty = changed;
     }
+  }
+
+  // Withholds the fixes that would make a "Copied from" pair differ (see copied_pairs.h); only the
+  // dirty files' fixes are applied in this pass.
+  void keep_copies_identical(const std::vector<uint8_t>& dirty) {
+    const source::Applicability required =
+        options_.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
+    std::vector<CopiedPairFile> files(units_.size());
+    for (size_t i = 0; i < units_.size(); ++i) {
+      files[i].module = units_[i].module.get();
+      if (dirty[i] && !units_[i].input.context_only) files[i].diagnostics = &diags_[i];
+    }
+    keep_copied_pairs_identical(files, required);
   }
 
   // Applies every applicable fix of the dirty files; re-parses; reverts a file whose fix breaks

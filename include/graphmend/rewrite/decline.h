@@ -23,6 +23,7 @@ enum class DeclineCode : std::uint8_t {
   SharesLine,
   GeneratedBlockDamaged,
   RuntimeNameTaken,
+  CopiedPairWouldDiffer,
   NotImplemented,
 
   // Values a site helper would need carried into the graph (SiteRenderer).
@@ -189,6 +190,9 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
      "delete its marker lines"},
     {DeclineCode::RuntimeNameTaken, "runtime-name-taken",
      "the module already binds the name `_graphmend`, which graphmend's generated code needs"},
+    {DeclineCode::CopiedPairWouldDiffer, "copied-pair-would-differ",
+     "`{}` is marked `# Copied from {}` and the fix would change one side of the pair only, which the "
+     "project's copy check rejects (transformers: `make repo-consistency`): both sides stay as they are"},
     {DeclineCode::NotImplemented, "not-implemented",
      "the {} rewrite is not implemented in this version (detection only)"},
 

@@ -1,0 +1,294 @@
+#include "graphmend/driver/copied_pairs.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "graphmend/syntax/kinds.h"
+
+namespace graphmend::driver {
+
+namespace {
+
+struct Replacement {
+  std::string from;
+  std::string to;
+};
+
+// One definition marked as a copy: where it is, and what it is a copy of.
+struct Copy {
+  size_t file = 0;
+  syntax::Node definition;  // the class or function definition (its `def`/`class` line on)
+  std::string name;         // the definition's name, for the decline sentence
+  std::string source;       // the dotted path after "Copied from"
+  std::vector<Replacement> replacements;
+};
+
+struct Side {
+  size_t file = 0;
+  syntax::Node definition;
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+std::string_view trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// `A->B, C->D all-casing`: each rule in order, as check_copies reads them (a rule's first word; with
+// `all-casing`, the lower- and upper-case forms too).
+std::vector<Replacement> parse_replacements(std::string_view spec) {
+  std::vector<Replacement> out;
+  while (!spec.empty()) {
+    const size_t comma = spec.find(',');
+    const std::string_view rule = trim(spec.substr(0, comma));
+    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
+    const size_t space = rule.find(' ');
+    const std::string_view pattern = rule.substr(0, space);
+    const size_t arrow = pattern.find("->");
+    if (arrow == std::string_view::npos || arrow == 0) continue;
+    Replacement r{std::string(pattern.substr(0, arrow)), std::string(pattern.substr(arrow + 2))};
+    const bool all_casing = space != std::string_view::npos && rule.substr(space).find("all-casing") != std::string_view::npos;
+    out.push_back(r);
+    if (all_casing) {
+      out.push_back({lower(r.from), lower(r.to)});
+      out.push_back({upper(r.from), upper(r.to)});
+    }
+  }
+  return out;
+}
+
+std::string replaced(std::string text, const std::vector<Replacement>& replacements) {
+  for (const Replacement& r : replacements) {
+    if (r.from.empty()) continue;
+    std::string out;
+    size_t at = 0;
+    for (size_t hit = text.find(r.from); hit != std::string::npos; hit = text.find(r.from, at)) {
+      out.append(text, at, hit - at);
+      out += r.to;
+      at = hit + r.from.size();
+    }
+    out.append(text, at);
+    text = std::move(out);
+  }
+  return text;
+}
+
+// A definition's text without its first line (the names differ) and with each line stripped: the
+// comparison check_copies makes, give or take its formatter.
+std::string normal(std::string_view text) {
+  std::string out;
+  size_t at = text.find('\n');
+  while (at != std::string_view::npos) {
+    const size_t next = text.find('\n', at + 1);
+    out += trim(text.substr(at + 1, next == std::string_view::npos ? std::string_view::npos : next - at - 1));
+    out += '\n';
+    at = next;
+  }
+  return out;
+}
+
+// The line before the one `offset` is on, or nullopt at the first line.
+std::optional<std::string_view> line_above(std::string_view text, uint32_t offset) {
+  const size_t line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  if (offset == 0 || line_start == std::string_view::npos) return std::nullopt;
+  const size_t above = line_start == 0 ? 0 : text.rfind('\n', line_start - 1);
+  const size_t begin = above == std::string_view::npos ? 0 : above + 1;
+  return text.substr(begin, line_start - begin);
+}
+
+// "# Copied from <dotted>[ with <spec>]" on the line above `definition` (or above its decorators).
+std::optional<Copy> copy_marker(std::string_view text, syntax::Node statement, syntax::Node definition) {
+  constexpr std::string_view kMarker = "# Copied from ";
+  for (const uint32_t at : {definition.start(), statement.start()}) {
+    const std::optional<std::string_view> above = line_above(text, at);
+    if (!above) continue;
+    std::string_view line = trim(*above);
+    if (!line.starts_with(kMarker)) continue;
+    line.remove_prefix(kMarker.size());
+    const size_t with = line.find(" with ");
+    Copy copy;
+    copy.source = std::string(trim(line.substr(0, with)));
+    if (copy.source.empty() || copy.source.find_first_of(" \t") != std::string::npos) return std::nullopt;
+    if (with != std::string_view::npos) copy.replacements = parse_replacements(line.substr(with + 6));
+    return copy;
+  }
+  return std::nullopt;
+}
+
+template <class F>
+void each_definition(syntax::Node block, F&& visit) {
+  for (syntax::Node statement : block.named_children()) {
+    syntax::Node definition = statement.is(kind::decorated_definition) ? statement.field(field::definition) : statement;
+    if (!definition.is(kind::function_definition) && !definition.is(kind::class_definition)) continue;
+    visit(statement, definition);
+    if (definition.is(kind::class_definition)) each_definition(definition.field(field::body), visit);
+  }
+}
+
+// The definition `path` (names joined by dots) names in `module`: a top-level class or function,
+// then members of classes; the last of several with one name, as Python binds it.
+syntax::Node find_definition(const ir::Module& module, std::string_view path) {
+  syntax::Node scope = module.root();
+  syntax::Node found;
+  while (!path.empty()) {
+    const size_t dot = path.find('.');
+    const std::string_view name = path.substr(0, dot);
+    path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
+    found = {};
+    for (syntax::Node statement : scope.named_children()) {
+      syntax::Node d = statement.is(kind::decorated_definition) ? statement.field(field::definition) : statement;
+      if ((d.is(kind::function_definition) || d.is(kind::class_definition)) && module.text(d.field(field::name)) == name) {
+        found = d;
+      }
+    }
+    if (found.is_null()) return {};
+    if (!path.empty()) {
+      if (!found.is(kind::class_definition)) return {};
+      scope = found.field(field::body);
+    }
+  }
+  return found;
+}
+
+// The fixes pending in one file, each once (the arms of a chain share theirs).
+std::vector<const source::Fix*> pending_fixes(const CopiedPairFile& file, source::Applicability required) {
+  std::vector<const source::Fix*> out;
+  if (!file.diagnostics) return out;
+  std::set<const source::Fix*> seen;
+  for (const rules::Diagnostic& d : *file.diagnostics) {
+    if (d.fix && d.fix->applies(required) && seen.insert(d.fix.get()).second) out.push_back(d.fix.get());
+  }
+  return out;
+}
+
+// The definition's text once the file's pending fixes are applied to it; nullopt when an edit
+// reaches across its edge.
+std::optional<std::string> patched_text(const ir::Module& module, syntax::Node definition,
+                                        const std::vector<const source::Fix*>& fixes) {
+  const source::TextRange range = definition.range();
+  std::vector<const source::Edit*> inside;
+  for (const source::Fix* f : fixes) {
+    for (const source::Edit& e : f->edits) {
+      // Edits elsewhere in the module (the runtime binding, site helpers, other definitions).
+      if (e.range.empty() ? (e.range.start <= range.start || e.range.start >= range.end)
+                          : (e.range.end <= range.start || e.range.start >= range.end)) {
+        continue;
+      }
+      if (!range.contains(e.range)) return std::nullopt;
+      inside.push_back(&e);
+    }
+  }
+  std::sort(inside.begin(), inside.end(), [](const source::Edit* a, const source::Edit* b) { return a->range.start < b->range.start; });
+  const std::string_view text = module.text();
+  std::string out;
+  uint32_t at = range.start;
+  for (const source::Edit* e : inside) {
+    if (e->range.start < at) return std::nullopt;  // overlapping edits: apply() would skip one
+    out.append(text.substr(at, e->range.start - at));
+    out += e->replacement;
+    at = e->range.end;
+  }
+  out.append(text.substr(at, range.end - at));
+  return out;
+}
+
+bool has_fix_inside(const CopiedPairFile& file, syntax::Node definition, source::Applicability required) {
+  if (!file.diagnostics) return false;
+  for (const rules::Diagnostic& d : *file.diagnostics) {
+    if (d.fix && d.fix->applies(required) && definition.range().contains(d.range)) return true;
+  }
+  return false;
+}
+
+// Withholds the fixes whose sites lie inside `definition`; returns how many.
+size_t withhold_inside(const CopiedPairFile& file, syntax::Node definition, source::Applicability required,
+                       const std::string& copy_name, const std::string& source) {
+  if (!file.diagnostics) return 0;
+  std::set<const source::Fix*> withheld;
+  for (const rules::Diagnostic& d : *file.diagnostics) {
+    if (d.fix && d.fix->applies(required) && definition.range().contains(d.range)) withheld.insert(d.fix.get());
+  }
+  // Every arm of a withheld fix goes, wherever its site.
+  for (rules::Diagnostic& d : *file.diagnostics) {
+    if (!d.fix || !withheld.contains(d.fix.get())) continue;
+    d.fix.reset();
+    d.decline_reason = rewrite::decline<rewrite::DeclineCode::CopiedPairWouldDiffer>(copy_name, source);
+  }
+  return withheld.size();
+}
+
+}  // namespace
+
+size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source::Applicability required) {
+  std::unordered_map<std::string_view, size_t> by_module;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].module) by_module.emplace(files[i].module->module_name(), i);
+  }
+  // Each marked copy with its source found, identical to it now.
+  std::vector<std::pair<Copy, Side>> pairs;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const ir::Module* module = files[i].module;
+    if (!module || module->text().find("# Copied from ") == std::string_view::npos) continue;
+    each_definition(module->root(), [&](syntax::Node statement, syntax::Node definition) {
+      std::optional<Copy> copy = copy_marker(module->text(), statement, definition);
+      if (!copy) return;
+      copy->file = i;
+      copy->definition = definition;
+      copy->name = module->module_name() + "." + std::string(module->text(definition.field(field::name)));
+      // The longest dotted prefix that names an analysed module; the rest names the definition.
+      for (size_t dot = copy->source.rfind('.'); dot != std::string::npos && dot > 0;
+           dot = copy->source.rfind('.', dot - 1)) {
+        const auto it = by_module.find(std::string_view(copy->source).substr(0, dot));
+        if (it == by_module.end()) continue;
+        const syntax::Node source = find_definition(*files[it->second].module, std::string_view(copy->source).substr(dot + 1));
+        if (source.is_null() || (it->second == i && source.range() == definition.range())) break;
+        const std::string copied = replaced(std::string(files[it->second].module->text(source)), copy->replacements);
+        if (normal(copied) == normal(module->text(definition))) pairs.push_back({std::move(*copy), {it->second, source}});
+        break;
+      }
+    });
+  }
+  if (pairs.empty()) return 0;
+
+  size_t withheld = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [copy, source] : pairs) {
+      const CopiedPairFile& copy_file = files[copy.file];
+      const CopiedPairFile& source_file = files[source.file];
+      if (!has_fix_inside(copy_file, copy.definition, required) && !has_fix_inside(source_file, source.definition, required)) {
+        continue;
+      }
+      const std::optional<std::string> patched_copy =
+          patched_text(*copy_file.module, copy.definition, pending_fixes(copy_file, required));
+      const std::optional<std::string> patched_source =
+          patched_text(*source_file.module, source.definition, pending_fixes(source_file, required));
+      if (patched_copy && patched_source && normal(replaced(*patched_source, copy.replacements)) == normal(*patched_copy)) {
+        continue;
+      }
+      withheld += withhold_inside(copy_file, copy.definition, required, copy.name, copy.source);
+      withheld += withhold_inside(source_file, source.definition, required, copy.name, copy.source);
+      changed = true;
+    }
+  }
+  return withheld;
+}
+
+}  // namespace graphmend::driver
