@@ -16,7 +16,7 @@ import os
 import sys
 import types
 
-RUNTIME_VERSION = "16"
+RUNTIME_VERSION = "17"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -121,6 +121,7 @@ def _load_torch():
             "_registered_callee",
             "_registered_logger",
             "_registered_warning",
+            "_is_warn",
         ):
             if constant in globals():
                 torch.compiler.assume_constant_result(globals()[constant])
@@ -449,18 +450,21 @@ class _Deferring:
 
     def __call__(self, *args):
         target, key = self.target, self.key
-        if (
-            not torch.compiler.is_exporting()
-            and _callee_key(target) == "#warnings:warn"
-        ):
+        if not torch.compiler.is_exporting() and _is_warn(target, ""):
             return _defer_warning(key, args)
         return _defer_as(args, target, lambda: _attribute_key(target, ""))
 
     def __getattr__(self, attribute):
         target, key = self.target, self.key
-        if attribute == "warn" and isinstance(target, types.ModuleType):
-            if target.__name__ == "warnings" and not torch.compiler.is_exporting():
-                return lambda *args: _defer_warning(key, args)
+        if (
+            attribute == "warn"
+            and isinstance(
+                target, types.ModuleType
+            )  # not a logger: _is_warn takes constants
+            and not torch.compiler.is_exporting()
+            and _is_warn(target, attribute)
+        ):
+            return lambda *args: _defer_warning(key, args)
 
         def deferred(*args):
             def method(*values):
@@ -471,26 +475,39 @@ class _Deferring:
         return deferred
 
 
+def _is_warn(target, attribute):
+    # Run as plain Python while tracing (marked assume_constant_result in _load_torch):
+    # whether `target.attribute` (or `target`, for "") is warnings.warn itself.
+    warnings = sys.modules.get("warnings")
+    if warnings is None:
+        return False
+    if attribute:
+        return target is warnings and attribute == "warn"
+    return target is warnings.warn
+
+
 def _defer_warning(key, args):
     """`_graphmend.call(warnings).warn(message[, category])` under torch.compile: the
     warning is issued when the graph reaches it, as from the site's own line, so the
     filters, the once-per-location registry and the text shown are eager's. Any other
-    form, or a site Dynamo cannot place, warns from here in place (the original's
-    break)."""
-    message = args[0] if len(args) in (1, 2) else None
-    category = args[1] if len(args) == 2 else UserWarning
-    where = _registered_warning(key, category) if type(message) is str else None
-    if where is None or torch.compiler.is_exporting():
+    form, or a site Dynamo cannot place, warns in place: the original call, its break
+    included."""
+    where = None
+    if len(args) in (1, 2) and type(args[0]) is str:
+        category = args[1] if len(args) == 2 else UserWarning
+        where = _registered_warning(key, category)
+    if where is None:
         return _warn_in_place(args)
-    return _defer_as((message,), _warn_in_place, lambda: where)
+    _make_ready()
+    return _deferred_call(where, args[:1], _carry(args[:1]))
 
 
 def _warn_in_place(args):
-    # Dynamo runs a frame it gives up on eagerly, this function too: the warning is the
-    # caller's, as the original's was.
+    # Dynamo gives up on this call and runs it eagerly from the site; counted from here,
+    # the site is 4 frames up (here, _defer_warning, the stand-in's method, the site).
     import warnings
 
-    warnings.warn(*args, stacklevel=3)
+    warnings.warn(*args, stacklevel=4)
 
 
 def _registered_warning(key, category):
@@ -507,12 +524,19 @@ def _registered_warning(key, category):
     if len(stack) < 3 or stack[-1].name != "_defer_warning":
         return None
     site = stack[-3]
-    if site.filename != scope.get("__file__") or not site.lineno:
+    module_file = os.path.splitext(scope.get("__file__") or "")[
+        0
+    ]  # a .pyc without source too
+    if os.path.splitext(site.filename)[0] != module_file or not site.lineno:
         return None
     filename, lineno = site.filename, site.lineno
     name = "warn:" + key + ":" + str(lineno) + ":" + category.__qualname__
-    if "#" + name in _state.callees:
-        return "#" + name + "/"
+    for n in range(1, len(_state.callees) + 2):
+        known = _state.callees.get("#" + name + ("#" + str(n) if n > 1 else ""))
+        if known is None:
+            break
+        if known.category is category and known.scope is scope:
+            return "#" + name + ("#" + str(n) if n > 1 else "") + "/"
 
     def warn(message):
         import warnings
@@ -523,6 +547,7 @@ def _registered_warning(key, category):
             message, category, filename, lineno, module, registry, scope
         )
 
+    warn.category, warn.scope = category, scope
     return _registered(warn, name) + "/"
 
 

@@ -1,8 +1,8 @@
 #include "graphmend/driver/copied_pairs.h"
 
 #include <algorithm>
-#include <map>
-#include <memory>
+#include <cctype>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -28,6 +28,9 @@ struct Copy {
   std::string name;         // the definition's name, for the decline sentence
   std::string source;       // the dotted path after "Copied from"
   std::vector<Replacement> replacements;
+  // The copy holds `# Ignore copy` blocks, which the copy check skips. The two sides then differ
+  // as texts, and a fix passes only when it makes the same changes on both (same_changes).
+  bool ignores_parts = false;
 };
 
 struct Side {
@@ -104,24 +107,30 @@ std::string normal(std::string_view text) {
   return out;
 }
 
-// The line before the one `offset` is on, or nullopt at the first line.
+// The line before the one `offset` is on (its line break excluded), or nullopt on the first line.
 std::optional<std::string_view> line_above(std::string_view text, uint32_t offset) {
-  const size_t line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-  if (offset == 0 || line_start == std::string_view::npos) return std::nullopt;
-  const size_t above = line_start == 0 ? 0 : text.rfind('\n', line_start - 1);
+  if (offset == 0) return std::nullopt;
+  const size_t line_break = text.rfind('\n', offset - 1);  // ends the line above
+  if (line_break == std::string_view::npos) return std::nullopt;
+  const size_t above = line_break == 0 ? std::string_view::npos : text.rfind('\n', line_break - 1);
   const size_t begin = above == std::string_view::npos ? 0 : above + 1;
-  return text.substr(begin, line_start - begin);
+  return text.substr(begin, line_break - begin);
 }
 
-// "# Copied from <dotted>[ with <spec>]" on the line above `definition` (or above its decorators).
+// "# Copied from <dotted>[ with <spec>]" on the line above `definition` (or above its decorators),
+// spaced as check_copies accepts it (`#Copied from`, several spaces).
 std::optional<Copy> copy_marker(std::string_view text, syntax::Node statement, syntax::Node definition) {
-  constexpr std::string_view kMarker = "# Copied from ";
+  constexpr std::string_view kMarker = "Copied from";
   for (const uint32_t at : {definition.start(), statement.start()}) {
     const std::optional<std::string_view> above = line_above(text, at);
     if (!above) continue;
     std::string_view line = trim(*above);
-    if (!line.starts_with(kMarker)) continue;
-    line.remove_prefix(kMarker.size());
+    if (!line.starts_with('#')) continue;
+    line = trim(line.substr(1));
+    if (!line.starts_with(kMarker) || line.size() == kMarker.size() || (line[kMarker.size()] != ' ' && line[kMarker.size()] != '\t')) {
+      continue;
+    }
+    line = trim(line.substr(kMarker.size()));
     const size_t with = line.find(" with ");
     Copy copy;
     copy.source = std::string(trim(line.substr(0, with)));
@@ -132,13 +141,34 @@ std::optional<Copy> copy_marker(std::string_view text, syntax::Node statement, s
   return std::nullopt;
 }
 
+// The blocks of a compound statement that run when its scope is defined (`if`, `try`, `with`, ...),
+// in which a definition is still the scope's own.
+std::vector<syntax::Node> inner_blocks(syntax::Node statement) {
+  std::vector<syntax::Node> out;
+  if (!statement.is(kind::if_statement) && !statement.is(kind::try_statement) && !statement.is(kind::with_statement)) {
+    return out;
+  }
+  syntax::walk(statement, [&](syntax::Node n) {
+    if (n == statement) return true;
+    if (n.is(kind::block)) {
+      out.push_back(n);
+      return false;
+    }
+    return !n.is(kind::function_definition) && !n.is(kind::class_definition);
+  });
+  return out;
+}
+
+// Each definition of a scope's block, its statement (decorated or not) first, through `if`/`try`/
+// `with` blocks; into class bodies when `into_classes`.
 template <class F>
-void each_definition(syntax::Node block, F&& visit) {
+void each_definition(syntax::Node block, bool into_classes, F&& visit) {
   for (syntax::Node statement : block.named_children()) {
+    for (syntax::Node inner : inner_blocks(statement)) each_definition(inner, into_classes, visit);
     syntax::Node definition = statement.is(kind::decorated_definition) ? statement.field(field::definition) : statement;
     if (!definition.is(kind::function_definition) && !definition.is(kind::class_definition)) continue;
     visit(statement, definition);
-    if (definition.is(kind::class_definition)) each_definition(definition.field(field::body), visit);
+    if (into_classes && definition.is(kind::class_definition)) each_definition(definition.field(field::body), true, visit);
   }
 }
 
@@ -152,12 +182,9 @@ syntax::Node find_definition(const ir::Module& module, std::string_view path) {
     const std::string_view name = path.substr(0, dot);
     path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
     found = {};
-    for (syntax::Node statement : scope.named_children()) {
-      syntax::Node d = statement.is(kind::decorated_definition) ? statement.field(field::definition) : statement;
-      if ((d.is(kind::function_definition) || d.is(kind::class_definition)) && module.text(d.field(field::name)) == name) {
-        found = d;
-      }
-    }
+    each_definition(scope, false, [&](syntax::Node, syntax::Node d) {
+      if (module.text(d.field(field::name)) == name) found = d;
+    });
     if (found.is_null()) return {};
     if (!path.empty()) {
       if (!found.is(kind::class_definition)) return {};
@@ -178,24 +205,32 @@ std::vector<const source::Fix*> pending_fixes(const CopiedPairFile& file, source
   return out;
 }
 
-// The definition's text once the file's pending fixes are applied to it; nullopt when an edit
-// reaches across its edge.
+// Whether the edit changes the definition's text: it replaces bytes inside it, or inserts inside
+// or right at its end (a statement wrapped at the end of a body gains its `else:` there).
+bool touches(const source::Edit& e, const source::TextRange& definition) {
+  if (e.range.empty()) return e.range.start > definition.start && e.range.start <= definition.end;
+  return e.range.start < definition.end && e.range.end > definition.start;
+}
+
+bool touches(const source::Fix& fix, const source::TextRange& definition) {
+  return std::any_of(fix.edits.begin(), fix.edits.end(), [&](const source::Edit& e) { return touches(e, definition); });
+}
+
+// The definition's text once the pending fixes that touch it are applied; nullopt when one of
+// their edits reaches across its edge.
 std::optional<std::string> patched_text(const ir::Module& module, syntax::Node definition,
                                         const std::vector<const source::Fix*>& fixes) {
   const source::TextRange range = definition.range();
   std::vector<const source::Edit*> inside;
   for (const source::Fix* f : fixes) {
+    if (!touches(*f, range)) continue;
     for (const source::Edit& e : f->edits) {
-      // Edits elsewhere in the module (the runtime binding, site helpers, other definitions).
-      if (e.range.empty() ? (e.range.start <= range.start || e.range.start >= range.end)
-                          : (e.range.end <= range.start || e.range.start >= range.end)) {
-        continue;
-      }
       if (!range.contains(e.range)) return std::nullopt;
       inside.push_back(&e);
     }
   }
-  std::sort(inside.begin(), inside.end(), [](const source::Edit* a, const source::Edit* b) { return a->range.start < b->range.start; });
+  std::sort(inside.begin(), inside.end(),
+            [](const source::Edit* a, const source::Edit* b) { return a->range.start < b->range.start; });
   const std::string_view text = module.text();
   std::string out;
   uint32_t at = range.start;
@@ -209,29 +244,57 @@ std::optional<std::string> patched_text(const ir::Module& module, syntax::Node d
   return out;
 }
 
-bool has_fix_inside(const CopiedPairFile& file, syntax::Node definition, source::Applicability required) {
-  if (!file.diagnostics) return false;
-  for (const rules::Diagnostic& d : *file.diagnostics) {
-    if (d.fix && d.fix->applies(required) && definition.range().contains(d.range)) return true;
+// The changes the pending fixes make to the definition, in order: each edit's replaced text and
+// its replacement, lines stripped (after `replacements`, for a source).
+std::optional<std::vector<std::string>> changes(const ir::Module& module, syntax::Node definition,
+                                                const std::vector<const source::Fix*>& fixes,
+                                                const std::vector<Replacement>& replacements) {
+  const source::TextRange range = definition.range();
+  std::vector<const source::Edit*> inside;
+  for (const source::Fix* f : fixes) {
+    if (!touches(*f, range)) continue;
+    for (const source::Edit& e : f->edits) {
+      if (!range.contains(e.range)) return std::nullopt;
+      inside.push_back(&e);
+    }
   }
-  return false;
+  std::sort(inside.begin(), inside.end(),
+            [](const source::Edit* a, const source::Edit* b) { return a->range.start < b->range.start; });
+  std::vector<std::string> out;
+  for (const source::Edit* e : inside) {
+    // normal() drops a first line: a newline in front keeps every line.
+    out.push_back(normal("\n" + replaced(std::string(module.text().substr(e->range.start, e->range.length())), replacements)));
+    out.push_back(normal("\n" + replaced(e->replacement, replacements)));
+  }
+  return out;
 }
 
-// Withholds the fixes whose sites lie inside `definition`; returns how many.
-size_t withhold_inside(const CopiedPairFile& file, syntax::Node definition, source::Applicability required,
-                       const std::string& copy_name, const std::string& source) {
-  if (!file.diagnostics) return 0;
+bool any_touches(const std::vector<const source::Fix*>& fixes, syntax::Node definition) {
+  return std::any_of(fixes.begin(), fixes.end(), [&](const source::Fix* f) { return touches(*f, definition.range()); });
+}
+
+// Withholds the pending fixes that touch `definition` (every diagnostic they fix); returns how many.
+size_t withhold_touching(const CopiedPairFile& file, const std::vector<const source::Fix*>& fixes,
+                         syntax::Node definition, const std::string& copy_name, const std::string& source) {
   std::set<const source::Fix*> withheld;
-  for (const rules::Diagnostic& d : *file.diagnostics) {
-    if (d.fix && d.fix->applies(required) && definition.range().contains(d.range)) withheld.insert(d.fix.get());
+  for (const source::Fix* f : fixes) {
+    if (touches(*f, definition.range())) withheld.insert(f);
   }
-  // Every arm of a withheld fix goes, wherever its site.
   for (rules::Diagnostic& d : *file.diagnostics) {
     if (!d.fix || !withheld.contains(d.fix.get())) continue;
     d.fix.reset();
     d.decline_reason = rewrite::decline<rewrite::DeclineCode::CopiedPairWouldDiffer>(copy_name, source);
   }
   return withheld.size();
+}
+
+// `Class.method` for a method, `name` for a top-level definition.
+std::string qualified_definition_name(const ir::Module& module, syntax::Node definition) {
+  std::string name(module.text(definition.field(field::name)));
+  for (syntax::Node n = definition.parent(); !n.is_null(); n = n.parent()) {
+    if (n.is(kind::class_definition)) name = std::string(module.text(n.field(field::name))) + "." + name;
+  }
+  return name;
 }
 
 }  // namespace
@@ -245,13 +308,13 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
   std::vector<std::pair<Copy, Side>> pairs;
   for (size_t i = 0; i < files.size(); ++i) {
     const ir::Module* module = files[i].module;
-    if (!module || module->text().find("# Copied from ") == std::string_view::npos) continue;
-    each_definition(module->root(), [&](syntax::Node statement, syntax::Node definition) {
+    if (!module || module->text().find("Copied from") == std::string_view::npos) continue;
+    each_definition(module->root(), true, [&](syntax::Node statement, syntax::Node definition) {
       std::optional<Copy> copy = copy_marker(module->text(), statement, definition);
       if (!copy) return;
       copy->file = i;
       copy->definition = definition;
-      copy->name = module->module_name() + "." + std::string(module->text(definition.field(field::name)));
+      copy->name = module->module_name() + "." + qualified_definition_name(*module, definition);
       // The longest dotted prefix that names an analysed module; the rest names the definition.
       for (size_t dot = copy->source.rfind('.'); dot != std::string::npos && dot > 0;
            dot = copy->source.rfind('.', dot - 1)) {
@@ -260,7 +323,10 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
         const syntax::Node source = find_definition(*files[it->second].module, std::string_view(copy->source).substr(dot + 1));
         if (source.is_null() || (it->second == i && source.range() == definition.range())) break;
         const std::string copied = replaced(std::string(files[it->second].module->text(source)), copy->replacements);
-        if (normal(copied) == normal(module->text(definition))) pairs.push_back({std::move(*copy), {it->second, source}});
+        copy->ignores_parts = module->text(definition).find("# Ignore copy") != std::string_view::npos;
+        if (copy->ignores_parts || normal(copied) == normal(module->text(definition))) {
+          pairs.push_back({std::move(*copy), {it->second, source}});
+        }
         break;
       }
     });
@@ -268,25 +334,35 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
   if (pairs.empty()) return 0;
 
   size_t withheld = 0;
-  for (bool changed = true; changed;) {
-    changed = false;
+  for (size_t withheld_in_pass = 1; withheld_in_pass > 0;) {
+    withheld_in_pass = 0;
+    std::vector<std::vector<const source::Fix*>> pending(files.size());
+    for (size_t i = 0; i < files.size(); ++i) pending[i] = pending_fixes(files[i], required);
     for (const auto& [copy, source] : pairs) {
-      const CopiedPairFile& copy_file = files[copy.file];
-      const CopiedPairFile& source_file = files[source.file];
-      if (!has_fix_inside(copy_file, copy.definition, required) && !has_fix_inside(source_file, source.definition, required)) {
-        continue;
-      }
-      const std::optional<std::string> patched_copy =
-          patched_text(*copy_file.module, copy.definition, pending_fixes(copy_file, required));
+      const std::vector<const source::Fix*>& copy_fixes = pending[copy.file];
+      const std::vector<const source::Fix*>& source_fixes = pending[source.file];
+      if (!any_touches(copy_fixes, copy.definition) && !any_touches(source_fixes, source.definition)) continue;
+      const std::optional<std::string> patched_copy = patched_text(*files[copy.file].module, copy.definition, copy_fixes);
       const std::optional<std::string> patched_source =
-          patched_text(*source_file.module, source.definition, pending_fixes(source_file, required));
-      if (patched_copy && patched_source && normal(replaced(*patched_source, copy.replacements)) == normal(*patched_copy)) {
+          patched_text(*files[source.file].module, source.definition, source_fixes);
+      if (copy.ignores_parts) {
+        const auto copy_changes = changes(*files[copy.file].module, copy.definition, copy_fixes, {});
+        const auto source_changes = changes(*files[source.file].module, source.definition, source_fixes, copy.replacements);
+        if (copy_changes && source_changes && *copy_changes == *source_changes) continue;
+      } else if (patched_copy && patched_source &&
+                 normal(replaced(*patched_source, copy.replacements)) == normal(*patched_copy)) {
         continue;
       }
-      withheld += withhold_inside(copy_file, copy.definition, required, copy.name, copy.source);
-      withheld += withhold_inside(source_file, source.definition, required, copy.name, copy.source);
-      changed = true;
+      // A side whose fixes are not applied in this pass (diagnostics null) has none pending.
+      if (files[copy.file].diagnostics) {
+        withheld_in_pass += withhold_touching(files[copy.file], copy_fixes, copy.definition, copy.name, copy.source);
+      }
+      if (files[source.file].diagnostics) {
+        withheld_in_pass += withhold_touching(files[source.file], source_fixes, source.definition, copy.name, copy.source);
+      }
+      if (withheld_in_pass > 0) break;  // the pending fixes changed: start the pass again
     }
+    withheld += withheld_in_pass;
   }
   return withheld;
 }

@@ -767,6 +767,7 @@ class Run {
         options_.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
     std::vector<CopiedPairFile> files(units_.size());
     for (size_t i = 0; i < units_.size(); ++i) {
+      if (!failures_[i].message.empty()) continue;  // its findings, if any, are from an older text
       files[i].module = units_[i].module.get();
       if (dirty[i] && !units_[i].input.context_only) files[i].diagnostics = &diags_[i];
     }

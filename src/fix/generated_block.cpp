@@ -164,10 +164,12 @@ void add_uses_in(std::string_view code, Uses& uses) {
 std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::Node root,
                                                 const std::vector<const source::Helper*>& new_helpers,
                                                 const RuntimeLink& link, std::span<const source::Edit> pending) {
-  const source::GeneratedMarkers markers = source::scan_generated_markers(text);
+  source::GeneratedMarkers markers = source::scan_generated_markers(text);
   // Damaged markers: the rewrites declined every fix that needs the block, and maintaining it
   // could cut user code, so it stays as it is.
   if (markers.damage || syntax::generated_line_misplaced(root, markers)) return {};
+  const std::vector<source::TextRange> statements = syntax::top_level_statements(root);
+  source::extend_over_helpers(text, markers, statements);
   const std::optional<source::GeneratedBlock>& block = markers.block;
   const std::optional<source::TextRange> range = block ? std::optional(block->range) : std::nullopt;
   Uses uses = uses_outside(text, root, range, pending);
@@ -181,7 +183,6 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
     helpers.push_back(h);
   };
   if (block) {
-    const std::vector<source::TextRange> statements = syntax::top_level_statements(root);
     for (const source::Helper& h : source::generated_helpers(text, *block, statements)) keep(h);
   }
   for (const source::Helper* h : new_helpers) keep(*h);
@@ -202,8 +203,18 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
   std::vector<source::Edit> edits;
   std::string rendered;
   const bool binding_alone = needed && link.package_level && aliases.empty() && helpers.empty();
+  // A package's block has no markers: the binding line, then each helper two blank lines apart.
+  const bool unmarked = needed && link.package_level && aliases.empty();
   if (binding_alone) {
     rendered = runtime_binding(link, uses.runtime_attrs);  // the binding line alone is the block
+  } else if (unmarked) {
+    std::string code = runtime_binding(link, uses.runtime_attrs) + "\n";
+    for (const source::Helper& h : helpers) {
+      code += "\n\n" + h.code;
+      if (!code.ends_with('\n')) code += '\n';
+    }
+    code.pop_back();  // the block's range ends before its last newline
+    rendered = source::indent_block(code, "", "    ", style);
   } else if (needed) {
     std::string code(source::kGeneratedBegin);
     code += "\n" + runtime_binding(link, uses.runtime_attrs) + "\n";
@@ -217,8 +228,40 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
     rendered = source::indent_block(code, "", "    ", style);
   }
 
+  // A helper at the block's end wants two blank lines before the code after it, as a formatter
+  // puts them after a function.
+  const auto blank_lines_to_add = [&](uint32_t line_end) {
+    if (helpers.empty() || !unmarked) return 0;
+    int blank = 0;
+    uint32_t at = next_line_start(text, line_end);
+    while (blank < 2 && is_blank_line_at(text, at)) {
+      at = next_line_start(text, at);
+      ++blank;
+    }
+    return at >= text.size() ? 0 : 2 - blank;
+  };
   if (block && !block->legacy) {
+    if (needed && binding_alone && text.substr(range->start, range->length()) != rendered) {
+      // The block shrinks back to the binding line: the blank lines its helpers brought go too, so
+      // the line joins a simple statement after it again, or stands two blank lines above a
+      // definition, as a new binding line would.
+      const uint32_t after = next_line_start(text, range->end);
+      uint32_t at = after;
+      while (is_blank_line_at(text, at)) at = next_line_start(text, at);
+      if (at < text.size()) {
+        bool simple = false;
+        for (syntax::Node child : root.children()) {
+          if (child.start() == at) simple = child.is(kind::expression_statement);
+        }
+        const std::string_view newline = source::newline_text(style);
+        std::string code = rendered + std::string(newline);
+        if (!simple) code += std::string(newline) + std::string(newline);
+        edits.push_back(source::Edit::replace({range->start, at}, std::move(code)));
+        return edits;
+      }
+    }
     if (needed) {
+      for (int k = blank_lines_to_add(range->end); k > 0; --k) rendered += source::newline_text(style);
       if (text.substr(range->start, range->length()) != rendered) edits.push_back(source::Edit::replace(*range, rendered));
       return edits;
     }
@@ -252,6 +295,12 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
     code += rendered;
     code += newline;
     if (anchor < text.size() && !is_blank_line_at(text, anchor)) code += newline;
+    if (anchor < text.size() && helpers.size() > 0 && unmarked) {
+      // Two blank lines between the last helper and the code after the anchor.
+      int blank = code.ends_with(std::string(newline) + std::string(newline)) ? 1 : 0;
+      for (uint32_t at = anchor; blank < 2 && is_blank_line_at(text, at); at = next_line_start(text, at)) ++blank;
+      for (; blank < 2; ++blank) code += newline;
+    }
     edits.push_back(source::Edit::insertion(anchor, std::move(code)));
   }
   std::sort(edits.begin(), edits.end());

@@ -817,6 +817,7 @@ Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string mo
       generated_.damage_at = *at;
     }
   }
+  if (!generated_.damage) source::extend_over_helpers(file.text, generated_, syntax::top_level_statements(tree_.root()));
   Builder(*this).build();
   index_scopes();
   // Every module is held to the end of the run; growth by doubling left a third of these

@@ -45,12 +45,24 @@ constexpr std::string_view kDtypeGetters[] = {"torch.get_autocast_gpu_dtype", "t
 
 constexpr int kMaxConstantHops = 4;
 
-// A value Dynamo holds as a guarded constant while tracing, so formatting it there gives eager's
-// text and costs no break and no recompile: a class's name; a dtype (`t.dtype`, `torch.float16`,
-// `torch.get_autocast_gpu_dtype()`); an attribute of the module's configuration (`self.config.x`,
-// fixed for the model's life); a local name every reaching binding of which assigns one of these
-// (transformers' `target_dtype`, picked from three of them). A value this misjudges is formatted
-// by Dynamo anyway or breaks the graph at the call, as the original did: never a different text.
+// `self`, the first parameter of the method `use` is in, never rebound.
+bool is_method_self(const ir::Module& m, ir::Node use) {
+  if (!use.is(kind::identifier) || m.text(use) != "self") return false;
+  const int fi = m.function_of(use);
+  if (fi < 0) return false;
+  const ir::Function& f = m.functions[static_cast<size_t>(fi)];
+  if (f.klass < 0 || f.params.empty() || f.params[0].name != "self") return false;
+  const std::span<const int> bindings = m.bindings_of(use);
+  return bindings.size() == 1 && m.bindings[static_cast<size_t>(bindings[0])].kind == ir::BindingKind::Parameter;
+}
+
+// A value Dynamo holds as a guarded constant while tracing, never as a dynamic one, so formatting
+// it there gives eager's text with no break: a class's name; a dtype (`t.dtype`, `torch.float16`,
+// `torch.get_autocast_gpu_dtype()`); a dtype or name from the module's configuration
+// (`self.config.torch_dtype`, `self.config._attn_implementation`); a local name every reaching
+// binding of which assigns one of these (transformers' `target_dtype`, picked from three of them).
+// A value this misjudges is formatted by Dynamo anyway or breaks the graph at the f-string, as the
+// original broke at the call: never a different text.
 bool is_trace_constant(const ir::Module& m, ir::Node e, int hops) {
   e = ir::unparenthesize(e);
   if (is_class_name(m, e)) return true;
@@ -60,17 +72,14 @@ bool is_trace_constant(const ir::Module& m, ir::Node e, int hops) {
       const std::string_view name = std::string_view(*q).substr(6);
       if (std::find(std::begin(kTorchDtypes), std::end(kTorchDtypes), name) != std::end(kTorchDtypes)) return true;
     }
-    // self.config.<attr>...: the root is a method's `self` parameter.
-    ir::Node object = ir::unparenthesize(e.field(field::object));
-    while (object.is(kind::attribute) && m.text(object.field(field::attribute)) != "config") {
-      object = ir::unparenthesize(object.field(field::object));
-    }
-    if (!object.is(kind::attribute)) return false;
-    const ir::Node root = ir::unparenthesize(object.field(field::object));
-    if (!root.is(kind::identifier) || m.text(root) != "self") return false;
-    const std::span<const int> self_bindings = m.bindings_of(root);
-    return self_bindings.size() == 1 &&
-           m.bindings[static_cast<size_t>(self_bindings[0])].kind == ir::BindingKind::Parameter;
+    // self.config.<name>: a dtype or a name, by what the attribute is called (`torch_dtype`,
+    // `_attn_implementation`). Never a number: Dynamo makes one that differs between compiled
+    // instances dynamic, and formatting it then breaks the graph again.
+    const std::string_view attribute = m.text(e.field(field::attribute));
+    if (!attribute.ends_with("dtype") && !attribute.ends_with("_implementation")) return false;
+    const ir::Node config = ir::unparenthesize(e.field(field::object));
+    if (!config.is(kind::attribute) || m.text(config.field(field::attribute)) != "config") return false;
+    return is_method_self(m, ir::unparenthesize(config.field(field::object)));
   }
   if (e.is(kind::call)) {
     const auto q = m.qualified_name(e.field(field::function));
@@ -268,14 +277,13 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
     out.callee_only = kept[i]->keyword.empty() &&
                       (rendered[i] == SiteRenderer::hole_marker(i) || is_constant_string(m, kept[i]->value));
   }
-  // A warning with a constant message and a named category: the runtime issues it from the site's
-  // own line (the warnings registry keys on it), so no per-site helper is needed either.
-  if (kind == DeferredCall::WarningsWarn) {
-    out.callee_only = (args.size() == 1 || args.size() == 2) && kept.size() == args.size() &&
-                      std::all_of(args.begin(), args.end(), [](const Argument& a) { return a.keyword.empty(); }) &&
-                      is_constant_string(m, args[0].value) &&
-                      (args.size() == 1 || !ir::unparenthesize(args[1].value).is(kind::none));
-  }
+  // A warning with a constant message and a named category, both positional: the runtime issues
+  // it from the site's own line (the warnings registry keys on it), so it needs no helper either.
+  const bool warning_callee_only =
+      (args.size() == 1 || args.size() == 2) && kept.size() == args.size() &&
+      std::all_of(args.begin(), args.end(), [](const Argument& a) { return a.keyword.empty(); }) &&
+      is_constant_string(m, args[0].value) && (args.size() == 1 || !ir::unparenthesize(args[1].value).is(kind::none));
+  if (kind == DeferredCall::WarningsWarn) out.callee_only = warning_callee_only;
   out.callee = callee;
   return out;
 }

@@ -134,6 +134,32 @@ GeneratedMarkers scan_generated_markers(std::string_view text) {
 
 std::optional<GeneratedBlock> find_generated_block(std::string_view text) { return scan_generated_markers(text).block; }
 
+namespace {
+
+// `def _graphmend_...`, after any decorator lines.
+bool defines_helper(std::string_view code) {
+  while (code.starts_with('@')) {
+    const size_t eol = code.find('\n');
+    if (eol == std::string_view::npos) return false;
+    code.remove_prefix(eol + 1);
+  }
+  return code.starts_with("def _graphmend_");
+}
+
+}  // namespace
+
+void extend_over_helpers(std::string_view text, GeneratedMarkers& markers, std::span<const TextRange> statements) {
+  if (!markers.binding_line()) return;
+  TextRange& range = markers.block->range;
+  for (const TextRange& statement : statements) {
+    if (statement.start < range.end) continue;
+    const std::string_view gap = text.substr(range.end, statement.start - range.end);
+    if (gap.find_first_not_of(" \t\r\n\f") != std::string_view::npos) break;
+    if (!defines_helper(text.substr(statement.start, statement.length()))) break;
+    range.end = statement.end;
+  }
+}
+
 std::vector<Helper> generated_helpers(std::string_view text, const GeneratedBlock& block,
                                      std::span<const TextRange> statements) {
   std::vector<Helper> out;

@@ -120,3 +120,85 @@ def test_a_pair_that_differs_already_constrains_nothing(gm, tmp_path):
     report = fix(gm, tmp_path)
     assert "_graphmend.call(print)" in (pkg / "source.py").read_text()
     assert declines(report) == []
+
+
+WARN_SOURCE = '''import warnings
+
+import torch
+
+
+class Attention(torch.nn.Module):
+    def forward(self, x):
+        y = x * 2
+        warnings.warn("Attention is deprecated", FutureWarning, stacklevel=2)
+'''
+
+WARN_COPY = '''import warnings
+
+import torch
+
+
+class Other(torch.nn.Module):
+    def forward(self, x):
+        warnings.warn("Other is deprecated", FutureWarning, stacklevel=2)
+        return x
+
+
+class CopiedAttention(torch.nn.Module):
+    # Copied from pkg.source.Attention.forward
+    def forward(self, x):
+        y = x * 2
+        warnings.warn("Attention is deprecated", FutureWarning, stacklevel=2)
+'''
+
+
+def test_helpers_numbered_apart_keep_the_pair_apart(gm, tmp_path):
+    """A warning with a keyword keeps a helper per site, numbered in its module: the copy's is the
+    second in its module, the source's the first. The fixes differ, so both sides stay; the
+    wrapped statement ends each method, so its `else:` lands at the method's very end."""
+    pkg = write(tmp_path, WARN_SOURCE, WARN_COPY)
+    report = fix(gm, tmp_path)
+    source, copy = (pkg / "source.py").read_text(), (pkg / "copy.py").read_text()
+    assert source == WARN_SOURCE
+    assert "_graphmend_warn_forward_0" in copy  # Other.forward, not a copy, is fixed
+    assert body(copy, "CopiedAttention") == body(WARN_COPY, "CopiedAttention")
+    assert sorted(declines(report)) == [("copy.py", "copied-pair-would-differ"),
+                                        ("source.py", "copied-pair-would-differ")]
+    out = gm("check", "pkg", cwd=tmp_path)
+    assert "`pkg.copy.CopiedAttention.forward` is marked `# Copied from pkg.source.Attention.forward`" in out.stdout
+
+
+def test_marker_spelt_as_the_copy_check_reads_it(gm, tmp_path):
+    """`#Copied from`, without its space, is a marker to transformers' check too."""
+    pkg = write(tmp_path, GENERATED + SOURCE, COPY.replace("# Copied from", "#Copied from") + COMPILED)
+    report = fix(gm, tmp_path)
+    assert "_graphmend" not in (pkg / "copy.py").read_text()
+    assert ("copy.py", "copied-pair-would-differ") in declines(report)
+
+
+def test_source_defined_under_if_is_found(gm, tmp_path):
+    source = SOURCE.replace("class Attention", "if torch.cuda.is_available() or True:\n\n    class Attention")
+    source = source.replace("\n    def forward", "\n        def forward").replace('\n        print("Attention', '\n            print("Attention').replace("\n        return x * 2", "\n            return x * 2")
+    pkg = write(tmp_path, GENERATED + source, COPY + COMPILED)
+    report = fix(gm, tmp_path)
+    assert "_graphmend" not in (pkg / "copy.py").read_text()
+    assert ("copy.py", "copied-pair-would-differ") in declines(report)
+
+
+def test_ignored_parts_take_the_same_changes_on_both_sides(gm, tmp_path):
+    """A copy with `# Ignore copy` blocks differs from its source as text; the copy check skips
+    those blocks, so a fix passes when it makes the same changes on both sides."""
+    copy = COPY.replace("        return x * 2", "        # Ignore copy\n        return x * 3") + COMPILED
+    pkg = write(tmp_path, SOURCE, copy)
+    report = fix(gm, tmp_path)
+    assert '_graphmend.call(print)("Attention forward")' in (pkg / "source.py").read_text()
+    assert '_graphmend.call(print)("CopiedAttention forward")' in (pkg / "copy.py").read_text()
+    assert declines(report) == []
+
+
+def test_ignored_parts_and_a_change_on_one_side_leave_both(gm, tmp_path):
+    copy = COPY.replace("        return x * 2", "        # Ignore copy\n        return x * 3") + COMPILED
+    pkg = write(tmp_path, GENERATED + SOURCE, copy)
+    report = fix(gm, tmp_path)
+    assert (pkg / "copy.py").read_text() == copy
+    assert declines(report) == [("copy.py", "copied-pair-would-differ")]

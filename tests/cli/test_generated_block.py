@@ -1,11 +1,33 @@
-"""The generated block `fix` maintains in a patched module: when its marker lines do not pair up
-(a bad merge, a hand edit), graphmend says so, leaves the block and the file as they are, and
-declines the fixes that would need the block."""
+"""The generated block `fix` maintains in a patched module: the runtime binding line and, after it,
+the module's site helpers. When the block is damaged (a bad merge repeats it, a hand edit alters the
+binding line, graphmend's older marker lines do not pair up), graphmend says so, leaves the block
+and the file as they are, and declines the fixes that would need the block."""
+
+import ast
 
 from conftest import MODEL
 
 BEGIN = "# graphmend: begin generated code (`graphmend fix` maintains it; do not edit)\n"
 END = "# graphmend: end generated code\n"
+
+
+def block_span(text):
+    """(start, end) of the block: from the binding line to the end of the last helper after it."""
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    offset = [0]
+    for line in lines:
+        offset.append(offset[-1] + len(line))
+    nodes = iter(tree.body)
+    for node in nodes:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "_graphmend":
+            start = end = node
+            break
+    for node in nodes:
+        if not (isinstance(node, ast.FunctionDef) and node.name.startswith("_graphmend_")):
+            break
+        end = node
+    return offset[start.lineno - 1], offset[end.end_lineno]
 
 
 def patched_with_damaged_block(gm, project):
@@ -15,8 +37,9 @@ def patched_with_damaged_block(gm, project):
     r = gm("fix", "pkg", cwd=project)
     assert r.returncode == 0, r.stdout + r.stderr
     text = model.read_text()
-    begin, end = text.index(BEGIN), text.index(END) + len(END)
-    text = text[:end] + "\n" + text[begin:end] + text[end:]
+    assert "def _graphmend_raise_forward_0" in text and BEGIN not in text and END not in text
+    begin, end = block_span(text)
+    text = text[:end] + "\n\n" + text[begin:end] + text[end:]
     text = text.replace("        return x * 2\n", '        print("again")\n        return x * 2\n')
     model.write_text(text)
     return model, text
@@ -24,10 +47,10 @@ def patched_with_damaged_block(gm, project):
 
 def test_a_damaged_block_is_reported_and_the_file_left_alone(gm, project):
     model, damaged = patched_with_damaged_block(gm, project)
-    line = damaged[: damaged.index(BEGIN)].count("\n") + 1
+    line = damaged[: damaged.index(BINDING)].count("\n") + 1
     expected = (
         f"warning: pkg/model.py:{line}: graphmend's generated block is damaged "
-        "(it has 2 begin and 2 end markers, where one of each belongs)"
+        "(the runtime binding line appears 2 times, where one belongs)"
     )
 
     check = gm("check", "pkg", cwd=project)
@@ -43,19 +66,19 @@ def test_a_damaged_block_is_reported_and_the_file_left_alone(gm, project):
         assert model.read_text() == damaged
 
 
-def test_once_the_markers_pair_up_again_fix_resumes(gm, project):
+def test_once_the_block_is_whole_again_fix_resumes(gm, project):
     model, damaged = patched_with_damaged_block(gm, project)
     # The user deletes the second copy of the block.
-    first_end = damaged.index(END) + len(END)
-    second_begin = damaged.index(BEGIN, first_end)
-    second_end = damaged.index(END, second_begin) + len(END)
-    model.write_text(damaged[:first_end] + damaged[second_end:])
+    first = damaged.index(BINDING)
+    second = damaged.index(BINDING, first + 1)
+    begin, end = block_span(damaged[:first] + damaged[second:])
+    model.write_text(damaged[:first] + damaged[second:])
 
     r = gm("fix", "pkg", cwd=project)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "damaged" not in r.stderr
     text = model.read_text()
-    assert text.count(BEGIN) == 1 and text.count(END) == 1
+    assert text.count(BINDING) == 1 and text.count("def _graphmend_raise_forward_0") == 1
     # The new print is fixed: called through the compile-time choice, not directly.
     assert '("again")' in text and 'print("again")' not in text
     compile(text, "model.py", "exec")
@@ -68,8 +91,7 @@ def test_markers_in_an_unpatched_file_only_warn(gm, tmp_path):
 
 
 # A module that needs the runtime but no helper of its own gets the binding line alone: its diff is
-# that line and the blank line after it. It grows into a marked block when a helper arrives, and
-# shrinks back when the helper's site goes.
+# that line. Its helpers follow it when one arrives, and go when the helper's site goes.
 LOGGING_MODEL = '''import logging
 
 import torch
@@ -113,13 +135,16 @@ def test_the_binding_line_grows_into_a_block_and_back(gm, project):
     assert gm("fix", "pkg", cwd=project).returncode == 0
     one_line = model.read_text()
 
-    # A guard that needs a helper of its own: the binding moves into a marked block.
+    # A guard that needs a helper of its own: the helper follows the binding line, with the blank
+    # lines a formatter puts around a function, and no marker lines.
     guard = '        if x.sum() > 0:\n            raise ValueError(f"positive input of shape {x.shape}")\n'
     model.write_text(one_line.replace("        return x * 2\n", guard + "        return x * 2\n"))
     assert gm("fix", "pkg", cwd=project).returncode == 0
     with_helper = model.read_text()
-    assert with_helper.count(BEGIN) == 1 and with_helper.count(END) == 1 and with_helper.count(BINDING) == 1
-    assert BINDING in with_helper[with_helper.index(BEGIN) : with_helper.index(END)]
+    assert BEGIN not in with_helper and END not in with_helper and with_helper.count(BINDING) == 1
+    assert BINDING + "\n\ndef _graphmend_raise_forward_0(a0):\n" in with_helper
+    assert "\n\n\nlogger = logging.getLogger(__name__)\n" in with_helper
+    assert gm("fix", "pkg", cwd=project).returncode == 0 and model.read_text() == with_helper
 
     # The guard goes: so does its helper, and the block is the binding line again.
     start = with_helper.index('        _graphmend.call(logger).warning("constant message")\n')
@@ -152,22 +177,22 @@ def test_a_repeated_or_altered_binding_line_is_damage(gm, project):
         assert model.read_text() == damaged  # left alone; the new print's fix is declined
 
 
-def test_a_helper_whose_body_runs_past_the_end_marker_is_damage(gm, project):
-    """An indented line just after the end marker continues the last helper's body (the fuzzer's
-    find): maintaining that block would take the code after it for the helper's. Left alone, on
-    every run."""
+def test_a_line_added_to_a_helper_stays_with_it(gm, project):
+    """An indented line right after the last helper is part of its body (the fuzzer's find, once
+    with markers): `fix` keeps the helper as it is and cuts nothing, on every run."""
     model = project / "pkg" / "model.py"
     assert gm("fix", "pkg", cwd=project).returncode == 0
     text = model.read_text()
-    end = text.index(END) + len(END)
-    damaged = text[:end] + "    _graphmend_stray = 1\n" + text[end:]
-    damaged = damaged.replace("        return x * 2\n", '        print("again")\n        return x * 2\n')
-    model.write_text(damaged)
-    line = damaged[: damaged.index(END)].count("\n") + 1
+    _begin, end = block_span(text)
+    edited = text[:end] + "    _graphmend_stray = 1\n" + text[end:]
+    edited = edited.replace("        return x * 2\n", '        print("again")\n        return x * 2\n')
+    model.write_text(edited)
     for _ in range(2):
         r = gm("fix", "pkg", cwd=project)
-        assert f"warning: pkg/model.py:{line}: graphmend's generated block is damaged" in r.stderr, r.stderr
-        assert model.read_text() == damaged
+        assert r.returncode == 0, r.stdout + r.stderr
+        fixed = model.read_text()
+        assert "    _graphmend_stray = 1\n" in fixed and 'print("again")' not in fixed
+        compile(fixed, "model.py", "exec")
 
 
 def test_a_binding_line_in_a_docstring_is_not_a_block(gm, tmp_path):

@@ -48,8 +48,9 @@ BLOCK = r"(# graphmend: begin generated code[^\n]*\n)?_graphmend = "
 
 
 def written_lines(text):
-    """The lines graphmend wrote: its block and every line naming `_graphmend`."""
-    block = text[text.index("# graphmend: begin"):text.index("# graphmend: end")]
+    """The lines graphmend wrote: its block (the binding line and the helpers after it) and every
+    line naming `_graphmend`."""
+    block = text[text.index("_graphmend = "):text.index("\nlogger = ")]
     return block.splitlines() + [line for line in text.splitlines() if "_graphmend" in line]
 
 

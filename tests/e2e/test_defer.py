@@ -185,8 +185,26 @@ def test_warning_comes_from_its_site(pairs, defer_form, backend):
     _how, target, args = _case(patched, index)
     vars(patched).pop("__warningregistry__", None)
     eager = _warnings_shown(_twice(target, args))
-    assert len(eager) == 5 and all(shown.startswith("_graphmend.call(warnings).warn(") for *_, shown in eager)
+    assert len(eager) == 6 and all(shown.startswith("_graphmend.call(") for *_, shown in eager)
     _how, target, args = _case(patched, index)
     vars(patched).pop("__warningregistry__", None)
     torch._dynamo.reset()
     assert _warnings_shown(_twice(torch.compile(target, backend=backend, fullgraph=True), args)) == eager
+
+
+def test_warning_dynamo_cannot_place_warns_in_place(pairs, monkeypatch):
+    """Where the runtime cannot place the site while tracing (here: the frame Dynamo reports is
+    not in the module's file; another torch could report none), the call warns in place, eagerly,
+    with the original's break: from the site's line all the same."""
+    _original, patched, _ = pairs["defer_forms"]
+    index = next(i for p, i, n in CASES if p == "defer_forms" and n == "warnings at their site")
+    _how, target, args = _case(patched, index)
+    vars(patched).pop("__warningregistry__", None)
+    eager = _warnings_shown(_twice(target, args))
+    monkeypatch.setattr(patched, "__file__", "/elsewhere/module.py")
+    _how, target, args = _case(patched, index)
+    vars(patched).pop("__warningregistry__", None)
+    torch._dynamo.reset()
+    counters.clear()
+    assert _warnings_shown(_twice(torch.compile(target, backend="eager"), args)) == eager
+    assert counters["graph_break"], "the warnings ran in place, each with its break"

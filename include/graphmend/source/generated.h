@@ -16,8 +16,10 @@
 namespace graphmend::source {
 
 // The block graphmend maintains in a patched module: the runtime binding and the site helpers.
-// A module of a package that needs no helper gets the binding line alone, with no markers: its
-// diff is one line. Every other block sits between these markers.
+// A module of a package has no markers: the binding line, then its site helpers (top-level
+// functions named `_graphmend_*`, only blank lines between them), which is what a maintainer reads
+// in its diff. A loose script's block holds the runtime itself, between these markers (as did
+// every block written by graphmend before runtime 17, which the fix stage rewrites).
 inline constexpr std::string_view kGeneratedBegin =
     "# graphmend: begin generated code (`graphmend fix` maintains it; do not edit)";
 inline constexpr std::string_view kGeneratedEnd = "# graphmend: end generated code";
@@ -35,8 +37,8 @@ inline constexpr std::string_view kLegacyGeneratedBegin =
 inline constexpr std::string_view kLegacyGeneratedEnd = "# --- graphmend: generated helpers (end) ---";
 
 struct GeneratedBlock {
-  // From the begin marker to the end of the end marker, or the binding line alone (its newline
-  // excluded).
+  // From the begin marker to the end of the end marker, or from the binding line to the end of the
+  // last site helper after it (extend_over_helpers; the last newline excluded).
   TextRange range;
   bool legacy = false;
 };
@@ -55,13 +57,19 @@ struct GeneratedMarkers {
   uint32_t damage_at = 0;  // the offset of the marker line concerned (the altered one, or the first)
   std::vector<uint32_t> lines;  // the offset of every marker line found, in order
 
-  // The offset of the binding line that is the whole block (a block without marker lines).
+  // The offset of the binding line that starts a block without marker lines.
   [[nodiscard]] std::optional<uint32_t> binding_line() const {
     return block && lines.empty() ? std::optional(block->range.start) : std::nullopt;
   }
 };
 
 GeneratedMarkers scan_generated_markers(std::string_view text);
+
+// A block without markers runs from its binding line over the site helpers right after it: each
+// top-level statement (`statements`, in order) that defines a `_graphmend_` function, with only
+// blank lines before it. scan_generated_markers finds the binding line only, since where a
+// helper ends takes the parse (its strings may hold lines at column 0).
+void extend_over_helpers(std::string_view text, GeneratedMarkers& markers, std::span<const TextRange> statements);
 
 // The module's generated block, if its markers pair up (scan_generated_markers(text).block).
 std::optional<GeneratedBlock> find_generated_block(std::string_view text);

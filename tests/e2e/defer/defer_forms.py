@@ -7,6 +7,7 @@ import functools
 import logging
 import sys
 import warnings
+from warnings import warn
 
 import torch
 from torch import nn
@@ -75,7 +76,8 @@ class WarnsInner(nn.Module):
 
 class WarnsAtSite(nn.Module):
     """Warnings with a constant message and a named category: issued from the site's own line,
-    compiled as eagerly, so the registry, the filters and the text shown are eager's."""
+    compiled as eagerly, so the registry, the filters and the text shown are eager's. `warn` is
+    warnings.warn imported by name."""
 
     def __init__(self):
         super().__init__()
@@ -87,12 +89,14 @@ class WarnsAtSite(nn.Module):
         warnings.warn(f"{type(self).__name__} works in {y.dtype}", DeprecationWarning)
         warnings.warn("same text", RuntimeWarning)
         warnings.warn("same text", RuntimeWarning)
+        warn("imported by name", UserWarning)
         return self.inner(y)
 
 
 class Config:
     attn_implementation = "sdpa"
     max_positions = 64
+    torch_dtype = torch.float32
     pre_quantization_dtype = torch.float16
 
 
@@ -114,7 +118,8 @@ class ConstantValues(nn.Module):
         else:
             target_dtype = torch.get_default_dtype()
         logger.warning_once(f"{self.__class__.__name__} casts back to {target_dtype}")
-        logger.warning(f"{self.config.attn_implementation!r} attention, {self.config.max_positions} positions")
+        logger.warning(f"{self.config.attn_implementation!r} attention in {self.config.torch_dtype}")
+        logger.warning(f"{self.config.max_positions} positions")  # a number: formatted by a helper
         print(f"{x.dtype}", target_dtype)
         return (x * self.scale).to(target_dtype)
 
