@@ -244,15 +244,35 @@ std::optional<std::string> patched_text(const ir::Module& module, syntax::Node d
   return out;
 }
 
-// The changes the pending fixes make to the definition, in order: each edit's replaced text and
-// its replacement, lines stripped (after `replacements`, for a source).
+// The statements of `definition` that the copy check skips: each one right after an
+// `# Ignore copy` comment, in the same block.
+std::vector<source::TextRange> ignored_statements(const ir::Module& module, syntax::Node definition) {
+  std::vector<source::TextRange> out;
+  syntax::walk(definition, [&](syntax::Node n) {
+    if (!n.is(kind::comment) || trim(module.text(n)) != "# Ignore copy") return true;
+    syntax::Node next = n.next_named_sibling();
+    while (!next.is_null() && next.is(kind::comment)) next = next.next_named_sibling();
+    if (!next.is_null()) out.push_back(next.range());
+    return true;
+  });
+  return out;
+}
+
+// The changes the pending fixes make to the definition, in order, outside the statements in
+// `skipped`: each edit's replaced text and its replacement, lines stripped (after `replacements`,
+// for a source).
 std::optional<std::vector<std::string>> changes(const ir::Module& module, syntax::Node definition,
                                                 const std::vector<const source::Fix*>& fixes,
-                                                const std::vector<Replacement>& replacements) {
+                                                const std::vector<Replacement>& replacements,
+                                                const std::vector<source::TextRange>& skipped) {
   const source::TextRange range = definition.range();
   std::vector<const source::Edit*> inside;
   for (const source::Fix* f : fixes) {
     if (!touches(*f, range)) continue;
+    const auto in_skipped = [&](const source::Edit& e) {
+      return std::any_of(skipped.begin(), skipped.end(), [&](const source::TextRange& r) { return r.contains(e.range); });
+    };
+    if (std::all_of(f->edits.begin(), f->edits.end(), in_skipped)) continue;
     for (const source::Edit& e : f->edits) {
       if (!range.contains(e.range)) return std::nullopt;
       inside.push_back(&e);
@@ -346,8 +366,10 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
       const std::optional<std::string> patched_source =
           patched_text(*files[source.file].module, source.definition, source_fixes);
       if (copy.ignores_parts) {
-        const auto copy_changes = changes(*files[copy.file].module, copy.definition, copy_fixes, {});
-        const auto source_changes = changes(*files[source.file].module, source.definition, source_fixes, copy.replacements);
+        const auto copy_changes = changes(*files[copy.file].module, copy.definition, copy_fixes, {},
+                                          ignored_statements(*files[copy.file].module, copy.definition));
+        const auto source_changes =
+            changes(*files[source.file].module, source.definition, source_fixes, copy.replacements, {});
         if (copy_changes && source_changes && *copy_changes == *source_changes) continue;
       } else if (patched_copy && patched_source &&
                  normal(replaced(*patched_source, copy.replacements)) == normal(*patched_copy)) {

@@ -263,7 +263,7 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
   if (const source::GeneratedMarkers& markers = u.module->generated(); markers.damage) {
     findings.warnings.push_back(fmt::format(
         "{}: graphmend's generated block is damaged ({}); `fix` leaves it as it is and makes no fix that "
-        "needs it: restore it from version control, or delete its marker lines",
+        "needs it: restore it from version control, or remove the repeated or altered lines",
         lines.line_of(markers.damage_at), *markers.damage));
   }
   rewrite::SiteNamer names(*u.module);

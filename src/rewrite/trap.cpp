@@ -180,7 +180,8 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
               "failing input still raises AssertionError (eager path and `python -O` unchanged)";
   std::string raising = "AssertionError";  // the check's first argument: the class, or a site helper
   if (!literal_args) {
-    raising = names.next("raise", function);
+    // Named from its text: copies of one guard ("Copied from") name the same helper.
+    raising = names.shared("raise", helper_signature(site_helper("", "", raised)));
     fix.helpers = {site_helper(raising, "", raised)};
   }
   const std::string check = fmt::format("_graphmend.check({}, {}, True{})", raising, tested, literal_args.value_or(""));
@@ -299,7 +300,8 @@ std::variant<Fix, Declined> plan_trap(const analysis::FileContext& ctx, ir::Node
     // message from the values carried to it.
     std::string raising = g.exception;
     if (!g.literal_args) {
-      raising = names.next("raise", function);
+      // Named from its text: copies of one guard ("Copied from") name the same helper.
+      raising = names.shared("raise", helper_signature(site_helper("", g.params, g.raise_body)));
       fix.helpers = {site_helper(raising, g.params, g.raise_body)};
     }
     compiled = fmt::format("_graphmend.check({}, {}, {}{})", raising, g.condition_text, g.negate ? "True" : "False",

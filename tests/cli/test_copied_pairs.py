@@ -202,3 +202,16 @@ def test_ignored_parts_and_a_change_on_one_side_leave_both(gm, tmp_path):
     report = fix(gm, tmp_path)
     assert (pkg / "copy.py").read_text() == copy
     assert declines(report) == [("copy.py", "copied-pair-would-differ")]
+
+
+def test_a_fix_inside_an_ignored_statement_is_the_copys_own(gm, tmp_path):
+    """The copy check skips the statement after `# Ignore copy`: a fix there changes nothing it
+    compares (Grounding DINO's guard, in a copy of Deformable DETR's attention)."""
+    source = SOURCE.replace('        print("Attention forward")\n', "")
+    copy = COPY.replace('        print("CopiedAttention forward")\n',
+                        '        # Ignore copy\n        print("CopiedAttention forward")\n') + COMPILED
+    pkg = write(tmp_path, source, copy)
+    report = fix(gm, tmp_path)
+    assert '_graphmend.call(print)("CopiedAttention forward")' in (pkg / "copy.py").read_text()
+    assert (pkg / "source.py").read_text() == source
+    assert declines(report) == []

@@ -186,8 +186,8 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::SharesLine, "shares-line",
      "the statement shares its line with other code; put it on a line of its own"},
     {DeclineCode::GeneratedBlockDamaged, "generated-block-damaged",
-     "graphmend's generated block in this module is damaged ({}); restore it from version control or "
-     "delete its marker lines"},
+     "graphmend's generated block in this module is damaged ({}); restore it from version control, or "
+     "remove the repeated or altered lines the warning names"},
     {DeclineCode::RuntimeNameTaken, "runtime-name-taken",
      "the module already binds the name `_graphmend`, which graphmend's generated code needs"},
     {DeclineCode::CopiedPairWouldDiffer, "copied-pair-would-differ",
