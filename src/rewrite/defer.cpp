@@ -318,8 +318,9 @@ std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Nod
     return fix;
   }
 
-  const std::string site = shared ? names.shared(deferred_kind_tag(kind), helper_signature(site_helper("", text.params, site_call)))
-                                  : names.next(deferred_kind_tag(kind), function);
+  const std::string signature = helper_signature(site_helper("", text.params, site_call));
+  const std::string site = shared ? names.shared(deferred_kind_tag(kind), signature)
+                                  : names.own(deferred_kind_tag(kind), signature);
   if (auto declined = wrap_for_compile(m, stmt, fmt::format("_graphmend.defer({}{})", site, text.hole_args), fix)) {
     return *declined;
   }

@@ -152,13 +152,21 @@ std::variant<source::Fix, Declined> plan_item_effect(const analysis::FileContext
   if (auto* d = std::get_if<Declined>(&matched)) return std::move(*d);
   if (auto failing = tracing_may_fail(ctx, item_call)) return *failing;
   const ItemEffect& e = std::get<ItemEffect>(matched);
-  const ir::Function& fn = m.functions[static_cast<size_t>(m.function_of(e.statement))];
 
   source::Fix fix;
   fix.title = "keep the value a tensor and run the call inside the compiled graph when the test passes (eager "
               "path unchanged)";
   fix.applicability = source::Applicability::Safe;
-  const std::string site = names.next(deferred_kind_tag(e.call_kind), fn.name);
+  // The helper tests the carried result (a 0-d bool tensor, or a bool where the value stayed a
+  // Python number) and makes the call as the `if` did.
+  std::string call_lines;
+  for (const char c : e.deferred.site_call) {
+    call_lines += c;
+    if (c == '\n') call_lines += "    ";
+  }
+  const std::string body = "if _graphmend_c:\n        " + call_lines;
+  const std::string site =
+      names.own(deferred_kind_tag(e.call_kind), helper_signature(site_helper("", "_graphmend_c", body)));
   const std::string value =
       fmt::format("_graphmend.scalar({})", copied(m, item_call.field(field::function).field(field::object)));
   const std::string tested_value =
@@ -168,14 +176,7 @@ std::variant<source::Fix, Declined> plan_item_effect(const analysis::FileContext
                                        fix)) {
     return *declined;
   }
-  // The helper tests the carried result (a 0-d bool tensor, or a bool where the value stayed a
-  // Python number) and makes the call as the `if` did.
-  std::string call_lines;
-  for (const char c : e.deferred.site_call) {
-    call_lines += c;
-    if (c == '\n') call_lines += "    ";
-  }
-  fix.helpers = {site_helper(site, "_graphmend_c", "if _graphmend_c:\n        " + call_lines)};
+  fix.helpers = {site_helper(site, "_graphmend_c", body)};
   return fix;
 }
 

@@ -176,8 +176,19 @@ std::string SiteNamer::fresh(const std::string& prefix) {
   }
 }
 
-std::string SiteNamer::next(std::string_view kind, std::string_view function) {
-  return fresh(fmt::format("_graphmend_{}_{}_", kind, function));
+namespace {
+
+// FNV-1a of a helper's signature, 24 bits: a short name that the same text always gets.
+uint32_t text_hash(const std::string& signature) {
+  uint32_t hash = 2166136261u;
+  for (const char c : signature) hash = (hash ^ static_cast<uint8_t>(c)) * 16777619u;
+  return hash & 0xffffffu;
+}
+
+}  // namespace
+
+std::string SiteNamer::own(std::string_view kind, const std::string& signature) {
+  return fresh(fmt::format("_graphmend_{}_{:06x}_", kind, text_hash(signature)));
 }
 
 std::string SiteNamer::shared(std::string_view kind, const std::string& signature) {
@@ -191,11 +202,9 @@ std::string SiteNamer::shared(std::string_view kind, const std::string& signatur
     }
   }
   if (auto it = by_signature_.find(signature); it != by_signature_.end()) return it->second;
-  // Named from its text (FNV-1a of the signature), not by a count in this file: code copied
-  // between files (transformers' "Copied from") gets the same helper name in each copy.
-  uint32_t hash = 2166136261u;
-  for (const char c : signature) hash = (hash ^ static_cast<uint8_t>(c)) * 16777619u;
-  const std::string base = fmt::format("_graphmend_{}_{:06x}", kind, hash & 0xffffffu);
+  // Named from its text, not by a count in this file: code copied between files (transformers'
+  // "Copied from") gets the same helper name in each copy.
+  const std::string base = fmt::format("_graphmend_{}_{:06x}", kind, text_hash(signature));
   std::string name = base;
   if (taken_.contains(name) || module_.scopes[0].symbols.contains(name)) {
     name = fresh(base + "_");

@@ -1207,7 +1207,7 @@ std::optional<Decline> WherePlanner::plan_guards(WherePlan& plan) {
     parts.push_back(g.negate ? "~" + operand(*fires) : operand(*fires));
     std::string active;
     for (size_t i = 0; i < parts.size(); ++i) active += (i ? " & " : "") + parts[i];
-    const std::string site = names_.next("branch_raise", fn_->name);
+    const std::string site = names_.shared("branch_raise", helper_signature(site_helper("", g.params, g.raise_body)));
     std::vector<LayoutExpr> args{LayoutExpr::atom(site), LayoutExpr::atom(active), LayoutExpr::atom("False")};
     for (ir::Node h : g.holes) {
       auto text = one_line_text(m_, h);

@@ -4,6 +4,7 @@ applied, after the fix, as transformers' copy check (utils/check_copies.py) dema
 applied to both sides alike, or to neither, with a decline that says why."""
 
 import json
+import re
 
 SOURCE = '''import torch
 
@@ -140,7 +141,8 @@ import torch
 
 class Other(torch.nn.Module):
     def forward(self, x):
-        warnings.warn("Other is deprecated", FutureWarning, stacklevel=2)
+        y = x * 2
+        warnings.warn("Attention is deprecated", FutureWarning, stacklevel=2)
         return x
 
 
@@ -152,15 +154,28 @@ class CopiedAttention(torch.nn.Module):
 '''
 
 
+def test_helpers_named_from_their_text_keep_the_pair_alike(gm, tmp_path):
+    """A warning with a keyword keeps a helper of its own, named from its text: the copy's and the
+    source's have the same name, so both sides are fixed alike. The wrapped statement ends each
+    method, so its `else:` lands at the method's very end."""
+    pkg = write(tmp_path, WARN_SOURCE, WARN_COPY.replace('warnings.warn("Attention is deprecated", FutureWarning, stacklevel=2)\n        return x',
+                                                         'warnings.warn("Other is deprecated", FutureWarning, stacklevel=2)\n        return x'))
+    report = fix(gm, tmp_path)
+    source, copy = (pkg / "source.py").read_text(), (pkg / "copy.py").read_text()
+    helper = re.search(r"_graphmend_warn_[0-9a-f]{6}_0", source)[0]
+    assert f"_graphmend.defer({helper})" in source and f"_graphmend.defer({helper})" in copy
+    assert body(copy, "CopiedAttention")[1:] == body(source, "Attention")  # after the marker line
+    assert declines(report) == []
+
+
 def test_helpers_numbered_apart_keep_the_pair_apart(gm, tmp_path):
-    """A warning with a keyword keeps a helper per site, numbered in its module: the copy's is the
-    second in its module, the source's the first. The fixes differ, so both sides stay; the
-    wrapped statement ends each method, so its `else:` lands at the method's very end."""
+    """The copy's module has an earlier site with the same text, so the copy's helper takes the
+    next number: the fixes differ, and both sides stay."""
     pkg = write(tmp_path, WARN_SOURCE, WARN_COPY)
     report = fix(gm, tmp_path)
     source, copy = (pkg / "source.py").read_text(), (pkg / "copy.py").read_text()
     assert source == WARN_SOURCE
-    assert "_graphmend_warn_forward_0" in copy  # Other.forward, not a copy, is fixed
+    assert re.search(r"_graphmend_warn_[0-9a-f]{6}_0", copy)  # Other.forward, not a copy, is fixed
     assert body(copy, "CopiedAttention") == body(WARN_COPY, "CopiedAttention")
     assert sorted(declines(report)) == [("copy.py", "copied-pair-would-differ"),
                                         ("source.py", "copied-pair-would-differ")]

@@ -41,13 +41,15 @@ struct Declined {
   Decline reason;
 };
 
-// Names site helpers `_graphmend_<kind>_<function>_<n>`, never reusing a name the module binds
-// or an earlier site of this namer took. Each rule has its own namer in a pass, so each kind
-// belongs to one rule: print, log, warn ([Defer]), raise ([Trap]), branch_raise ([Where]).
+// Names site helpers from their text, never reusing a name the module binds or an earlier site of
+// this namer took, so that code copied between files (transformers' "Copied from") names the
+// same helpers in each copy. Kinds: print, log, warn ([Defer]), raise ([Trap]).
 class SiteNamer {
  public:
   explicit SiteNamer(const ir::Module& module) : module_(module) {}
-  std::string next(std::string_view kind, std::string_view function);
+  // A helper of one site only (a warning's: the warnings registry keys on the line it warns
+  // from), `_graphmend_<kind>_<hash>_<n>`: the first free n for that text.
+  std::string own(std::string_view kind, const std::string& signature);
   // The name of a helper shared by every site whose helper has this helper_signature: the
   // block's own helper with that text, one named earlier in this pass, or a new
   // `_graphmend_<kind>_<hash>`, named from the signature's text (with `_<n>` after it only
