@@ -1,6 +1,7 @@
 #include "graphmend/report/report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -631,8 +632,24 @@ void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream
   for (const driver::GeneratedFile& g : run.runtime_files) {
     if (g.write_error) err << fmt::format("error: {}: cannot write the graphmend runtime: {}\n", g.display, *g.write_error);
   }
+  // A package with many generated files (transformers has 56) would fill the screen with one
+  // sentence per file: the first few in full, then the rest by name on one line.
+  constexpr std::string_view kGeneratedWarning = "1: the file says it is generated";
+  constexpr size_t kGeneratedInFull = 3;
+  std::vector<std::string_view> more_generated;
+  size_t generated = 0;
   for (const driver::FileReport& f : run.files) {
-    for (const std::string& w : f.warnings) err << fmt::format("warning: {}:{}\n", f.display, w);
+    for (const std::string& w : f.warnings) {
+      if (w.starts_with(kGeneratedWarning) && ++generated > kGeneratedInFull) {
+        more_generated.push_back(f.display);
+        continue;
+      }
+      err << fmt::format("warning: {}:{}\n", f.display, w);
+    }
+  }
+  if (!more_generated.empty()) {
+    err << fmt::format("warning: {} more files say they are generated and are left to their generators alike: {}\n",
+                       more_generated.size(), fmt::join(more_generated, ", "));
   }
   const bool machine = is_machine_format(options.format);
   if (options.diff && !machine) {

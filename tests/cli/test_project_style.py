@@ -207,3 +207,18 @@ def test_a_lost_or_stale_runtime_file_is_reported_and_written_again(gm, tmp_path
     assert out.returncode == 1 and "is runtime 1" in out.stdout
     gm("fix", "pkg", cwd=tmp_path)
     assert runtime.read_text() == current
+
+
+def test_many_generated_files_are_named_on_one_line(gm, tmp_path):
+    """transformers has 56 generated modules: the first three warnings in full, then the rest by name
+    on one line, not a screenful of one sentence."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    for n in range(5):
+        (tmp_path / "pkg" / f"modeling_{n}.py").write_text(GENERATED_HEADERS[0] + MODULE)
+    out = gm("check", "pkg", cwd=tmp_path)
+    lines = [line for line in out.stderr.splitlines() if "generated" in line]
+    assert len(lines) == 4, out.stderr
+    assert all("the file says it is generated" in line for line in lines[:3])
+    assert lines[3] == ("warning: 2 more files say they are generated and are left to their generators alike: "
+                        "pkg/modeling_3.py, pkg/modeling_4.py")
