@@ -216,14 +216,19 @@ bool touches(const source::Fix& fix, const source::TextRange& definition) {
   return std::any_of(fix.edits.begin(), fix.edits.end(), [&](const source::Edit& e) { return touches(e, definition); });
 }
 
-// The definition's text once the pending fixes that touch it are applied; nullopt when one of
-// their edits reaches across its edge.
-std::optional<std::string> patched_text(const ir::Module& module, syntax::Node definition,
-                                        const std::vector<const source::Fix*>& fixes) {
-  const source::TextRange range = definition.range();
+// The edits of the pending fixes that touch the definition, in order, leaving out the fixes whose
+// every edit lies in `skipped`; nullopt when one of them reaches across the definition's edge or two
+// overlap (apply() would skip one).
+std::optional<std::vector<const source::Edit*>> touching_edits(const source::TextRange& range,
+                                                               const std::vector<const source::Fix*>& fixes,
+                                                               const std::vector<source::TextRange>& skipped) {
+  const auto in_skipped = [&](const source::Edit& e) {
+    return std::any_of(skipped.begin(), skipped.end(), [&](const source::TextRange& r) { return r.contains(e.range); });
+  };
   std::vector<const source::Edit*> inside;
   for (const source::Fix* f : fixes) {
     if (!touches(*f, range)) continue;
+    if (!skipped.empty() && std::all_of(f->edits.begin(), f->edits.end(), in_skipped)) continue;
     for (const source::Edit& e : f->edits) {
       if (!range.contains(e.range)) return std::nullopt;
       inside.push_back(&e);
@@ -231,11 +236,22 @@ std::optional<std::string> patched_text(const ir::Module& module, syntax::Node d
   }
   std::sort(inside.begin(), inside.end(),
             [](const source::Edit* a, const source::Edit* b) { return a->range.start < b->range.start; });
+  for (size_t k = 1; k < inside.size(); ++k) {
+    if (inside[k]->range.start < inside[k - 1]->range.end) return std::nullopt;
+  }
+  return inside;
+}
+
+// The definition's text once the pending fixes that touch it are applied.
+std::optional<std::string> patched_text(const ir::Module& module, syntax::Node definition,
+                                        const std::vector<const source::Fix*>& fixes) {
+  const source::TextRange range = definition.range();
+  const auto inside = touching_edits(range, fixes, {});
+  if (!inside) return std::nullopt;
   const std::string_view text = module.text();
   std::string out;
   uint32_t at = range.start;
-  for (const source::Edit* e : inside) {
-    if (e->range.start < at) return std::nullopt;  // overlapping edits: apply() would skip one
+  for (const source::Edit* e : *inside) {
     out.append(text.substr(at, e->range.start - at));
     out += e->replacement;
     at = e->range.end;
@@ -265,23 +281,10 @@ std::optional<std::vector<std::string>> changes(const ir::Module& module, syntax
                                                 const std::vector<const source::Fix*>& fixes,
                                                 const std::vector<Replacement>& replacements,
                                                 const std::vector<source::TextRange>& skipped) {
-  const source::TextRange range = definition.range();
-  std::vector<const source::Edit*> inside;
-  for (const source::Fix* f : fixes) {
-    if (!touches(*f, range)) continue;
-    const auto in_skipped = [&](const source::Edit& e) {
-      return std::any_of(skipped.begin(), skipped.end(), [&](const source::TextRange& r) { return r.contains(e.range); });
-    };
-    if (std::all_of(f->edits.begin(), f->edits.end(), in_skipped)) continue;
-    for (const source::Edit& e : f->edits) {
-      if (!range.contains(e.range)) return std::nullopt;
-      inside.push_back(&e);
-    }
-  }
-  std::sort(inside.begin(), inside.end(),
-            [](const source::Edit* a, const source::Edit* b) { return a->range.start < b->range.start; });
+  const auto inside = touching_edits(definition.range(), fixes, skipped);
+  if (!inside) return std::nullopt;
   std::vector<std::string> out;
-  for (const source::Edit* e : inside) {
+  for (const source::Edit* e : *inside) {
     // normal() drops a first line: a newline in front keeps every line.
     out.push_back(normal("\n" + replaced(std::string(module.text().substr(e->range.start, e->range.length())), replacements)));
     out.push_back(normal("\n" + replaced(e->replacement, replacements)));
