@@ -291,9 +291,11 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
   const std::vector<const ir::Binding*> selected_bindings = bindings_in_order(m, selected);
   ir::Node topk_stmt = selected_bindings.size() == 1 ? selected_bindings[0]->statement : ir::Node{};
   a = topk_stmt ? assignment_of(topk_stmt) : ir::Node{};
-  const auto pair = a ? two_names(a.field(field::left)) : std::nullopt;
+  // (null names when the statement is not `values, indices = ...`)
+  const std::array<ir::Node, 2> pair =
+      (a ? two_names(a.field(field::left)) : std::nullopt).value_or(std::array<ir::Node, 2>{});
   rhs = a ? ir::unparenthesize(a.field(field::right)) : ir::Node{};
-  bool topk_ok = pair && (*pair)[1] == selected_bindings[0]->target && rhs.is(kind::call) &&
+  bool topk_ok = pair[1] && pair[1] == selected_bindings[0]->target && rhs.is(kind::call) &&
                  analysis::callee_name(m, rhs) == std::optional<std::string>("torch.topk") &&
                  runs_before(topk_stmt, mask_stmt);
   if (topk_ok) {
@@ -319,7 +321,7 @@ std::optional<Declined> check_routing(const analysis::FileContext& ctx, ir::Node
   std::vector<source::TextRange> kept_in_shape;
   const std::vector<const ir::Binding*> weight_bindings = bindings_in_order(m, loop.weights);
   const auto from_topk = std::find_if(weight_bindings.begin(), weight_bindings.end(),
-                                      [&](const ir::Binding* b) { return b->target == (*pair)[0]; });
+                                      [&](const ir::Binding* b) { return b->target == pair[0]; });
   bool weights_ok = from_topk != weight_bindings.end();
   for (auto it = weights_ok ? std::next(from_topk) : weight_bindings.end(); weights_ok && it != weight_bindings.end();
        ++it) {
@@ -508,8 +510,18 @@ ir::Node expert_gather_call(const analysis::FileContext& ctx, ir::Node for_state
   return {};
 }
 
-std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileContext& ctx, ir::Node for_statement,
-                                                         FunctionIndex& index) {
+namespace {
+
+// What the analysis of an expert loop proved, for render_expert_dispatch to lay out.
+struct ExpertDispatchPlan {
+  Loop loop;
+  ir::Node for_statement;
+  ir::Node first;         // the statement the fixed-shape loop goes before: the list of experts hit, or the loop
+  std::string iteration;  // what the fixed-shape loop runs over
+};
+
+std::variant<ExpertDispatchPlan, Declined> analyse_expert_dispatch(const analysis::FileContext& ctx,
+                                                                    ir::Node for_statement, FunctionIndex& index) {
   const ir::Module& m = ctx.module;
   const int fi = m.function_of(for_statement);
   if (auto declined = loop_declined(fi, for_statement)) return *declined;
@@ -577,13 +589,21 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   }
   if (!hit_list.empty() && later.contains(hit_list)) return Declined{decline<DeclineCode::DispatchNameAfter>(hit_list)};
   if (auto taken = name_taken(m, fi, kRouted)) return *taken;
+  if (first == for_statement) {
+    if (auto taken = name_taken(m, fi, kIteratedName)) return *taken;
+  }
+  return ExpertDispatchPlan{loop, for_statement, first, iteration};
+}
 
+std::variant<source::Fix, Declined> render_expert_dispatch(const ir::Module& m, const ExpertDispatchPlan& plan) {
+  const Loop& loop = plan.loop;
+  const std::string mask(m.text(loop.mask));
   // The fixed-shape loop: each token's slot for expert e (the one 1 in its column of mask[e]; 0,
   // masked, for a token e did not route), every token, the two statements as written, and the
   // contribution of a token e did not route masked to +0.0.
   const std::string expert(m.text(loop.expert)), slot(m.text(loop.slot)), tokens(m.text(loop.tokens));
   CompiledCode compiled;
-  compiled.line(fmt::format("for {} in {}:", expert, iteration));
+  compiled.line(fmt::format("for {} in {}:", expert, plan.iteration));
   ++compiled.level;
   compiled.line(reindented(m, loop.body[0], compiled.level));
   compiled.line(fmt::format("{} = {}[{}].any(0)", kRouted, mask, expert));
@@ -608,11 +628,19 @@ std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileCon
   // A topk of no experts per token leaves no slot to find: the original runs.
   const std::string gate =
       fmt::format("not _graphmend.compiling() or _graphmend.torch.is_grad_enabled() or {}.shape[1] == 0", mask);
-  if (first == for_statement) {
-    if (auto taken = name_taken(m, fi, kIteratedName)) return *taken;
+  if (auto declined = compile_before_loop(m, plan.first, plan.for_statement, compiled.text, fix, gate)) {
+    return *declined;
   }
-  if (auto declined = compile_before_loop(m, first, for_statement, compiled.text, fix, gate)) return *declined;
   return fix;
+}
+
+}  // namespace
+
+std::variant<source::Fix, Declined> plan_expert_dispatch(const analysis::FileContext& ctx, ir::Node for_statement,
+                                                         FunctionIndex& index) {
+  auto plan = analyse_expert_dispatch(ctx, for_statement, index);
+  if (auto* declined = std::get_if<Declined>(&plan)) return *declined;
+  return render_expert_dispatch(ctx.module, std::get<ExpertDispatchPlan>(plan));
 }
 
 ir::Node expert_masked_gather(const analysis::FileContext& ctx, ir::Node for_statement) {
@@ -640,8 +668,22 @@ ir::Node expert_masked_gather(const analysis::FileContext& ctx, ir::Node for_sta
   return {};
 }
 
-std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileContext& ctx, ir::Node for_statement,
-                                                         FunctionIndex& index) {
+namespace {
+
+// What the analysis of a masked-store loop proved, for render_masked_dispatch to lay out.
+struct MaskedDispatchPlan {
+  enum class Over { Range, Enumerate, HitList };
+  MaskedStore store;
+  Over over = Over::Range;
+  ir::Node for_statement;
+  ir::Node first;          // the statement the fixed-shape loop goes before (over the list of experts hit)
+  std::string iteration;   // what the loop runs over
+  std::string count_gate;  // the trace-time check the list of experts hit relies on, or ""
+};
+
+std::variant<MaskedDispatchPlan, Declined> analyse_masked_dispatch(const analysis::FileContext& ctx,
+                                                                    ir::Node for_statement, FunctionIndex& index) {
+  using Over = MaskedDispatchPlan::Over;
   const ir::Module& m = ctx.module;
   const int fi = m.function_of(for_statement);
   if (auto declined = loop_declined(fi, for_statement)) return *declined;
@@ -650,11 +692,12 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
   ir::Node left = for_statement.field(field::left);
   ir::Node iterable = ir::unparenthesize(for_statement.field(field::right));
   const auto callee = iterable.is(kind::call) ? analysis::callee_name(m, iterable) : std::nullopt;
-  enum class Over { Range, Enumerate, HitList } over;
-  if (const auto pair = two_names(left); pair && callee == std::optional<std::string>("enumerate")) {
+  Over over;
+  const std::array<ir::Node, 2> pair = two_names(left).value_or(std::array<ir::Node, 2>{});
+  if (pair[0] && callee == std::optional<std::string>("enumerate")) {
     over = Over::Enumerate;  // every expert, each with its index
-    s.expert = (*pair)[0];
-    s.layer = (*pair)[1];
+    s.expert = pair[0];
+    s.layer = pair[1];
     const auto args = positional_arguments(iterable);
     if (!args || args->size() != 1) return Declined{decline<DeclineCode::DispatchIteration>(snippet(m, iterable))};
   } else if (left.is(kind::identifier) && callee == std::optional<std::string>("range")) {
@@ -737,14 +780,21 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
   if (over == Over::HitList && later.contains(std::string(m.text(iterable)))) {
     return Declined{decline<DeclineCode::DispatchNameAfter>(std::string(m.text(iterable)))};
   }
+  return MaskedDispatchPlan{s, over, for_statement, first, iteration, count_gate};
+}
+
+std::variant<source::Fix, Declined> render_masked_dispatch(const ir::Module& m, const MaskedDispatchPlan& plan) {
+  using Over = MaskedDispatchPlan::Over;
+  const MaskedStore& s = plan.store;
+  const std::string base(m.text(s.base)), output(m.text(s.output)), hidden(m.text(s.hidden));
 
   // Every expert computes every row, and its rows are selected with torch.where into the output
   // in place, as the original's store writes them; the cast is the one the store makes.
   // Over `range(...)` or `enumerate(...)` the loop stays and only the store is replaced; over
   // the list of experts hit, the loop runs over every expert instead.
   CompiledCode compiled;
-  if (over == Over::HitList) {
-    compiled.line(fmt::format("for {} in {}:", m.text(s.expert), iteration));
+  if (plan.over == Over::HitList) {
+    compiled.line(fmt::format("for {} in {}:", m.text(s.expert), plan.iteration));
     ++compiled.level;
   }
   // The mask with a trailing dimension, to select whole rows: `K[..., None]`, or a subscript
@@ -782,13 +832,24 @@ std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileCon
       "not _graphmend.compiling() or _graphmend.torch.is_grad_enabled() or {b}.dim() != {r} "
       "or {b}.shape[:-1] != {h}.shape[:-1] or {h}.shape[:-1] != {o}.shape[:-1]{c}",
       fmt::arg("b", base), fmt::arg("h", hidden), fmt::arg("o", output), fmt::arg("r", s.rank),
-      fmt::arg("c", count_gate));
-  if (over != Over::HitList) {
+      fmt::arg("c", plan.count_gate));
+  if (plan.over != Over::HitList) {
     if (auto declined = wrap_for_compile(m, s.store, compiled.text, fix, gate)) return *declined;
     return fix;
   }
-  if (auto declined = compile_before_loop(m, first, for_statement, compiled.text, fix, gate)) return *declined;
+  if (auto declined = compile_before_loop(m, plan.first, plan.for_statement, compiled.text, fix, gate)) {
+    return *declined;
+  }
   return fix;
+}
+
+}  // namespace
+
+std::variant<source::Fix, Declined> plan_masked_dispatch(const analysis::FileContext& ctx, ir::Node for_statement,
+                                                         FunctionIndex& index) {
+  auto plan = analyse_masked_dispatch(ctx, for_statement, index);
+  if (auto* declined = std::get_if<Declined>(&plan)) return *declined;
+  return render_masked_dispatch(ctx.module, std::get<MaskedDispatchPlan>(plan));
 }
 
 }  // namespace graphmend::rewrite
