@@ -66,7 +66,7 @@ json to_json(const source::Fix& fix) {
   json helpers = json::array();
   for (const source::Helper& h : fix.helpers) helpers.push_back({h.name, h.code});
   return {{"edits", edits}, {"helpers", helpers}, {"applicability", static_cast<int>(fix.applicability)},
-          {"title", fix.title}};
+          {"title", fix.title}, {"unsafe_code", fix.unsafe_code}};
 }
 
 source::Fix fix_from(const json& j) {
@@ -75,6 +75,7 @@ source::Fix fix_from(const json& j) {
   for (const json& h : j.at("helpers")) fix.helpers.push_back({h.at(0), h.at(1)});
   fix.applicability = static_cast<source::Applicability>(j.at("applicability").get<int>());
   fix.title = j.at("title");
+  fix.unsafe_code = j.at("unsafe_code");
   return fix;
 }
 

@@ -174,6 +174,7 @@ ordered_json diagnostic_json(const driver::FileReport& f, std::string_view text,
     }
     j["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
                 {"title", d.fix->title},
+                {"unsafe_code", d.fix->unsafe_code.empty() ? ordered_json(nullptr) : ordered_json(d.fix->unsafe_code)},
                 {"edits", edits}};
   } else {
     j["fix"] = nullptr;
@@ -362,8 +363,11 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
       if (auto it = rule_index.find(d.code); it != rule_index.end()) result["ruleIndex"] = it->second;
       ordered_json properties = ordered_json::object();
       if (!d.function.empty()) properties["function"] = d.function;
-      if (d.fix) properties["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
-                                      {"title", d.fix->title}};
+      if (d.fix) {
+        properties["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
+                             {"title", d.fix->title}};
+        if (!d.fix->unsafe_code.empty()) properties["fix"]["unsafe_code"] = d.fix->unsafe_code;
+      }
       if (d.decline_reason) {
         properties["decline_reason"] = rewrite::render(*d.decline_reason);
         properties["decline_code"] = rewrite::code_name(d.decline_reason->code);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/unsafe.h"
 
 namespace graphmend::rewrite {
 
@@ -619,12 +620,9 @@ std::variant<source::Fix, Declined> render_expert_dispatch(const ir::Module& m, 
   compiled.line(reindented(m, loop.body[4], compiled.level));
 
   source::Fix fix;
-  fix.applicability = source::Applicability::Unsafe;
-  fix.title =
-      "run every expert on every token, each token's contribution masked, in fixed shapes (unsafe: assumes an expert "
-      "treats tokens independently, as an MLP does; a matrix product over every token may round differently from one "
-      "over the routed tokens; each expert does the work of every token, not only its own; eager, and grad-enabled "
-      "code, unchanged)";
+  fix.title = fmt::format(
+      "run every expert on every token, each token's contribution masked, in fixed shapes (unsafe: {})",
+      mark_unsafe(fix, unsafe<UnsafeCode::ExpertOnEveryToken>()));
   // A topk of no experts per token leaves no slot to find: the original runs.
   const std::string gate =
       fmt::format("not _graphmend.compiling() or _graphmend.torch.is_grad_enabled() or {}.shape[1] == 0", mask);
@@ -819,12 +817,9 @@ std::variant<source::Fix, Declined> render_masked_dispatch(const ir::Module& m, 
   compiled.line(fmt::format("{}.copy_({}.where({}, {}))", output, kRows, mask, output));
 
   source::Fix fix;
-  fix.applicability = source::Applicability::Unsafe;
-  fix.title =
-      "run every expert on every row and select each expert's rows with torch.where, in fixed shapes (unsafe: "
-      "assumes an expert treats rows independently, as an MLP does; a matrix product over every row may round "
-      "differently from one over the selected rows; each expert does the work of every row, not only its own; eager, "
-      "and grad-enabled code, unchanged)";
+  fix.title = fmt::format(
+      "run every expert on every row and select each expert's rows with torch.where, in fixed shapes (unsafe: {})",
+      mark_unsafe(fix, unsafe<UnsafeCode::ExpertOnEveryRow>()));
   // The shapes the selection relies on, static under Dynamo: M has the column's rank, so the
   // mask has the rows' shape, that of the input and of the output less their last dimension
   // (the features; equal tuples have equal lengths).

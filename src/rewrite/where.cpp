@@ -674,7 +674,7 @@ struct WherePlan {
   std::vector<source::Helper> helpers;
   std::vector<ir::Node> kept_statements;   // temporaries and comments, run before the selections
   std::vector<Selection> selections;
-  std::optional<std::string> unsafe_reason;
+  std::optional<Unsafe> unsafe_reason;
 };
 
 Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length);
@@ -739,7 +739,7 @@ class WherePlanner {
   std::vector<TensorCondition> conds_;
   std::vector<std::string> checks_;
   bool aliasing_ = false;                     // a candidate is an existing object (a name, a view)
-  std::optional<std::string> unsafe_reason_;  // a kept prior object whose replacement may be seen
+  std::optional<Unsafe> unsafe_reason_;  // a kept prior object whose replacement may be seen
   bool grad_safe_ = true;
   bool cheap_ = true;
   bool return_form_ = false;
@@ -1071,7 +1071,7 @@ std::optional<Decline> WherePlanner::prove_kept_values() {
     // A proof may rest on modules `__init__` made (a LayerNorm's output is new storage): taken
     // as made, as every fact about `self.norm(...)` is (rules/GM101.md, "Kept values").
     if (!std::holds_alternative<KeptValueProof>(proof) && !unsafe_reason_) {
-      unsafe_reason_ = std::get<std::string>(proof);
+      unsafe_reason_ = std::get<Unsafe>(proof);
     }
   }
   return std::nullopt;
@@ -1385,9 +1385,7 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   plan.first_condition = arms_[0].first;
   plan.first_block = blocks_[0];
   plan.checks = checks_;
-  plan.unsafe_reason = aliasing_ ? std::optional<std::string>(
-                                       "the selected tensor is a new object, where the original kept or bound an existing one")
-                                 : unsafe_reason_;
+  plan.unsafe_reason = aliasing_ ? unsafe<UnsafeCode::BoundObjectReplaced>() : unsafe_reason_;
   return render_where(m_, plan, ctx_.options.line_length);
 }
 
@@ -1432,12 +1430,12 @@ Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length)
 
   Fix fix;
   fix.helpers = plan.helpers;
-  fix.applicability = plan.unsafe_reason ? source::Applicability::Unsafe : source::Applicability::Safe;
   const std::string form = plan.form == WherePlan::Form::AllModes ? "with torch.where (eager, grad and compiled alike)"
                            : plan.form == WherePlan::Form::Compiled
                                ? "with torch.where under torch.compile (eager code unchanged)"
                                : "with torch.where under torch.compile without grad (eager and grad-enabled code unchanged)";
-  fix.title = plan.unsafe_reason ? fmt::format("select {} (unsafe: {})", form, *plan.unsafe_reason) : "select " + form;
+  fix.title = plan.unsafe_reason ? fmt::format("select {} (unsafe: {})", form, mark_unsafe(fix, *plan.unsafe_reason))
+                                 : "select " + form;
   const std::string& nl = l.newline;
   if (!gated) {
     if (plan.static_text) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/unsafe.h"
 #include "graphmend/rewrite/where_parts.h"
 
 namespace graphmend::rewrite {
@@ -343,20 +344,17 @@ std::optional<std::variant<Fix, Declined>> plan_buffer_selection(const analysis:
                             values[0], values[1]));
 
   Fix fix;
-  fix.applicability = source::Applicability::Unsafe;
-  std::string title = fmt::format(
-      "select the buffer `{}` with torch.where under torch.compile (unsafe: it becomes a new tensor where the "
-      "original rebinds it to an existing one",
-      match.buffer_name);
+  std::string unstored;
   for (const Branch& b : branches) {
     for (const Memo& memo : b.memos) {
-      title += fmt::format(
+      unstored += fmt::format(
           "; `{}` runs, unstored, on calls where the original would not run it: assumed pure and "
           "unable to raise",
           snippet(m, memo.call.field(field::function)));
     }
   }
-  fix.title = title + ")";
+  fix.title = fmt::format("select the buffer `{}` with torch.where under torch.compile (unsafe: {})", match.buffer_name,
+                          mark_unsafe(fix, unsafe<UnsafeCode::BufferRebound>(unstored)));
   if (auto declined = select_before_if(m, if_statement, compiled.text, fix, kWhereCompiled)) {
     return *declined;
   }

@@ -532,15 +532,15 @@ std::string module_check_call(const ModuleCheck& check) {
                           : fmt::format("_graphmend.allocating_module({}, \"{}\")", check.module, check.cls);
 }
 
-std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
-                                                                         const ir::Function& fn, bool inspects_frame,
-                                                                         ir::Node if_statement, std::string_view name,
-                                                                         ir::Node* kept_value) {
-  const std::string kept = fmt::format("the selected tensor is a new object, where the original keeps `{}`", name);
+std::variant<KeptValueProof, Unsafe> prove_kept_value_unobservable(const analysis::FileContext& ctx,
+                                                                    const ir::Function& fn, bool inspects_frame,
+                                                                    ir::Node if_statement, std::string_view name,
+                                                                    ir::Node* kept_value) {
+  // The reasons follow the name in the kept-object-replaced sentence.
   int user_modules_left = kMaxUserModules;
-  auto proof = prove_held_only_by_name(ctx, fn, inspects_frame, if_statement, name, kept, kept_value, 0,
+  auto proof = prove_held_only_by_name(ctx, fn, inspects_frame, if_statement, name, "", kept_value, 0,
                                        Follow{&user_modules_left, {}});
-  if (std::holds_alternative<KeptValueProof>(proof)) return proof;
+  if (auto* held_only = std::get_if<KeptValueProof>(&proof)) return *held_only;
   // Whatever the kept object is, nothing after the `if` may tell it from the selection.
   KeptValueProof after;
   const auto why_not = not_only_read_after(ctx, fn, inspects_frame, if_statement, name, after.modules);
@@ -548,8 +548,9 @@ std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const an
     sort_checks(after.modules);
     return after;
   }
-  if (inspects_frame) return proof;  // said once
-  return fmt::format("{}; after the `if`, {}", std::get<std::string>(proof), *why_not);
+  const std::string& why = std::get<std::string>(proof);
+  if (inspects_frame) return unsafe<UnsafeCode::KeptObjectReplaced>(name, why);  // said once
+  return unsafe<UnsafeCode::KeptObjectReplaced>(name, fmt::format("{}; after the `if`, {}", why, *why_not));
 }
 
 }  // namespace graphmend::rewrite

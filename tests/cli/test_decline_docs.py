@@ -1,5 +1,5 @@
-"""Every decline reason is documented (issue 48, item 5): docs/declines.md is what
-scripts/decline_table.py writes from the decline table, so a new code, a renamed one or a changed
+"""Every decline reason and every reason a fix is unsafe is documented (issue 48, item 5):
+docs/declines.md is what scripts/decline_table.py writes from the two tables, so a new code, a renamed one or a changed
 sentence fails here until the page is regenerated (`python3 scripts/decline_table.py`)."""
 
 import pathlib
@@ -21,6 +21,17 @@ def test_every_code_of_the_table_has_a_row():
     enum = header[header.index("enum class DeclineCode"):]
     codes = re.findall(r"^\s+([A-Z]\w+),", enum[:enum.index("};")], re.M)
     names = re.findall(r'\{DeclineCode::(\w+),\s*"([a-z0-9-]+)"', header)
+    assert [code for code, _ in names] == codes  # the table lists every code, in order
+    page = (ROOT / "docs" / "declines.md").read_text()
+    missing = [name for _, name in names if f"| `{name}` |" not in page]
+    assert not missing, missing
+
+
+def test_every_unsafe_code_has_a_row():
+    header = (ROOT / "include" / "graphmend" / "rewrite" / "unsafe.h").read_text()
+    enum = header[header.index("enum class UnsafeCode"):]
+    codes = re.findall(r"^\s+([A-Z]\w+),", enum[:enum.index("};")], re.M)
+    names = re.findall(r'\{UnsafeCode::(\w+),\s*"([a-z0-9-]+)"', header)
     assert [code for code, _ in names] == codes  # the table lists every code, in order
     page = (ROOT / "docs" / "declines.md").read_text()
     missing = [name for _, name in names if f"| `{name}` |" not in page]

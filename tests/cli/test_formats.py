@@ -132,3 +132,28 @@ def test_a_fixed_site_has_no_decline_code(gm, project):
     out = gm("check", "pkg", "--output-format", "json-lines", cwd=project).stdout
     rows = [json.loads(line) for line in out.splitlines()]
     assert rows and all(row["fix"] and row["decline_code"] is None and row["decline_reason"] is None for row in rows)
+
+
+def test_an_unsafe_fix_names_why_by_a_stable_code(gm, tmp_path):
+    """An unsafe fix carries the code of its reason (docs/declines.md, "Why a fix is unsafe"), and
+    its title gives that reason's sentence; a safe fix carries none."""
+    (tmp_path / "m.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Guard(nn.Module):\n    def forward(self, h):\n"
+        "        if torch.isinf(h).any() or torch.isnan(h).any():\n"
+        "            clamp_value = torch.finfo(h.dtype).max - 1000\n"
+        "            h = torch.clamp(h, min=-clamp_value, max=clamp_value)\n        return h\n")
+    out = gm("check", "m.py", "--output-format", "json-lines", cwd=tmp_path).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [(row["code"], row["fix"]["applicability"], row["fix"]["unsafe_code"]) for row in rows] == [
+        ("GM101", "unsafe", "kept-object-replaced")]
+    assert "(unsafe: the selected tensor is a new object, where the original keeps `h`, the caller's argument" in (
+        rows[0]["fix"]["title"])
+    sarif = json.loads(gm("check", "m.py", "--output-format", "sarif", cwd=tmp_path).stdout)
+    jsonschema.validate(sarif, sarif_schema())
+    assert sarif["runs"][0]["results"][0]["properties"]["fix"]["unsafe_code"] == "kept-object-replaced"
+
+
+def test_a_safe_fix_has_no_unsafe_code(gm, project):
+    out = gm("check", "pkg", "--output-format", "json-lines", cwd=project).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows and all(row["fix"]["applicability"] == "safe" and row["fix"]["unsafe_code"] is None for row in rows)

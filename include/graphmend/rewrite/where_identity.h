@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graphmend/analysis/context.h"
+#include "graphmend/rewrite/unsafe.h"
 
 namespace graphmend::rewrite {
 
@@ -35,12 +36,12 @@ struct KeptValueProof {
 };
 
 // The proof that the object `name` holds when `if_statement` starts is unobservable once
-// replaced (either way above), or why it is not (both ways' reasons, phrased to follow "unsafe: ").
+// replaced (either way above), or why it is not (both ways' reasons: kept-object-replaced).
 // `inspects_frame`: the function reads its locals by other means than names (locals(), eval, ...).
 // Each call costs a bounded amount of work, whatever the size of the function.
 // `kept_value`, when given, is set to the value of the definition found to reach the `if` (null
 // when none was found), whatever the verdict.
-std::variant<KeptValueProof, std::string> prove_kept_value_unobservable(const analysis::FileContext& ctx,
+std::variant<KeptValueProof, Unsafe> prove_kept_value_unobservable(const analysis::FileContext& ctx,
                                                                          const ir::Function& fn, bool inspects_frame,
                                                                          ir::Node if_statement, std::string_view name,
                                                                          ir::Node* kept_value = nullptr);

@@ -40,6 +40,7 @@ struct Fix {
   std::vector<Helper> helpers;  // in the order they must appear in the helper block
   Applicability applicability = Applicability::Safe;
   std::string title;
+  std::string unsafe_code;  // why an unsafe fix is unsafe, by its stable name (rewrite/unsafe.h); else ""
 
   [[nodiscard]] uint32_t min_start() const;
   [[nodiscard]] bool applies(Applicability required) const { return applicability >= required; }
