@@ -3,6 +3,8 @@
 // the runtime file; the others are loose scripts, which get the runtime inline. Each case also checks that the output re-parses, that a second run
 // makes no edits (idempotence), and that a file with nothing to fix is byte-identical.
 // GRAPHMEND_UPDATE_GOLDEN=1 rewrites the snapshots; CI never sets it.
+// The input's `# expect:` annotations (fixture_expectations.h) are checked on every run, the
+// update included: they state what each line should get and are never rewritten.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include "graphmend/driver/run.h"
 #include "graphmend/source/text.h"
 #include "graphmend/syntax/tree.h"
+#include "fixture_expectations.h"
 #include "test_support.h"
 
 namespace graphmend::testing {
@@ -59,6 +62,55 @@ driver::FileReport run_one(const fs::path& path) {
   return std::move(report.files.front());
 }
 
+driver::FileReport check_one(const fs::path& path) {
+  driver::Options options;
+  options.unsafe_fixes = path.stem().string().ends_with("_unsafe");
+  options.jobs = 1;
+  driver::RunReport report = driver::run({path.string()}, options);
+  EXPECT_EQ(report.files.size(), 1u);
+  return std::move(report.files.front());
+}
+
+// A report's findings as annotations state them, at the line (of the file on disk) where each
+// range starts, as render() numbers them.
+std::vector<expect::Finding> findings(const driver::FileReport& f) {
+  const source::LineIndex lines(f.disk_text());
+  std::vector<expect::Finding> out;
+  for (const rules::Diagnostic& d : f.diagnostics) {
+    expect::Finding e{static_cast<int>(lines.location(f.disk_text(), d.range.start).line), std::string(d.code),
+                      expect::Outcome::Reported, {}};
+    if (d.fix) {
+      e.outcome = d.fix->applicability == source::Applicability::Safe ? expect::Outcome::Fixed : expect::Outcome::Unsafe;
+    } else if (d.decline_reason) {
+      e.outcome = expect::Outcome::Declined;
+      e.decline = std::string(rewrite::code_name(d.decline_reason->code));
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// The annotations against what graphmend finds. A fix run reports only the findings it leaves,
+// so every finding comes from a check of the file; the fix run must then leave none of those
+// whose fix it applies (`fixed`, and `unsafe` in a *_unsafe.py case: else a note says why). The
+// others may go: a fix that rewrites their code resolves them too (GM407's loop takes its
+// `.tolist()` with it).
+void check_annotations(const fs::path& input, const std::string& text, const driver::FileReport& fixed) {
+  const expect::Annotations annotations = expect::parse(text);
+  for (const std::string& error : annotations.errors) ADD_FAILURE() << input.string() << ": " << error;
+  const std::vector<expect::Finding> all = findings(check_one(input));
+  for (const std::string& diff : expect::compare(annotations.expected, all)) {
+    ADD_FAILURE() << input.string() << ": " << diff;
+  }
+  const bool unsafe = input.stem().string().ends_with("_unsafe");
+  for (const expect::Finding& f : findings(fixed)) {
+    if (f.outcome == expect::Outcome::Fixed || (unsafe && f.outcome == expect::Outcome::Unsafe)) {
+      ADD_FAILURE() << input.string() << ": line " << f.line << ": " << expect::describe(f)
+                    << ", but the fix run did not apply it (see the notes)";
+    }
+  }
+}
+
 class Golden : public ::testing::TestWithParam<fs::path> {};
 
 TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
@@ -69,6 +121,7 @@ TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
   driver::FileReport first = run_one(input);
   ASSERT_FALSE(first.error.has_value());
   const std::string diagnostics = render(first);
+  check_annotations(input, original, first);
 
   if (std::getenv("GRAPHMEND_UPDATE_GOLDEN")) {
     std::ofstream(expected_path, std::ios::binary) << diagnostics;

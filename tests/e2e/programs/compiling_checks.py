@@ -48,9 +48,9 @@ def guarded(x: torch.Tensor, mask: torch.Tensor, verbose: bool = False):
     tracing = torch.jit.is_tracing()
     if verbose:
         tracing = verbose
-    if not tracing and (mask > 5).any():
+    if not tracing and (mask > 5).any():  # expect: GM101 declined candidates-may-differ
         y = y + 5
-    if (x > 50).any() and not torch.compiler.is_compiling():
+    if (x > 50).any() and not torch.compiler.is_compiling():  # expect: GM101 declined python-value-in-condition
         y = y * 2
     return y
 

@@ -22,7 +22,7 @@ def shallow(x):
 
 def shift(x):
     y = x * 3
-    if (y < 0).all():
+    if (y < 0).all():  # expect: GM101 declined unselectable-statement
         return y - 1
     return y
 
@@ -64,11 +64,11 @@ class Block(nn.Module):
 
     def forward(self, x):
         h = self.lin(x)
-        h = h * build_scale(h)
+        h = h * build_scale(h)  # expect: GM408 reported
         h = h.sin()
-        h = shallow(h)
+        h = shallow(h)  # expect: GM408 reported
         h = h.cos()
-        h = self.log_stats(h)
+        h = self.log_stats(h)  # expect: GM408 reported
         h = doubled_if_positive(h)
         h = triple(h) * width()
         return h.relu()

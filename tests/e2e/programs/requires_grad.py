@@ -15,20 +15,20 @@ from torch import nn
 @torch.compile
 def on_values(x: torch.Tensor):
     y = x.sin()
-    y.requires_grad = True
+    y.requires_grad = True  # expect: GM410 reported
     y = y + 1
     z = y.detach() * 2
-    z.requires_grad = False
+    z.requires_grad = False  # expect: GM410 reported
     z = z + y.detach()
-    x.requires_grad = False
+    x.requires_grad = False  # expect: GM410 reported
     z = z * 3
-    setattr(z, "requires_grad", True)
+    setattr(z, "requires_grad", True)  # expect: GM410 reported
     w = z.detach().cos()
-    w.requires_grad = z.requires_grad = False
+    w.requires_grad = z.requires_grad = False  # expect: GM410 reported, GM410 reported
     w = w + z
     with torch.no_grad():
         v = w * 2
-        v.requires_grad = False
+        v.requires_grad = False  # expect: GM410 reported
     w = w + v
     return w
 
@@ -54,9 +54,9 @@ class Frozen(nn.Module):
 
     def forward(self, x: torch.Tensor):
         h = x * self.weight
-        self.weight.requires_grad = False
+        self.weight.requires_grad = False  # expect: GM410 reported
         h = h + 1
-        self.scale.requires_grad = True
+        self.scale.requires_grad = True  # expect: GM410 reported
         h = h * self.scale
         return h
 
@@ -73,7 +73,7 @@ class FeatureEncoder(nn.Module):
     def forward(self, input_values):
         hidden_states = input_values[:, None]
         if self.requires_input_grad:
-            hidden_states.requires_grad = True
+            hidden_states.requires_grad = True  # expect: GM410 reported
         return self.conv(hidden_states)
 
 

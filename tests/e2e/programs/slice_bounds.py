@@ -19,7 +19,7 @@ import torch
 def stop_bound(x: torch.Tensor):
     y = x * 2
     n = (y > 0).sum()
-    z = y[:n]
+    z = y[:n]  # expect: GM412 reported
     return z + 1
 
 
@@ -29,7 +29,7 @@ def cumsum_bounds(x: torch.Tensor):
     bounds = torch.cumsum(torch.tensor([1, 2, 3]), 0)
     start = bounds[0]
     end = bounds[1]
-    z = y[start:end]
+    z = y[start:end]  # expect: GM412 reported
     return z * 3
 
 
@@ -37,21 +37,21 @@ def cumsum_bounds(x: torch.Tensor):
 def step_bound(x: torch.Tensor):
     y = x * 2
     step = (y > 100).sum() + 1
-    return y[::step] + 1
+    return y[::step] + 1  # expect: GM412 reported
 
 
 @torch.compile
 def second_dimension(x: torch.Tensor):
     y = x * 2
     n = (y > 0).sum()
-    return y[..., 1:n] + 1
+    return y[..., 1:n] + 1  # expect: GM412 reported
 
 
 @torch.compile
 def stored_slice(x: torch.Tensor):
     y = x * 2
     n = (y > 0).sum()
-    y[:n] = 0
+    y[:n] = 0  # expect: GM412 reported
     return y + 1
 
 
@@ -60,28 +60,28 @@ def list_slice(x: torch.Tensor):
     y = x * 2
     n = (y > 0).sum()
     weights = [1.0, 2.0, 3.0, 4.0]
-    return y + weights[:n][0]
+    return y + weights[:n][0]  # expect: GM412 reported
 
 
 @torch.compile
 def slice_object(x: torch.Tensor):
     y = x * 2
     n = (y > 0).sum()
-    return y[slice(0, n)] + 1
+    return y[slice(0, n)] + 1  # expect: GM412 reported
 
 
 @torch.compile
 def constant_tensor_bound(x: torch.Tensor):
     y = x * 2
     n = torch.tensor(2)
-    return y[:n] + 1
+    return y[:n] + 1  # expect: GM412 reported
 
 
 @torch.compile
 def two_slices(x: torch.Tensor):
     y = x * 2
     n = (y > 0).sum()
-    head = y[:n]
+    head = y[:n]  # expect: GM412 reported
     head = head * 3
     tail = y[n:]
     return head, tail
@@ -92,15 +92,15 @@ def slice_in_branch(x: torch.Tensor, flag: bool):
     y = x * 2
     n = (y > 0).sum()
     if flag:
-        head = y[:n]
+        head = y[:n]  # expect: GM412 reported
     else:
         head = y
-    tail = y[n:]
+    tail = y[n:]  # expect: GM412 reported
     return head, tail
 
 
 def take(t: torch.Tensor, k):
-    return t[:k] * 2
+    return t[:k] * 2  # expect: GM412 reported
 
 
 @torch.compile
@@ -132,7 +132,7 @@ def index_not_bound(x: torch.Tensor):
 @torch.compile
 def bound_from_item(x: torch.Tensor):
     y = x * 2
-    n = int((y > 0).sum().item())
+    n = int((y > 0).sum().item())  # expect: GM401 declined item-not-assigned
     return y[:n] + 1
 
 

@@ -26,35 +26,35 @@ def count(x: torch.Tensor):
 @torch.compile
 def new_tensors(x: torch.Tensor):
     y = x * 2
-    a = torch.zeros(count(x))
+    a = torch.zeros(count(x))  # expect: GM411 reported
     y = y + 1
-    b = torch.ones((count(x), 2))
+    b = torch.ones((count(x), 2))  # expect: GM411 reported
     y = y - 1
-    c = torch.empty(count(x), 3)
+    c = torch.empty(count(x), 3)  # expect: GM411 reported
     y = y * 3
-    d = torch.full((count(x),), 1.0)
+    d = torch.full((count(x),), 1.0)  # expect: GM411 reported
     y = y + 2
-    e = torch.rand(count(x))
+    e = torch.rand(count(x))  # expect: GM411 reported
     y = y - 2
-    f = torch.randn([2, count(x)])
+    f = torch.randn([2, count(x)])  # expect: GM411 reported
     y = y * 4
-    g = torch.arange(count(x))
+    g = torch.arange(count(x))  # expect: GM411 reported
     y = y + 3
-    h = torch.arange(0, x.max().long() + 2)
+    h = torch.arange(0, x.max().long() + 2)  # expect: GM411 reported
     y = y - 3
-    i = torch.eye(count(x))
+    i = torch.eye(count(x))  # expect: GM411 reported
     y = y * 5
-    j = torch.randperm(count(x))
+    j = torch.randperm(count(x))  # expect: GM411 reported
     y = y + 4
-    k = x.new_zeros(count(x))
+    k = x.new_zeros(count(x))  # expect: GM411 reported
     y = y - 4
-    m = x.new_ones((count(x), 2))
+    m = x.new_ones((count(x), 2))  # expect: GM411 reported
     y = y * 6
-    o = x.new_empty(count(x))
+    o = x.new_empty(count(x))  # expect: GM411 reported
     y = y + 5
-    p = x.new_full((count(x),), 2.0)
+    p = x.new_full((count(x),), 2.0)  # expect: GM411 reported
     y = y - 5
-    q = torch.zeros(size=(count(x),))
+    q = torch.zeros(size=(count(x),))  # expect: GM411 reported
     y = y * 7
     return y, (a, b, c, d, e, f, g, h, i, j, k, m, o, p, q)
 
@@ -62,35 +62,35 @@ def new_tensors(x: torch.Tensor):
 @torch.compile
 def reshaped(x: torch.Tensor):
     y = x * 2
-    a = x.view(count(x), -1)
+    a = x.view(count(x), -1)  # expect: GM411 reported
     y = y + 1
-    b = x.reshape(-1, count(x))
+    b = x.reshape(-1, count(x))  # expect: GM411 reported
     y = y - 1
-    c = x[:1].expand(count(x), 6)
+    c = x[:1].expand(count(x), 6)  # expect: GM411 reported
     y = y * 3
-    d = x.repeat(count(x))
+    d = x.repeat(count(x))  # expect: GM411 reported
     y = y + 2
-    e = x.tile((count(x),))
+    e = x.tile((count(x),))  # expect: GM411 reported
     y = y - 2
-    f = x.narrow(0, 0, count(x))
+    f = x.narrow(0, 0, count(x))  # expect: GM411 reported
     y = y * 4
-    g = x.topk(count(x))
+    g = x.topk(count(x))  # expect: GM411 reported
     y = y + 3
-    h = x.roll(count(x))
+    h = x.roll(count(x))  # expect: GM411 reported
     y = y - 3
-    i = x.split(count(x))
+    i = x.split(count(x))  # expect: GM411 reported
     y = y * 5
-    j = torch.split(x, count(x))
+    j = torch.split(x, count(x))  # expect: GM411 reported
     y = y + 4
-    k = x.chunk(count(x))
+    k = x.chunk(count(x))  # expect: GM411 reported
     y = y - 4
-    m = x.unflatten(0, (count(x), -1))
+    m = x.unflatten(0, (count(x), -1))  # expect: GM411 reported
     y = y * 6
-    o = F.pad(x, (0, count(x)))
+    o = F.pad(x, (0, count(x)))  # expect: GM411 reported
     y = y + 5
-    p = F.interpolate(x.view(1, 1, -1), size=count(x))
+    p = F.interpolate(x.view(1, 1, -1), size=count(x))  # expect: GM411 reported
     y = y - 5
-    q = torch.linspace(0, 1, count(x))
+    q = torch.linspace(0, 1, count(x))  # expect: GM411 reported
     y = y * 7
     r = F.interpolate(x.view(1, 1, -1), scale_factor=2.0)
     y = y + 6
@@ -121,13 +121,13 @@ def static_sizes(x: torch.Tensor):
 def one_size_twice(x: torch.Tensor):
     n = (x > 0).sum() + 1
     y = x * 2
-    a = torch.zeros(n)
+    a = torch.zeros(n)  # expect: GM411 reported
     y = y + 1
     b = x.new_ones(n)
     y = y - 1
     m = n * 2
     y = y * 3
-    c = torch.arange(m)
+    c = torch.arange(m)  # expect: GM411 reported
     y = y + 2
     return y, (a, b, c)
 
@@ -136,12 +136,12 @@ def one_size_twice(x: torch.Tensor):
 def split_before_use(x: torch.Tensor):
     n = (x > 0).sum() + 1
     y = x * 2
-    if y.sum() > 100:
+    if y.sum() > 100:  # expect: GM101 fixed
         y = y + 1
     a = torch.zeros(n)
     y = y - 1
     m = (x > 1).sum() + 1
-    print("sizes ready")
+    print("sizes ready")  # expect: GM201 fixed
     b = x.new_ones(m)
     y = y * 3
     return y, (a, b)
@@ -153,7 +153,7 @@ def static_branch_between(x: torch.Tensor):
     y = x * 2
     if x.dim() == 1 and isinstance(x, torch.Tensor):
         y = y + len(x)
-    a = torch.zeros(n)
+    a = torch.zeros(n)  # expect: GM411 reported
     y = y - 1
     return y, a
 
@@ -163,9 +163,9 @@ def given_size(x: torch.Tensor, n: torch.Tensor, lengths: torch.Tensor):
     y = x * 2
     a = torch.zeros(n)
     y = y + 1
-    b = torch.zeros(n + 1)
+    b = torch.zeros(n + 1)  # expect: GM411 reported
     y = y - 1
-    c = torch.arange(lengths[0])
+    c = torch.arange(lengths[0])  # expect: GM411 reported
     y = y * 3
     return y, (a, b, c)
 
@@ -176,7 +176,7 @@ def sizes_from_zip(x: torch.Tensor):
     y = x * 2
     heights = (y > 0).sum(dim=(1, 2, 3)) % 3 + 1
     widths = (y < 0).sum(dim=(1, 2, 3)) % 3 + 1
-    return [F.interpolate(y[:1], size=(h, w)) for h, w in zip(heights, widths)]
+    return [F.interpolate(y[:1], size=(h, w)) for h, w in zip(heights, widths)]  # expect: GM411 reported
 
 
 class CausalMask(nn.Module):
@@ -200,7 +200,7 @@ class CausalMask(nn.Module):
             )
         if attention_mask is not None and attention_mask.dim() == 4:
             return attention_mask
-        return torch.full((sequence_length, target_length), fill_value=-1.0)
+        return torch.full((sequence_length, target_length), fill_value=-1.0)  # expect: GM411 reported
 
 
 def cases():

@@ -34,25 +34,25 @@ logger = logging.getLogger(__name__)
 @torch.compile
 def timed(x: torch.Tensor):
     y = x.sin()
-    start = time.time()
+    start = time.time()  # expect: GM409 reported
     y = y + 1
-    tick = time.perf_counter()
+    tick = time.perf_counter()  # expect: GM409 reported
     y = y * 2
-    mono = time.monotonic()
+    mono = time.monotonic()  # expect: GM409 reported
     y = y - 1
-    time.sleep(0)
+    time.sleep(0)  # expect: GM409 reported
     y = y.cos()
-    stamp = datetime.datetime.now()
+    stamp = datetime.datetime.now()  # expect: GM409 reported
     y = y + 3
-    pid = os.getpid()
+    pid = os.getpid()  # expect: GM409 reported
     y = y * 3
-    token = uuid.uuid4()
+    token = uuid.uuid4()  # expect: GM409 reported
     y = y - 3
-    lap = clock()
+    lap = clock()  # expect: GM409 reported
     y = y.sin()
-    nanos = time.time_ns()
+    nanos = time.time_ns()  # expect: GM409 reported
     y = y + 4
-    spent = time.process_time()
+    spent = time.process_time()  # expect: GM409 reported
     y = y * 4
     return y, (start, tick, mono, stamp, pid, token, lap, nanos, spent)
 
@@ -60,13 +60,13 @@ def timed(x: torch.Tensor):
 @torch.compile
 def randomised(x: torch.Tensor):
     y = x.sin()
-    r = random.random()
+    r = random.random()  # expect: GM409 reported
     y = y + r
-    c = random.choice([1, 2])
+    c = random.choice([1, 2])  # expect: GM409 reported
     y = y * c
-    torch.manual_seed(0)
+    torch.manual_seed(0)  # expect: GM409 reported
     y = y - 1
-    torch.cuda.manual_seed(0)
+    torch.cuda.manual_seed(0)  # expect: GM409 reported
     y = y.cos()
     k = random.randint(0, 3)
     y = y + k
@@ -74,18 +74,18 @@ def randomised(x: torch.Tensor):
     y = y * u
     torch.seed()
     y = y - 2
-    g = random.gauss(0.0, 1.0)
+    g = random.gauss(0.0, 1.0)  # expect: GM409 reported
     y = y + g
     order = [1, 2]
-    random.shuffle(order)
+    random.shuffle(order)  # expect: GM409 reported
     y = y * order[0]
-    random.seed(0)
+    random.seed(0)  # expect: GM409 reported
     y = y - 3
-    torch.random.manual_seed(0)
+    torch.random.manual_seed(0)  # expect: GM409 reported
     y = y.sin()
-    state = torch.get_rng_state()
+    state = torch.get_rng_state()  # expect: GM409 reported
     y = y + 5
-    torch.set_rng_state(state)
+    torch.set_rng_state(state)  # expect: GM409 reported
     y = y * 5
     return y
 
@@ -93,23 +93,23 @@ def randomised(x: torch.Tensor):
 @torch.compile
 def streams_and_copies(x: torch.Tensor):
     y = x.sin()
-    sys.stdout.write("")
+    sys.stdout.write("")  # expect: GM409 reported
     y = y + 1
-    sys.stderr.flush()
+    sys.stderr.flush()  # expect: GM409 reported
     y = y * 2
-    sys.stderr.write("")
+    sys.stderr.write("")  # expect: GM409 reported
     y = y + 2
-    sys.stdout.flush()
+    sys.stdout.flush()  # expect: GM409 reported
     y = y * 3
-    snapshot = copy.deepcopy(y)
+    snapshot = copy.deepcopy(y)  # expect: GM409 reported
     y = y - snapshot
-    shallow = copy.copy(y)
+    shallow = copy.copy(y)  # expect: GM409 reported
     y = y + shallow
-    both = copy.deepcopy({"a": y})
+    both = copy.deepcopy({"a": y})  # expect: GM409 reported
     y = y * both["a"]
-    text = str(y)
+    text = str(y)  # expect: GM409 reported
     y = y - 1
-    shown = repr(y)
+    shown = repr(y)  # expect: GM409 reported
     y = y.cos()
     sizes = copy.deepcopy([1, 2])
     y = y + sizes[0]
@@ -127,32 +127,32 @@ def streams_and_copies(x: torch.Tensor):
 @torch.compile
 def introspective(x: torch.Tensor):
     y = x.sin()
-    gc.collect()
+    gc.collect()  # expect: GM409 reported
     y = y + 1
-    size = sys.getsizeof(y)
+    size = sys.getsizeof(y)  # expect: GM409 reported
     y = y * 2
-    frame = inspect.currentframe()
+    frame = inspect.currentframe()  # expect: GM409 reported
     y = y - 1
-    thread = threading.current_thread()
+    thread = threading.current_thread()  # expect: GM409 reported
     y = y.cos()
-    warnings.simplefilter("ignore")
+    warnings.simplefilter("ignore")  # expect: GM409 reported
     y = y + 2
-    encoded = json.dumps({"a": 1})
+    encoded = json.dumps({"a": 1})  # expect: GM409 reported
     y = y * 3
-    used = torch.cuda.memory_allocated()
+    used = torch.cuda.memory_allocated()  # expect: GM409 reported
     y = y - 3
-    if logger.isEnabledFor(logging.DEBUG):
+    if logger.isEnabledFor(logging.DEBUG):  # expect: GM409 reported
         y = y + 4
     y = y * 4
-    level = logger.getEffectiveLevel()
+    level = logger.getEffectiveLevel()  # expect: GM409 reported
     y = y - 4
-    handled = logger.hasHandlers()
+    handled = logger.hasHandlers()  # expect: GM409 reported
     y = y.sin()
-    child = logger.getChild("probe")
+    child = logger.getChild("probe")  # expect: GM409 reported
     y = y + 5
-    logger.setLevel(logging.WARNING)
+    logger.setLevel(logging.WARNING)  # expect: GM409 reported
     y = y * 5
-    logger.addHandler(logging.NullHandler())
+    logger.addHandler(logging.NullHandler())  # expect: GM409 reported
     y = y - 5
     known = logger.level
     y = y + known
@@ -162,37 +162,37 @@ def introspective(x: torch.Tensor):
 @torch.compile
 def environment(x: torch.Tensor):
     y = x.sin()
-    gpus = torch.cuda.device_count()
+    gpus = torch.cuda.device_count()  # expect: GM409 reported
     y = y + 1
-    threads = torch.get_num_threads()
+    threads = torch.get_num_threads()  # expect: GM409 reported
     y = y * 2
-    torch.set_num_threads(threads)
+    torch.set_num_threads(threads)  # expect: GM409 reported
     y = y - 1
-    generator = torch.Generator()
+    generator = torch.Generator()  # expect: GM409 reported
     y = y.cos()
-    here = os.path.exists(os.devnull)
+    here = os.path.exists(os.devnull)  # expect: GM409 reported
     y = y + 2
-    names = os.listdir(os.path.dirname(__file__))
+    names = os.listdir(os.path.dirname(__file__))  # expect: GM409 reported
     y = y * 3
-    year = time.strftime("%Y")
+    year = time.strftime("%Y")  # expect: GM409 reported
     y = y - 2
-    digest = hashlib.md5(b"graphmend")
+    digest = hashlib.md5(b"graphmend")  # expect: GM409 reported
     y = y + 3
-    blob = pickle.dumps(1)
+    blob = pickle.dumps(1)  # expect: GM409 reported
     y = y * 4
-    stack = traceback.format_stack()
+    stack = traceback.format_stack()  # expect: GM409 reported
     y = y - 3
-    module = importlib.import_module("math")
+    module = importlib.import_module("math")  # expect: GM409 reported
     y = y.sin()
-    open(os.devnull).close()
+    open(os.devnull).close()  # expect: GM409 reported
     y = y + 4
-    pick = np.random.randint(0, 3)
+    pick = np.random.randint(0, 3)  # expect: GM409 reported
     y = y * 5
-    noise = np.random.normal()
+    noise = np.random.normal()  # expect: GM409 reported
     y = y - 4
-    order = np.random.permutation(3)
+    order = np.random.permutation(3)  # expect: GM409 reported
     y = y + 5
-    ranked = sorted(y)
+    ranked = sorted(y)  # expect: GM409 reported
     y = y * 6
     return y, (gpus, generator, here, names, year, digest, blob, stack, module, pick, noise, order, ranked)
 
@@ -228,17 +228,17 @@ def environment_traced(x: torch.Tensor):
 @torch.compile
 def numpy_scalar_draws(x: torch.Tensor):
     y = x.sin()
-    layer_drop = np.random.uniform(0, 1)
+    layer_drop = np.random.uniform(0, 1)  # expect: GM409 reported
     y = y + 1
-    unit = np.random.random()
+    unit = np.random.random()  # expect: GM409 reported
     y = y * 2
-    one = np.random.rand()
+    one = np.random.rand()  # expect: GM409 reported
     y = y - 1
-    pick = np.random.choice(5)
+    pick = np.random.choice(5)  # expect: GM409 reported
     y = y.cos()
-    explicit_none = np.random.randint(0, 3, None)
+    explicit_none = np.random.randint(0, 3, None)  # expect: GM409 reported
     y = y + 2
-    unsupported = np.random.standard_normal(3)
+    unsupported = np.random.standard_normal(3)  # expect: GM409 reported
     y = y * 3
     return y, (layer_drop, unit, one, pick, explicit_none, unsupported)
 
