@@ -7,6 +7,8 @@ set(i 0)
 foreach(doc IN LISTS docs)
   get_filename_component(code "${doc}" NAME_WE)
   file(READ "${doc}" text)
+  # The markers around generated lists (scripts/api_facts_docs.py) are for the generator, not readers.
+  string(REGEX REPLACE "<!-- /?api-facts[^>]*-->\n" "" text "${text}")
   string(APPEND body "constexpr char kDoc${i}[] = R\"gmdoc(${text})gmdoc\";\n")
   string(APPEND table "    {\"${code}\", kDoc${i}},\n")
   math(EXPR i "${i} + 1")

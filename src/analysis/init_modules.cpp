@@ -3,17 +3,10 @@
 #include <array>
 #include <string_view>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/context.h"
 
 namespace graphmend::analysis {
-
-namespace {
-
-// torch.nn classes whose forward returns new storage (runtime: _ALLOCATING_MODULES).
-constexpr std::array<std::string_view, 8> kAllocatingModules = {"LayerNorm", "Linear",    "Conv1d",    "Conv2d",
-                                                                  "Conv3d",    "Embedding", "GroupNorm", "RMSNorm"};
-
-}  // namespace
 
 // The value a method's class assigns to `self.<attr>` in `__init__`, for the callee `self.<attr>`,
 // when `__init__` assigns it exactly once; null otherwise. It names the class the selection's
@@ -50,12 +43,10 @@ ir::Node sole_init_value(const ir::Module& m, const ir::Function& fn, ir::Node c
 std::optional<std::string> allocating_module_class(const ir::Module& m, const ir::Function& fn, ir::Node callee) {
   ir::Node value = sole_init_value(m, fn, callee);
   const auto q = value.is(kind::call) ? m.qualified_name(value.field(field::function)) : std::nullopt;
-  if (!q || !q->starts_with("torch.nn.")) return std::nullopt;
-  const std::string_view cls = std::string_view(*q).substr(9);
-  for (std::string_view k : kAllocatingModules) {
-    if (cls == k) return std::string(cls);
+  if (!q || !q->starts_with("torch.nn.") || !api::has(api::Space::Global, *q, api::Fact::AllocatingModule)) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  return q->substr(9);
 }
 
 }  // namespace graphmend::analysis

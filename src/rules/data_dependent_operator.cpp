@@ -6,23 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
 
 namespace {
-
-// `math` functions that Dynamo 2.13 cannot apply to a tensor argument: each asks for the value as a
-// Python number, and the graph breaks there (probed one by one in
-// tests/e2e/programs/math_of_tensor.py). `math.radians` is traced as tensor arithmetic and breaks
-// nothing; `math.trunc`, `math.prod` and `math.fsum` of a tensor fail to compile instead.
-constexpr std::array<std::string_view, 42> kMathOfTensor{
-    "math.sqrt",  "math.ceil",  "math.floor",    "math.exp",      "math.exp2",  "math.expm1",    "math.log",
-    "math.log2",  "math.log10", "math.log1p",    "math.fabs",     "math.pow",   "math.sin",      "math.cos",
-    "math.tan",   "math.asin",  "math.acos",     "math.atan",     "math.atan2", "math.sinh",     "math.cosh",
-    "math.tanh",  "math.asinh", "math.acosh",    "math.atanh",    "math.erf",   "math.erfc",     "math.gamma",
-    "math.lgamma", "math.cbrt", "math.degrees",  "math.hypot",    "math.copysign", "math.fmod",  "math.isclose",
-    "math.isnan", "math.isinf", "math.isfinite", "math.isqrt",    "math.factorial", "math.remainder", "math.ldexp"};
 
 bool has_tensor_argument(const RuleContext& ctx, const ir::Module& m, ir::Node call) {
   for (ir::Node a : ir::children_without_comments(call.field(field::arguments))) {
@@ -54,7 +43,10 @@ std::unique_ptr<FilePass> DataDependentOperatorRule::start(const RuleContext& ct
     auto q = callee_name(m, n);
     if (!q) return true;
     if (q->starts_with("math.")) {
-      if (std::find(kMathOfTensor.begin(), kMathOfTensor.end(), *q) == kMathOfTensor.end() ||
+      // The `math` functions Dynamo cannot apply to a tensor (api_facts). `math.radians` is traced
+      // as tensor arithmetic and breaks nothing; `math.trunc`, `math.prod` and `math.fsum` of a
+      // tensor fail to compile instead.
+      if (!analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::NeedsPythonNumber) ||
           !has_tensor_argument(ctx, m, n)) {
         return true;
       }

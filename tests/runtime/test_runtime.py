@@ -732,6 +732,20 @@ def test_numbers_accepts_only_python_numbers(rt):
         assert not rt.numbers(1.0, other), other
 
 
+def test_the_allocating_modules_are_those_of_the_table_of_api_facts(rt):
+    """The runtime's list is a copy of the analysis's facts (src/analysis/api_facts.cpp,
+    `AllocatingModule`): the rewrite proves with one, the runtime checks with the other."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+    import api_facts_docs
+
+    table = {
+        name.removeprefix("torch.nn.")
+        for space, name, facts in api_facts_docs.rows()
+        if space == "Global" and "AllocatingModule" in facts
+    }
+    assert table and set(rt._ALLOCATING_MODULES) == table
+
+
 def test_allocating_modules_return_new_storage(rt):
     """Each listed class, called, returns storage that none of its inputs or tensors share."""
     x3 = torch.randn(1, 4, 4, 4, 4)

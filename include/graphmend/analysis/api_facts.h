@@ -43,6 +43,11 @@ enum class Fact : uint32_t {
                               // or a tensor held elsewhere (`clamp`, `cat`; not `to`, `contiguous`)
   KeepsDtype = 1u << 17,      // its tensor result has the receiver's dtype (a mask stays a mask:
                               // `unsqueeze`, `clone`; `to` only with a device, which its caller checks)
+  NeedsPythonNumber = 1u << 18,  // a `math` function Dynamo 2.13 cannot apply to a tensor: it asks for
+                                 // the value as a Python number and the graph breaks (GB0033; probed in
+                                 // tests/e2e/programs/math_of_tensor.py)
+  AllocatingModule = 1u << 19,   // a torch.nn class whose forward returns new storage (runtime:
+                                 // _ALLOCATING_MODULES, tested equal)
 };
 
 // True if the table lists `name` in `space` with `fact`.
