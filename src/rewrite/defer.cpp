@@ -288,9 +288,10 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
   return out;
 }
 
-std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Node call, DeferredCall kind, SiteNamer& names) {
+std::variant<Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Node call, DeferredCall kind, SiteNamer& names,
+                                       FunctionIndex& index) {
   const ir::Module& m = ctx.module;
-  if (decided_by_item_effect(ctx, call)) return Declined{decline<DeclineCode::DeferredWithItem>()};
+  if (decided_by_item_effect(ctx, call, index)) return Declined{decline<DeclineCode::DeferredWithItem>()};
   if (auto dead = cannot_run(ctx.module, call)) return *dead;
   if (auto failing = tracing_may_fail(ctx, call)) return *failing;
   auto rendered_call = render_deferred_call(ctx, call, kind);

@@ -180,7 +180,7 @@ std::variant<source::Fix, Declined> plan_item_effect(const analysis::FileContext
   return fix;
 }
 
-bool decided_by_item_effect(const analysis::FileContext& ctx, ir::Node call) {
+bool decided_by_item_effect(const analysis::FileContext& ctx, ir::Node call, FunctionIndex& index) {
   const ir::Node statement = call.parent();
   const ir::Node block = statement ? statement.parent() : ir::Node{};
   const ir::Node test = block ? block.parent() : ir::Node{};
@@ -191,7 +191,6 @@ bool decided_by_item_effect(const analysis::FileContext& ctx, ir::Node call) {
   const ir::Node before = ir::previous_statement(test);
   const ir::Node assignment = before.is(kind::expression_statement) ? before.named_child(0) : ir::Node{};
   const ir::Node value = assignment.is(kind::assignment) ? assignment.field(field::right) : ir::Node{};
-  FunctionIndex index(ctx);
   const auto matched = match_item_effect(ctx, value, index);
   return std::holds_alternative<ItemEffect>(matched) && std::get<ItemEffect>(matched).test == test;
 }

@@ -29,7 +29,8 @@ std::span<const syntax::Kind* const> LoggerCallRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> LoggerCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names](ir::Node n) mutable {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names,
+                    index = rewrite::FunctionIndex(ctx)](ir::Node n) mutable {
     ir::Node fn = ir::unparenthesize(n.field(field::function));
     if (!fn.is(kind::attribute)) return true;
     const std::string_view method = m.text(fn.field(field::attribute));
@@ -44,7 +45,7 @@ std::unique_ptr<FilePass> LoggerCallRule::start(const RuleContext& ctx, Diagnost
                       method),
           "run the log call inside the graph, or move it out of the compiled code");
       d.graph_break_id = "GB4841";
-      attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggingFunction, names));
+      attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggingFunction, names, index));
       sink.report(std::move(d));
       return true;
     }
@@ -55,7 +56,7 @@ std::unique_ptr<FilePass> LoggerCallRule::start(const RuleContext& ctx, Diagnost
                       "logging.Logger method not supported)",
                       m.text(receiver), method),
           "run the log call inside the graph, or move it out of the compiled code");
-      attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggerMethod, names));
+      attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggerMethod, names, index));
       sink.report(std::move(d));
     }
     return true;

@@ -23,7 +23,8 @@ std::span<const syntax::Kind* const> PrintCallRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> PrintCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names](ir::Node n) mutable {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names,
+                    index = rewrite::FunctionIndex(ctx)](ir::Node n) mutable {
     // Only the builtin: a local or imported `print` is someone else's function.
     if (rewrite::is_builtin_print(m, n)) {
       Diagnostic d = make_diagnostic(
@@ -31,7 +32,7 @@ std::unique_ptr<FilePass> PrintCallRule::start(const RuleContext& ctx, Diagnosti
           "`print` cannot be traced; the graph is split around it (GB0059: Failed to trace "
           "builtin operator)",
           "run the print inside the graph, or move it out of the compiled code");
-      attach_plan(d, plan_defer(ctx, n, DeferredCall::Print, names));
+      attach_plan(d, plan_defer(ctx, n, DeferredCall::Print, names, index));
       sink.report(std::move(d));
     }
     return true;

@@ -24,7 +24,8 @@ std::span<const syntax::Kind* const> WarningsWarnRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> WarningsWarnRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names](ir::Node n) mutable {
+  return file_pass([this, &ctx, &sink, &m = ctx.module, &names = ctx.names,
+                    index = rewrite::FunctionIndex(ctx)](ir::Node n) mutable {
     auto q = callee_name(m, n);
     if (q && (*q == "warnings.warn" || *q == "warnings.warn_explicit")) {
       Diagnostic d = make_diagnostic(
@@ -32,7 +33,7 @@ std::unique_ptr<FilePass> WarningsWarnRule::start(const RuleContext& ctx, Diagno
           "`warnings.warn` is a C builtin Dynamo skips; the graph is split around it (GB0007: "
           "Attempted to call function marked as skipped)",
           "run the warning inside the graph, or move it out of the compiled code");
-      attach_plan(d, plan_defer(ctx, n, DeferredCall::WarningsWarn, names));
+      attach_plan(d, plan_defer(ctx, n, DeferredCall::WarningsWarn, names, index));
       sink.report(std::move(d));
     }
     return true;

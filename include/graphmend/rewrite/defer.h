@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graphmend/rewrite/site.h"
+#include "graphmend/rewrite/where_parts.h"
 
 namespace graphmend::rewrite {
 
@@ -34,8 +35,9 @@ bool is_builtin_print(const ir::Module& m, ir::Node call);
 // The helper-name kind of a deferred call: "print", "log", "warn".
 std::string_view deferred_kind_tag(DeferredCall kind);
 
-// The rewrite of one call statement, or why it is declined.
+// The rewrite of one call statement, or why it is declined. `index`: the rule pass's, shared by
+// every site of the file.
 std::variant<source::Fix, Declined> plan_defer(const analysis::FileContext& ctx, ir::Node call, DeferredCall kind,
-                                               SiteNamer& names);
+                                               SiteNamer& names, FunctionIndex& index);
 
 }  // namespace graphmend::rewrite

@@ -29,6 +29,6 @@ std::variant<source::Fix, Declined> plan_item_effect(const analysis::FileContext
 
 // True when `call` (a print or warning) is the body of an `if` that plan_item_effect rewrites
 // with the `.item()` before it: that rewrite defers the call, so [Defer] leaves it alone.
-bool decided_by_item_effect(const analysis::FileContext& ctx, ir::Node call);
+bool decided_by_item_effect(const analysis::FileContext& ctx, ir::Node call, FunctionIndex& index);
 
 }  // namespace graphmend::rewrite
