@@ -36,7 +36,7 @@ std::string render(const driver::FileReport& f) {
   std::string out;
   for (const rules::Diagnostic& d : f.diagnostics) {
     const auto loc = lines.location(f.disk_text(), d.range.start);
-    out += fmt::format("{}:{} {} {}\n", loc.line, loc.column, d.code, d.message);
+    out += fmt::format("{}:{} {} {}\n", loc.line, loc.column, d.rule->code, d.message);
     if (d.fix) {
       out += fmt::format("  fix[{}]: {}\n", source::applicability_name(d.fix->applicability), d.fix->title);
     } else if (d.decline_reason) {
