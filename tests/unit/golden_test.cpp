@@ -69,6 +69,12 @@ TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
   driver::FileReport first = run_one(input);
   ASSERT_FALSE(first.error.has_value());
   const std::string diagnostics = render(first);
+  // A rule that rewrites gives each site a fix, or the reason it declined: none is left unexplained.
+  for (const rules::Diagnostic& d : first.diagnostics) {
+    if (d.rule->fix == rules::FixAvailability::None || d.rule->family == rules::RuleFamily::Meta) continue;
+    EXPECT_TRUE(d.fix || d.decline_reason) << d.rule->code << " at byte " << d.range.start
+                                           << " has neither a fix nor a decline reason";
+  }
 
   if (std::getenv("GRAPHMEND_UPDATE_GOLDEN")) {
     std::ofstream(expected_path, std::ios::binary) << diagnostics;
