@@ -12,9 +12,7 @@
 #include <functional>
 #include <iterator>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "graphmend/rules/registry.h"
 
@@ -51,15 +49,6 @@ uint64_t word_hash(std::string_view bytes) {
   return mix(h ^ mix(tail ^ (bytes.size() - i)));
 }
 
-// A rule code or a break id as the static string the rules use: Diagnostic holds them as views.
-std::string_view interned(const std::string& s) {
-  if (const rules::RuleInfo* info = rules::find_info(s); info && info->code == s) return info->code;
-  static std::mutex mutex;
-  static std::set<std::string, std::less<>> pool;  // nodes never move: views stay valid
-  const std::lock_guard lock(mutex);
-  return *pool.insert(s).first;
-}
-
 json to_json(const source::Fix& fix) {
   json edits = json::array();
   for (const source::Edit& e : fix.edits) edits.push_back({e.range.start, e.range.end, e.replacement});
@@ -80,10 +69,10 @@ source::Fix fix_from(const json& j) {
 }
 
 json to_json(const rules::Diagnostic& d) {
-  json j = {{"code", d.code},
+  json j = {{"code", d.rule->code},
             {"range", {d.range.start, d.range.end}},
             {"message", d.message},
-            {"break", d.graph_break_id},
+            {"break", d.graph_break ? rules::id_of(*d.graph_break) : std::string_view()},
             {"help", d.help},
             {"function", d.function},
             {"region", d.region_reason}};
@@ -96,10 +85,15 @@ json to_json(const rules::Diagnostic& d) {
 
 rules::Diagnostic diagnostic_from(const json& j) {
   rules::Diagnostic d;
-  d.code = interned(j.at("code"));
+  // An entry from another version may name a code or a break this one does not have.
+  d.rule = rules::info_of_code(j.at("code").get<std::string>());
+  if (!d.rule) throw std::runtime_error("unknown rule code in the cache");
   d.range = {j.at("range").at(0), j.at("range").at(1)};
   d.message = j.at("message");
-  d.graph_break_id = interned(j.at("break"));
+  if (const std::string id = j.at("break"); !id.empty()) {
+    d.graph_break = rules::graph_break_with_id(id);
+    if (!d.graph_break) throw std::runtime_error("unknown graph break id in the cache");
+  }
   d.help = j.at("help");
   d.function = j.at("function");
   d.region_reason = j.at("region");

@@ -133,7 +133,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
   std::optional<syntax::Tree> tree = checked ? std::move(verified) : parser.parse(u.current->text);
   if (!tree) {
     rules::Diagnostic d;
-    d.code = rules::kSyntaxErrorInfo.code;
+    d.rule = &rules::kSyntaxErrorInfo;
     d.message = "tree-sitter could not parse the file";
     u.syntax_error = std::move(d);
     return;
@@ -141,7 +141,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
   if (tree->has_error() && deepest_indentation(u.current->text) > kParserIndentLimit) {
     // CPython reads this file; tree-sitter's Python scanner keeps each indentation in one byte.
     rules::Diagnostic d;
-    d.code = rules::kTooDeepInfo.code;
+    d.rule = &rules::kTooDeepInfo;
     d.message = fmt::format("the file indents a line more than {} columns, deeper than graphmend's parser reads; "
                             "graphmend does not analyse or modify it",
                             kParserIndentLimit);
@@ -151,7 +151,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
   if (tree->has_error()) {
     syntax::Node err = syntax::first_error(tree->root());
     rules::Diagnostic d;
-    d.code = rules::kSyntaxErrorInfo.code;
+    d.rule = &rules::kSyntaxErrorInfo;
     d.range = err ? err.range() : source::TextRange{0, 0};
     if (err && err.is_missing()) {
       d.message = fmt::format("syntax error: expected `{}`; the file is not analysed or modified", err.type());
@@ -163,7 +163,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
   }
   if (auto error = checked ? std::nullopt : syntax::cpython_tokenizer_error(u.current->text, tree->root())) {
     rules::Diagnostic d;
-    d.code = rules::kSyntaxErrorInfo.code;
+    d.rule = &rules::kSyntaxErrorInfo;
     d.range = {error->offset, error->offset};
     d.message = fmt::format("{}; the file is not analysed or modified", error->message);
     u.syntax_error = std::move(d);
@@ -171,7 +171,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
   }
   if (const uint32_t depth = syntax::nesting_depth(tree->root(), rules::kMaxNesting); depth > rules::kMaxNesting) {
     rules::Diagnostic d;
-    d.code = rules::kTooDeepInfo.code;
+    d.rule = &rules::kTooDeepInfo;
     d.message = fmt::format("the file nests more than {} levels deep (a very long `and`/`or` chain, or deeply nested "
                             "expressions); graphmend does not analyse or modify it",
                             rules::kMaxNesting);
@@ -209,7 +209,7 @@ std::optional<rules::Diagnostic> runtime_file_finding(const Unit& u) {
   const std::string_view text = u.current->text;
   const size_t at = text.find(fmt::format("__import__(\"{}\"", fix::kRuntimeModule));
   rules::Diagnostic d;
-  d.code = rules::kRuntimeFileInfo.code;
+  d.rule = &rules::kRuntimeFileInfo;
   d.range = {static_cast<uint32_t>(at), static_cast<uint32_t>(at)};
   d.message = fmt::format("the graphmend runtime this module imports, {}, {}: `graphmend fix` writes it; commit it "
                           "with the module",
@@ -285,13 +285,13 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
       if (std::any_of(dead.begin(), dead.end(), [&](const source::TextRange& r) { return r.contains(d.range); })) {
         continue;  // never traced: Dynamo folds the is_compiling() test
       }
-      if (suppressions.suppresses(lines.line_of(d.range.start), d.code)) continue;
+      if (suppressions.suppresses(lines.line_of(d.range.start), d.rule->code)) continue;
       out.push_back(std::move(d));
     }
   }
   if (selection.enabled(rules::kRuntimeFileInfo.code) && !options.fix && !options.diff) {
     if (std::optional<rules::Diagnostic> d = runtime_file_finding(u)) {
-      if (!suppressions.suppresses(lines.line_of(d->range.start), d->code)) out.push_back(std::move(*d));
+      if (!suppressions.suppresses(lines.line_of(d->range.start), d->rule->code)) out.push_back(std::move(*d));
     }
   }
   if (selection.enabled(rules::kUnusedNoqaInfo.code)) {
@@ -299,20 +299,10 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
       out.push_back(std::move(d));
     }
   }
-  // Say plainly why a site in a rewritable category carries no fix.
-  for (rules::Diagnostic& d : out) {
-    const rules::Rule* rule = rules::find_rule(d.code);
-    if (!rule || d.fix || d.decline_reason || rule->info().fix == rules::FixAvailability::None) continue;
-    const std::string_view family = rule->info().family == rules::RuleFamily::Where   ? "[Where]"
-                                    : rule->info().family == rules::RuleFamily::Defer ? "[Defer]"
-                                    : rule->info().family == rules::RuleFamily::Dense ? "[Dense]"
-                                                                                      : "[Trap]";
-    d.decline_reason = rewrite::decline<rewrite::DeclineCode::NotImplemented>(family);
-  }
   std::stable_sort(out.begin(), out.end(), [](const rules::Diagnostic& a, const rules::Diagnostic& b) {
     // Start, then code, then end: the duplicates removed below, same range and code, end up adjacent.
     if (a.range.start != b.range.start) return a.range.start < b.range.start;
-    if (a.code != b.code) return a.code < b.code;
+    if (a.rule != b.rule) return a.rule->code < b.rule->code;
     return a.range.end < b.range.end;
   });
   // Annotate each diagnostic with its innermost enclosing function: one sweep in start order
@@ -344,7 +334,7 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
   // One site can match two views (e.g. a call inside a condition): keep one per (range, code).
   out.erase(std::unique(out.begin(), out.end(),
                         [](const rules::Diagnostic& a, const rules::Diagnostic& b) {
-                          return a.range == b.range && a.code == b.code;
+                          return a.range == b.range && a.rule == b.rule;
                         }),
             out.end());
   // A file generated from another source is its generator's to write: its findings are
@@ -512,7 +502,7 @@ std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules
   for (size_t i = 0; i < f.diagnostics.size(); ++i) {
     const rules::Diagnostic& d = f.diagnostics[i];
     for (size_t k = 0; k < first.size(); ++k) {
-      if (used[k] || first[k].code != d.code || carried[k] != d.range) continue;
+      if (used[k] || first[k].rule != d.rule || carried[k] != d.range) continue;
       used[k] = true;
       by_place[i] = k;
       break;
@@ -523,7 +513,7 @@ std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules
     if (by_place[i] == first.size()) {
       const std::string_view site = fixed.substr(d.range.start, d.range.length());
       for (size_t k = 0; k < first.size(); ++k) {
-        if (used[k] || first[k].code != d.code) continue;
+        if (used[k] || first[k].rule != d.rule) continue;
         if (disk.substr(first[k].range.start, first[k].range.length()) != site) continue;
         used[k] = true;
         by_place[i] = k;
@@ -834,7 +824,7 @@ class Run {
       if (!d.fix || !applied_fixes.contains(d.fix.get())) continue;
       if (iteration == 0) fixed_in_first_pass_[i][k] = true;
       ++files_[i].fixes_applied;
-      ++files_[i].fixed_codes[std::string(d.code)];
+      ++files_[i].fixed_codes[std::string(d.rule->code)];
     }
   }
 

@@ -20,11 +20,6 @@ using nlohmann::ordered_json;
 // A JSON string is Unicode: a byte that is not UTF-8 (in a file name) is written as U+FFFD.
 constexpr auto kReplaceInvalidUtf8 = ordered_json::error_handler_t::replace;
 
-std::string_view rule_name(std::string_view code) {
-  const rules::RuleInfo* info = rules::find_info(code);
-  return info ? info->name : std::string_view();
-}
-
 std::string fix_status(const rules::Diagnostic& d) {
   if (d.fix) {
     return fmt::format("fix [{}]: {}", source::applicability_name(d.fix->applicability), d.fix->title);
@@ -96,7 +91,7 @@ void emit_text(const driver::RunReport& run, const EmitOptions& options, std::os
     for (const rules::Diagnostic& d : f.diagnostics) {
       const auto loc = lines.location(text, d.range.start);
       out << fmt::format("{}: {} {}\n", style.bold(fmt::format("{}:{}:{}", f.display, loc.line, loc.column)),
-                         style.red(d.code), bounded_message(d.message));
+                         style.red(d.rule->code), bounded_message(d.message));
       if (options.format == Format::Concise) continue;
       code_frame(out, text, lines, d);
       const std::string pad(std::to_string(loc.line).size(), ' ');
@@ -109,7 +104,7 @@ void emit_text(const driver::RunReport& run, const EmitOptions& options, std::os
       } else if (!d.help.empty()) {
         out << fmt::format("{} = help: {}\n", pad, d.help);
       }
-      out << fmt::format("{} = {}\n", pad, style.dim(fmt::format("rule: `graphmend rule {}`", d.code)));
+      out << fmt::format("{} = {}\n", pad, style.dim(fmt::format("rule: `graphmend rule {}`", d.rule->code)));
       out << "\n";
     }
   }
@@ -140,7 +135,7 @@ Totals totals_of(const driver::RunReport& run) {
       t.fixes += static_cast<size_t>(f.fixes_applied);
     }
     for (const auto& d : f.diagnostics) {
-      ++t.by_code[std::string(d.code)];
+      ++t.by_code[std::string(d.rule->code)];
       ++t.findings;
       if (d.fix && d.fix->applicability == source::Applicability::Safe) ++t.fixable;
       if (d.fix && d.fix->applicability == source::Applicability::Unsafe) ++t.unsafe_fixable;
@@ -153,11 +148,11 @@ Totals totals_of(const driver::RunReport& run) {
 ordered_json diagnostic_json(const driver::FileReport& f, std::string_view text, const source::LineIndex& lines,
                              const rules::Diagnostic& d) {
   ordered_json j;
-  j["code"] = d.code;
-  j["name"] = rule_name(d.code);
+  j["code"] = d.rule->code;
+  j["name"] = d.rule->name;
   j["message"] = d.message;
   j["fixable"] = d.fix != nullptr;
-  j["graph_break_id"] = d.graph_break_id.empty() ? ordered_json(nullptr) : ordered_json(d.graph_break_id);
+  j["graph_break_id"] = d.graph_break ? ordered_json(rules::id_of(*d.graph_break)) : ordered_json(nullptr);
   j["filename"] = f.display;
   j["location"] = location_json(lines, text, d.range.start);
   j["end_location"] = location_json(lines, text, d.range.end);
@@ -312,23 +307,23 @@ std::string_view rule_markdown(std::string_view code) {
   return {};
 }
 
-std::string_view level_of(std::string_view code) {
-  return code == rules::kUnusedNoqaInfo.code ? "warning" : "error";
+std::string_view level_of(const rules::RuleInfo& info) {
+  return &info == &rules::kUnusedNoqaInfo ? "warning" : "error";
 }
 
 void emit_sarif(const driver::RunReport& run, std::ostream& out) {
   ordered_json rules_json = ordered_json::array();
-  std::map<std::string_view, size_t> rule_index;
+  std::map<const rules::RuleInfo*, size_t> rule_index;
   for (const rules::RuleInfo* info : rules::all_rule_infos()) {
-    rule_index[info->code] = rules_json.size();
+    rule_index[info] = rules_json.size();
     ordered_json r = {{"id", info->code},
                       {"name", info->name},
                       {"shortDescription", {{"text", info->summary}}},
-                      {"defaultConfiguration", {{"level", level_of(info->code)}}}};
+                      {"defaultConfiguration", {{"level", level_of(*info)}}}};
     if (const std::string_view md = rule_markdown(info->code); !md.empty()) {
       r["help"] = {{"text", md}, {"markdown", md}};
     }
-    if (!info->graph_break_id.empty()) r["properties"] = {{"graph_break_id", info->graph_break_id}};
+    if (info->graph_break) r["properties"] = {{"graph_break_id", rules::id_of(*info->graph_break)}};
     rules_json.push_back(std::move(r));
   }
   ordered_json results = ordered_json::array();
@@ -349,8 +344,8 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
       const auto start = lines.location(text, d.range.start);
       const auto end = lines.location(text, d.range.end);
       ordered_json result = {
-          {"ruleId", d.code},
-          {"level", level_of(d.code)},
+          {"ruleId", d.rule->code},
+          {"level", level_of(*d.rule)},
           {"message", {{"text", d.message}}},
           {"locations",
            {{{"physicalLocation",
@@ -360,7 +355,7 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
                  {"startColumn", start.column},
                  {"endLine", end.line},
                  {"endColumn", end.column}}}}}}}}};
-      if (auto it = rule_index.find(d.code); it != rule_index.end()) result["ruleIndex"] = it->second;
+      if (auto it = rule_index.find(d.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
       ordered_json properties = ordered_json::object();
       if (!d.function.empty()) properties["function"] = d.function;
       if (d.fix) {
@@ -436,9 +431,9 @@ void emit_github(const driver::RunReport& run, std::ostream& out) {
       const auto start = lines.location(text, d.range.start);
       const auto end = lines.location(text, d.range.end);
       out << fmt::format("::{} title=graphmend ({}),file={},line={},col={},endLine={},endColumn={}::{}\n",
-                         level_of(d.code), d.code, github_escape(f.display, true),
+                         level_of(*d.rule), d.rule->code, github_escape(f.display, true),
                          start.line, start.column, end.line, end.column,
-                         github_escape(fmt::format("{}:{}:{}: {} {}", f.display, start.line, start.column, d.code,
+                         github_escape(fmt::format("{}:{}:{}: {} {}", f.display, start.line, start.column, d.rule->code,
                                                    d.message),
                                        false));
     }
@@ -467,15 +462,15 @@ void emit_gitlab(const driver::RunReport& run, std::ostream& out) {
       const auto start = lines.location(text, d.range.start);
       const auto end = lines.location(text, d.range.end);
       uint64_t h = fnv1a(f.display);
-      h = fnv1a(d.code, fnv1a("\x1f", h));
+      h = fnv1a(d.rule->code, fnv1a("\x1f", h));
       h = fnv1a(d.message, fnv1a("\x1f", h));
       h = fnv1a(lines.line_text(text, start.line), fnv1a("\x1f", h));
       const int occurrence = seen[h]++;
       h = fnv1a(std::to_string(occurrence), fnv1a("\x1f", h));
-      issues.push_back({{"description", fmt::format("{} {}", d.code, d.message)},
-                        {"check_name", d.code},
+      issues.push_back({{"description", fmt::format("{} {}", d.rule->code, d.message)},
+                        {"check_name", d.rule->code},
                         {"fingerprint", fmt::format("{:016x}", h)},
-                        {"severity", level_of(d.code) == "error" ? "major" : "minor"},
+                        {"severity", level_of(*d.rule) == "error" ? "major" : "minor"},
                         {"location", {{"path", f.display}, {"lines", {{"begin", start.line}, {"end", end.line}}}}}});
     }
   }
@@ -530,8 +525,9 @@ void emit_junit(const driver::RunReport& run, std::ostream& out) {
         cases += fmt::format(
             "    <testcase name=\"{} {}:{}\" classname=\"{}\" file=\"{}\" line=\"{}\">\n"
             "      <failure message=\"{}\" type=\"{}\">{}:{}:{}: {} {}</failure>\n    </testcase>\n",
-            d.code, loc.line, loc.column, xml_escape(f.display), xml_escape(f.display), loc.line,
-            xml_escape(d.message), d.code, xml_escape(f.display), loc.line, loc.column, d.code, xml_escape(d.message));
+            d.rule->code, loc.line, loc.column, xml_escape(f.display), xml_escape(f.display), loc.line,
+            xml_escape(d.message), d.rule->code, xml_escape(f.display), loc.line, loc.column, d.rule->code,
+            xml_escape(d.message));
       }
     }
     failures += file_failures;
@@ -547,15 +543,15 @@ void emit_junit(const driver::RunReport& run, std::ostream& out) {
 // --statistics: one row per code, most frequent first.
 void emit_statistics(const driver::RunReport& run, bool json, std::ostream& out) {
   struct Row {
-    std::string code;
+    const rules::RuleInfo* rule = nullptr;
     size_t count = 0;
     size_t fixable = 0;
   };
-  std::map<std::string, Row> by_code;
+  std::map<std::string_view, Row> by_code;
   for (const driver::FileReport& f : run.files) {
     for (const rules::Diagnostic& d : f.diagnostics) {
-      Row& r = by_code[std::string(d.code)];
-      r.code = d.code;
+      Row& r = by_code[d.rule->code];
+      r.rule = d.rule;
       ++r.count;
       r.fixable += d.fix ? 1u : 0u;
     }
@@ -566,13 +562,13 @@ void emit_statistics(const driver::RunReport& run, bool json, std::ostream& out)
   if (json) {
     ordered_json j = ordered_json::array();
     for (const Row& r : rows) {
-      j.push_back({{"code", r.code}, {"name", rule_name(r.code)}, {"count", r.count}, {"fixable", r.fixable}});
+      j.push_back({{"code", r.rule->code}, {"name", r.rule->name}, {"count", r.count}, {"fixable", r.fixable}});
     }
     out << j.dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
     return;
   }
   for (const Row& r : rows) {
-    out << fmt::format("{:>5}\t{}\t{} {}\n", r.count, r.code, r.fixable ? "[*]" : "[ ]", rule_name(r.code));
+    out << fmt::format("{:>5}\t{}\t{} {}\n", r.count, r.rule->code, r.fixable ? "[*]" : "[ ]", r.rule->name);
   }
 }
 
@@ -585,7 +581,7 @@ void emit_fixes(const driver::RunReport& run, std::ostream& out) {
     if (!counts || f.fixed_codes.empty()) continue;
     body += fmt::format("- {}:\n", f.display);
     for (const auto& [code, n] : f.fixed_codes) {
-      body += fmt::format("    {} × {} ({})\n", n, code, rule_name(code));
+      body += fmt::format("    {} × {} ({})\n", n, code, rules::info_of_code(code)->name);
       total += static_cast<size_t>(n);
     }
   }

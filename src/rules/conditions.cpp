@@ -66,10 +66,10 @@ void attach_plan(Diagnostic& d, std::variant<source::Fix, rewrite::Declined> pla
 
 Diagnostic make_diagnostic(const RuleInfo& info, ir::Node site, std::string message, std::string help) {
   Diagnostic d;
-  d.code = info.code;
+  d.rule = &info;
   d.range = site.range();
   d.message = std::move(message);
-  d.graph_break_id = info.graph_break_id;
+  d.graph_break = info.graph_break;
   d.help = std::move(help);
   return d;
 }

@@ -2,13 +2,15 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
 
 const RuleInfo& DataDependentLoopRule::info() const {
   static const RuleInfo kInfo{"GM405", "data-dependent-loop", "a loop bounded by tensor data splits the graph",
-                              "GB0170", RuleFamily::Report, FixAvailability::None};
+                              GraphBreak::DataDependentBranching, RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
 
@@ -24,7 +26,8 @@ std::unique_ptr<FilePass> DataDependentLoopRule::start(const RuleContext& ctx, D
       if (t.kind == TruthKind::TensorTruth) {
         sink.report(
             make_diagnostic(info(), n.field(field::condition),
-                            "`while` tests a tensor value on every iteration (GB0170: Data-dependent branching)",
+                            fmt::format("`while` tests a tensor value on every iteration ({})",
+                                        cite(GraphBreak::DataDependentBranching)),
                             "use a static trip count, torch._higher_order_ops.while_loop, or move the loop out"));
       }
       return true;
@@ -38,10 +41,10 @@ std::unique_ptr<FilePass> DataDependentLoopRule::start(const RuleContext& ctx, D
         if (ctx.types.type_of(m, a).tensor_like()) {
           Diagnostic d = make_diagnostic(
               info(), iter,
-              "`range()` of a tensor makes the trip count data-dependent (GB0059: Failed to trace "
-              "builtin operator)",
+              fmt::format("`range()` of a tensor makes the trip count data-dependent ({})",
+                          cite(GraphBreak::BuiltinOperator)),
               "use a static trip count, or move the loop out of the compiled region");
-          d.graph_break_id = "GB0059";
+          d.graph_break = GraphBreak::BuiltinOperator;
           sink.report(std::move(d));
           break;
         }

@@ -27,7 +27,7 @@ const RuleInfo& DataDependentOperatorRule::info() const {
   static const RuleInfo kInfo{"GM406", "data-dependent-operator",
                               "`torch.equal`/`torch.allclose` return a Python bool computed from data; a `math` "
                               "function of a tensor needs its value as a Python number",
-                              "GB0033", RuleFamily::Report, FixAvailability::None};
+                              GraphBreak::DataDependentOperator, RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
 
@@ -53,9 +53,8 @@ std::unique_ptr<FilePass> DataDependentOperatorRule::start(const RuleContext& ct
       // Reported in a condition too: to the branch rules the call is a Python value.
       sink.report(make_diagnostic(
           info(), n,
-          fmt::format("`{}` of a tensor needs the tensor's value as a Python number (GB0033: Data dependent "
-                      "operator)",
-                      *q),
+          fmt::format("`{}` of a tensor needs the tensor's value as a Python number ({})", *q,
+                      cite(GraphBreak::DataDependentOperator)),
           "use the torch function (torch.sqrt(t), t.ceil(), torch.isnan(t), ...) and keep the result a tensor"));
       return true;
     }
@@ -64,9 +63,8 @@ std::unique_ptr<FilePass> DataDependentOperatorRule::start(const RuleContext& ct
     if (inside_branch_condition(n)) return true;
     sink.report(make_diagnostic(
         info(), n,
-        fmt::format("`{}` returns a Python bool computed from tensor data (GB0033: Data dependent "
-                    "operator)",
-                    *q),
+        fmt::format("`{}` returns a Python bool computed from tensor data ({})", *q,
+                    cite(GraphBreak::DataDependentOperator)),
         "keep the result as a tensor: (a == b).all() after a static shape/dtype check"));
     return true;
   });

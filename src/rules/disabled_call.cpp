@@ -10,8 +10,8 @@ namespace graphmend::rules {
 
 const RuleInfo& DisabledCallRule::info() const {
   static const RuleInfo kInfo{"GM408", "disabled-function-call",
-                              "a call to a function under `torch.compiler.disable` splits the graph", "GB0098",
-                              RuleFamily::Report, FixAvailability::None};
+                              "a call to a function under `torch.compiler.disable` splits the graph",
+                              GraphBreak::DisabledCall, RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
 
@@ -31,9 +31,11 @@ std::unique_ptr<FilePass> DisabledCallRule::start(const RuleContext& ctx, Diagno
     }
     sink.report(make_diagnostic(
         info(), n,
+        // Both breaks in one phrase: which one Dynamo reports depends on how the call is reached.
         fmt::format("`{}` is under `torch.compiler.disable{}`: Dynamo runs it outside the graph, which is split "
-                    "around the call (GB0098/GB0099: Skip calling/inlining a `torch.compiler.disable()`d function)",
-                    fn.qualname, exclusion == analysis::TraceExclusion::DisabledShallow ? "(recursive=False)" : ""),
+                    "around the call ({}/{}: Skip calling/inlining a `torch.compiler.disable()`d function)",
+                    fn.qualname, exclusion == analysis::TraceExclusion::DisabledShallow ? "(recursive=False)" : "",
+                    id_of(GraphBreak::DisabledCall), id_of(GraphBreak::DisabledInline)),
         "make the function traceable and remove the disable, or call it outside the compiled region; a "
         "deliberate disable costs this one break (suppress it with `# noqa: GM408`)"));
     return true;

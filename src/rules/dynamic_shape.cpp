@@ -32,7 +32,7 @@ bool stored_by_assignment(ir::Node subscript) {
 const RuleInfo& DynamicShapeRule::info() const {
   static const RuleInfo kInfo{"GM404", "data-dependent-shape",
                               "an operator whose output shape depends on tensor data splits the graph",
-                              "GB0036", RuleFamily::Report, FixAvailability::None};
+                              GraphBreak::DynamicShapeOperator, RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
 
@@ -45,9 +45,8 @@ std::unique_ptr<FilePass> DynamicShapeRule::start(const RuleContext& ctx, Diagno
   auto report = [this, &sink](ir::Node n, std::string what) {
     sink.report(make_diagnostic(
         info(), n,
-        fmt::format("{} has a data-dependent output shape; the graph is split here (GB0036: "
-                    "Dynamic shape operator)",
-                    what),
+        fmt::format("{} has a data-dependent output shape; the graph is split here ({})", what,
+                    cite(GraphBreak::DynamicShapeOperator)),
         "use a static-shape form (torch.where with a fill value, nonzero_static), set "
         "torch._dynamo.config.capture_dynamic_output_shape_ops = True, or move it out of the compiled region"));
   };

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 #include "graphmend/rewrite/dense.h"
 #include "graphmend/rules/conditions.h"
 
@@ -10,7 +12,7 @@ namespace graphmend::rules {
 const RuleInfo& ExpertDispatchRule::info() const {
   static const RuleInfo kInfo{"GM407", "expert-dispatch",
                               "a loop over experts gathers each expert's tokens with a data-dependent shape",
-                              "GB0036", RuleFamily::Dense, FixAvailability::Sometimes};
+                              GraphBreak::DynamicShapeOperator, RuleFamily::Dense, FixAvailability::Sometimes};
   return kInfo;
 }
 
@@ -24,8 +26,9 @@ std::unique_ptr<FilePass> ExpertDispatchRule::start(const RuleContext& ctx, Diag
     if (rewrite::expert_gather_call(ctx, n)) {
       Diagnostic d = make_diagnostic(
           info(), n.field(field::right),
-          "the loop over experts gathers each expert's tokens with `torch.where`, whose output shape depends on the "
-          "routing; the graph is split at every expert (GB0036: Dynamic shape operator)",
+          fmt::format("the loop over experts gathers each expert's tokens with `torch.where`, whose output shape "
+                      "depends on the routing; the graph is split at every expert ({})",
+                      cite(GraphBreak::DynamicShapeOperator)),
           "run every expert on every token with a mask (`graphmend fix --unsafe-fixes`), or move the dispatch out "
           "of the compiled region");
       attach_plan(d, rewrite::plan_expert_dispatch(ctx, n, index));
@@ -33,9 +36,9 @@ std::unique_ptr<FilePass> ExpertDispatchRule::start(const RuleContext& ctx, Diag
     } else if (ir::Node gathered = rewrite::expert_masked_gather(ctx, n)) {
       Diagnostic d = make_diagnostic(
           info(), gathered,
-          "the loop gathers each expert's rows with a boolean mask and stores the result back with it; the mask's "
-          "row count depends on the routing, so the graph is split at every expert (GB0036: Dynamic shape "
-          "operator)",
+          fmt::format("the loop gathers each expert's rows with a boolean mask and stores the result back with it; "
+                      "the mask's row count depends on the routing, so the graph is split at every expert ({})",
+                      cite(GraphBreak::DynamicShapeOperator)),
           "run every expert on every row and select its rows with torch.where (`graphmend fix --unsafe-fixes`), or "
           "move the dispatch out of the compiled region");
       attach_plan(d, rewrite::plan_masked_dispatch(ctx, n, index));

@@ -18,7 +18,7 @@ using rewrite::plan_defer;
 
 const RuleInfo& LoggerCallRule::info() const {
   static const RuleInfo kInfo{"GM202", "logger-call-in-graph",
-                              "a logging call in compiled code splits the graph", "GB0291",
+                              "a logging call in compiled code splits the graph", GraphBreak::LoggerMethod,
                               RuleFamily::Defer, FixAvailability::Sometimes};
   return kInfo;
 }
@@ -40,11 +40,10 @@ std::unique_ptr<FilePass> LoggerCallRule::start(const RuleContext& ctx, Diagnost
     if (q && *q == fmt::format("logging.{}", method)) {
       Diagnostic d = make_diagnostic(
           info(), n,
-          fmt::format("`logging.{}` is traced into the logging module, where Dynamo breaks "
-                      "(GB4841: Unsupported python_type() call)",
-                      method),
+          fmt::format("`logging.{}` is traced into the logging module, where Dynamo breaks ({})", method,
+                      cite(GraphBreak::PythonTypeCall)),
           "run the log call inside the graph, or move it out of the compiled code");
-      d.graph_break_id = "GB4841";
+      d.graph_break = GraphBreak::PythonTypeCall;
       attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggingFunction, names, index));
       sink.report(std::move(d));
       return true;
@@ -52,9 +51,8 @@ std::unique_ptr<FilePass> LoggerCallRule::start(const RuleContext& ctx, Diagnost
     if (is_logger(ctx, m, receiver)) {
       Diagnostic d = make_diagnostic(
           info(), n,
-          fmt::format("`{}.{}` cannot be traced; the graph is split around it (GB0291: "
-                      "logging.Logger method not supported)",
-                      m.text(receiver), method),
+          fmt::format("`{}.{}` cannot be traced; the graph is split around it ({})", m.text(receiver), method,
+                      cite(GraphBreak::LoggerMethod)),
           "run the log call inside the graph, or move it out of the compiled code");
       attach_plan(d, plan_defer(ctx, n, DeferredCall::LoggerMethod, names, index));
       sink.report(std::move(d));

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rewrite/defer.h"
 
@@ -13,7 +15,7 @@ using rewrite::plan_defer;
 
 const RuleInfo& PrintCallRule::info() const {
   static const RuleInfo kInfo{"GM201", "print-in-graph", "`print` in compiled code splits the graph",
-                              "GB0059", RuleFamily::Defer, FixAvailability::Sometimes};
+                              GraphBreak::BuiltinOperator, RuleFamily::Defer, FixAvailability::Sometimes};
   return kInfo;
 }
 
@@ -29,8 +31,8 @@ std::unique_ptr<FilePass> PrintCallRule::start(const RuleContext& ctx, Diagnosti
     if (rewrite::is_builtin_print(m, n)) {
       Diagnostic d = make_diagnostic(
           info(), n,
-          "`print` cannot be traced; the graph is split around it (GB0059: Failed to trace "
-          "builtin operator)",
+          fmt::format("`print` cannot be traced; the graph is split around it ({})",
+                      cite(GraphBreak::BuiltinOperator)),
           "run the print inside the graph, or move it out of the compiled code");
       attach_plan(d, plan_defer(ctx, n, DeferredCall::Print, names, index));
       sink.report(std::move(d));

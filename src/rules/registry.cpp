@@ -27,19 +27,19 @@
 namespace graphmend::rules {
 
 const RuleInfo kSyntaxErrorInfo{"GM901", "syntax-error", "the file does not parse; it is reported and never modified",
-                                "", RuleFamily::Meta, FixAvailability::None};
+                                std::nullopt, RuleFamily::Meta, FixAvailability::None};
 
 const RuleInfo kTooDeepInfo{"GM902", "too-deeply-nested",
-                            "the file nests deeper than graphmend analyses; it is reported and never modified", "",
-                            RuleFamily::Meta, FixAvailability::None};
+                            "the file nests deeper than graphmend analyses; it is reported and never modified",
+                            std::nullopt, RuleFamily::Meta, FixAvailability::None};
 
 const RuleInfo kRuntimeFileInfo{"GM904", "runtime-file-missing",
-                                "a patched module imports graphmend's runtime file, which is missing or outdated", "",
-                                RuleFamily::Meta, FixAvailability::Sometimes};
+                                "a patched module imports graphmend's runtime file, which is missing or outdated",
+                                std::nullopt, RuleFamily::Meta, FixAvailability::Sometimes};
 
 const RuleInfo kUnusedNoqaInfo{"GM903", "unused-noqa",
-                               "a suppression comment names a graphmend code that suppressed nothing", "",
-                               RuleFamily::Meta, FixAvailability::Sometimes};
+                               "a suppression comment names a graphmend code that suppressed nothing",
+                               std::nullopt, RuleFamily::Meta, FixAvailability::Sometimes};
 
 std::span<const Rule* const> all_rules() {
   static const TensorBranchRule tensor_branch;
@@ -100,6 +100,13 @@ std::span<const RuleInfo* const> all_rule_infos() {
     return v;
   }();
   return kInfos;
+}
+
+const RuleInfo* info_of_code(std::string_view code) {
+  const auto infos = all_rule_infos();
+  const auto it = std::lower_bound(infos.begin(), infos.end(), code,
+                                   [](const RuleInfo* info, std::string_view key) { return info->code < key; });
+  return it != infos.end() && (*it)->code == code ? *it : nullptr;
 }
 
 const RuleInfo* find_info(std::string_view code_or_name) {

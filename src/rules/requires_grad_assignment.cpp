@@ -34,7 +34,7 @@ ir::Node requires_grad_object(const ir::Module& m, ir::Node n) {
 const RuleInfo& RequiresGradAssignmentRule::info() const {
   static const RuleInfo kInfo{"GM410", "requires-grad-assignment",
                               "setting a tensor's `requires_grad` attribute in compiled code splits the graph",
-                              "GB0206", RuleFamily::Report, FixAvailability::None};
+                              GraphBreak::RequiresGradSetattr, RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
 
@@ -49,9 +49,8 @@ std::unique_ptr<FilePass> RequiresGradAssignmentRule::start(const RuleContext& c
     if (!object || !ctx.types.type_of(m, ir::unparenthesize(object)).tensor_like()) return true;
     sink.report(make_diagnostic(
         info(), n,
-        fmt::format("setting `{}.requires_grad` cannot be traced; the graph is split here (GB0206: setattr() on "
-                    "Tensor.requires_grad)",
-                    m.text(object)),
+        fmt::format("setting `{}.requires_grad` cannot be traced; the graph is split here ({})", m.text(object),
+                    cite(GraphBreak::RequiresGradSetattr)),
         "set requires_grad outside the compiled region (on the inputs before the call, on parameters at "
         "construction), or `.detach()` a tensor whose values alone are needed"));
     return true;

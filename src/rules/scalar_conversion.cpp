@@ -10,7 +10,7 @@ namespace graphmend::rules {
 
 const RuleInfo& ScalarConversionRule::info() const {
   static const RuleInfo kInfo{"GM403", "tensor-to-python-scalar",
-                              "`int()`/`float()`/`bool()` of a tensor splits the graph", "GB0124",
+                              "`int()`/`float()`/`bool()` of a tensor splits the graph", GraphBreak::TensorItem,
                               RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
@@ -31,9 +31,10 @@ std::unique_ptr<FilePass> ScalarConversionRule::start(const RuleContext& ctx, Di
     if (!ctx.types.type_of(m, args.named_child(0)).tensor_like()) return true;
     sink.report(make_diagnostic(
         info(), n,
+        // Dynamo's words for the break, shortened: the conversion is not spelt `.item()`.
         fmt::format("`{}()` of a tensor reads its value into Python; the graph is split here "
-                    "(GB0124: Unsupported Tensor.item() call)",
-                    name),
+                    "({}: Unsupported Tensor.item() call)",
+                    name, id_of(GraphBreak::TensorItem)),
         "keep the value as a tensor (e.g. .to(dtype)), or set capture_scalar_outputs = True"));
     return true;
   });

@@ -51,7 +51,7 @@ bool is_where_fallback(const ir::Module& m, ir::Node if_statement) {
 
 const RuleInfo& TensorBranchRule::info() const {
   static const RuleInfo kInfo{"GM101", "tensor-branch",
-                              "`if` on a tensor value splits the graph", "GB0170",
+                              "`if` on a tensor value splits the graph", GraphBreak::DataDependentBranching,
                               RuleFamily::Where, FixAvailability::Sometimes};
   return kInfo;
 }
@@ -76,19 +76,20 @@ class TensorBranchPass final : public FilePass {
     if (truth.kind == TruthKind::TensorTruth) {
       Diagnostic d = make_diagnostic(rule_.info(), n.field(field::condition),
                                      fmt::format("`{}` branches on a tensor value; Dynamo cannot trace data-dependent "
-                                                 "control flow (GB0170: Data-dependent branching)",
-                                                 n.is(kind::elif_clause) ? "elif" : "if"),
+                                                 "control flow ({})",
+                                                 n.is(kind::elif_clause) ? "elif" : "if",
+                                                 cite(GraphBreak::DataDependentBranching)),
                                      "predicate both branches with torch.where, or use torch.cond");
       attach_chain_plan(d, n);
       sink_.report(std::move(d));
     } else if (truth.kind == TruthKind::DataOperator) {
       Diagnostic d = make_diagnostic(
           rule_.info(), n.field(field::condition),
-          fmt::format("`{}` branches on `{}`, whose Python bool depends on tensor data "
-                      "(GB0033: Data dependent operator)",
-                      n.is(kind::elif_clause) ? "elif" : "if", m_.text(truth.atom.field(field::function))),
+          fmt::format("`{}` branches on `{}`, whose Python bool depends on tensor data ({})",
+                      n.is(kind::elif_clause) ? "elif" : "if", m_.text(truth.atom.field(field::function)),
+                      cite(GraphBreak::DataDependentOperator)),
           "compare with (a == b).all() after a static shape/dtype check, then predicate with torch.where");
-      d.graph_break_id = "GB0033";
+      d.graph_break = GraphBreak::DataDependentOperator;
       attach_chain_plan(d, n);
       sink_.report(std::move(d));
     }

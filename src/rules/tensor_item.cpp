@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 #include "graphmend/rewrite/item_effect.h"
 #include "graphmend/rewrite/trap.h"
 #include "graphmend/rules/conditions.h"
@@ -10,7 +12,7 @@ namespace graphmend::rules {
 
 const RuleInfo& TensorItemRule::info() const {
   static const RuleInfo kInfo{"GM401", "tensor-item", "`Tensor.item()` in compiled code splits the graph",
-                              "GB0124", RuleFamily::Defer, FixAvailability::Sometimes};
+                              GraphBreak::TensorItem, RuleFamily::Defer, FixAvailability::Sometimes};
   return kInfo;
 }
 
@@ -25,8 +27,8 @@ std::unique_ptr<FilePass> TensorItemRule::start(const RuleContext& ctx, Diagnost
     if (!rewrite::is_tensor_item_call(ctx, n)) return true;
     Diagnostic d = make_diagnostic(
         info(), n,
-        "`.item()` moves a tensor value into Python; the graph is split here (GB0124: "
-        "Unsupported Tensor.item() call with capture_scalar_outputs=False)",
+        fmt::format("`.item()` moves a tensor value into Python; the graph is split here ({})",
+                    cite(GraphBreak::TensorItem)),
         "keep the value as a tensor, or set torch._dynamo.config.capture_scalar_outputs = True");
     // An assert on the value: [Trap] with the comparison made on the tensor. A value only
     // compared with a number to decide a print or warning: [Defer] with the test.

@@ -178,7 +178,7 @@ bool data_dependent(const RuleContext& ctx, const ir::Module& m, ir::Node e, int
 const RuleInfo& TensorSizeArgumentRule::info() const {
   static const RuleInfo kInfo{"GM411", "tensor-size-argument",
                               "a tensor computed in the graph used as a size needs its value as a Python int",
-                              "GB0033", RuleFamily::Report, FixAvailability::None};
+                              GraphBreak::DataDependentOperator, RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
 
@@ -273,8 +273,8 @@ std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, 
       sink.report(make_diagnostic(
           info(), n,
           fmt::format("`{}` takes the tensor `{}` as a size: Dynamo needs its value as a Python int and splits the "
-                      "graph here (GB0033: Data dependent operator)",
-                      callee, m.text(size)),
+                      "graph here ({})",
+                      callee, m.text(size), cite(GraphBreak::DataDependentOperator)),
           "compute the size from shapes (x.shape, x.size()), or keep a static size and mask the data-dependent "
           "part; torch._dynamo.config.capture_scalar_outputs = True with `int(n.item())` makes it a symbolic int"));
       break;  // one finding for the call

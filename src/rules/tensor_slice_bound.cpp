@@ -60,7 +60,7 @@ const RuleInfo& TensorSliceBoundRule::info() const {
   static const RuleInfo kInfo{"GM412", "tensor-slice-bound",
                               "a tensor used as a slice bound needs its value as a Python int; Dynamo stops "
                               "compiling there",
-                              "GB0124", RuleFamily::Report, FixAvailability::None};
+                              GraphBreak::TensorItem, RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
 
@@ -98,9 +98,8 @@ std::unique_ptr<FilePass> TensorSliceBoundRule::start(const RuleContext& ctx, Di
     sink.report(make_diagnostic(
         info(), n,
         fmt::format("the slice bound `{}` is a tensor: Dynamo needs it as a Python int, calls `.item()`, and stops "
-                    "compiling here; the rest of the function runs eagerly (GB0124: Unsupported Tensor.item() call "
-                    "with capture_scalar_outputs=False)",
-                    m.text(bound)),
+                    "compiling here; the rest of the function runs eagerly ({})",
+                    m.text(bound), cite(GraphBreak::TensorItem)),
         "bound the slice with Python ints from shapes (x.shape, x.size()), or mask a slice of static size; with "
         "torch._dynamo.config.capture_scalar_outputs = True, `x[:n.item()]` is traced with a symbolic int"));
     return true;

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -10,7 +12,7 @@ using analysis::ValueKind;
 
 const RuleInfo& TensorTolistRule::info() const {
   static const RuleInfo kInfo{"GM402", "tensor-tolist", "`Tensor.tolist()` in compiled code splits the graph",
-                              "GB0109", RuleFamily::Report, FixAvailability::None};
+                              GraphBreak::TensorTolist, RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
 
@@ -27,8 +29,8 @@ std::unique_ptr<FilePass> TensorTolistRule::start(const RuleContext& ctx, Diagno
     if (t.kind == ValueKind::Static || t.kind == ValueKind::None || t.kind == ValueKind::Module) return true;
     sink.report(make_diagnostic(
         info(), n,
-        "`.tolist()` moves tensor data into Python; the graph is split here (GB0109: "
-        "Tensor.tolist())",
+        fmt::format("`.tolist()` moves tensor data into Python; the graph is split here ({})",
+                    cite(GraphBreak::TensorTolist)),
         "keep the values as tensors inside the compiled region"));
     return true;
   });

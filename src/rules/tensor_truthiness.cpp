@@ -13,7 +13,7 @@ using rewrite::is_plain_string;
 
 const RuleInfo& TensorTruthinessRule::info() const {
   static const RuleInfo kInfo{"GM102", "tensor-truthiness",
-                              "a tensor's truth value is taken outside an `if`", "GB0170",
+                              "a tensor's truth value is taken outside an `if`", GraphBreak::DataDependentBranching,
                               RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
@@ -40,7 +40,7 @@ std::unique_ptr<FilePass> TensorTruthinessRule::start(const RuleContext& ctx, Di
   auto report = [this, &sink](ir::Node atom, std::string_view what) {
     sink.report(make_diagnostic(
         info(), atom,
-        fmt::format("{} asks a tensor for its truth value (GB0170: Data-dependent branching)", what),
+        fmt::format("{} asks a tensor for its truth value ({})", what, cite(GraphBreak::DataDependentBranching)),
         "use torch.where / torch.logical_and / torch.logical_or so the value stays a tensor"));
   };
   return file_pass([&ctx, report](ir::Node n) {

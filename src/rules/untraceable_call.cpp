@@ -26,14 +26,14 @@ constexpr int kAlways = -2;  // breaks whatever the arguments
 constexpr int kDims = -1;    // rand, randn: every positional argument is a dimension
 struct Untraceable {
   std::string_view name;
-  std::string_view why;     // break id and Dynamo's words
-  int size_at = kAlways;    // else: the position of the `size` argument that makes it an array
+  GraphBreak why;
+  int size_at = kAlways;  // else: the position of the `size` argument that makes it an array
 };
-constexpr std::string_view kSkipped = "GB0007: Attempted to call function marked as skipped";
-constexpr std::string_view kMethodCall = "GB0156: Unsupported method call";
-constexpr std::string_view kNonTensor = "GB0208: torch.* op returned non-Tensor";
-constexpr std::string_view kNumpyScalar = "GB0033: Data dependent operator";
-constexpr std::string_view kNumpyUnsupported = "GB0294: attempted to trace numpy function unsupported by PyTorch";
+constexpr GraphBreak kSkipped = GraphBreak::SkippedFunction;
+constexpr GraphBreak kMethodCall = GraphBreak::UnsupportedMethodCall;
+constexpr GraphBreak kNonTensor = GraphBreak::NonTensorResult;
+constexpr GraphBreak kNumpyScalar = GraphBreak::DataDependentOperator;
+constexpr GraphBreak kNumpyUnsupported = GraphBreak::UnsupportedNumpy;
 constexpr std::array kUntraceable{
     Untraceable{"time.time", kSkipped},
     Untraceable{"time.perf_counter", kSkipped},
@@ -68,7 +68,7 @@ constexpr std::array kUntraceable{
     Untraceable{"torch.cuda.device_count", kNonTensor},
     Untraceable{"torch.get_num_threads", kNonTensor},
     Untraceable{"torch.set_num_threads", kSkipped},
-    Untraceable{"torch.Generator", "GB0363: An opaque object was created in the middle of the program"},
+    Untraceable{"torch.Generator", GraphBreak::OpaqueObject},
     Untraceable{"os.path.exists", kSkipped},
     Untraceable{"os.listdir", kSkipped},
     Untraceable{"time.strftime", kSkipped},
@@ -76,7 +76,7 @@ constexpr std::array kUntraceable{
     Untraceable{"pickle.dumps", kSkipped},
     Untraceable{"traceback.format_stack", kSkipped},
     Untraceable{"importlib.import_module", kSkipped},
-    Untraceable{"open", "GB0059: Failed to trace builtin operator"},
+    Untraceable{"open", GraphBreak::BuiltinOperator},
     Untraceable{"numpy.random.randint", kNumpyScalar, 2},
     Untraceable{"numpy.random.normal", kNumpyScalar, 2},
     Untraceable{"numpy.random.uniform", kNumpyScalar, 2},
@@ -125,11 +125,11 @@ bool given_size(const ir::Module& m, ir::Node call, int size_at) {
 
 // Calls that break only on a tensor argument.
 constexpr std::array kUntraceableOnTensor{
-    Untraceable{"copy.deepcopy", "GB4198: Attempted to copy.deepcopy a tensor"},
+    Untraceable{"copy.deepcopy", GraphBreak::TensorDeepcopy},
     Untraceable{"copy.copy", kNonTensor},
-    Untraceable{"str", "GB0059: Failed to trace builtin operator"},
-    Untraceable{"repr", "GB0569: repr() on tensor"},
-    Untraceable{"sorted", "GB0059: Failed to trace builtin operator"},
+    Untraceable{"str", GraphBreak::BuiltinOperator},
+    Untraceable{"repr", GraphBreak::TensorRepr},
+    Untraceable{"sorted", GraphBreak::BuiltinOperator},
 };
 
 template <size_t N>
@@ -140,10 +140,10 @@ const Untraceable* find(const std::array<Untraceable, N>& table, std::string_vie
 
 // logging.Logger methods other than the log calls (GM202 reports those, with a fix): a test of the
 // logger's level or handlers in compiled code is a break of its own.
-std::optional<std::string_view> logger_method_break(std::string_view method) {
+std::optional<GraphBreak> logger_method_break(std::string_view method) {
   if (method == "isEnabledFor" || method == "getEffectiveLevel" || method == "setLevel" || method == "hasHandlers" ||
       method == "getChild") {
-    return "GB0291: logging.Logger method not supported";
+    return GraphBreak::LoggerMethod;
   }
   if (method == "addHandler") return kMethodCall;
   return std::nullopt;
@@ -165,7 +165,7 @@ const RuleInfo& UntraceableCallRule::info() const {
   static const RuleInfo kInfo{"GM409", "untraceable-call",
                               "a call Dynamo does not trace (a clock, `random`, a stream write, a tensor's copy or "
                               "str) splits the graph",
-                              "GB0007", RuleFamily::Report, FixAvailability::None};
+                              GraphBreak::SkippedFunction, RuleFamily::Report, FixAvailability::None};
   return kInfo;
 }
 
@@ -187,7 +187,7 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
         sink.report(make_diagnostic(
             info(), n,
             fmt::format("`{}.{}` cannot be traced; the graph is split around it ({})", m.text(receiver), method,
-                        *logger_break),
+                        cite(*logger_break)),
             "read the logger's level once outside the compiled region and pass the result in"));
         return true;
       }
@@ -195,7 +195,7 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
     }
     const auto q = callee_name(m, n);
     if (!q) return true;
-    std::string_view why;
+    GraphBreak why;
     if (const Untraceable* known = find(kUntraceable, *q)) {
       if (known->size_at != kAlways && given_size(m, n, known->size_at)) return true;
       why = known->why;
@@ -223,7 +223,7 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
       return true;
     }
     sink.report(make_diagnostic(info(), n,
-                                fmt::format("`{}` cannot be traced; the graph is split around it ({})", *q, why),
+                                fmt::format("`{}` cannot be traced; the graph is split around it ({})", *q, cite(why)),
                                 "move the call out of the compiled region, or keep its value as a tensor"));
     return true;
   });

@@ -62,7 +62,7 @@ std::vector<Diagnostic> unused_suppressions(const Suppressions& suppressions, st
     }
     if (unused.empty() && unknown.empty()) continue;
     Diagnostic diag;
-    diag.code = kUnusedNoqaInfo.code;
+    diag.rule = &kUnusedNoqaInfo;
     diag.range = d.range;
     std::vector<std::string> parts;
     if (!unused.empty()) parts.push_back(fmt::format("unused: {}", fmt::join(unused, ", ")));

@@ -14,7 +14,7 @@ using rewrite::plan_trap;
 
 const RuleInfo& ValidationGuardRule::info() const {
   static const RuleInfo kInfo{"GM301", "tensor-validation-guard",
-                              "`if <tensor cond>: raise` guard splits the graph", "GB0170",
+                              "`if <tensor cond>: raise` guard splits the graph", GraphBreak::DataDependentBranching,
                               RuleFamily::Trap, FixAvailability::Sometimes};
   return kInfo;
 }
@@ -29,14 +29,15 @@ std::unique_ptr<FilePass> ValidationGuardRule::start(const RuleContext& ctx, Dia
     if (!is_validation_guard(m, n)) return true;
     const Truth truth = classify_truth(ctx, n.field(field::condition));
     if (truth.kind != TruthKind::TensorTruth && truth.kind != TruthKind::DataOperator) return true;
+    const GraphBreak graph_break = truth.kind == TruthKind::DataOperator ? GraphBreak::DataDependentOperator
+                                                                         : GraphBreak::DataDependentBranching;
     Diagnostic d =
         make_diagnostic(info(), n.field(field::condition),
                         fmt::format("validation guard tests a tensor value before raising; Dynamo cannot trace "
                                     "the data-dependent check ({})",
-                                    truth.kind == TruthKind::DataOperator ? "GB0033: Data dependent operator"
-                                                                          : "GB0170: Data-dependent branching"),
+                                    cite(graph_break)),
                         "lower the check into the graph so the original exception is still raised");
-    if (truth.kind == TruthKind::DataOperator) d.graph_break_id = "GB0033";
+    d.graph_break = graph_break;
     attach_plan(d, plan_trap(ctx, n, names));
     sink.report(std::move(d));
     return true;

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rewrite/defer.h"
 
@@ -13,7 +15,7 @@ using rewrite::plan_defer;
 
 const RuleInfo& WarningsWarnRule::info() const {
   static const RuleInfo kInfo{"GM203", "warnings-warn-in-graph",
-                              "`warnings.warn` in compiled code splits the graph", "GB0007",
+                              "`warnings.warn` in compiled code splits the graph", GraphBreak::SkippedFunction,
                               RuleFamily::Defer, FixAvailability::Sometimes};
   return kInfo;
 }
@@ -30,8 +32,8 @@ std::unique_ptr<FilePass> WarningsWarnRule::start(const RuleContext& ctx, Diagno
     if (q && (*q == "warnings.warn" || *q == "warnings.warn_explicit")) {
       Diagnostic d = make_diagnostic(
           info(), n,
-          "`warnings.warn` is a C builtin Dynamo skips; the graph is split around it (GB0007: "
-          "Attempted to call function marked as skipped)",
+          fmt::format("`warnings.warn` is a C builtin Dynamo skips; the graph is split around it ({})",
+                      cite(GraphBreak::SkippedFunction)),
           "run the warning inside the graph, or move it out of the compiled code");
       attach_plan(d, plan_defer(ctx, n, DeferredCall::WarningsWarn, names, index));
       sink.report(std::move(d));

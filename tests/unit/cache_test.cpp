@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "graphmend/driver/cache.h"
+#include "graphmend/rules/registry.h"
 #include "test_support.h"
 
 namespace graphmend::driver::cache {
@@ -12,10 +13,10 @@ namespace {
 
 rules::Diagnostic with_everything() {
   rules::Diagnostic d;
-  d.code = "GM101";
+  d.rule = rules::info_of_code("GM101");
   d.range = {10, 42};
   d.message = "branch on a tensor's value: \"quoted\", tab\t, é";
-  d.graph_break_id = "GB0170";
+  d.graph_break = rules::GraphBreak::DataDependentBranching;
   source::Fix fix;
   fix.edits = {source::Edit::insertion(10, "if a:\n    "), source::Edit::replace({20, 30}, "x")};
   fix.helpers = {{"_graphmend_print_0", "def _graphmend_print_0(a0):\n    print(a0)\n"}};
@@ -31,7 +32,7 @@ rules::Diagnostic with_everything() {
 TEST(ResultCache, AnEntryComesBackAsItWasStored) {
   testing::TempDir dir;
   rules::Diagnostic declined;
-  declined.code = "GM901";
+  declined.rule = &rules::kSyntaxErrorInfo;
   declined.range = {0, 1};
   declined.message = "syntax error";
   declined.decline_reason = rewrite::decline<rewrite::DeclineCode::AssignedTwice>("x");
@@ -48,10 +49,10 @@ TEST(ResultCache, AnEntryComesBackAsItWasStored) {
   ASSERT_EQ(f.diagnostics.size(), 2u);
   const rules::Diagnostic& d = f.diagnostics[0];
   const rules::Diagnostic expected = with_everything();
-  EXPECT_EQ(d.code, expected.code);
+  EXPECT_EQ(d.rule, expected.rule);  // the rule's own metadata, not a copy
   EXPECT_EQ(d.range, expected.range);
   EXPECT_EQ(d.message, expected.message);
-  EXPECT_EQ(d.graph_break_id, expected.graph_break_id);
+  EXPECT_EQ(d.graph_break, expected.graph_break);
   ASSERT_TRUE(d.fix);
   EXPECT_EQ(d.fix->edits, expected.fix->edits);
   EXPECT_EQ(d.fix->helpers, expected.fix->helpers);
@@ -61,8 +62,27 @@ TEST(ResultCache, AnEntryComesBackAsItWasStored) {
   EXPECT_EQ(d.function, expected.function);
   EXPECT_EQ(d.region_reason, expected.region_reason);
   EXPECT_FALSE(f.diagnostics[1].fix);
+  EXPECT_EQ(f.diagnostics[1].rule, &rules::kSyntaxErrorInfo);
+  EXPECT_FALSE(f.diagnostics[1].graph_break);
   EXPECT_EQ(f.diagnostics[1].decline_reason, rewrite::decline<rewrite::DeclineCode::AssignedTwice>("x"));
   EXPECT_TRUE(loaded->files[1].diagnostics.empty());
+}
+
+// An entry naming a rule code or a break id this binary does not know is not read.
+TEST(ResultCache, AnUnknownCodeOrBreakIsAMiss) {
+  testing::TempDir dir;
+  store(dir.path, "key", Entry{"digest-1", 0, {{{with_everything()}, {}, false}}});
+  const std::filesystem::path path = dir.path / "v1" / "key.json";
+  const std::string stored = testing::read_bytes(path);
+  ASSERT_TRUE(load(dir.path, "key", "digest-1"));
+  for (const auto& [from, to] : {std::pair{"\"GM101\"", "\"GM199\""}, std::pair{"\"GB0170\"", "\"GB9999\""}}) {
+    std::string changed = stored;
+    const size_t at = changed.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    changed.replace(at, std::string_view(from).size(), to);
+    std::ofstream(path, std::ios::binary) << changed;
+    EXPECT_FALSE(load(dir.path, "key", "digest-1")) << to;
+  }
 }
 
 TEST(ResultCache, AnotherDigestOrKeyFindsNothing) {

@@ -39,7 +39,7 @@ std::string render(const driver::FileReport& f) {
   std::string out;
   for (const rules::Diagnostic& d : f.diagnostics) {
     const auto loc = lines.location(f.disk_text(), d.range.start);
-    out += fmt::format("{}:{} {} {}\n", loc.line, loc.column, d.code, d.message);
+    out += fmt::format("{}:{} {} {}\n", loc.line, loc.column, d.rule->code, d.message);
     if (d.fix) {
       out += fmt::format("  fix[{}]: {}\n", source::applicability_name(d.fix->applicability), d.fix->title);
     } else if (d.decline_reason) {
@@ -77,7 +77,7 @@ std::vector<expect::Finding> findings(const driver::FileReport& f) {
   const source::LineIndex lines(f.disk_text());
   std::vector<expect::Finding> out;
   for (const rules::Diagnostic& d : f.diagnostics) {
-    expect::Finding e{static_cast<int>(lines.location(f.disk_text(), d.range.start).line), std::string(d.code),
+    expect::Finding e{static_cast<int>(lines.location(f.disk_text(), d.range.start).line), std::string(d.rule->code),
                       expect::Outcome::Reported, {}};
     if (d.fix) {
       e.outcome = d.fix->applicability == source::Applicability::Safe ? expect::Outcome::Fixed : expect::Outcome::Unsafe;
@@ -122,6 +122,12 @@ TEST_P(Golden, MatchesSnapshotAndIsIdempotent) {
   ASSERT_FALSE(first.error.has_value());
   const std::string diagnostics = render(first);
   check_annotations(input, original, first);
+  // A rule that rewrites gives each site a fix, or the reason it declined: none is left unexplained.
+  for (const rules::Diagnostic& d : first.diagnostics) {
+    if (d.rule->fix == rules::FixAvailability::None || d.rule->family == rules::RuleFamily::Meta) continue;
+    EXPECT_TRUE(d.fix || d.decline_reason) << d.rule->code << " at byte " << d.range.start
+                                           << " has neither a fix nor a decline reason";
+  }
 
   if (std::getenv("GRAPHMEND_UPDATE_GOLDEN")) {
     std::ofstream(expected_path, std::ios::binary) << diagnostics;

@@ -16,19 +16,40 @@ TEST(Registry, CodesAndNamesAreUniqueSortedAndWellFormed) {
   std::string_view previous;
   const std::regex code_re("GM[1-9][0-9]{2}");
   const std::regex name_re("[a-z0-9]+(-[a-z0-9]+)*");
-  const std::regex gb_re("GB[0-9]{4}");
   for (const Rule* r : all_rules()) {
     const RuleInfo& info = r->info();
     EXPECT_TRUE(codes.insert(info.code).second) << info.code;
     EXPECT_TRUE(names.insert(info.name).second) << info.name;
     EXPECT_TRUE(std::regex_match(std::string(info.code), code_re)) << info.code;
     EXPECT_TRUE(std::regex_match(std::string(info.name), name_re)) << info.name;
-    EXPECT_TRUE(std::regex_match(std::string(info.graph_break_id), gb_re)) << info.graph_break_id;
+    EXPECT_TRUE(info.graph_break) << info.code << " names no PyTorch break";
     EXPECT_LT(previous, info.code) << "registry must be sorted by code";
     previous = info.code;
     EXPECT_EQ(find_rule(info.code), r);
     EXPECT_EQ(find_rule(info.name), r);
   }
+}
+
+// How the result cache reads a diagnostic's rule back: exactly one code, rules and meta alike.
+TEST(Registry, EveryCodeLeadsBackToItsInfo) {
+  for (const RuleInfo* info : all_rule_infos()) EXPECT_EQ(info_of_code(info->code), info) << info->code;
+  EXPECT_EQ(info_of_code("GM10"), nullptr);
+  EXPECT_EQ(info_of_code("gm101"), nullptr);  // users' spellings go through find_info
+  EXPECT_EQ(info_of_code("tensor-branch"), nullptr);
+  EXPECT_EQ(info_of_code(""), nullptr);
+}
+
+TEST(GraphBreaks, EveryIdLeadsBackToItsBreakAndIsCitedWithDynamosWords) {
+  for (const GraphBreakEntry& e : kGraphBreakTable) {
+    EXPECT_EQ(graph_break_with_id(e.id), e.graph_break) << e.id;
+    EXPECT_FALSE(e.text.empty()) << e.id;
+    EXPECT_FALSE(e.hint.empty()) << e.id;
+  }
+  EXPECT_EQ(cite(GraphBreak::DataDependentBranching), "GB0170: Data-dependent branching");
+  EXPECT_EQ(id_of(GraphBreak::PythonTypeCall), "GB4841");
+  EXPECT_EQ(graph_break_with_id("GB0000"), std::nullopt);
+  EXPECT_EQ(graph_break_with_id("GB9999"), std::nullopt);
+  EXPECT_EQ(graph_break_with_id(""), std::nullopt);
 }
 
 TEST(Registry, EveryRuleHasADocument) {
@@ -54,7 +75,7 @@ class RecordingRule final : public rules::Rule {
   RecordingRule(const syntax::Kind* kind, bool prune_ifs, std::vector<std::string>& seen)
       : kind_(kind), prune_ifs_(prune_ifs), seen_(seen) {}
   [[nodiscard]] const rules::RuleInfo& info() const override {
-    static const rules::RuleInfo kInfo{"GM999", "recording", "test", "", rules::RuleFamily::Report,
+    static const rules::RuleInfo kInfo{"GM999", "recording", "test", std::nullopt, rules::RuleFamily::Report,
                                        rules::FixAvailability::None};
     return kInfo;
   }

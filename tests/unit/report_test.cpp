@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "graphmend/report/report.h"
+#include "graphmend/rules/registry.h"
 
 namespace graphmend::report {
 namespace {
@@ -18,7 +19,7 @@ driver::RunReport sample(std::string text, std::string message = "`print` splits
   file->text = std::move(text);
   f.original = file;
   rules::Diagnostic d;
-  d.code = "GM201";
+  d.rule = rules::info_of_code("GM201");
   d.message = std::move(message);
   const auto at = static_cast<uint32_t>(f.text().find("print"));
   d.range = {at, at + 5};

@@ -92,7 +92,7 @@ TEST(UnusedNoqa, ReportsUnusedAndUnknownCodesAndRemovesThem) {
   Selection all;
   const auto found = unused_suppressions(r.suppressions, r.text, all);
   ASSERT_EQ(found.size(), 3u);  // the blanket noqa may serve another linter
-  EXPECT_EQ(found[0].code, kUnusedNoqaInfo.code);
+  EXPECT_EQ(found[0].rule, &kUnusedNoqaInfo);
   EXPECT_NE(found[0].message.find("unused: GM201"), std::string::npos);
   EXPECT_NE(found[2].message.find("unknown: GM999"), std::string::npos);
   EXPECT_EQ(fixed(r.text, *found[0].fix).substr(0, 6), "a = 1\n");

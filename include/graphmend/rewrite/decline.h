@@ -24,7 +24,6 @@ enum class DeclineCode : std::uint8_t {
   GeneratedBlockDamaged,
   RuntimeNameTaken,
   CopiedPairWouldDiffer,
-  NotImplemented,
 
   // Values a site helper would need carried into the graph (SiteRenderer).
   UncarriableValue,
@@ -193,8 +192,6 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::CopiedPairWouldDiffer, "copied-pair-would-differ",
      "`{}` is marked `# Copied from {}` and the fix would change one side of the pair only, which the "
      "project's copy check rejects (transformers: `make repo-consistency`): both sides stay as they are"},
-    {DeclineCode::NotImplemented, "not-implemented",
-     "the {} rewrite is not implemented in this version (detection only)"},
 
     // Values a site helper would need carried into the graph (SiteRenderer).
     {DeclineCode::UncarriableValue, "uncarriable-value",

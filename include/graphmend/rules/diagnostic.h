@@ -7,16 +7,19 @@
 #include <string_view>
 
 #include "graphmend/rewrite/decline.h"
+#include "graphmend/rules/rule_info.h"
 #include "graphmend/source/edit.h"
 #include "graphmend/source/text.h"
 
 namespace graphmend::rules {
 
 struct Diagnostic {
-  std::string_view code;            // GM101, ...
-  source::TextRange range;          // the site
-  std::string message;              // one line; names the PyTorch break id
-  std::string_view graph_break_id;  // GB0170, ... ("" for non-break diagnostics)
+  // The rule that reports it, as its static metadata (code, name, family): never null once
+  // reported, so `d.rule->code` is the code without a lookup.
+  const RuleInfo* rule = nullptr;
+  source::TextRange range;                // the site
+  std::string message;                    // one line; cites the PyTorch break
+  std::optional<GraphBreak> graph_break;  // GB0170, ...: the rule's, or another it found (none for meta diagnostics)
   // Shared: the arms of one `if`/`elif` chain are fixed by one rewrite of the whole chain, and a
   // copy per arm would make a chain of n arms cost O(n^2).
   std::shared_ptr<const source::Fix> fix;

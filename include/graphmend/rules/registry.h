@@ -19,6 +19,10 @@ extern const RuleInfo kRuntimeFileInfo;  // GM904
 
 // Every code graphmend can report, rules and meta diagnostics alike, sorted by code.
 std::span<const RuleInfo* const> all_rule_infos();
+// The info of exactly this code ("GM101"), by binary search: how the result cache reads a
+// diagnostic's rule back.
+const RuleInfo* info_of_code(std::string_view code);
+// The info of a code or a kebab-case name, in any case, as users write them.
 const RuleInfo* find_info(std::string_view code_or_name);
 // True if `code` is a code graphmend reports, or the start of one ("GM2").
 bool is_code_or_prefix(std::string_view code);

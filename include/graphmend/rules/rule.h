@@ -14,19 +14,6 @@
 
 namespace graphmend::rules {
 
-enum class FixAvailability { None, Sometimes };
-
-enum class RuleFamily { Where, Defer, Trap, Dense, Report, Meta };
-
-struct RuleInfo {
-  std::string_view code;            // GM101
-  std::string_view name;            // kebab-case
-  std::string_view summary;         // one line
-  std::string_view graph_break_id;  // the PyTorch registry id it corresponds to
-  RuleFamily family;
-  FixAvailability fix;
-};
-
 using RuleOptions = analysis::FixOptions;
 // What every rule's pass over one file is given: the analysis context, and the file's one namer
 // of site helpers. Rules share it: two namers could give two different helpers one name (a

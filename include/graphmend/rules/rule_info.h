@@ -1,0 +1,25 @@
+// A rule's static metadata. Every diagnostic points at its rule's RuleInfo, so a report reads the
+// rule's code, name and family from the diagnostic itself, without a lookup.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "graphmend/rules/graph_breaks.h"
+
+namespace graphmend::rules {
+
+enum class FixAvailability { None, Sometimes };
+
+enum class RuleFamily { Where, Defer, Trap, Dense, Report, Meta };
+
+struct RuleInfo {
+  std::string_view code;                   // GM101
+  std::string_view name;                   // kebab-case
+  std::string_view summary;                // one line
+  std::optional<GraphBreak> graph_break;   // the PyTorch break it reports (none for meta diagnostics)
+  RuleFamily family;
+  FixAvailability fix;
+};
+
+}  // namespace graphmend::rules
