@@ -87,84 +87,6 @@ bool is_carried_literal(const ir::Module& m, ir::Node n) {
   return is_plain_string(n) && is_text_string(m, n);
 }
 
-const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use) {
-  const int s = m.lookup_at(use);
-  if (s < 0) return nullptr;
-  const ir::Symbol& sym = m.symbols[static_cast<size_t>(s)];
-  return sym.scope == 0 ? &sym : nullptr;
-}
-
-bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_list<ir::BindingKind> kinds) {
-  if (sym.bindings.empty()) return false;
-  return std::all_of(sym.bindings.begin(), sym.bindings.end(), [&](int b) {
-    const ir::BindingKind k = m.bindings[static_cast<size_t>(b)].kind;
-    return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
-  });
-}
-
-bool always_bound_at(const ir::Module& m, int function, int symbol, ir::Node at) {
-  if (function < 0 || symbol < 0) return false;
-  const ir::Symbol& s = m.symbols[static_cast<size_t>(symbol)];
-  if (s.scope != m.functions[static_cast<size_t>(function)].scope || s.declared_global || s.declared_nonlocal) {
-    return false;
-  }
-  bool parameter = false;
-  for (int b : s.bindings) {
-    const ir::BindingKind kind = m.bindings[static_cast<size_t>(b)].kind;
-    if (kind == ir::BindingKind::Delete) return false;
-    parameter = parameter || kind == ir::BindingKind::Parameter;
-  }
-  if (parameter) return true;
-  const ir::Cfg& cfg = m.cfg(function);
-  const int target = cfg.node_containing(at);
-  if (target < 0 || cfg.entry < 0) return false;
-  const auto binds_here = [&](const ir::CfgNode& node) {
-    for (int b : node.gen) {
-      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-      if (binding.symbol != symbol) continue;
-      bool skippable = false;
-      for (ir::Node p = binding.statement.parent(); p && !p.is(kind::function_definition); p = p.parent()) {
-        skippable = skippable || ((p.is(kind::try_statement) || p.is(kind::with_statement)) && !p.range().contains(at.range()));
-      }
-      if (!skippable) return true;
-    }
-    return false;
-  };
-  // Is `target` reachable from the entry along nodes that bind nothing of `symbol`? The search
-  // stops at every binding, so it explores only the code no binding dominates.
-  std::unordered_set<int> seen;
-  std::vector<int> stack{cfg.entry};
-  while (!stack.empty()) {
-    const int n = stack.back();
-    stack.pop_back();
-    if (n == target) return false;
-    if (!seen.insert(n).second) continue;
-    const ir::CfgNode& node = cfg.nodes[static_cast<size_t>(n)];
-    if (!binds_here(node)) {
-      for (int next : node.succ) stack.push_back(next);
-    } else if (node.kind == ir::CfgKind::LoopHeader) {
-      // A `for` binds its target only on the way into its body: when the iterable is exhausted
-      // (or empty) the loop exits with the name as it was.
-      const ir::Node loop = node.node.parent();
-      const ir::Node body = loop ? loop.field(field::body) : ir::Node{};
-      for (int next : node.succ) {
-        const ir::Node to = cfg.nodes[static_cast<size_t>(next)].node;
-        if (!(body && to && body.range().contains(to.range()))) stack.push_back(next);
-      }
-    }
-  }
-  return true;
-}
-
-bool always_bound_at(const ir::Module& m, ir::Node use) {
-  return always_bound_at(m, m.function_of(use), m.lookup_at(use), use);
-}
-
-ir::Node dotted_root(ir::Node n) {
-  while (n.is(kind::attribute)) n = n.field(field::object);
-  return n.is(kind::identifier) ? n : ir::Node{};
-}
-
 std::string SiteNamer::fresh(const std::string& prefix) {
   // Numbers only grow per prefix, so naming n sites costs O(n), not O(n^2).
   for (int& n = next_number_[prefix];; ++n) {
@@ -236,14 +158,14 @@ std::optional<std::string> SiteRenderer::render(ir::Node value) {
 bool SiteRenderer::is_stable_reference(ir::Node n) const {
   if (n.is(kind::identifier)) {
     if (m_.lookup_at(n) < 0) return is_builtin_class(m_.text(n));
-    const ir::Symbol* sym = module_symbol(m_, n);
-    return sym && bound_only_by(m_, *sym, {ir::BindingKind::ClassDef, ir::BindingKind::Import});
+    const ir::Symbol* sym = m_.module_symbol(n);
+    return sym && m_.bound_only_by(*sym, {ir::BindingKind::ClassDef, ir::BindingKind::Import});
   }
   if (n.is(kind::attribute)) {
-    ir::Node root = dotted_root(n);
+    ir::Node root = ir::dotted_root(n);
     if (!root) return false;
-    const ir::Symbol* sym = module_symbol(m_, root);
-    if (!sym || !bound_only_by(m_, *sym, {ir::BindingKind::Import})) return false;
+    const ir::Symbol* sym = m_.module_symbol(root);
+    if (!sym || !m_.bound_only_by(*sym, {ir::BindingKind::Import})) return false;
     auto q = m_.qualified_name(n);
     return q && (*q == "sys.stdout" || *q == "sys.stderr" || analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::LoggingLevel));
   }
@@ -684,11 +606,6 @@ void CompiledCode::line(std::string_view code) {
   text += code;
 }
 
-const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name) {
-  auto it = m.scopes[0].symbols.find(std::string(name));
-  return it == m.scopes[0].symbols.end() ? nullptr : &m.symbols[static_cast<size_t>(it->second)];
-}
-
 std::optional<Declined> cannot_run(const ir::Module& m, ir::Node site) {
   ir::Node klass;
   for (ir::Node n = site, p = site.parent(); p; n = p, p = p.parent()) {
@@ -716,7 +633,7 @@ std::optional<Declined> cannot_run(const ir::Module& m, ir::Node site) {
     // Resolved to the module's binding (a local, mangled alike, would be found first).
     const int symbol = m.lookup_at(n);
     const bool module_level = symbol >= 0 && m.symbols[static_cast<size_t>(symbol)].scope == 0;
-    if (module_level && !module_symbol_named(m, mangled)) {
+    if (module_level && !m.module_symbol_named(mangled)) {
       found = Declined{decline<DeclineCode::AlwaysNameError>(name, class_name, mangled)};
     }
     return !found;
@@ -749,7 +666,7 @@ std::optional<Declined> runtime_unavailable(const ir::Module& m) {
   if (const auto& damage = m.generated().damage) {
     return Declined{decline<DeclineCode::GeneratedBlockDamaged>(*damage)};
   }
-  if (module_symbol_named(m, "_graphmend") && !m.generated().block) {
+  if (m.module_symbol_named("_graphmend") && !m.generated().block) {
     return Declined{decline<DeclineCode::RuntimeNameTaken>()};
   }
   return std::nullopt;

@@ -212,7 +212,7 @@ std::optional<std::string> unbound_branch_read(const ir::Module& m, int fi, ir::
         return true;
       }
       auto [it, inserted] = bound.emplace(symbol, false);
-      if (inserted) it->second = always_bound_at(m, fi, symbol, start);
+      if (inserted) it->second = m.always_bound_at(fi, symbol, start);
       if (!it->second) found = std::string(m.text(n));
       return true;
     });
@@ -1060,7 +1060,7 @@ std::optional<Decline> WherePlanner::prove_kept_values() {
   for (const std::string& name : selected_) {
     if (else_block_ && assigned_in_[name] == static_cast<int>(branches_.size())) continue;
     const auto sym = scope.symbols.find(name);
-    if (sym == scope.symbols.end() || !always_bound_at(m_, fi_, sym->second, if_.field(field::condition))) {
+    if (sym == scope.symbols.end() || !m_.always_bound_at(fi_, sym->second, if_.field(field::condition))) {
       return decline<DeclineCode::NotBoundBefore>(name);
     }
     ir::Node kept_value;

@@ -119,20 +119,6 @@ bool is_text_string(const ir::Module& m, ir::Node n);
 // A literal the runtime carries into an op as it is: a str (no replacement fields), an int or
 // float (signed), True, False or None. Not bytes, not a complex number.
 bool is_carried_literal(const ir::Module& m, ir::Node n);
-// The module-level symbol a name refers to at `use`, or null.
-const ir::Symbol* module_symbol(const ir::Module& m, ir::Node use);
-bool bound_only_by(const ir::Module& m, const ir::Symbol& sym, std::initializer_list<ir::BindingKind> kinds);
-// True when reading the function-local `symbol` at `at` (a node inside the function `function`)
-// cannot raise UnboundLocalError: a parameter, or a local that every path from the function's
-// entry to `at` binds first; either way with no `del` of it. A binding inside a `try` or `with`
-// that does not also enclose `at` does not count: an exception there can skip it (handled, or
-// suppressed by the context manager) and still reach `at`. A name of any other scope: false.
-bool always_bound_at(const ir::Module& m, int function, int symbol, ir::Node at);
-// The same for an identifier `use`, at that use.
-bool always_bound_at(const ir::Module& m, ir::Node use);
-// The root identifier of a dotted name (`a` of `a.b.c`), or null.
-ir::Node dotted_root(ir::Node n);
-
 // Declined when the module binds `_graphmend` itself (graphmend's generated code needs the name),
 // or when its generated block's markers are damaged (source::GeneratedMarkers::damage).
 std::optional<Declined> runtime_unavailable(const ir::Module& m);
@@ -252,8 +238,6 @@ StatementLayout layout_of(const ir::Module& m, ir::Node stmt);
 // The offset where `n`'s line starts.
 uint32_t line_start(const ir::Module& m, ir::Node n);
 
-// The module-level symbol `name`, or null.
-const ir::Symbol* module_symbol_named(const ir::Module& m, std::string_view name);
 
 
 // `node`'s source for generated code, every line break kept as it is (kRawNewline).
