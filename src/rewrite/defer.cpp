@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "graphmend/rewrite/compile_gates.h"
 #include "graphmend/rewrite/item_effect.h"
 
 namespace graphmend::rewrite {

@@ -7,6 +7,8 @@
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/compile_gates.h"
+#include "graphmend/rewrite/compiled_code.h"
 #include "graphmend/rewrite/item_effect.h"
 
 namespace graphmend::rewrite {

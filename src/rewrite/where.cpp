@@ -10,6 +10,7 @@
 #include "graphmend/analysis/tensor_meta.h"
 #include "graphmend/analysis/totality.h"
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/compile_gates.h"
 #include "graphmend/rewrite/item_effect.h"
 #include "graphmend/rewrite/trap.h"
 #include "graphmend/rewrite/where_buffer.h"
@@ -677,7 +678,7 @@ struct WherePlan {
   std::optional<std::string> unsafe_reason;
 };
 
-Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length);
+Fix render_where(const ir::Module& m, const WherePlan& plan);
 
 // The analysis of one `if` into a WherePlan, in steps; each returns a coded decline, or nothing
 // to go on. The steps share what the earlier ones found (the members below).
@@ -1388,22 +1389,19 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   plan.unsafe_reason = aliasing_ ? std::optional<std::string>(
                                        "the selected tensor is a new object, where the original kept or bound an existing one")
                                  : unsafe_reason_;
-  return render_where(m_, plan, ctx_.options.line_length);
+  return render_where(m_, plan);
 }
 
 // The plan as text: the selections laid out at the `if`'s indentation (or its block's, under a
 // kept static `if` or the compile gate), replacing the `if` or inserted before it as an `if`
 // whose `elif` is the original.
-Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length) {
+Fix render_where(const ir::Module& m, const WherePlan& plan) {
   const StatementLayout l = layout_of(m, plan.if_statement);
   const bool gated = plan.form != WherePlan::Form::AllModes;
   const std::string body_indent = gated || plan.static_text ? l.inner : std::string(l.indent);
-  LayoutStyle style;
-  style.line_length = line_length;
-  style.indent_unit = l.unit;
   std::vector<std::string> lines;
   auto emit = [&](std::string_view prefix, const LayoutExpr& e) {
-    for (std::string& line : lay_out(body_indent, prefix, e, "", style)) lines.push_back(std::move(line));
+    for (std::string& line : lay_out(body_indent, prefix, e, "", l.unit)) lines.push_back(std::move(line));
   };
   for (const LayoutExpr& g : plan.guard_checks) emit("", g);
   for (ir::Node s : plan.kept_statements) {
@@ -1462,7 +1460,7 @@ Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length)
   for (const std::string& c : plan.checks) gate.push_back(LayoutExpr::atom(c));
   if (plan.static_text) gate.push_back(LayoutExpr::atom(*plan.static_text));
   const LayoutExpr gate_expr = gate.size() == 1 ? gate[0] : LayoutExpr::chain("and", gate);
-  const std::vector<std::string> head = lay_out_header(l.indent, "if ", gate_expr, ":", style);
+  const std::vector<std::string> head = lay_out_header(l.indent, "if ", gate_expr, ":", l.unit);
   const std::string inserted = joined_lines(head, nl).substr(l.indent.size()) + nl + joined_lines(lines, nl) + nl +
                                std::string(l.indent) + "el";
   fix.edits.push_back(source::Edit::insertion(plan.if_statement.start(), inserted));
