@@ -25,11 +25,6 @@ bool inside_any(const std::vector<source::TextRange>& ranges, uint32_t offset) {
                      [&](const source::TextRange& r) { return r.start < offset && offset < r.end; });
 }
 
-// Generated code into file text: '\n' starts a line at the compiled branch's indentation, each
-// kIndentStep is one more level, kRawNewline is a line break copied from inside the original
-// statement (indentation kept as it was). A generated line too long for the line length is wrapped
-// (wrapped_line) at a call's arguments, at an operand's operators, or as `name = (<value>)`,
-// unless it holds copied line breaks.
 std::string render_code(std::string_view code, std::string_view newline, std::string_view inner,
                         std::string_view unit) {
   std::string out;
