@@ -25,6 +25,7 @@
 #include "graphmend/fix/verify.h"
 #include "graphmend/fix/write.h"
 #include "graphmend/ir/module.h"
+#include "graphmend/rewrite/python_layout.h"
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rules/registry.h"
 #include "graphmend/rules/selection.h"
@@ -267,10 +268,8 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
         lines.line_of(markers.damage_at), *markers.damage));
   }
   rewrite::SiteNamer names(*u.module);
-  rules::RuleOptions file_options = options.rule_options;
-  file_options.line_length = u.style.line_length;
   const rewrite::GeneratedLineLength line_length(u.style.line_length);
-  rules::RuleContext ctx{{*u.module, project, regions, types, file_options}, names};
+  rules::RuleContext ctx{{*u.module, project, regions, types, options.rule_options}, names};
   // A module that never names torch is checked only when a compiled call reaches one of its
   // functions (a helper called from another file's forward).
   if (u.module->mentions_torch() || !ctx.compiled_functions().empty()) {

@@ -13,6 +13,11 @@ Node unparenthesize(Node n) {
   return n;
 }
 
+Node dotted_root(Node n) {
+  while (n.is(kind::attribute)) n = n.field(field::object);
+  return n.is(kind::identifier) ? n : Node{};
+}
+
 std::vector<Node> children_without_comments(Node n) {
   std::vector<Node> out;
   for (Node c : n.named_children()) {
@@ -956,6 +961,62 @@ std::span<const int> Module::bindings_of(Node use) const {
   return symbols[static_cast<size_t>(sym)].bindings;
 }
 
+bool Module::always_bound_at(int function, int symbol, Node at) const {
+  if (function < 0 || symbol < 0) return false;
+  const Symbol& s = symbols[static_cast<size_t>(symbol)];
+  if (s.scope != functions[static_cast<size_t>(function)].scope || s.declared_global || s.declared_nonlocal) {
+    return false;
+  }
+  bool parameter = false;
+  for (int b : s.bindings) {
+    const BindingKind kind = bindings[static_cast<size_t>(b)].kind;
+    if (kind == BindingKind::Delete) return false;
+    parameter = parameter || kind == BindingKind::Parameter;
+  }
+  if (parameter) return true;
+  const Cfg& cfg = this->cfg(function);
+  const int target = cfg.node_containing(at);
+  if (target < 0 || cfg.entry < 0) return false;
+  const auto binds_here = [&](const CfgNode& node) {
+    for (int b : node.gen) {
+      const Binding& binding = bindings[static_cast<size_t>(b)];
+      if (binding.symbol != symbol) continue;
+      bool skippable = false;
+      for (Node p = binding.statement.parent(); p && !p.is(kind::function_definition); p = p.parent()) {
+        skippable = skippable || ((p.is(kind::try_statement) || p.is(kind::with_statement)) && !p.range().contains(at.range()));
+      }
+      if (!skippable) return true;
+    }
+    return false;
+  };
+  // Is `target` reachable from the entry along nodes that bind nothing of `symbol`? The search
+  // stops at every binding, so it explores only the code no binding dominates.
+  std::unordered_set<int> seen;
+  std::vector<int> stack{cfg.entry};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    if (n == target) return false;
+    if (!seen.insert(n).second) continue;
+    const CfgNode& node = cfg.nodes[static_cast<size_t>(n)];
+    if (!binds_here(node)) {
+      for (int next : node.succ) stack.push_back(next);
+    } else if (node.kind == CfgKind::LoopHeader) {
+      // A `for` binds its target only on the way into its body: when the iterable is exhausted
+      // (or empty) the loop exits with the name as it was.
+      const Node loop = node.node.parent();
+      const Node body = loop ? loop.field(field::body) : Node{};
+      for (int next : node.succ) {
+        const Node to = cfg.nodes[static_cast<size_t>(next)].node;
+        if (!(body && to && body.range().contains(to.range()))) stack.push_back(next);
+      }
+    }
+  }
+  return true;
+}
+
+bool Module::always_bound_at(Node use) const { return always_bound_at(function_of(use), lookup_at(use), use); }
+
 std::optional<std::string> Module::qualified_name(Node expr, int alias_hops) const {
   expr = unparenthesize(expr);
   if (expr.is(kind::attribute)) {
@@ -992,9 +1053,9 @@ std::optional<std::string> Module::qualified_name(Node expr, int alias_hops) con
 }
 
 int Module::module_function(std::string_view name) const {
-  auto it = scopes[0].symbols.find(std::string(name));
-  if (it == scopes[0].symbols.end()) return -1;
-  for (int bi : symbols[static_cast<size_t>(it->second)].bindings) {
+  const Symbol* symbol = module_symbol_named(name);
+  if (!symbol) return -1;
+  for (int bi : symbol->bindings) {
     if (bindings[static_cast<size_t>(bi)].kind == BindingKind::FunctionDef) {
       return bindings[static_cast<size_t>(bi)].function;
     }
@@ -1003,14 +1064,33 @@ int Module::module_function(std::string_view name) const {
 }
 
 int Module::module_class(std::string_view name) const {
-  auto it = scopes[0].symbols.find(std::string(name));
-  if (it == scopes[0].symbols.end()) return -1;
-  for (int bi : symbols[static_cast<size_t>(it->second)].bindings) {
+  const Symbol* symbol = module_symbol_named(name);
+  if (!symbol) return -1;
+  for (int bi : symbol->bindings) {
     if (bindings[static_cast<size_t>(bi)].kind == BindingKind::ClassDef) {
       return bindings[static_cast<size_t>(bi)].klass;
     }
   }
   return -1;
+}
+
+const Symbol* Module::module_symbol_named(std::string_view name) const {
+  auto it = scopes[0].symbols.find(std::string(name));
+  return it == scopes[0].symbols.end() ? nullptr : &symbols[static_cast<size_t>(it->second)];
+}
+
+const Symbol* Module::module_symbol(Node use) const {
+  const int s = lookup_at(use);
+  if (s < 0) return nullptr;
+  const Symbol& symbol = symbols[static_cast<size_t>(s)];
+  return symbol.scope == 0 ? &symbol : nullptr;
+}
+
+bool Module::bound_only_by(const Symbol& symbol, std::initializer_list<BindingKind> kinds) const {
+  if (symbol.bindings.empty()) return false;
+  return std::all_of(symbol.bindings.begin(), symbol.bindings.end(), [&](int b) {
+    return std::find(kinds.begin(), kinds.end(), bindings[static_cast<size_t>(b)].kind) != kinds.end();
+  });
 }
 
 }  // namespace graphmend::ir

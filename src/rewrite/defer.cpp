@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "graphmend/rewrite/compile_gates.h"
 #include "graphmend/rewrite/item_effect.h"
 
 namespace graphmend::rewrite {
@@ -166,18 +167,18 @@ std::variant<DeferredCallText, Declined> render_deferred_call(const analysis::Fi
     if (!fn.is(kind::attribute) && !(kind == DeferredCall::WarningsWarn && fn.is(kind::identifier))) {
       return Declined{decline<DeclineCode::CalleeNotPlainName>()};
     }
-    ir::Node root = dotted_root(fn);
-    const ir::Symbol* sym = root ? module_symbol(m, root) : nullptr;
+    ir::Node root = ir::dotted_root(fn);
+    const ir::Symbol* sym = root ? m.module_symbol(root) : nullptr;
     if (!sym || (root != fn && fn.field(field::object) != root)) {
       return Declined{
           decline<DeclineCode::CalleeNotModuleLevel>(m.text(fn.is(kind::attribute) ? fn.field(field::object) : fn))};
     }
     if (kind == DeferredCall::LoggerMethod &&
-        !bound_only_by(m, *sym, {ir::BindingKind::Assignment, ir::BindingKind::AnnotatedAssignment,
+        !m.bound_only_by(*sym, {ir::BindingKind::Assignment, ir::BindingKind::AnnotatedAssignment,
                                  ir::BindingKind::Import})) {
       return Declined{decline<DeclineCode::LoggerRebound>(m.text(root))};
     }
-    if (kind != DeferredCall::LoggerMethod && !bound_only_by(m, *sym, {ir::BindingKind::Import})) {
+    if (kind != DeferredCall::LoggerMethod && !m.bound_only_by(*sym, {ir::BindingKind::Import})) {
       return Declined{decline<DeclineCode::NotStandardModule>(m.text(root))};
     }
     if (fn.is(kind::attribute)) method = std::string(m.text(fn.field(field::attribute)));

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/compile_gates.h"
+#include "graphmend/rewrite/compiled_code.h"
 #include "graphmend/rewrite/unsafe.h"
 
 namespace graphmend::rewrite {
@@ -806,7 +808,7 @@ std::variant<source::Fix, Declined> render_masked_dispatch(const ir::Module& m, 
     }
   }
   // The expert's rows, then each cast a statement of its own (a chain of calls on one line would
-  // pass 88 columns, where graphmend's wrapping finds no bracket to break at).
+  // pass the line length, where graphmend's wrapping finds no bracket to break at).
   compiled.line(
       fmt::format("{} = {}({})", kRows, reindented(m, s.call.field(field::function), compiled.level), hidden));
   const std::string to_output = fmt::format("({}.dtype)", output);

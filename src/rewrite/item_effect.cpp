@@ -6,6 +6,8 @@
 #include <cstdint>
 
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/compile_gates.h"
+#include "graphmend/rewrite/compiled_code.h"
 #include "graphmend/rewrite/defer.h"
 
 namespace graphmend::rewrite {

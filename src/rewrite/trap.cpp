@@ -7,6 +7,8 @@
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/effects.h"
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/compile_gates.h"
+#include "graphmend/rewrite/compiled_code.h"
 #include "graphmend/rewrite/item_effect.h"
 
 namespace graphmend::rewrite {
@@ -150,7 +152,7 @@ std::variant<Fix, Declined> plan_item_assert(const analysis::FileContext& ctx, i
     }
     ir::Node operand = ir::unparenthesize(operands[1]);
     const bool literal = is_number_literal(m, operand) && m.text(operand).find_first_of("jJ") == std::string_view::npos;
-    if (!literal && !(operand.is(kind::identifier) && always_bound_at(m, operand))) {
+    if (!literal && !(operand.is(kind::identifier) && m.always_bound_at(operand))) {
       return Declined{decline<DeclineCode::ItemAssertOperand>(snippet(m, operand))};
     }
     tested = fmt::format("_graphmend.item_compare({}, \"{}\", {})", with_raw_newlines(m.text(receiver)), m.text(op),
@@ -237,7 +239,7 @@ std::variant<GuardPlan, Declined> plan_guard(const analysis::FileContext& ctx, i
       if (!ctx.types.type_of(m, h).tensor_like()) continue;
       const ir::Node field = ir::unparenthesize(h);
       if (!field.is(kind::identifier)) return Declined{decline<DeclineCode::MessageFromTensor>(snippet(m, h))};
-      if (!always_bound_at(m, field)) return Declined{decline<DeclineCode::MessageTensorUnbound>(snippet(m, h))};
+      if (!m.always_bound_at(field)) return Declined{decline<DeclineCode::MessageTensorUnbound>(snippet(m, h))};
     }
     renderer.choose_names(m.text(raise));
     std::vector<std::string> finished;

@@ -10,6 +10,7 @@
 #include "graphmend/analysis/tensor_meta.h"
 #include "graphmend/analysis/totality.h"
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/compile_gates.h"
 #include "graphmend/rewrite/item_effect.h"
 #include "graphmend/rewrite/trap.h"
 #include "graphmend/rewrite/where_buffer.h"
@@ -212,7 +213,7 @@ std::optional<std::string> unbound_branch_read(const ir::Module& m, int fi, ir::
         return true;
       }
       auto [it, inserted] = bound.emplace(symbol, false);
-      if (inserted) it->second = always_bound_at(m, fi, symbol, start);
+      if (inserted) it->second = m.always_bound_at(fi, symbol, start);
       if (!it->second) found = std::string(m.text(n));
       return true;
     });
@@ -677,7 +678,7 @@ struct WherePlan {
   std::optional<Unsafe> unsafe_reason;
 };
 
-Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length);
+Fix render_where(const ir::Module& m, const WherePlan& plan);
 
 // The analysis of one `if` into a WherePlan, in steps; each returns a coded decline, or nothing
 // to go on. The steps share what the earlier ones found (the members below).
@@ -1060,7 +1061,7 @@ std::optional<Decline> WherePlanner::prove_kept_values() {
   for (const std::string& name : selected_) {
     if (else_block_ && assigned_in_[name] == static_cast<int>(branches_.size())) continue;
     const auto sym = scope.symbols.find(name);
-    if (sym == scope.symbols.end() || !always_bound_at(m_, fi_, sym->second, if_.field(field::condition))) {
+    if (sym == scope.symbols.end() || !m_.always_bound_at(fi_, sym->second, if_.field(field::condition))) {
       return decline<DeclineCode::NotBoundBefore>(name);
     }
     ir::Node kept_value;
@@ -1386,22 +1387,19 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   plan.first_block = blocks_[0];
   plan.checks = checks_;
   plan.unsafe_reason = aliasing_ ? unsafe<UnsafeCode::BoundObjectReplaced>() : unsafe_reason_;
-  return render_where(m_, plan, ctx_.options.line_length);
+  return render_where(m_, plan);
 }
 
 // The plan as text: the selections laid out at the `if`'s indentation (or its block's, under a
 // kept static `if` or the compile gate), replacing the `if` or inserted before it as an `if`
 // whose `elif` is the original.
-Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length) {
+Fix render_where(const ir::Module& m, const WherePlan& plan) {
   const StatementLayout l = layout_of(m, plan.if_statement);
   const bool gated = plan.form != WherePlan::Form::AllModes;
   const std::string body_indent = gated || plan.static_text ? l.inner : std::string(l.indent);
-  LayoutStyle style;
-  style.line_length = line_length;
-  style.indent_unit = l.unit;
   std::vector<std::string> lines;
   auto emit = [&](std::string_view prefix, const LayoutExpr& e) {
-    for (std::string& line : lay_out(body_indent, prefix, e, "", style)) lines.push_back(std::move(line));
+    for (std::string& line : lay_out(body_indent, prefix, e, "", l.unit)) lines.push_back(std::move(line));
   };
   for (const LayoutExpr& g : plan.guard_checks) emit("", g);
   for (ir::Node s : plan.kept_statements) {
@@ -1460,7 +1458,7 @@ Fix render_where(const ir::Module& m, const WherePlan& plan, size_t line_length)
   for (const std::string& c : plan.checks) gate.push_back(LayoutExpr::atom(c));
   if (plan.static_text) gate.push_back(LayoutExpr::atom(*plan.static_text));
   const LayoutExpr gate_expr = gate.size() == 1 ? gate[0] : LayoutExpr::chain("and", gate);
-  const std::vector<std::string> head = lay_out_header(l.indent, "if ", gate_expr, ":", style);
+  const std::vector<std::string> head = lay_out_header(l.indent, "if ", gate_expr, ":", l.unit);
   const std::string inserted = joined_lines(head, nl).substr(l.indent.size()) + nl + joined_lines(lines, nl) + nl +
                                std::string(l.indent) + "el";
   fix.edits.push_back(source::Edit::insertion(plan.if_statement.start(), inserted));

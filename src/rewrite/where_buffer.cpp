@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/compile_gates.h"
+#include "graphmend/rewrite/compiled_code.h"
 #include "graphmend/rewrite/unsafe.h"
 #include "graphmend/rewrite/where_parts.h"
 

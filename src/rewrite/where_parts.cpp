@@ -8,6 +8,7 @@
 #include "graphmend/analysis/tensor_meta.h"
 #include "graphmend/analysis/totality.h"
 #include "graphmend/analysis/truth.h"
+#include "graphmend/rewrite/compiled_code.h"
 #include "graphmend/rewrite/site.h"
 
 namespace graphmend::rewrite {

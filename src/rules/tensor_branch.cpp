@@ -6,6 +6,7 @@
 
 #include <unordered_map>
 
+#include "graphmend/rewrite/compile_gates.h"
 #include "graphmend/rules/conditions.h"
 #include "graphmend/rewrite/site.h"
 #include "graphmend/rewrite/where.h"

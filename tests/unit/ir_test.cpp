@@ -197,6 +197,111 @@ TEST(Functions, ParametersDecoratorsAndQualnames) {
   EXPECT_EQ(m.classes[0].methods.count("forward"), 1u);
 }
 
+// Whether the n-th identifier `name` (0-based, in document order) is always bound where it stands.
+bool always_bound(const ParsedModule& p, std::string_view name, int nth) {
+  return p.module->always_bound_at(nth_identifier(*p.module, name, nth));
+}
+
+TEST(AlwaysBoundAt, AParameterIsBoundEverywhereInItsFunction) {
+  auto p = parse_module(
+      "def f(x):\n"
+      "    return x\n");
+  EXPECT_TRUE(always_bound(p, "x", 1));
+}
+
+TEST(AlwaysBoundAt, ALocalBoundOnEveryPathBeforeTheUse) {
+  auto p = parse_module(
+      "def f(c):\n"
+      "    if c:\n"
+      "        y = 1\n"
+      "    else:\n"
+      "        y = 2\n"
+      "    return y\n");
+  EXPECT_TRUE(always_bound(p, "y", 2));
+}
+
+TEST(AlwaysBoundAt, ALocalBoundOnOneBranchOnlyMayBeUnbound) {
+  auto p = parse_module(
+      "def f(c):\n"
+      "    if c:\n"
+      "        y = 1\n"
+      "    return y\n");
+  EXPECT_FALSE(always_bound(p, "y", 1));
+}
+
+TEST(AlwaysBoundAt, ALoopTargetIsBoundInItsBodyButNotAfterAnEmptyLoop) {
+  auto p = parse_module(
+      "def f(xs):\n"
+      "    for i in xs:\n"
+      "        use(i)\n"
+      "    return i\n");
+  EXPECT_TRUE(always_bound(p, "i", 1));
+  EXPECT_FALSE(always_bound(p, "i", 2));
+}
+
+TEST(AlwaysBoundAt, ABindingInATryCountsOnlyInsideThatTry) {
+  auto p = parse_module(
+      "def f():\n"
+      "    try:\n"
+      "        y = g()\n"
+      "        use(y)\n"
+      "    except Exception:\n"
+      "        pass\n"
+      "    return y\n");
+  EXPECT_TRUE(always_bound(p, "y", 1));
+  EXPECT_FALSE(always_bound(p, "y", 2));  // g() raised: the handler skipped the binding
+}
+
+TEST(AlwaysBoundAt, ANameThatIsDeletedOrNotTheFunctionsOwnNeverIs) {
+  auto p = parse_module(
+      "g = 1\n"
+      "def f():\n"
+      "    y = 1\n"
+      "    del y\n"
+      "    y = 2\n"
+      "    return y, g\n");
+  EXPECT_FALSE(always_bound(p, "y", 3));
+  EXPECT_FALSE(always_bound(p, "g", 1));
+}
+
+TEST(ModuleSymbols, AUseResolvesToTheModulesSymbolOnlyWhereNoLocalHidesIt) {
+  auto p = parse_module(
+      "import torch\n"
+      "x = 1\n"
+      "def f(x):\n"
+      "    return torch, x\n");
+  const ir::Module& m = *p.module;
+  const ir::Symbol* torch = m.module_symbol(nth_identifier(m, "torch", 1));
+  ASSERT_NE(torch, nullptr);
+  EXPECT_EQ(torch, m.module_symbol_named("torch"));
+  EXPECT_EQ(m.module_symbol(nth_identifier(m, "x", 2)), nullptr);  // the parameter
+  EXPECT_EQ(m.module_symbol(nth_identifier(m, "x", 0))->name, "x");
+  EXPECT_EQ(m.module_symbol_named("f")->name, "f");
+  EXPECT_EQ(m.module_symbol_named("print"), nullptr);
+}
+
+TEST(ModuleSymbols, BoundOnlyByAcceptsASymbolWhoseEveryBindingIsOfTheKinds) {
+  auto p = parse_module(
+      "import torch\n"
+      "class C:\n"
+      "    pass\n"
+      "if torch:\n"
+      "    C = None\n");
+  const ir::Module& m = *p.module;
+  EXPECT_TRUE(m.bound_only_by(*m.module_symbol_named("torch"), {BindingKind::Import}));
+  EXPECT_FALSE(m.bound_only_by(*m.module_symbol_named("C"), {BindingKind::ClassDef, BindingKind::Import}));
+  EXPECT_TRUE(m.bound_only_by(*m.module_symbol_named("C"), {BindingKind::ClassDef, BindingKind::Assignment}));
+  EXPECT_FALSE(m.bound_only_by(ir::Symbol{}, {BindingKind::Import}));  // never bound
+}
+
+TEST(DottedRoot, IsTheIdentifierADottedNameStartsWith) {
+  auto p = parse_module("a.b.c\nf().x\n");
+  const ir::Module& m = *p.module;
+  EXPECT_EQ(m.text(ir::dotted_root(find_node(m, "attribute", "a.b.c"))), "a");
+  EXPECT_EQ(m.text(ir::dotted_root(nth_identifier(m, "a", 0))), "a");
+  EXPECT_FALSE(ir::dotted_root(find_node(m, "attribute", "f().x")));
+}
+
 }  // namespace
 }  // namespace graphmend::testing
 

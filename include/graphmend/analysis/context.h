@@ -11,7 +11,6 @@ namespace graphmend::analysis {
 
 struct FixOptions {
   bool trap_async = false;  // [Trap]: use torch._assert_async (opt-in tier)
-  size_t line_length = 88;  // the project's formatter's line length, for generated statements
 };
 
 struct FileContext {

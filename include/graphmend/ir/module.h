@@ -3,6 +3,7 @@
 // control-flow graphs with reaching definitions (def-use).
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -156,6 +157,14 @@ class Module {
   [[nodiscard]] std::optional<std::vector<int>> ordered_reaching_bindings(Node use) const;
   // Every binding of the name used at `use`, in source order, without a copy.
   [[nodiscard]] std::span<const int> bindings_of(Node use) const;
+  // True when reading the function-local `symbol` at `at` (a node inside the function `function`)
+  // cannot raise UnboundLocalError: a parameter, or a local that every path from the function's
+  // entry to `at` binds first; either way with no `del` of it. A binding inside a `try` or `with`
+  // that does not also enclose `at` does not count: an exception there can skip it (handled, or
+  // suppressed by the context manager) and still reach `at`. A name of any other scope: false.
+  [[nodiscard]] bool always_bound_at(int function, int symbol, Node at) const;
+  // The same for an identifier `use`, at that use.
+  [[nodiscard]] bool always_bound_at(Node use) const;
 
   // Resolves an identifier / attribute chain to a dotted qualified name through imports:
   // `T.where` -> "torch.where" after `import torch as T`. Local (non-import) roots resolve to
@@ -168,6 +177,12 @@ class Module {
   // Module-level function or class by name.
   [[nodiscard]] int module_function(std::string_view name) const;
   [[nodiscard]] int module_class(std::string_view name) const;
+  // The module-level symbol `name`, or null.
+  [[nodiscard]] const Symbol* module_symbol_named(std::string_view name) const;
+  // The module-level symbol the name at `use` refers to, or null (a local, a builtin).
+  [[nodiscard]] const Symbol* module_symbol(Node use) const;
+  // True when `symbol` is bound at least once, and only by bindings of `kinds`.
+  [[nodiscard]] bool bound_only_by(const Symbol& symbol, std::initializer_list<BindingKind> kinds) const;
 
   // True if the text mentions "torch" at all (cheap pre-filter).
   [[nodiscard]] bool mentions_torch() const { return mentions_torch_; }
@@ -189,6 +204,8 @@ class Module {
 
 // Strips parentheses around an expression.
 Node unparenthesize(Node n);
+// The root identifier of a dotted name (`a` of `a.b.c`), or null.
+Node dotted_root(Node n);
 
 // A block's statements, a call's arguments or a sequence's elements, without comments.
 std::vector<Node> children_without_comments(Node n);

@@ -508,6 +508,11 @@ Decline decline(Fields&&... fields) {
   return Decline{Code, {std::string(std::forward<Fields>(fields))...}};
 }
 
+// A planner's answer when it makes no fix: why, as data.
+struct Declined {
+  Decline reason;
+};
+
 // The sentence users read ("the `if` is not inside a function").
 std::string render(const Decline& reason);
 // The code's stable name ("not-in-function"), as JSON reports and the cache write it.

@@ -1,10 +1,13 @@
 // Python layout for generated statements: what `ruff format` (and black) would make of a statement
-// graphmend writes, so that a patched file still passes the project's formatter. A statement is a
-// prefix (`y = `, `return `), one expression and a suffix; the expression is an atom (text that
-// stays on one line), a call whose arguments may go one per line, or an operator chain (`a | b`)
-// that may break before each operator. Wrapping follows the formatter's order: the whole statement
-// on one line; else the outermost brackets split with the arguments on one line between them; else
-// one argument per line with a trailing comma, each laid out the same way in turn.
+// graphmend writes, at the project's one line length (generated_line_length), so that a patched
+// file still passes the project's formatter. A statement comes in one of two ways. Built as a
+// LayoutExpr ([Where]'s selections): a prefix (`y = `, `return `), one expression and a suffix,
+// the expression an atom (text that stays on one line), a call whose arguments may go one per
+// line, or an operator chain (`a | b`) that may break before each operator. Or written as one
+// line of text (wrapped_line: compiled code, site helper bodies), split at its brackets and
+// operators. Either way wrapping follows the formatter's order: the whole statement on one line;
+// else the outermost brackets split with the arguments on one line between them; else one
+// argument per line with a trailing comma, each laid out the same way in turn.
 #pragma once
 
 #include <map>
@@ -16,6 +19,22 @@
 #include "graphmend/ir/module.h"
 
 namespace graphmend::rewrite {
+
+// The line length generated statements wrap at (88, ruff's and black's default, unless set): the
+// project's formatter setting for the file being rewritten (driver/style.h). The driver sets it
+// for one file's rules on the thread that runs them, so that the many layout helpers need no
+// extra parameter; an object of this class sets it for its lifetime.
+[[nodiscard]] size_t generated_line_length();
+class GeneratedLineLength {
+ public:
+  explicit GeneratedLineLength(size_t length);
+  ~GeneratedLineLength();
+  GeneratedLineLength(const GeneratedLineLength&) = delete;
+  GeneratedLineLength& operator=(const GeneratedLineLength&) = delete;
+
+ private:
+  size_t previous_;
+};
 
 struct LayoutExpr {
   enum class Kind { Atom, Call, Chain };
@@ -34,19 +53,15 @@ struct LayoutExpr {
   [[nodiscard]] std::string flat() const;
 };
 
-struct LayoutStyle {
-  size_t line_length = 88;
-  std::string indent_unit = "    ";
-};
-
-// The lines of `prefix` + `expr` + `suffix` at indentation `indent` (without line breaks).
+// The lines of `prefix` + `expr` + `suffix` at indentation `indent` (without line breaks); a line
+// one level in is indented by `indent` + `unit`.
 std::vector<std::string> lay_out(std::string_view indent, std::string_view prefix, const LayoutExpr& expr,
-                                 std::string_view suffix, const LayoutStyle& style);
+                                 std::string_view suffix, std::string_view unit);
 
 // The lines of a compound statement's header (`if <expr>:`): a condition that does not fit goes
 // in parentheses, on one line between them or one operand per line, each after its operator.
 std::vector<std::string> lay_out_header(std::string_view indent, std::string_view keyword, const LayoutExpr& expr,
-                                        std::string_view colon, const LayoutStyle& style);
+                                        std::string_view colon, std::string_view unit);
 
 // `node` as a layout expression: calls keep their structure (so that a long one splits as the
 // formatter splits it), anything else is an atom. An expression that spans lines is joined onto
@@ -57,5 +72,19 @@ using Replacements = std::map<uint32_t, std::string>;
 std::optional<LayoutExpr> layout_expr(const ir::Module& module, ir::Node node, const Replacements& replacements = {});
 // `node`'s text on one line, under the same conditions.
 std::optional<std::string> one_line_text(const ir::Module& module, ir::Node node, const Replacements& replacements = {});
+
+// One generated line (without its indentation `indent`) as the file shows it: unchanged when it
+// fits; else wrapped after the opening bracket of the call that closes the line, its arguments on
+// one line of their own or one per line, the closing bracket on its own line ("if f(...):" keeps
+// its colon); `if a and b:` and `name = a and b` one operand a line in parentheses; `name = value`
+// as `name = (`, the value, `)`. Lines after the first are at `indent` plus `unit` per level, joined
+// by `newline`. `inside_brackets`: the line continues an expression inside brackets (an argument,
+// an operand), where it may break between any tokens, first before its `or`, `and` and comparisons.
+std::string wrapped_line(std::string_view line, std::string_view indent, std::string_view unit,
+                         std::string_view newline, bool inside_brackets = false);
+
+// Splits `text` at each top-level `separator` (outside brackets and strings); empty when a string
+// or bracket is left open, or the text holds a triple-quoted string (then a line is not wrapped).
+std::vector<std::string_view> top_level_split(std::string_view text, std::string_view separator);
 
 }  // namespace graphmend::rewrite
