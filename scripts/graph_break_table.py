@@ -1,5 +1,5 @@
 """Writes docs/graph_breaks.md, every PyTorch graph break graphmend reports, from the one table that
-defines them (kGraphBreakTable in include/graphmend/rules/graph_breaks.h): its registry id, Dynamo's
+defines them (kGraphBreakTable in include/graphmend/analysis/graph_breaks.h): its registry id, Dynamo's
 words as graphmend's messages cite them, what to do about it, and the rules whose source names it.
 `--check` says whether the checked-in page is what this writes (tests/cli/test_graph_break_docs.py
 runs it, and checks the table is in id order and that no other source file writes an id).
@@ -16,7 +16,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from generated_table import wants_check, write_or_check  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-HEADER = ROOT / "include" / "graphmend" / "rules" / "graph_breaks.h"
+HEADER = ROOT / "include" / "graphmend" / "analysis" / "graph_breaks.h"
 RULES = ROOT / "src" / "rules"
 PAGE = ROOT / "docs" / "graph_breaks.md"
 
@@ -58,7 +58,7 @@ def page() -> str:
              "Every PyTorch graph break a finding can name, by its id in Dynamo's registry",
              "(`torch/_dynamo/graph_break_registry.json`; the JSON report's `graph_break_id`), with the words",
              "graphmend's messages cite it in and what to do about it. Generated from `kGraphBreakTable`",
-             "(include/graphmend/rules/graph_breaks.h) by `scripts/graph_break_table.py`; `graphmend rule CODE`",
+             "(include/graphmend/analysis/graph_breaks.h) by `scripts/graph_break_table.py`; `graphmend rule CODE`",
              "says more about each rule.", "",
              "| id | what Dynamo says | what to do | reported by |", "|---|---|---|---|"]
     by_rule = reporters()

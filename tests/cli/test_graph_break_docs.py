@@ -10,7 +10,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "graph_break_table.py"
-HEADER = ROOT / "include" / "graphmend" / "rules" / "graph_breaks.h"
+HEADER = ROOT / "include" / "graphmend" / "analysis" / "graph_breaks.h"
 STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 

@@ -40,7 +40,7 @@ TEST(Registry, EveryCodeLeadsBackToItsInfo) {
 }
 
 TEST(GraphBreaks, EveryIdLeadsBackToItsBreakAndIsCitedWithDynamosWords) {
-  for (const GraphBreakEntry& e : kGraphBreakTable) {
+  for (const analysis::GraphBreakEntry& e : analysis::kGraphBreakTable) {
     EXPECT_EQ(graph_break_with_id(e.id), e.graph_break) << e.id;
     EXPECT_FALSE(e.text.empty()) << e.id;
     EXPECT_FALSE(e.hint.empty()) << e.id;

@@ -5,9 +5,16 @@
 #include <optional>
 #include <string_view>
 
-#include "graphmend/rules/graph_breaks.h"
+#include "graphmend/analysis/graph_breaks.h"
 
 namespace graphmend::rules {
+
+// The break table is a fact about Dynamo, below the rules (the table of API facts names breaks
+// too); rules name its entries unqualified.
+using analysis::cite;
+using analysis::GraphBreak;
+using analysis::graph_break_with_id;
+using analysis::id_of;
 
 enum class FixAvailability { None, Sometimes };
 

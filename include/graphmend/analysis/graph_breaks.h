@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace graphmend::rules {
+namespace graphmend::analysis {
 
 enum class GraphBreak : std::uint8_t {
   SkippedFunction,
@@ -123,4 +123,4 @@ constexpr std::optional<GraphBreak> graph_break_with_id(std::string_view id) {
   return it->graph_break;
 }
 
-}  // namespace graphmend::rules
+}  // namespace graphmend::analysis
