@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace graphmend::analysis::api {
 
@@ -19,6 +20,8 @@ struct Row {
   Space space;
   std::string_view name;
   Fact facts;
+  std::optional<GraphBreak> graph_break = std::nullopt;  // Breaks, BreaksOnTensor: how
+  int size_argument = kNoSize;                           // TakesSize, a numpy draw's Breaks: which argument
 };
 
 // Sorted by space, then name; one row per name. Kept by hand: every fact here is one an analysis
@@ -59,6 +62,9 @@ constexpr Row kRows[] = {
     {Space::Global, "bytes", F::StaticType},
     {Space::Global, "callable", F::Static},
     {Space::Global, "chr", F::Static},
+    {Space::Global, "copy.copy", F::BreaksOnTensor, GraphBreak::NonTensorResult},
+    {Space::Global, "copy.deepcopy", F::BreaksOnTensor, GraphBreak::TensorDeepcopy},
+    {Space::Global, "datetime.datetime.now", F::Breaks, GraphBreak::UnsupportedMethodCall},
     {Space::Global, "dict", F::Pure | F::Static},
     {Space::Global, "divmod", F::Static},
     {Space::Global, "enumerate", F::Pure | F::Static},
@@ -68,15 +74,20 @@ constexpr Row kRows[] = {
     {Space::Global, "float", F::Pure | F::StaticType},
     {Space::Global, "format", F::Static},
     {Space::Global, "frozenset", F::Static},
+    {Space::Global, "gc.collect", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "getattr", F::Pure},
     {Space::Global, "hasattr", F::Pure | F::Static},
     {Space::Global, "hash", F::Static},
+    {Space::Global, "hashlib.md5", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "hex", F::Static},
     {Space::Global, "id", F::Static},
+    {Space::Global, "importlib.import_module", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "input", F::Io},
+    {Space::Global, "inspect.currentframe", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "int", F::Pure | F::StaticType},
     {Space::Global, "isinstance", F::Pure | F::Static},
     {Space::Global, "issubclass", F::Static},
+    {Space::Global, "json.dumps", F::Breaks, GraphBreak::UnsupportedMethodCall},
     {Space::Global, "len", F::Pure | F::Static},
     {Space::Global, "list", F::Pure | F::Static},
     {Space::Global, "logging.CRITICAL", F::LoggingLevel},
@@ -132,20 +143,69 @@ constexpr Row kRows[] = {
     {Space::Global, "math.tanh", F::NeedsPythonNumber},
     {Space::Global, "max", F::Pure},
     {Space::Global, "min", F::Pure},
+    {Space::Global, "numpy.random.beta", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.binomial", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.choice", F::Breaks, GraphBreak::DataDependentOperator},
+    {Space::Global, "numpy.random.default_rng", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.dirichlet", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.exponential", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.gamma", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.geometric", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.get_state", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.laplace", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.lognormal", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.multinomial", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.normal", F::Breaks, GraphBreak::DataDependentOperator, 2},
+    {Space::Global, "numpy.random.permutation", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.poisson", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.rand", F::Breaks, GraphBreak::DataDependentOperator, kEveryPositional},
+    {Space::Global, "numpy.random.randint", F::Breaks, GraphBreak::DataDependentOperator, 2},
+    {Space::Global, "numpy.random.randn", F::Breaks, GraphBreak::DataDependentOperator, kEveryPositional},
+    {Space::Global, "numpy.random.random", F::Breaks, GraphBreak::DataDependentOperator, 0},
+    {Space::Global, "numpy.random.random_integers", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.random_sample", F::Breaks, GraphBreak::DataDependentOperator, 0},
+    {Space::Global, "numpy.random.ranf", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.sample", F::Breaks, GraphBreak::DataDependentOperator, 0},
+    {Space::Global, "numpy.random.standard_normal", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.triangular", F::Breaks, GraphBreak::UnsupportedNumpy},
+    {Space::Global, "numpy.random.uniform", F::Breaks, GraphBreak::DataDependentOperator, 2},
     {Space::Global, "oct", F::Static},
-    {Space::Global, "open", F::Io},
+    {Space::Global, "open", F::Io | F::Breaks, GraphBreak::BuiltinOperator},
     {Space::Global, "ord", F::Static},
+    {Space::Global, "os.getpid", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "os.listdir", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "os.path.exists", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "pickle.dumps", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "pow", F::Static},
     {Space::Global, "print", F::Static | F::Io},
+    {Space::Global, "random.choice", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "random.gauss", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "random.random", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "random.seed", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "random.shuffle", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "range", F::Pure | F::Static},
-    {Space::Global, "repr", F::Static},
+    {Space::Global, "repr", F::Static | F::BreaksOnTensor, GraphBreak::TensorRepr},
     {Space::Global, "reversed", F::Static},
     {Space::Global, "round", F::Pure},
     {Space::Global, "set", F::Pure | F::Static},
-    {Space::Global, "sorted", F::Static},
-    {Space::Global, "str", F::Pure | F::Static | F::StaticType},
+    {Space::Global, "sorted", F::Static | F::BreaksOnTensor, GraphBreak::BuiltinOperator},
+    {Space::Global, "str", F::Pure | F::Static | F::StaticType | F::BreaksOnTensor, GraphBreak::BuiltinOperator},
     {Space::Global, "sum", F::Pure},
     {Space::Global, "super", F::Static},
+    {Space::Global, "sys.getsizeof", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "sys.stderr.flush", F::Breaks, GraphBreak::UnsupportedMethodCall},
+    {Space::Global, "sys.stderr.write", F::Breaks, GraphBreak::UnsupportedMethodCall},
+    {Space::Global, "sys.stdout.flush", F::Breaks, GraphBreak::UnsupportedMethodCall},
+    {Space::Global, "sys.stdout.write", F::Breaks, GraphBreak::UnsupportedMethodCall},
+    {Space::Global, "threading.current_thread", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "time.monotonic", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "time.perf_counter", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "time.process_time", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "time.sleep", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "time.strftime", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "time.time", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "time.time_ns", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "torch.Generator", F::Breaks, GraphBreak::OpaqueObject},
     {Space::Global, "torch.Size", F::Static | F::StaticType},
     {Space::Global, "torch._dynamo.is_compiling", F::Static},
     {Space::Global, "torch.abs", F::Pure | F::Allocates},
@@ -158,7 +218,7 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.amax", F::Pure | F::Allocates},
     {Space::Global, "torch.amin", F::Pure | F::Allocates},
     {Space::Global, "torch.any", F::Pure | F::ReturnsBool | F::Allocates},
-    {Space::Global, "torch.arange", F::Pure},
+    {Space::Global, "torch.arange", F::Pure | F::TakesSize, {}, kEveryPositional},
     {Space::Global, "torch.argmax", F::Pure},
     {Space::Global, "torch.argmin", F::Pure},
     {Space::Global, "torch.argwhere", F::DynamicShape},
@@ -183,16 +243,19 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.cos", F::Pure},
     {Space::Global, "torch.cosh", F::Pure},
     {Space::Global, "torch.cuda.current_device", F::Static},
+    {Space::Global, "torch.cuda.device_count", F::Breaks, GraphBreak::NonTensorResult},
     // Not torch.cuda.device_count: Dynamo 2.13 folds current_device and is_available, but traces
     // device_count as an op returning an int, and breaks (GB0208; GM409 reports it).
     {Space::Global, "torch.cuda.is_available", F::Static},
+    {Space::Global, "torch.cuda.manual_seed", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "torch.cuda.memory_allocated", F::Breaks, GraphBreak::NonTensorResult},
     {Space::Global, "torch.cumprod", F::Pure},
     {Space::Global, "torch.cumsum", F::Pure | F::Allocates},
     {Space::Global, "torch.device", F::Static | F::StaticType},
     {Space::Global, "torch.div", F::Pure | F::Allocates},
     {Space::Global, "torch.dtype", F::Static | F::StaticType},
     {Space::Global, "torch.einsum", F::Pure | F::Allocates},
-    {Space::Global, "torch.empty", F::Pure},
+    {Space::Global, "torch.empty", F::Pure | F::TakesSize, {}, kEveryPositional},
     {Space::Global, "torch.empty_like", F::Pure},
     {Space::Global, "torch.enable_grad", F::Static},
     {Space::Global, "torch.eq", F::Pure | F::ReturnsBool | F::Allocates},
@@ -200,16 +263,18 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.erf", F::Pure | F::Allocates},
     {Space::Global, "torch.exp", F::Pure | F::Allocates},
     {Space::Global, "torch.expm1", F::Pure},
-    {Space::Global, "torch.eye", F::Pure},
+    {Space::Global, "torch.eye", F::Pure | F::TakesSize, {}, kEveryPositional},
     {Space::Global, "torch.finfo", F::Pure | F::Static},
     {Space::Global, "torch.flatten", F::Pure},
     {Space::Global, "torch.floor", F::Pure},
-    {Space::Global, "torch.full", F::Pure},
+    {Space::Global, "torch.full", F::Pure | F::TakesSize, {}, 0},
     {Space::Global, "torch.full_like", F::Pure},
     {Space::Global, "torch.fx._symbolic_trace.is_fx_tracing", F::Static},
     {Space::Global, "torch.ge", F::Pure | F::ReturnsBool | F::Allocates},
     {Space::Global, "torch.get_autocast_gpu_dtype", F::Static},
     {Space::Global, "torch.get_default_dtype", F::Static},
+    {Space::Global, "torch.get_num_threads", F::Breaks, GraphBreak::NonTensorResult},
+    {Space::Global, "torch.get_rng_state", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "torch.greater", F::ReturnsBool},
     {Space::Global, "torch.greater_equal", F::ReturnsBool},
     {Space::Global, "torch.gt", F::Pure | F::ReturnsBool | F::Allocates},
@@ -235,7 +300,7 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.lerp", F::Pure},
     {Space::Global, "torch.less", F::ReturnsBool},
     {Space::Global, "torch.less_equal", F::ReturnsBool},
-    {Space::Global, "torch.linspace", F::Pure},
+    {Space::Global, "torch.linspace", F::Pure | F::TakesSize, {}, 2},
     {Space::Global, "torch.log", F::Pure | F::Allocates},
     {Space::Global, "torch.log10", F::Pure},
     {Space::Global, "torch.log1p", F::Pure},
@@ -245,6 +310,7 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.logical_or", F::Pure | F::ReturnsBool | F::Allocates},
     {Space::Global, "torch.logical_xor", F::Pure | F::ReturnsBool},
     {Space::Global, "torch.lt", F::Pure | F::ReturnsBool | F::Allocates},
+    {Space::Global, "torch.manual_seed", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "torch.masked_fill", F::Pure | F::Allocates},
     {Space::Global, "torch.masked_select", F::DynamicShape},
     {Space::Global, "torch.matmul", F::Pure | F::Allocates},
@@ -279,11 +345,12 @@ constexpr Row kRows[] = {
     // in eval it returns its input itself.
     {Space::Global, "torch.nn.functional.dropout", F::MayAlias},
     {Space::Global, "torch.nn.functional.gelu", F::Pure | F::Allocates},
+    {Space::Global, "torch.nn.functional.interpolate", F::TakesSize, {}, 1},
     {Space::Global, "torch.nn.functional.layer_norm", F::Pure | F::Allocates},
     {Space::Global, "torch.nn.functional.linear", F::Pure | F::Allocates},
     {Space::Global, "torch.nn.functional.log_softmax", F::Pure | F::Allocates},
     {Space::Global, "torch.nn.functional.normalize", F::Pure | F::Allocates},
-    {Space::Global, "torch.nn.functional.pad", F::Pure},
+    {Space::Global, "torch.nn.functional.pad", F::Pure | F::TakesSize, {}, 1},
     {Space::Global, "torch.nn.functional.relu", F::Pure},
     {Space::Global, "torch.nn.functional.sigmoid", F::Pure},
     {Space::Global, "torch.nn.functional.silu", F::Pure},
@@ -293,13 +360,17 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.nonzero", F::DynamicShape},
     {Space::Global, "torch.not_equal", F::ReturnsBool},
     {Space::Global, "torch.numel", F::Pure | F::Static},
-    {Space::Global, "torch.ones", F::Pure | F::Allocates},
+    {Space::Global, "torch.ones", F::Pure | F::Allocates | F::TakesSize, {}, kEveryPositional},
     {Space::Global, "torch.ones_like", F::Pure | F::Allocates},
     {Space::Global, "torch.outer", F::Pure},
     {Space::Global, "torch.permute", F::Pure},
     {Space::Global, "torch.pow", F::Pure | F::Allocates},
     {Space::Global, "torch.prod", F::Pure},
     {Space::Global, "torch.promote_types", F::Static},
+    {Space::Global, "torch.rand", F::TakesSize, {}, kEveryPositional},
+    {Space::Global, "torch.randn", F::TakesSize, {}, kEveryPositional},
+    {Space::Global, "torch.random.manual_seed", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "torch.randperm", F::TakesSize, {}, 0},
     {Space::Global, "torch.reciprocal", F::Pure},
     {Space::Global, "torch.relu", F::Pure},
     {Space::Global, "torch.repeat_interleave", F::DynamicShape},
@@ -308,11 +379,14 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.round", F::Pure},
     {Space::Global, "torch.rsqrt", F::Pure | F::Allocates},
     {Space::Global, "torch.set_grad_enabled", F::Static},
+    {Space::Global, "torch.set_num_threads", F::Breaks, GraphBreak::SkippedFunction},
+    {Space::Global, "torch.set_rng_state", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "torch.sigmoid", F::Pure | F::Allocates},
     {Space::Global, "torch.sign", F::Pure},
     {Space::Global, "torch.sin", F::Pure},
     {Space::Global, "torch.sinh", F::Pure},
     {Space::Global, "torch.softmax", F::Pure | F::Allocates},
+    {Space::Global, "torch.split", F::TakesSize, {}, 1},
     {Space::Global, "torch.sqrt", F::Pure | F::Allocates},
     {Space::Global, "torch.square", F::Pure},
     {Space::Global, "torch.squeeze", F::Pure},
@@ -331,11 +405,14 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.unsqueeze", F::Pure},
     {Space::Global, "torch.var", F::Pure},
     {Space::Global, "torch.where", F::Pure | F::Allocates},
-    {Space::Global, "torch.zeros", F::Pure | F::Allocates},
+    {Space::Global, "torch.zeros", F::Pure | F::Allocates | F::TakesSize, {}, kEveryPositional},
     {Space::Global, "torch.zeros_like", F::Pure | F::Allocates},
+    {Space::Global, "traceback.format_stack", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "tuple", F::Pure | F::Static},
     {Space::Global, "type", F::Pure | F::Static},
+    {Space::Global, "uuid.uuid4", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "vars", F::Static},
+    {Space::Global, "warnings.simplefilter", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "zip", F::Pure | F::Static},
     // TensorMethod
     {Space::TensorMethod, "__len__", F::Static},
@@ -357,7 +434,7 @@ constexpr Row kRows[] = {
     {Space::TensorMethod, "bmm", F::TensorEvidence},
     {Space::TensorMethod, "bool", F::Pure | F::ReturnsBool | F::TensorEvidence | F::MayAlias},
     {Space::TensorMethod, "ceil", F::Pure | F::TensorEvidence},
-    {Space::TensorMethod, "chunk", F::MayAlias},
+    {Space::TensorMethod, "chunk", F::MayAlias | F::TakesSize, {}, 0},
     {Space::TensorMethod, "clamp", F::Pure | F::TensorEvidence | F::Allocates},
     {Space::TensorMethod, "clamp_max", F::Pure | F::TensorEvidence | F::Allocates},
     {Space::TensorMethod, "clamp_min", F::Pure | F::TensorEvidence | F::Allocates},
@@ -378,7 +455,7 @@ constexpr Row kRows[] = {
     {Space::TensorMethod, "element_size", F::Static},
     {Space::TensorMethod, "eq", F::Pure | F::ReturnsBool | F::TensorEvidence | F::Allocates},
     {Space::TensorMethod, "exp", F::Pure | F::TensorEvidence | F::Allocates},
-    {Space::TensorMethod, "expand", F::Pure | F::TensorEvidence | F::MayAlias | F::KeepsDtype},
+    {Space::TensorMethod, "expand", F::Pure | F::TensorEvidence | F::MayAlias | F::KeepsDtype | F::TakesSize, {}, kEveryPositional},
     {Space::TensorMethod, "expand_as", F::Pure | F::TensorEvidence | F::MayAlias | F::KeepsDtype},
     {Space::TensorMethod, "flatten", F::Pure | F::TensorEvidence | F::MayAlias | F::KeepsDtype},
     {Space::TensorMethod, "float", F::Pure | F::TensorEvidence | F::MayAlias},
@@ -426,16 +503,16 @@ constexpr Row kRows[] = {
     {Space::TensorMethod, "movedim", F::MayAlias},
     {Space::TensorMethod, "mul", F::Pure | F::TensorEvidence | F::Allocates},
     {Space::TensorMethod, "nan_to_num", F::Pure | F::TensorEvidence | F::Allocates},
-    {Space::TensorMethod, "narrow", F::TensorEvidence | F::MayAlias},
+    {Space::TensorMethod, "narrow", F::TensorEvidence | F::MayAlias | F::TakesSize, {}, 2},
     {Space::TensorMethod, "ndimension", F::Static},
     {Space::TensorMethod, "ne", F::Pure | F::ReturnsBool | F::TensorEvidence | F::Allocates},
     {Space::TensorMethod, "neg", F::Pure | F::TensorEvidence | F::Allocates},
     {Space::TensorMethod, "nelement", F::Static},
-    {Space::TensorMethod, "new_empty", F::Pure | F::TensorEvidence},
-    {Space::TensorMethod, "new_full", F::Pure | F::TensorEvidence},
-    {Space::TensorMethod, "new_ones", F::Pure | F::TensorEvidence},
+    {Space::TensorMethod, "new_empty", F::Pure | F::TensorEvidence | F::TakesSize, {}, kEveryPositional},
+    {Space::TensorMethod, "new_full", F::Pure | F::TensorEvidence | F::TakesSize, {}, 0},
+    {Space::TensorMethod, "new_ones", F::Pure | F::TensorEvidence | F::TakesSize, {}, kEveryPositional},
     {Space::TensorMethod, "new_tensor", F::TensorEvidence},
-    {Space::TensorMethod, "new_zeros", F::Pure | F::TensorEvidence},
+    {Space::TensorMethod, "new_zeros", F::Pure | F::TensorEvidence | F::TakesSize, {}, kEveryPositional},
     {Space::TensorMethod, "nonzero", F::TensorEvidence | F::DynamicShape},
     {Space::TensorMethod, "norm", F::Pure | F::TensorEvidence},
     {Space::TensorMethod, "numel", F::Pure | F::Static},
@@ -445,10 +522,11 @@ constexpr Row kRows[] = {
     {Space::TensorMethod, "real", F::MayAlias},
     {Space::TensorMethod, "reciprocal", F::Pure | F::TensorEvidence},
     {Space::TensorMethod, "relu", F::TensorEvidence},
-    {Space::TensorMethod, "repeat", F::TensorEvidence},
+    {Space::TensorMethod, "repeat", F::TensorEvidence | F::TakesSize, {}, kEveryPositional},
     {Space::TensorMethod, "repeat_interleave", F::DynamicShape},
-    {Space::TensorMethod, "reshape", F::Pure | F::TensorEvidence | F::MayAlias | F::KeepsDtype},
+    {Space::TensorMethod, "reshape", F::Pure | F::TensorEvidence | F::MayAlias | F::KeepsDtype | F::TakesSize, {}, kEveryPositional},
     {Space::TensorMethod, "reshape_as", F::Pure | F::TensorEvidence | F::MayAlias},
+    {Space::TensorMethod, "roll", F::TakesSize, {}, 0},
     {Space::TensorMethod, "round", F::Pure},
     {Space::TensorMethod, "rsqrt", F::Pure | F::TensorEvidence | F::Allocates},
     {Space::TensorMethod, "scatter", F::TensorEvidence},
@@ -458,7 +536,7 @@ constexpr Row kRows[] = {
     {Space::TensorMethod, "sin", F::Pure},
     {Space::TensorMethod, "size", F::Pure | F::Static},
     {Space::TensorMethod, "softmax", F::Pure | F::TensorEvidence | F::Allocates},
-    {Space::TensorMethod, "split", F::MayAlias},
+    {Space::TensorMethod, "split", F::MayAlias | F::TakesSize, {}, 0},
     {Space::TensorMethod, "sqrt", F::Pure | F::TensorEvidence | F::Allocates},
     {Space::TensorMethod, "square", F::Pure | F::TensorEvidence},
     {Space::TensorMethod, "squeeze", F::Pure | F::TensorEvidence | F::MayAlias | F::KeepsDtype},
@@ -469,9 +547,10 @@ constexpr Row kRows[] = {
     {Space::TensorMethod, "sum", F::Pure | F::TensorEvidence | F::Allocates},
     {Space::TensorMethod, "t", F::MayAlias | F::KeepsDtype},
     {Space::TensorMethod, "tanh", F::Pure | F::TensorEvidence | F::Allocates},
+    {Space::TensorMethod, "tile", F::TakesSize, {}, kEveryPositional},
     {Space::TensorMethod, "to", F::Pure | F::TensorEvidence | F::MayAlias},
     {Space::TensorMethod, "tolist", F::TensorEvidence},
-    {Space::TensorMethod, "topk", F::TensorEvidence},
+    {Space::TensorMethod, "topk", F::TensorEvidence | F::TakesSize, {}, 0},
     {Space::TensorMethod, "transpose", F::Pure | F::TensorEvidence | F::MayAlias | F::KeepsDtype},
     {Space::TensorMethod, "tril", F::Pure | F::TensorEvidence},
     {Space::TensorMethod, "triu", F::Pure | F::TensorEvidence},
@@ -479,12 +558,12 @@ constexpr Row kRows[] = {
     {Space::TensorMethod, "type", F::MayAlias},
     {Space::TensorMethod, "type_as", F::Pure | F::TensorEvidence | F::MayAlias},
     {Space::TensorMethod, "unbind", F::TensorEvidence | F::MayAlias},
-    {Space::TensorMethod, "unflatten", F::MayAlias},
+    {Space::TensorMethod, "unflatten", F::MayAlias | F::TakesSize, {}, 1},
     {Space::TensorMethod, "unique", F::TensorEvidence | F::DynamicShape},
     {Space::TensorMethod, "unique_consecutive", F::DynamicShape},
     {Space::TensorMethod, "unsqueeze", F::Pure | F::TensorEvidence | F::MayAlias | F::KeepsDtype},
     {Space::TensorMethod, "var", F::Pure | F::TensorEvidence},
-    {Space::TensorMethod, "view", F::Pure | F::TensorEvidence | F::MayAlias},
+    {Space::TensorMethod, "view", F::Pure | F::TensorEvidence | F::MayAlias | F::TakesSize, {}, kEveryPositional},
     {Space::TensorMethod, "view_as", F::Pure | F::TensorEvidence | F::MayAlias},
     {Space::TensorMethod, "view_as_real", F::MayAlias},
     // TensorAttribute
@@ -513,14 +592,20 @@ constexpr Row kRows[] = {
     {Space::TensorAttribute, "shape", F::Static},
     {Space::TensorAttribute, "training", F::Static},
     // LoggerMethod
+    {Space::LoggerMethod, "addHandler", F::Breaks, GraphBreak::UnsupportedMethodCall},
     {Space::LoggerMethod, "critical", F::Logs},
     {Space::LoggerMethod, "debug", F::Logs},
     {Space::LoggerMethod, "error", F::Logs},
     {Space::LoggerMethod, "exception", F::Logs},
     {Space::LoggerMethod, "fatal", F::Logs},
+    {Space::LoggerMethod, "getChild", F::Breaks, GraphBreak::LoggerMethod},
+    {Space::LoggerMethod, "getEffectiveLevel", F::Breaks, GraphBreak::LoggerMethod},
+    {Space::LoggerMethod, "hasHandlers", F::Breaks, GraphBreak::LoggerMethod},
     {Space::LoggerMethod, "info", F::Logs},
     {Space::LoggerMethod, "info_once", F::Logs},
+    {Space::LoggerMethod, "isEnabledFor", F::Breaks, GraphBreak::LoggerMethod},
     {Space::LoggerMethod, "log", F::Logs},
+    {Space::LoggerMethod, "setLevel", F::Breaks, GraphBreak::LoggerMethod},
     {Space::LoggerMethod, "warn", F::Logs},
     {Space::LoggerMethod, "warning", F::Logs},
     {Space::LoggerMethod, "warning_advice", F::Logs},
@@ -622,21 +707,55 @@ uint32_t with_schema(const Row& r) {
   return facts;
 }
 
-const std::unordered_map<Key, uint32_t, KeyHash>& index() {
-  static const std::unordered_map<Key, uint32_t, KeyHash> built = [] {
-    std::unordered_map<Key, uint32_t, KeyHash> m;
-    for (const Row& r : kRows) m.emplace(Key{r.space, r.name}, with_schema(r));
+struct Indexed {
+  uint32_t facts;  // the row's, corrected by the schema
+  const Row* row;
+};
+
+const std::unordered_map<Key, Indexed, KeyHash>& index() {
+  static const std::unordered_map<Key, Indexed, KeyHash> built = [] {
+    std::unordered_map<Key, Indexed, KeyHash> m;
+    for (const Row& r : kRows) m.emplace(Key{r.space, r.name}, Indexed{with_schema(r), &r});
     return m;
   }();
   return built;
 }
 
+const Indexed* find(Space space, std::string_view name) {
+  const auto& m = index();
+  const auto it = m.find(Key{space, name});
+  return it == m.end() ? nullptr : &it->second;
+}
+
 }  // namespace
 
 bool has(Space space, std::string_view name, Fact fact) {
-  const auto& m = index();
-  const auto it = m.find(Key{space, name});
-  return it != m.end() && (it->second & static_cast<uint32_t>(fact)) != 0;
+  const Indexed* found = find(space, name);
+  return found && (found->facts & static_cast<uint32_t>(fact)) != 0;
+}
+
+std::optional<GraphBreak> graph_break_of(Space space, std::string_view name) {
+  const Indexed* found = find(space, name);
+  return found ? found->row->graph_break : std::nullopt;
+}
+
+int size_argument(Space space, std::string_view name) {
+  const Indexed* found = find(space, name);
+  return found ? found->row->size_argument : kNoSize;
+}
+
+bool some_breaking_call_ends_with(std::string_view method) {
+  static const std::unordered_set<std::string_view> last_names = [] {
+    std::unordered_set<std::string_view> out;
+    for (const Row& r : kRows) {
+      const bool breaks = (static_cast<uint32_t>(r.facts) &
+                           (static_cast<uint32_t>(F::Breaks) | static_cast<uint32_t>(F::BreaksOnTensor))) != 0;
+      const size_t dot = r.name.rfind('.');
+      if (r.space == Space::Global && breaks && dot != std::string_view::npos) out.insert(r.name.substr(dot + 1));
+    }
+    return out;
+  }();
+  return last_names.contains(method);
 }
 
 namespace {

@@ -15,40 +15,15 @@ namespace graphmend::rules {
 
 namespace {
 
-// Which arguments of a call are sizes: every positional one, or the one at a position.
-constexpr int kEvery = -1;
-struct SizeTaker {
-  std::string_view name;
-  int position = kEvery;
-};
-
-// torch functions, by qualified name; each is probed in tests/e2e/programs/tensor_sizes.py.
-constexpr std::array kTorchSizeTakers{
-    SizeTaker{"torch.zeros"},         SizeTaker{"torch.ones"},  SizeTaker{"torch.empty"},
-    SizeTaker{"torch.rand"},          SizeTaker{"torch.randn"}, SizeTaker{"torch.eye"},
-    SizeTaker{"torch.arange"},        SizeTaker{"torch.randperm", 0},
-    SizeTaker{"torch.full", 0},       SizeTaker{"torch.split", 1},
-    SizeTaker{"torch.linspace", 2},   SizeTaker{"torch.nn.functional.pad", 1},
-    SizeTaker{"torch.nn.functional.interpolate", 1},
-};
-
-// Tensor methods, by name, on a receiver known to be a tensor.
-constexpr std::array kMethodSizeTakers{
-    SizeTaker{"new_zeros"}, SizeTaker{"new_ones"},  SizeTaker{"new_empty"}, SizeTaker{"new_full", 0},
-    SizeTaker{"view"},      SizeTaker{"reshape"},   SizeTaker{"expand"},    SizeTaker{"repeat"},
-    SizeTaker{"tile"},      SizeTaker{"narrow", 2}, SizeTaker{"topk", 0},   SizeTaker{"roll", 0},
-    SizeTaker{"split", 0},  SizeTaker{"chunk", 0},  SizeTaker{"unflatten", 1},
-};
-
-template <size_t N>
-const SizeTaker* find(const std::array<SizeTaker, N>& table, std::string_view name) {
-  const auto it = std::find_if(table.begin(), table.end(), [&](const SizeTaker& t) { return t.name == name; });
-  return it == table.end() ? nullptr : &*it;
-}
+// The torch functions (by qualified name) and tensor methods (by name, on a receiver known to be a
+// tensor) that take a size are the table of API facts' TakesSize rows, with the argument that is
+// the size: every positional one, or the one at a position. Each is probed in
+// tests/e2e/programs/tensor_sizes.py.
+namespace api = analysis::api;
 
 // The size expressions a call passes: the selected positional arguments and a `size=` keyword,
 // each element of a tuple or list display taken one by one.
-std::vector<ir::Node> size_expressions(const ir::Module& m, ir::Node call, const SizeTaker& taker) {
+std::vector<ir::Node> size_expressions(const ir::Module& m, ir::Node call, int size_argument) {
   std::vector<ir::Node> out;
   const auto add = [&](ir::Node a) {
     a = ir::unparenthesize(a);
@@ -65,7 +40,7 @@ std::vector<ir::Node> size_expressions(const ir::Module& m, ir::Node call, const
       continue;
     }
     if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) break;
-    if (taker.position == kEvery || taker.position == position) add(a);
+    if (size_argument == api::kEveryPositional || size_argument == position) add(a);
     ++position;
   }
   return out;
@@ -193,24 +168,23 @@ std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, 
   // splitting again.
   return file_pass([this, &ctx, &sink, &m = ctx.module, used = std::unordered_set<int>()](ir::Node n) mutable {
     ir::Node fn = ir::unparenthesize(n.field(field::function));
-    const SizeTaker* taker = nullptr;
+    int size_argument = api::kNoSize;
     std::string callee;
     if (fn.is(kind::attribute)) {
       const std::string_view method = m.text(fn.field(field::attribute));
-      if (const SizeTaker* t = find(kMethodSizeTakers, method);
-          t && ctx.types.type_of(m, fn.field(field::object)).tensor_like()) {
-        taker = t;
+      if (api::has(api::Space::TensorMethod, method, api::Fact::TakesSize) &&
+          ctx.types.type_of(m, fn.field(field::object)).tensor_like()) {
+        size_argument = api::size_argument(api::Space::TensorMethod, method);
         callee = m.text(fn);
       }
     }
-    if (!taker) {
+    if (size_argument == api::kNoSize) {
       const auto q = callee_name(m, n);
-      if (!q || !q->starts_with("torch.")) return true;
-      taker = find(kTorchSizeTakers, *q);
-      if (!taker) return true;
+      if (!q || !q->starts_with("torch.") || !api::has(api::Space::Global, *q, api::Fact::TakesSize)) return true;
+      size_argument = api::size_argument(api::Space::Global, *q);
       callee = *q;
     }
-    for (ir::Node size : size_expressions(m, n, *taker)) {
+    for (ir::Node size : size_expressions(m, n, size_argument)) {
       if (!size || !data_dependent(ctx, m, size)) continue;
       // A buffer or attribute read (`self.n`) is an input of the graph, as is a parameter.
       if (size.is(kind::attribute)) continue;

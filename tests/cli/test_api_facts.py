@@ -18,12 +18,19 @@ def test_rule_documents_list_what_the_table_says():
     assert done.returncode == 0, done.stderr
 
 
-def test_the_table_is_read_whole():
+def test_the_table_is_read_whole_and_each_row_carries_what_its_facts_need():
     rows = api_facts_docs.rows()
-    names = [(space, name) for space, name, _ in rows]
+    names = [(row.space, row.name) for row in rows]
     assert len(names) == len(set(names)), "one row per name and space"
     assert ("Global", "math.sqrt") in names and ("TensorMethod", "sum") in names
-    assert all(facts for _, _, facts in rows), "every row has a fact"
+    assert all(row.facts for row in rows), "every row has a fact"
+    for row in rows:
+        breaks = bool(row.facts & {"Breaks", "BreaksOnTensor"})
+        assert breaks == (row.graph_break is not None), f"{row.name}: a call that breaks names its break, no other"
+        if "TakesSize" in row.facts:
+            assert row.size_argument, f"{row.name}: a size taker names its size argument"
+        elif row.size_argument:
+            assert "Breaks" in row.facts and row.name.startswith("numpy.random."), row.name
 
 
 def test_a_changed_table_makes_a_document_stale():

@@ -739,9 +739,9 @@ def test_the_allocating_modules_are_those_of_the_table_of_api_facts(rt):
     import api_facts_docs
 
     table = {
-        name.removeprefix("torch.nn.")
-        for space, name, facts in api_facts_docs.rows()
-        if space == "Global" and "AllocatingModule" in facts
+        row.name.removeprefix("torch.nn.")
+        for row in api_facts_docs.rows()
+        if row.space == "Global" and "AllocatingModule" in row.facts
     }
     assert table and set(rt._ALLOCATING_MODULES) == table
 

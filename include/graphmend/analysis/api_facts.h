@@ -9,7 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
+
+#include "graphmend/analysis/graph_breaks.h"
 
 namespace graphmend::analysis::api {
 
@@ -48,10 +51,35 @@ enum class Fact : uint32_t {
                                  // tests/e2e/programs/math_of_tensor.py)
   AllocatingModule = 1u << 19,   // a torch.nn class whose forward returns new storage (runtime:
                                  // _ALLOCATING_MODULES, tested equal)
+  Breaks = 1u << 20,          // called in compiled code, it splits the graph with the row's break:
+                              // Dynamo 2.13 skips it, or cannot trace it or its result (GM409; each
+                              // checked against Dynamo in tests/e2e/programs/untraceable_calls.py). A
+                              // numpy.random draw with a size argument breaks only without a size:
+                              // given one, it is an array, which Dynamo traces.
+  BreaksOnTensor = 1u << 21,  // the same, only when its argument is a tensor (`str(t)`, `copy.deepcopy(t)`)
+  TakesSize = 1u << 22,       // its size argument (the row's) sets a tensor's shape (`torch.zeros`, `view`):
+                              // a size read from tensor data there breaks (GM405; probed in
+                              // tests/e2e/programs/tensor_sizes.py)
 };
+
+// Which argument of a call is its size: none, every positional one (`torch.zeros(2, 3)`,
+// `np.random.rand(2, 3)`), or the one at a position (counted from 0).
+inline constexpr int kNoSize = -2;
+inline constexpr int kEveryPositional = -1;
 
 // True if the table lists `name` in `space` with `fact`.
 bool has(Space space, std::string_view name, Fact fact);
+
+// The break a row with Breaks or BreaksOnTensor names, else nullopt.
+std::optional<GraphBreak> graph_break_of(Space space, std::string_view name);
+
+// The row's size argument (TakesSize, a numpy draw's Breaks), else kNoSize.
+int size_argument(Space space, std::string_view name);
+
+// True when a Global row that Breaks (or BreaksOnTensor) ends with `.<method>`: only then can an
+// attribute call `a.b.<method>(...)` be one (an alias renames a module or a function bound by name,
+// never an attribute), so a rule need not resolve the other method calls.
+bool some_breaking_call_ends_with(std::string_view method);
 
 // What an operation does to its tensors' metadata, and to gradients: what [Where] needs to prove a
 // selection exact in every mode (analysis/tensor_meta.h). Keyed "Tensor.<method>" for methods and
