@@ -288,14 +288,24 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
       out.push_back(std::move(d));
     }
   }
+  // Findings no rule pass reports (check_file names the compiled function of each of those): the
+  // innermost function around their text, if any.
+  const auto add_with_function = [&](rules::Diagnostic d) {
+    const ir::Node node = u.module->root().named_descendant_for_range(d.range.start, d.range.end);
+    if (const int f = node ? u.module->function_of(node) : -1; f >= 0) {
+      d.function = u.module->functions[static_cast<size_t>(f)].qualname;
+      if (const auto* r = regions.find(*u.module, f)) d.region_reason = r->reason;
+    }
+    out.push_back(std::move(d));
+  };
   if (selection.enabled(rules::kRuntimeFileInfo.code) && !options.fix && !options.diff) {
     if (std::optional<rules::Diagnostic> d = runtime_file_finding(u)) {
-      if (!suppressions.suppresses(lines.line_of(d->range.start), d->rule->code)) out.push_back(std::move(*d));
+      if (!suppressions.suppresses(lines.line_of(d->range.start), d->rule->code)) add_with_function(std::move(*d));
     }
   }
   if (selection.enabled(rules::kUnusedNoqaInfo.code)) {
     for (rules::Diagnostic& d : rules::unused_suppressions(suppressions, u.current->text, selection)) {
-      out.push_back(std::move(d));
+      add_with_function(std::move(d));
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const rules::Diagnostic& a, const rules::Diagnostic& b) {
@@ -304,32 +314,6 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
     if (a.rule != b.rule) return a.rule->code < b.rule->code;
     return a.range.end < b.range.end;
   });
-  // Annotate each diagnostic with its innermost enclosing function: one sweep in start order
-  // with a stack of the (nested) functions open there, O(diagnostics + functions).
-  const auto& functions = u.module->functions;
-  std::vector<int> by_start(functions.size());
-  std::iota(by_start.begin(), by_start.end(), 0);
-  auto fn_node = [&](int f) { return functions[static_cast<size_t>(f)].node; };
-  std::sort(by_start.begin(), by_start.end(), [&](int a, int b) {
-    return fn_node(a).start() != fn_node(b).start() ? fn_node(a).start() < fn_node(b).start()
-                                                    : fn_node(a).end() > fn_node(b).end();
-  });
-  std::vector<int> open;
-  size_t next = 0;
-  for (rules::Diagnostic& d : out) {
-    while (next < by_start.size() && fn_node(by_start[next]).start() <= d.range.start) {
-      const int f = by_start[next++];
-      while (!open.empty() && fn_node(open.back()).end() < fn_node(f).start()) open.pop_back();
-      open.push_back(f);
-    }
-    while (!open.empty() && fn_node(open.back()).end() < d.range.start) open.pop_back();
-    for (auto it = open.rbegin(); it != open.rend(); ++it) {
-      if (d.range.end > fn_node(*it).end()) continue;
-      d.function = functions[static_cast<size_t>(*it)].qualname;
-      if (const auto* r = regions.find(*u.module, *it)) d.region_reason = r->reason;
-      break;
-    }
-  }
   // One site can match two views (e.g. a call inside a condition): keep one per (range, code).
   out.erase(std::unique(out.begin(), out.end(),
                         [](const rules::Diagnostic& a, const rules::Diagnostic& b) {

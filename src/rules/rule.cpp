@@ -25,7 +25,10 @@ void check_file(const RuleContext& ctx, std::span<const Rule* const> rules, Diag
   std::vector<uint32_t> skip_until(rules.size());  // a rule's pruned subtree ends here
   for (int fi : functions) {
     std::fill(skip_until.begin(), skip_until.end(), 0u);
-    walk_body(ctx.module.functions[static_cast<size_t>(fi)], [&](ir::Node n) {
+    const ir::Function& fn = ctx.module.functions[static_cast<size_t>(fi)];
+    const auto* region = ctx.regions.find(ctx.module, fi);
+    sink.enter_function(fn.qualname, region ? std::string_view(region->reason) : std::string_view());
+    walk_body(fn, [&](ir::Node n) {
       const uint16_t symbol = n.symbol();
       if (symbol >= by_symbol.size()) return true;
       for (size_t r : by_symbol[symbol]) {

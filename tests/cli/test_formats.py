@@ -157,3 +157,22 @@ def test_a_safe_fix_has_no_unsafe_code(gm, project):
     out = gm("check", "pkg", "--output-format", "json-lines", cwd=project).stdout
     rows = [json.loads(line) for line in out.splitlines()]
     assert rows and all(row["fix"]["applicability"] == "safe" and row["fix"]["unsafe_code"] is None for row in rows)
+
+
+def test_each_finding_names_the_function_it_is_in(gm, tmp_path):
+    """A rule's finding names the compiled function its pass walked; a finding no rule pass
+    reports (an unused suppression) names the innermost function around it, compiled or not."""
+    (tmp_path / "m.py").write_text(
+        "import torch\n\n\n@torch.compile\ndef f(x):  # noqa: GM201\n    print(x)\n"
+        "    def g():  # noqa: GM202\n        return 1\n    return x\n\n\n"
+        "class A:\n    def m(self):\n        pass  # noqa: GM201\n# noqa: GM301\n")
+    out = gm("check", "m.py", "--extend-select", "GM903", "--output-format", "json-lines", cwd=tmp_path).stdout
+    found = [(row["code"], row["location"]["row"], row["function"], row["compile_region"])
+             for row in map(json.loads, out.splitlines())]
+    assert found == [
+        ("GM903", 5, "f", "decorated with @torch.compile"),
+        ("GM201", 6, "f", "decorated with @torch.compile"),
+        ("GM903", 7, "f.<locals>.g", None),
+        ("GM903", 14, "A.m", None),
+        ("GM903", 15, None, None),
+    ]

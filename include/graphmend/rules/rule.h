@@ -26,10 +26,22 @@ using analysis::walk_body;
 
 class DiagnosticSink {
  public:
-  void report(Diagnostic d) { diagnostics_.push_back(std::move(d)); }
+  // The compiled function being walked (check_file sets it): every diagnostic reported from here
+  // on names it, and why it is compiled code.
+  void enter_function(std::string_view qualname, std::string_view region_reason) {
+    function_ = qualname;
+    region_reason_ = region_reason;
+  }
+  void report(Diagnostic d) {
+    d.function = function_;
+    d.region_reason = region_reason_;
+    diagnostics_.push_back(std::move(d));
+  }
   [[nodiscard]] std::vector<Diagnostic>& diagnostics() { return diagnostics_; }
 
  private:
+  std::string_view function_;
+  std::string_view region_reason_;
   std::vector<Diagnostic> diagnostics_;
 };
 
