@@ -65,11 +65,13 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
       if (const auto logger_break = api::graph_break_of(api::Space::LoggerMethod, method)) {
         ir::Node receiver = fn.field(field::object);
         if (!is_logger(ctx, m, receiver)) return true;
-        sink.report(make_diagnostic(
+        Diagnostic d = make_diagnostic(
             info(), n,
             fmt::format("`{}.{}` cannot be traced; the graph is split around it ({})", m.text(receiver), method,
                         cite(*logger_break)),
-            "read the logger's level once outside the compiled region and pass the result in"));
+            "read the logger's level once outside the compiled region and pass the result in");
+        d.graph_break = *logger_break;  // the break the message cites, not the rule's first
+        sink.report(std::move(d));
         return true;
       }
       if (!api::some_breaking_call_ends_with(method)) return true;
@@ -101,9 +103,11 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
       }
       if (!tensor) return true;
     }
-    sink.report(make_diagnostic(info(), n,
-                                fmt::format("`{}` cannot be traced; the graph is split around it ({})", *q, cite(*why)),
-                                "move the call out of the compiled region, or keep its value as a tensor"));
+    Diagnostic d =
+        make_diagnostic(info(), n, fmt::format("`{}` cannot be traced; the graph is split around it ({})", *q, cite(*why)),
+                        "move the call out of the compiled region, or keep its value as a tensor");
+    d.graph_break = *why;
+    sink.report(std::move(d));
     return true;
   });
 }

@@ -176,3 +176,15 @@ def test_each_finding_names_the_function_it_is_in(gm, tmp_path):
         ("GM903", 14, "A.m", None),
         ("GM903", 15, None, None),
     ]
+
+
+def test_a_finding_s_graph_break_id_is_the_break_its_message_cites(gm, tmp_path):
+    """GM409 reports several breaks; each finding's `graph_break_id` is the one it names."""
+    (tmp_path / "m.py").write_text(
+        "import json\nimport time\nimport logging\nimport torch\n\nlogger = logging.getLogger(__name__)\n\n\n"
+        "@torch.compile\ndef f(x):\n    time.time()\n    json.dumps({})\n    torch.get_num_threads()\n"
+        "    logger.isEnabledFor(10)\n    return x\n")
+    out = gm("check", "m.py", "--select", "GM409", "--output-format", "json-lines", cwd=tmp_path).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [row["graph_break_id"] for row in rows] == ["GB0007", "GB0156", "GB0208", "GB0291"]
+    assert all(f"({row['graph_break_id']}: " in row["message"] for row in rows)
