@@ -9,7 +9,6 @@
 
 namespace graphmend::rules {
 
-using rewrite::SiteNamer;
 using rewrite::plan_trap;
 
 const RuleInfo& ValidationGuardRule::info() const {

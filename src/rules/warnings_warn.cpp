@@ -9,7 +9,6 @@
 
 namespace graphmend::rules {
 
-using rewrite::SiteNamer;
 using rewrite::DeferredCall;
 using rewrite::plan_defer;
 
