@@ -85,14 +85,20 @@ def breaking_calls() -> str:
 
 
 def listing(fact: str) -> str:
-    """The names of the rows with `fact`, as one Markdown line: `math.sqrt`, `math.ceil`, ..."""
+    """The rows with `fact` as Markdown: `math.sqrt`, `math.ceil`, ... (GM409's table for Breaks)."""
     if fact == "Breaks":
         return breaking_calls()
-    names = [r.name for r in rows() if fact in r.facts]
-    if not names:
+    items = []
+    for r in rows():
+        if fact not in r.facts:
+            continue
+        name = f"`Tensor.{r.name}`" if r.space == "TensorMethod" else f"`{r.name}`"
+        if fact == "TakesSize" and r.size_argument.isdigit():  # one argument is the size: its position
+            name += f" ({r.size_argument})"
+        items.append(name)
+    if not items:
         raise SystemExit(f"no row of {TABLE.name} has the fact {fact}")
-    return textwrap.fill(", ".join(f"`{name}`" for name in names), width=100, break_long_words=False,
-                         break_on_hyphens=False) + "\n"
+    return textwrap.fill(", ".join(items), width=100, break_long_words=False, break_on_hyphens=False) + "\n"
 
 
 def rendered(document: str) -> str:
