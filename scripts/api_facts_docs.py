@@ -1,8 +1,9 @@
 """Writes the lists of APIs in the rule documents from the one table of API facts (kRows in
 src/analysis/api_facts.cpp), so a document names exactly the APIs its rule acts on. A list sits
 between `<!-- api-facts: FACT -->` and `<!-- /api-facts -->` in a rules/*.md file and names, in the
-table's order, every row that has FACT (`Breaks`: GM409's table of calls and their breaks). `--check` says whether every document is current (the test
-command runs it: tests/cli/test_api_facts.py).
+table's order, every row that has FACT (`Breaks`: GM409's table of calls and their breaks).
+`--check` says whether every document is current (the test command runs it:
+tests/cli/test_api_facts.py).
 
     python3 scripts/api_facts_docs.py [--check]
 
@@ -33,7 +34,9 @@ class Row(NamedTuple):
 
 
 ROW = re.compile(
-    r'^\s*\{Space::(\w+), "([^"]+)", ([^,}]+)(?:, (?:GraphBreak::(\w+)|\{\}))?(?:, (\w+))?\},(?:\s*//.*)?$')
+    r'^\s*\{Space::(\w+), "([^"]+)", ([^,}]+)'  # space, name, facts
+    r"(?:, (?:GraphBreak::(\w+)|\{\}))?(?:, (\w+))?"  # the break, the size argument
+    r"\},(?:\s*//.*)?$")
 
 
 def rows() -> list[Row]:
@@ -85,7 +88,8 @@ def breaking_calls() -> str:
 
 
 def listing(fact: str) -> str:
-    """The rows with `fact` as Markdown: `math.sqrt`, `math.ceil`, ... (GM409's table for Breaks)."""
+    """The rows with `fact` as Markdown: `math.sqrt`, `math.ceil`, ... (for Breaks, GM409's
+    table)."""
     if fact == "Breaks":
         return breaking_calls()
     items = []
@@ -93,12 +97,13 @@ def listing(fact: str) -> str:
         if fact not in r.facts:
             continue
         name = f"`Tensor.{r.name}`" if r.space == "TensorMethod" else f"`{r.name}`"
-        if fact == "TakesSize" and r.size_argument.isdigit():  # one argument is the size: its position
-            name += f" ({r.size_argument})"
+        if fact == "TakesSize" and r.size_argument and r.size_argument.isdigit():
+            name += f" ({r.size_argument})"  # the one argument that is the size
         items.append(name)
     if not items:
         raise SystemExit(f"no row of {TABLE.name} has the fact {fact}")
-    return textwrap.fill(", ".join(items), width=100, break_long_words=False, break_on_hyphens=False) + "\n"
+    text = ", ".join(items)
+    return textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False) + "\n"
 
 
 def rendered(document: str) -> str:
@@ -117,7 +122,8 @@ def main() -> int:
         else:
             path.write_text(new)
     if stale:
-        print(f"out of date: {', '.join(stale)}: run {pathlib.Path(__file__).name}", file=sys.stderr)
+        script = pathlib.Path(__file__).name
+        print(f"out of date: {', '.join(stale)}: run {script}", file=sys.stderr)
         return 1
     return 0
 

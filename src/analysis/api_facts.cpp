@@ -243,9 +243,9 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.cos", F::Pure},
     {Space::Global, "torch.cosh", F::Pure},
     {Space::Global, "torch.cuda.current_device", F::Static},
+    // Breaks, not Static: Dynamo 2.13 folds current_device and is_available, but traces
+    // device_count as an op returning an int, and breaks (GB0208).
     {Space::Global, "torch.cuda.device_count", F::Breaks, GraphBreak::NonTensorResult},
-    // Not torch.cuda.device_count: Dynamo 2.13 folds current_device and is_available, but traces
-    // device_count as an op returning an int, and breaks (GB0208; GM409 reports it).
     {Space::Global, "torch.cuda.is_available", F::Static},
     {Space::Global, "torch.cuda.manual_seed", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "torch.cuda.memory_allocated", F::Breaks, GraphBreak::NonTensorResult},
@@ -622,6 +622,27 @@ constexpr Row kRows[] = {
     {Space::ModuleMethod, "to", F::ReturnsSelf},
     {Space::ModuleMethod, "train", F::ReturnsSelf},
 };
+
+// What every row must carry, checked when this compiles: one row per name, in order (space, then
+// name), so a name is never listed twice with different facts; a call that breaks names its
+// break, and only such a call has one; a size taker names its size argument, and otherwise only a
+// numpy draw that breaks without a size has one.
+constexpr bool has_fact(const Row& r, Fact f) { return (static_cast<uint32_t>(r.facts) & static_cast<uint32_t>(f)) != 0; }
+constexpr bool rows_well_formed() {
+  for (size_t i = 0; i < std::size(kRows); ++i) {
+    const Row& r = kRows[i];
+    if (i > 0) {
+      const Row& p = kRows[i - 1];
+      if (p.space > r.space || (p.space == r.space && !(p.name < r.name))) return false;
+    }
+    if ((has_fact(r, F::Breaks) || has_fact(r, F::BreaksOnTensor)) != r.graph_break.has_value()) return false;
+    if (has_fact(r, F::TakesSize) && r.size_argument == kNoSize) return false;
+    if (!has_fact(r, F::TakesSize) && r.size_argument != kNoSize && !has_fact(r, F::Breaks)) return false;
+  }
+  return true;
+}
+static_assert(rows_well_formed(), "kRows: sorted by space then name, one row per name; breaks and size arguments "
+                                  "where their facts say");
 
 constexpr std::string_view kOpaqueTorchNamespaces[] = {
     "torch.cuda.",

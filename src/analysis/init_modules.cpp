@@ -1,7 +1,5 @@
 #include "graphmend/analysis/init_modules.h"
 
-#include <array>
-#include <string_view>
 
 #include "graphmend/analysis/api_facts.h"
 #include "graphmend/analysis/context.h"

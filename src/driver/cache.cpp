@@ -72,7 +72,7 @@ json to_json(const rules::Diagnostic& d) {
   json j = {{"code", d.rule->code},
             {"range", {d.range.start, d.range.end}},
             {"message", d.message},
-            {"break", d.graph_break ? rules::id_of(*d.graph_break) : std::string_view()},
+            {"break", d.graph_break ? analysis::id_of(*d.graph_break) : std::string_view()},
             {"help", d.help},
             {"function", d.function},
             {"region", d.region_reason}};
@@ -91,7 +91,7 @@ rules::Diagnostic diagnostic_from(const json& j) {
   d.range = {j.at("range").at(0), j.at("range").at(1)};
   d.message = j.at("message");
   if (const std::string id = j.at("break"); !id.empty()) {
-    d.graph_break = rules::graph_break_with_id(id);
+    d.graph_break = analysis::graph_break_with_id(id);
     if (!d.graph_break) throw std::runtime_error("unknown graph break id in the cache");
   }
   d.help = j.at("help");

@@ -53,8 +53,8 @@ StatementLayout layout_of(const ir::Module& m, ir::Node stmt) {
   const std::string_view text = m.text();
   StatementLayout l;
   l.indent = source::indentation_at(text, stmt.start());
-  const uint32_t line_start = stmt.start() - static_cast<uint32_t>(l.indent.size());
-  l.starts_line = line_start == 0 || text[line_start - 1] == '\n' || text[line_start - 1] == '\r';
+  const uint32_t starts_at = stmt.start() - static_cast<uint32_t>(l.indent.size());
+  l.starts_line = starts_at == 0 || text[starts_at - 1] == '\n' || text[starts_at - 1] == '\r';
   l.newline = std::string(source::newline_text(m.file().newline));
   const ir::Node block = stmt.parent();
   const std::string_view header_indent = block ? source::indentation_at(text, block.parent().start()) : "";

@@ -515,7 +515,8 @@ ir::Node expert_gather_call(const analysis::FileContext& ctx, ir::Node for_state
 
 namespace {
 
-// What the analysis of an expert loop proved, for render_expert_dispatch to lay out.
+// What the analysis of an expert loop proved, for render_expert_dispatch to lay out (which may
+// still decline where the layout cannot be written: a shared line, no runtime).
 struct ExpertDispatchPlan {
   Loop loop;
   ir::Node for_statement;
@@ -670,7 +671,8 @@ ir::Node expert_masked_gather(const analysis::FileContext& ctx, ir::Node for_sta
 
 namespace {
 
-// What the analysis of a masked-store loop proved, for render_masked_dispatch to lay out.
+// What the analysis of a masked-store loop proved, for render_masked_dispatch to lay out (which
+// may still decline where the layout cannot be written: a shared line, no runtime).
 struct MaskedDispatchPlan {
   enum class Over { Range, Enumerate, HitList };
   MaskedStore store;

@@ -6,6 +6,8 @@
 namespace graphmend::rewrite {
 
 std::string render(const Unsafe& reason) {
+  // Reasons are built by unsafe<>(), which checks the field count when it compiles; a reason made
+  // otherwise renders missing fields empty rather than throwing, as a decline does.
   fmt::dynamic_format_arg_store<fmt::format_context> args;
   for (const std::string& field : reason.fields) args.push_back(field);
   for (size_t i = reason.fields.size(); i < field_count(reason.code); ++i) args.push_back(std::string());

@@ -1,6 +1,5 @@
 #include "graphmend/rules/data_dependent_operator.h"
 
-#include <algorithm>
 #include <array>
 #include <string_view>
 

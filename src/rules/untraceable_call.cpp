@@ -1,6 +1,5 @@
 #include "graphmend/rules/untraceable_call.h"
 
-#include <algorithm>
 #include <array>
 #include <optional>
 #include <string_view>
@@ -14,12 +13,6 @@ namespace graphmend::rules {
 
 namespace {
 
-// The calls Dynamo 2.13 does not trace are rows of the table of API facts (Breaks, with their
-// break; BreaksOnTensor for those that break only on a tensor): each is checked against Dynamo's
-// break sites in tests/e2e/programs/untraceable_calls.py. Close relatives that Dynamo does trace are
-// left out of it on purpose (random.randint, random.uniform, torch.seed, numpy.random.seed,
-// os.environ.get, os.getenv, os.path.join, torch.cuda.empty_cache, torch.cuda.is_available,
-// platform.system).
 namespace api = analysis::api;
 
 // True when a numpy.random draw is given a size (not a literal None): it is then an array, which
@@ -78,12 +71,18 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
     }
     const auto q = callee_name(m, n);
     if (!q) return true;
+    // The calls Dynamo 2.13 does not trace are rows of the table of API facts (Breaks, with their
+    // break; BreaksOnTensor for those that break only on a tensor): each is checked against
+    // Dynamo's break sites in tests/e2e/programs/untraceable_calls.py. Close relatives that Dynamo
+    // does trace are left out of it on purpose (random.randint, random.uniform, torch.seed,
+    // numpy.random.seed, os.environ.get, os.getenv, os.path.join, torch.cuda.empty_cache,
+    // torch.cuda.is_available, platform.system).
     const std::optional<GraphBreak> why = api::graph_break_of(api::Space::Global, *q);
     if (!why) return true;
     if (api::has(api::Space::Global, *q, api::Fact::Breaks)) {
       const int size_at = api::size_argument(api::Space::Global, *q);
       if (size_at != api::kNoSize && given_size(m, n, size_at)) return true;
-    } else {
+    } else if (api::has(api::Space::Global, *q, api::Fact::BreaksOnTensor)) {
       // One positional argument, a tensor (or a dict, list or tuple display holding one).
       const std::vector<ir::Node> args = ir::children_without_comments(n.field(field::arguments));
       if (args.size() != 1 || args[0].is(kind::keyword_argument)) return true;
@@ -102,6 +101,8 @@ std::unique_ptr<FilePass> UntraceableCallRule::start(const RuleContext& ctx, Dia
         });
       }
       if (!tensor) return true;
+    } else {
+      return true;
     }
     Diagnostic d =
         make_diagnostic(info(), n, fmt::format("`{}` cannot be traced; the graph is split around it ({})", *q, cite(*why)),

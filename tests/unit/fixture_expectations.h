@@ -85,10 +85,7 @@ inline std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
-inline bool is_rule_code(std::string_view code) {
-  const rules::RuleInfo* info = rules::find_info(code);
-  return info != nullptr && info->code == code;
-}
+inline bool is_rule_code(std::string_view code) { return rules::info_of_code(code) != nullptr; }
 
 // "GM201 fixed, GM404 reported -- why": the items of one annotation, stated for `line`.
 inline void parse_items(std::string_view body, int line, int at_line, Annotations& out) {

@@ -58,7 +58,7 @@ enum class Fact : uint32_t {
                               // given one, it is an array, which Dynamo traces.
   BreaksOnTensor = 1u << 21,  // the same, only when its argument is a tensor (`str(t)`, `copy.deepcopy(t)`)
   TakesSize = 1u << 22,       // its size argument (the row's) sets a tensor's shape (`torch.zeros`, `view`):
-                              // a size read from tensor data there breaks (GM405; probed in
+                              // a size read from tensor data there breaks (GM411; probed in
                               // tests/e2e/programs/tensor_sizes.py)
 };
 

@@ -20,12 +20,10 @@ namespace graphmend::rewrite {
 
 enum class UnsafeCode : std::uint8_t {
   // [Where]
-  // Fields: the name, then why the replacement may be seen, as it follows the name (", which
-  // `x = f()` binds ...", " (`f` is not known to return a new tensor)", "; after the `if`, ...").
-  KeptObjectReplaced,
-  BoundObjectReplaced,
-  // Field: the calls the selection runs unstored, each after "; ", or "".
-  BufferRebound,
+  KeptObjectReplaced,   // fields: the name, then why the replacement may be seen, as it follows
+                        // the name (", which `x = f()` binds ...", "; after the `if`, ...")
+  BoundObjectReplaced,  // no field
+  BufferRebound,        // field: the calls the selection runs unstored, each after "; ", or ""
   // [Dense]
   ExpertOnEveryToken,
   ExpertOnEveryRow,
