@@ -13,11 +13,12 @@
 //
 // One item per finding, `, ` between items: a rule code and what became of it, which is one of
 //   fixed                 a safe fix (applied by the golden run)
-//   unsafe                an unsafe fix (applied in `*_unsafe.py` fixtures only)
+//   unsafe <code>         an unsafe fix (applied in `*_unsafe.py` fixtures only); <code> is why,
+//                         its name in kUnsafeTable (rewrite/unsafe.h)
 //   declined <code>       no fix; <code> is the reason's name in kDeclineTable (rewrite/decline.h)
 //   reported              no fix and no reason (a rule that only reports)
 // and anything after ` -- ` is free text for the reader. The codes are checked: a rule code that
-// graphmend does not report, or a decline name that is not in the table, is an error.
+// graphmend does not report, or a decline or unsafe name that is not in its table, is an error.
 //
 // The check is strict both ways: every finding of the fixture must match an item on its line,
 // and every item must match a finding. A line without an annotation therefore expects no finding.
@@ -34,6 +35,7 @@
 #include <fmt/format.h>
 
 #include "graphmend/rewrite/decline.h"
+#include "graphmend/rewrite/unsafe.h"
 #include "graphmend/rules/registry.h"
 
 namespace graphmend::testing::expect {
@@ -45,7 +47,7 @@ struct Finding {
   int line = 0;          // 1-based
   std::string code;      // "GM201"
   Outcome outcome = Outcome::Reported;
-  std::string decline;   // the decline code's name, with Outcome::Declined only
+  std::string reason;    // the decline code's name (Declined) or the unsafe code's (Unsafe)
 
   bool operator==(const Finding&) const = default;
   auto operator<=>(const Finding&) const = default;
@@ -55,8 +57,8 @@ struct Finding {
 inline std::string describe(const Finding& f) {
   switch (f.outcome) {
     case Outcome::Fixed: return f.code + " fixed";
-    case Outcome::Unsafe: return f.code + " unsafe";
-    case Outcome::Declined: return f.code + " declined " + f.decline;
+    case Outcome::Unsafe: return f.code + " unsafe " + f.reason;
+    case Outcome::Declined: return f.code + " declined " + f.reason;
     case Outcome::Reported: return f.code + " reported";
   }
   return f.code;
@@ -87,6 +89,11 @@ inline std::vector<std::string_view> split(std::string_view s, char sep) {
 
 inline bool is_rule_code(std::string_view code) { return rules::info_of_code(code) != nullptr; }
 
+inline bool is_unsafe_code(std::string_view name) {
+  return std::any_of(rewrite::kUnsafeTable.begin(), rewrite::kUnsafeTable.end(),
+                     [&](const rewrite::UnsafeEntry& e) { return e.name == name; });
+}
+
 // "GM201 fixed, GM404 reported -- why": the items of one annotation, stated for `line`.
 inline void parse_items(std::string_view body, int line, int at_line, Annotations& out) {
   if (const size_t dash = body.find(" -- "); dash != std::string_view::npos) body = body.substr(0, dash);
@@ -99,7 +106,7 @@ inline void parse_items(std::string_view body, int line, int at_line, Annotation
       out.errors.push_back(fmt::format("line {}: `{}`: {}", at_line, trim(item), why));
     };
     if (words.empty()) {
-      error("an empty item (write `CODE fixed|unsafe|reported|declined <decline-code>`)");
+      error("an empty item (write `CODE fixed|reported|unsafe <unsafe-code>|declined <decline-code>`)");
       continue;
     }
     Finding f{line, std::string(words[0]), Outcome::Reported, {}};
@@ -113,6 +120,16 @@ inline void parse_items(std::string_view body, int line, int at_line, Annotation
       f.outcome = Outcome::Fixed;
     } else if (outcome == "unsafe") {
       f.outcome = Outcome::Unsafe;
+      arity = 3;
+      if (words.size() < 3) {
+        error("`unsafe` needs the unsafe code (docs/declines.md, \"Why a fix is unsafe\")");
+        continue;
+      }
+      if (!is_unsafe_code(words[2])) {
+        error(fmt::format("`{}` is not an unsafe code of kUnsafeTable", words[2]));
+        continue;
+      }
+      f.reason = std::string(words[2]);
     } else if (outcome == "reported") {
       f.outcome = Outcome::Reported;
     } else if (outcome == "declined") {
@@ -126,9 +143,9 @@ inline void parse_items(std::string_view body, int line, int at_line, Annotation
         error(fmt::format("`{}` is not a decline code of kDeclineTable", words[2]));
         continue;
       }
-      f.decline = std::string(words[2]);
+      f.reason = std::string(words[2]);
     } else {
-      error("the outcome must be one of fixed, unsafe, reported, declined <decline-code>");
+      error("the outcome must be one of fixed, unsafe <unsafe-code>, reported, declined <decline-code>");
       continue;
     }
     if (words.size() != arity) {

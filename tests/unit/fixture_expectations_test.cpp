@@ -7,8 +7,8 @@
 namespace graphmend::testing::expect {
 namespace {
 
-Finding at(int line, std::string code, Outcome outcome, std::string decline = {}) {
-  return {line, std::move(code), outcome, std::move(decline)};
+Finding at(int line, std::string code, Outcome outcome, std::string reason = {}) {
+  return {line, std::move(code), outcome, std::move(reason)};
 }
 
 TEST(FixtureExpectations, ReadsTrailingAndNextLineAnnotations) {
@@ -16,13 +16,14 @@ TEST(FixtureExpectations, ReadsTrailingAndNextLineAnnotations) {
       "import torch\n"
       "    print(y)  # expect: GM201 fixed\n"
       "    y = y * 2; print(y)  # expect: GM201 declined shares-line -- the `;` shares the line\n"
-      "    # expect-next-line: GM401 reported, GM403 unsafe\n"
+      "    # expect-next-line: GM401 reported, GM101 unsafe kept-object-replaced\n"
       "    n = t.item()\n"
       "    return y  # OK: a comment that expects nothing\n");
   EXPECT_TRUE(a.errors.empty()) << a.errors.front();
   EXPECT_EQ(a.expected, (std::vector<Finding>{at(2, "GM201", Outcome::Fixed),
                                               at(3, "GM201", Outcome::Declined, "shares-line"),
-                                              at(5, "GM401", Outcome::Reported), at(5, "GM403", Outcome::Unsafe)}));
+                                              at(5, "GM401", Outcome::Reported),
+                                              at(5, "GM101", Outcome::Unsafe, "kept-object-replaced")}));
 }
 
 TEST(FixtureExpectations, AnAnnotationMayFollowAnotherComment) {
@@ -39,6 +40,10 @@ TEST(FixtureExpectations, RejectsWhatItCannotCheck) {
             std::vector<std::string>{
                 "line 1: `GM201 declined shares-its-line`: `shares-its-line` is not a decline code of kDeclineTable"});
   EXPECT_EQ(errors("x  # expect: GM201 declined\n").size(), 1u);
+  EXPECT_EQ(errors("x  # expect: GM101 unsafe\n").size(), 1u);                  // no unsafe code
+  EXPECT_EQ(errors("x  # expect: GM101 unsafe shares-line\n"),                  // a decline code
+            std::vector<std::string>{
+                "line 1: `GM101 unsafe shares-line`: `shares-line` is not an unsafe code of kUnsafeTable"});
   EXPECT_EQ(errors("x  # expect: GM201\n").size(), 1u);                 // no outcome
   EXPECT_EQ(errors("x  # expect: GM201 fixd\n").size(), 1u);            // a misspelt outcome
   EXPECT_EQ(errors("x  # expect: GM201 fixed because\n").size(), 1u);   // free text without ` -- `
@@ -54,11 +59,11 @@ TEST(FixtureExpectations, SaysWhereFoundAndExpectedDiffer) {
   const std::vector<Finding> expected{at(3, "GM201", Outcome::Declined, "shares-line"), at(4, "GM404", Outcome::Reported),
                                       at(7, "GM201", Outcome::Fixed)};
   const std::vector<Finding> found{at(3, "GM201", Outcome::Fixed), at(7, "GM201", Outcome::Fixed),
-                                   at(9, "GM201", Outcome::Unsafe)};
+                                   at(9, "GM101", Outcome::Unsafe, "kept-object-replaced")};
   EXPECT_EQ(compare(expected, found),
             (std::vector<std::string>{"line 3: found GM201 fixed, expected GM201 declined shares-line",
                                       "line 4: expected GM404 reported, not found",
-                                      "line 9: found GM201 unsafe, which no annotation expects"}));
+                                      "line 9: found GM101 unsafe kept-object-replaced, which no annotation expects"}));
   EXPECT_TRUE(compare(found, found).empty());
 }
 

@@ -79,11 +79,14 @@ std::vector<expect::Finding> findings(const driver::FileReport& f) {
   for (const rules::Diagnostic& d : f.diagnostics) {
     expect::Finding e{static_cast<int>(lines.location(f.disk_text(), d.range.start).line), std::string(d.rule->code),
                       expect::Outcome::Reported, {}};
-    if (d.fix) {
-      e.outcome = d.fix->applicability == source::Applicability::Safe ? expect::Outcome::Fixed : expect::Outcome::Unsafe;
+    if (d.fix && d.fix->applicability == source::Applicability::Safe) {
+      e.outcome = expect::Outcome::Fixed;
+    } else if (d.fix) {
+      e.outcome = expect::Outcome::Unsafe;
+      e.reason = d.fix->unsafe_code;
     } else if (d.decline_reason) {
       e.outcome = expect::Outcome::Declined;
-      e.decline = std::string(rewrite::code_name(d.decline_reason->code));
+      e.reason = std::string(rewrite::code_name(d.decline_reason->code));
     }
     out.push_back(std::move(e));
   }
