@@ -187,7 +187,6 @@ struct UnitFindings {
   std::vector<std::string> warnings;  // suppression comments naming unknown graphmend codes
 };
 
-bool binds_packaged_runtime(std::string_view text);
 std::string display_of(const std::filesystem::path& path);
 
 // GM904 for a module that binds its package's runtime file when that file is missing or of
@@ -333,10 +332,6 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
     }
   }
   return findings;
-}
-
-bool binds_packaged_runtime(std::string_view text) {
-  return text.find(fmt::format("__import__(\"{}\", globals(), level=", fix::kRuntimeModule)) != std::string_view::npos;
 }
 
 std::string display_of(const std::filesystem::path& path) {
@@ -613,6 +608,8 @@ class Run {
       u.link = fix::runtime_link_for(u.input.path, u.input.package_root);
       u.link.lines_after_imports = u.style.lines_after_imports;
       FileReport& fr = files_[i];
+      fr.link = u.link;
+      fr.package_root = u.input.package_root;
       fr.display = u.input.display;
       fr.path = u.input.path;
       fr.from_stdin = u.input.from_stdin;
@@ -929,6 +926,28 @@ class Run {
 }  // namespace
 
 RunReport run(const std::vector<std::string>& paths, const Options& options) { return Run(paths, options)(); }
+
+bool binds_packaged_runtime(std::string_view text) {
+  return text.find(fmt::format("__import__(\"{}\", globals(), level=", fix::kRuntimeModule)) != std::string_view::npos;
+}
+
+std::optional<GeneratedFile> runtime_file_to_write(const std::filesystem::path& package_root) {
+  GeneratedFile g;
+  g.path = package_root / fix::kRuntimeFileName;
+  g.display = display_of(g.path);
+  g.after = std::string(fix::runtime_source());
+  std::error_code ec;
+  if (std::filesystem::exists(g.path, ec)) {
+    source::ReadResult r = source::read_source(g.path, g.display, {});
+    if (std::holds_alternative<source::ReadError>(r)) return std::nullopt;
+    g.before = std::move(std::get<source::SourceFile>(r).text);
+    const std::optional<std::string> version = fix::runtime_version_of(*g.before);
+    if (!version || *version == fix::runtime_version()) return std::nullopt;
+  } else if (ec) {
+    return std::nullopt;
+  }
+  return g;
+}
 
 const std::string& FileReport::text() const {
   static const std::string kNone;

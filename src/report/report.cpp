@@ -9,9 +9,11 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "graphmend/fix/verify.h"
 #include "graphmend/rules/registry.h"
 #include "graphmend/rules/rule_docs.h"
 #include "graphmend/source/source_file.h"
+#include "graphmend/syntax/tree.h"
 
 namespace graphmend::report {
 namespace {
@@ -311,6 +313,166 @@ std::string_view level_of(const rules::RuleInfo& info) {
   return &info == &rules::kUnusedNoqaInfo ? "warning" : "error";
 }
 
+// Applies sorted, non-overlapping edits from the last to the first, so earlier offsets hold.
+std::string applied(std::string_view text, const std::vector<source::Edit>& edits) {
+  std::string out(text);
+  for (auto it = edits.rbegin(); it != edits.rend(); ++it) {
+    out.replace(it->range.start, it->range.length(), it->replacement);
+  }
+  return out;
+}
+
+// A position in the text a batch of edits made, in the coordinates of the text before them;
+// nullopt inside (or at either end of) what an edit wrote.
+std::optional<uint32_t> before_batch(uint32_t at, const std::vector<source::Edit>& batch) {
+  int64_t delta = 0;
+  for (const source::Edit& e : batch) {
+    const int64_t written_start = static_cast<int64_t>(e.range.start) + delta;
+    const int64_t written_end = written_start + static_cast<int64_t>(e.replacement.size());
+    if (at < written_start) break;
+    if (at <= written_end) return std::nullopt;
+    delta += static_cast<int64_t>(e.replacement.size()) - static_cast<int64_t>(e.range.length());
+  }
+  return static_cast<uint32_t>(at - delta);
+}
+
+// The edits that turn `text` into what `graphmend fix` makes of it with `fix` alone: the fix's
+// own edits and those of the module's generated block (the runtime binding or inline runtime,
+// the site helpers), all in `text`'s coordinates, sorted and non-overlapping. Nullopt when the
+// fix alone would not apply or would be reverted.
+std::optional<std::vector<source::Edit>> whole_fix_edits(std::string_view text, const source::Fix& one,
+                                                         syntax::Parser& parser, const fix::RuntimeLink& link,
+                                                         syntax::Node root) {
+  const fix::VerifiedResult v = fix::apply_and_verify(text, {&one}, parser, link, root);
+  if (v.reverted || v.applied.applied.empty()) return std::nullopt;
+  const std::string& after = v.applied.text;
+  if (after == text) return std::nullopt;
+  // The batches (the fixes, then the block; or both at once) as one, in `text`'s coordinates.
+  std::vector<source::Edit> edits;
+  if (!v.edit_batches.empty() && v.edit_batches.size() <= 2) {
+    edits = v.edit_batches[0];
+    if (v.edit_batches.size() == 2) {
+      for (const source::Edit& e : v.edit_batches[1]) {
+        const auto start = before_batch(e.range.start, v.edit_batches[0]);
+        const auto end = before_batch(e.range.end, v.edit_batches[0]);
+        if (!start || !end || *end - *start != e.range.length()) {
+          edits.clear();
+          break;
+        }
+        edits.push_back({{*start, *end}, e.replacement});
+      }
+    }
+    std::sort(edits.begin(), edits.end());
+    // Edits that touch become one, so that no two replacements meet and any order of applying
+    // them gives the same text.
+    std::vector<source::Edit> joined;
+    for (source::Edit& e : edits) {
+      if (joined.empty() || e.range.start > joined.back().range.end) {
+        joined.push_back(std::move(e));
+      } else if (e.range.start == joined.back().range.end) {
+        joined.back().range.end = e.range.end;
+        joined.back().replacement += e.replacement;
+      } else {
+        joined.clear();  // overlapping: spelled out below instead
+        break;
+      }
+    }
+    edits = std::move(joined);
+  }
+  if (!edits.empty() && applied(text, edits) == after) return edits;
+  // Otherwise one replacement of what differs, cut at character boundaries.
+  size_t prefix = 0;
+  while (prefix < text.size() && prefix < after.size() && text[prefix] == after[prefix]) ++prefix;
+  size_t suffix = 0;
+  while (suffix < text.size() - prefix && suffix < after.size() - prefix &&
+         text[text.size() - 1 - suffix] == after[after.size() - 1 - suffix]) {
+    ++suffix;
+  }
+  while (prefix > 0 && continuation(text[prefix])) --prefix;
+  while (suffix > 0 && continuation(text[text.size() - suffix])) --suffix;
+  const auto start = static_cast<uint32_t>(prefix);
+  const auto end = static_cast<uint32_t>(text.size() - suffix);
+  return std::vector<source::Edit>{{{start, end}, after.substr(prefix, after.size() - suffix - prefix)}};
+}
+
+// SARIF text regions of one file: 1-based lines and columns in code points, as the results'
+// regions, with the same span as `charOffset`/`charLength` (code points from the start of the
+// text, after a UTF-8 BOM).
+class SarifRegions {
+ public:
+  explicit SarifRegions(std::string_view text) : text_(text), lines_(text) {}
+
+  ordered_json region(uint32_t start, uint32_t end) {
+    const auto from = lines_.location(text_, start);
+    const auto to = lines_.location(text_, end);
+    const uint32_t offset = chars_before(from);
+    return {{"startLine", from.line},   {"startColumn", from.column},
+            {"endLine", to.line},       {"endColumn", to.column},
+            {"charOffset", offset},     {"charLength", chars_before(to) - offset}};
+  }
+
+ private:
+  uint32_t chars_before(source::LineColumn at) {
+    if (line_chars_.empty()) {  // code points before each line's start
+      line_chars_.reserve(lines_.line_count());
+      uint32_t chars = 0;
+      uint32_t offset = 0;
+      for (uint32_t line = 1; line <= lines_.line_count(); ++line) {
+        for (const uint32_t start = lines_.line_start(line); offset < start; ++offset) {
+          if (!continuation(text_[offset])) ++chars;
+        }
+        line_chars_.push_back(chars);
+      }
+    }
+    return line_chars_[at.line - 1] + at.column - 1;
+  }
+
+  std::string_view text_;
+  source::LineIndex lines_;
+  std::vector<uint32_t> line_chars_;
+};
+
+ordered_json sarif_replacement(ordered_json region, std::string_view inserted) {
+  ordered_json r = {{"deletedRegion", std::move(region)}};
+  if (!inserted.empty()) r["insertedContent"] = {{"text", inserted}};  // absent: a deletion
+  return r;
+}
+
+// A result's `fixes`: the fix as `graphmend fix` applies it alone (whole_fix_edits), with the
+// runtime file it needs beside a package's module when that file is missing or stale.
+// The runtime files `fix` would write, by package root (each looked at once).
+using RuntimeFiles = std::map<std::filesystem::path, std::optional<driver::GeneratedFile>>;
+
+ordered_json sarif_fix(const driver::FileReport& f, std::string_view text, SarifRegions& regions,
+                       const source::Fix& one, const std::vector<source::Edit>& edits, RuntimeFiles& runtime_files) {
+  ordered_json replacements = ordered_json::array();
+  const bool cr_only = f.original && f.original->cr_only;  // `text` holds its CRs as LF
+  for (const source::Edit& e : edits) {
+    std::string inserted = e.replacement;
+    if (cr_only) std::replace(inserted.begin(), inserted.end(), '\n', '\r');
+    replacements.push_back(sarif_replacement(regions.region(e.range.start, e.range.end), inserted));
+  }
+  ordered_json changes = ordered_json::array();
+  changes.push_back({{"artifactLocation", {{"uri", uri_of(f.display)}}}, {"replacements", std::move(replacements)}});
+  const std::optional<driver::GeneratedFile>* runtime = nullptr;
+  if (f.package_root && f.link.package_level && driver::binds_packaged_runtime(applied(text, edits))) {
+    auto [it, fresh] = runtime_files.try_emplace(*f.package_root);
+    if (fresh) it->second = driver::runtime_file_to_write(*f.package_root);
+    runtime = &it->second;
+  }
+  if (runtime && *runtime) {
+    // A missing file: inserted whole into an empty one. A stale one: its text replaced whole.
+    const std::string before = (*runtime)->before.value_or("");
+    SarifRegions old(before);
+    changes.push_back({{"artifactLocation", {{"uri", uri_of((*runtime)->display)}}},
+                       {"replacements", {sarif_replacement(old.region(0, static_cast<uint32_t>(before.size())),
+                                                           (*runtime)->after)}}});
+  }
+  return {{"description", {{"text", one.title}}},
+          {"artifactChanges", std::move(changes)},
+          {"properties", {{"applicability", source::applicability_name(one.applicability)}}}};
+}
+
 void emit_sarif(const driver::RunReport& run, std::ostream& out) {
   ordered_json rules_json = ordered_json::array();
   std::map<const rules::RuleInfo*, size_t> rule_index;
@@ -334,12 +496,18 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
                              {"locations", {{{"physicalLocation", {{"artifactLocation", {{"uri", uri_of(file)}}}}}}}}});
   };
   for (const driver::DiscoveryError& e : run.discovery_errors) notify(e.display, e.message);
+  syntax::Parser parser;
+  RuntimeFiles runtime_files;
   for (const driver::FileReport& f : run.files) {
     if (f.error) notify(f.display, f.error->message);
     if (f.write_error) notify(f.display, fmt::format("cannot write: {}", *f.write_error));
     if (f.error || f.diagnostics.empty()) continue;
     const std::string_view text = f.disk_text();
     const source::LineIndex lines(text);
+    // Parsed once, for the files with a fix to spell out.
+    std::optional<syntax::Tree> tree;
+    std::optional<SarifRegions> regions;
+    std::map<const source::Fix*, std::optional<std::vector<source::Edit>>> whole;  // chain arms share one
     for (const rules::Diagnostic& d : f.diagnostics) {
       const auto start = lines.location(text, d.range.start);
       const auto end = lines.location(text, d.range.end);
@@ -367,6 +535,18 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
         properties["decline_reason"] = rewrite::render(*d.decline_reason);
         properties["decline_code"] = rewrite::code_name(d.decline_reason->code);
       }
+      if (d.fix) {
+        if (!regions) {
+          tree = parser.parse(text);
+          regions.emplace(text);
+        }
+        auto [it, fresh] = whole.try_emplace(d.fix.get());
+        if (fresh) {
+          const syntax::Node root = tree && !tree->has_error() ? tree->root() : syntax::Node{};
+          it->second = whole_fix_edits(text, *d.fix, parser, f.link, root);
+        }
+        if (it->second) result["fixes"] = {sarif_fix(f, text, *regions, *d.fix, *it->second, runtime_files)};
+      }
       if (!properties.empty()) result["properties"] = std::move(properties);
       results.push_back(std::move(result));
     }
@@ -384,6 +564,7 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
              {"informationUri", "https://github.com/graphmend/graphmend"},
              {"rules", std::move(rules_json)}}}}},
          {"invocations", {std::move(invocation)}},
+         {"columnKind", "unicodeCodePoints"},
          {"results", std::move(results)}}}}};
   out << root.dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
 }

@@ -13,6 +13,7 @@
 #include "graphmend/driver/config.h"
 #include "graphmend/driver/budget.h"
 #include "graphmend/driver/discover.h"
+#include "graphmend/fix/runtime.h"
 #include "graphmend/rules/diagnostic.h"
 #include "graphmend/rules/rule.h"
 #include "graphmend/rules/selection.h"
@@ -61,6 +62,10 @@ struct FileReport {
   // Where the final text's LFs stand for the original's lone CRs (SourceFile::lone_crs, carried
   // through the fixes' edits; a lone CR inside rewritten code becomes the code's own LF).
   std::vector<uint32_t> lone_crs;
+  // How a fix of this module reaches the runtime, and the package root its runtime file lies at
+  // (none for a loose script): what the report needs to spell a fix out whole (SARIF `fixes`).
+  fix::RuntimeLink link;
+  std::optional<std::filesystem::path> package_root;
 
   // The final text: the fixed one, or the original (not copied: a check holds every file's text once).
   [[nodiscard]] const std::string& text() const;
@@ -102,6 +107,15 @@ struct RunReport {
 };
 
 RunReport run(const std::vector<std::string>& paths, const Options& options);
+
+// Whether a module's text binds its package's runtime file (then `fix` writes that file).
+bool binds_packaged_runtime(std::string_view text);
+
+// The runtime file `fix` writes at the root of the package `package_root` for a module that binds
+// it: when it is missing (`before` nullopt) or of another runtime version. Nullopt when it is
+// current, or when a file of that name is not graphmend's (`fix` refuses to replace it) or cannot
+// be read.
+std::optional<GeneratedFile> runtime_file_to_write(const std::filesystem::path& package_root);
 
 // 0: nothing found or all fixed; 1: findings remain, or (--diff) fixes that were not written;
 // 2: an input could not be processed.
