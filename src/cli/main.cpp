@@ -18,7 +18,9 @@
 #include <thread>
 
 #include "graphmend/driver/config.h"
+#include "graphmend/driver/resolve.h"
 #include "graphmend/driver/run.h"
+#include "graphmend/driver/style.h"
 #include "graphmend/report/report.h"
 #include "graphmend/rules/registry.h"
 #include "graphmend/rules/rule_docs.h"
@@ -55,6 +57,7 @@ struct CommonArgs {
   bool show_fixes = false;
   bool no_show_fixes = false;
   bool isolated = false;
+  bool show_settings = false;
   bool no_cache = false;
   std::string cache_dir;
   std::string config;
@@ -130,6 +133,8 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
                 "Analyse only the named files, not the rest of their project (cross-file facts are lost)");
   cmd->add_option("--config", a.config, "Use this configuration file (pyproject.toml or graphmend.toml)");
   cmd->add_flag("--isolated", a.isolated, "Ignore every configuration file");
+  cmd->add_flag("--show-settings", a.show_settings,
+                "Print the settings the path given takes (its configuration file, the effective values); check nothing");
   cmd->add_option("--stdin-filename", a.stdin_filename, "The path standard input (`-`) stands for");
   cmd->add_flag("--exit-zero", a.exit_zero, "Exit 0 even when findings remain (2 is still reported)");
   cmd->add_flag("--no-summary", a.no_summary, "Do not print the summary line");
@@ -170,8 +175,53 @@ bool choose(bool yes, bool no, const std::optional<bool>& configured, bool fallb
   return configured.value_or(fallback);
 }
 
+// The folder the run's own settings are looked up from: the deepest folder holding every path
+// (a single path: itself), so that the order of the paths does not matter.
+std::filesystem::path common_folder(const std::vector<std::string>& paths) {
+  std::error_code ec;
+  std::optional<std::filesystem::path> common;
+  for (const std::string& p : paths) {
+    const std::filesystem::path absolute = std::filesystem::absolute(p, ec).lexically_normal();
+    if (!common) {
+      common = absolute;
+      continue;
+    }
+    std::filesystem::path shared;
+    for (auto x = common->begin(), y = absolute.begin(); x != common->end() && y != absolute.end() && *x == *y;
+         ++x, ++y) {
+      shared /= *x;
+    }
+    common = shared;
+  }
+  return common.value_or(std::filesystem::path("."));
+}
+
+// `--show-settings`: what the path takes, per file and for the run.
+std::string run_settings_text(const std::optional<std::filesystem::path>& run_config, const graphmend::driver::Options& o,
+                              std::string_view format, bool show_fixes) {
+  std::string out = "\n# The run's (from the configuration of the folder holding every path given)\n";
+  out += fmt::format("run configuration file = {}\n", run_config ? run_config->string() : "none (the defaults)");
+  out += fmt::format("output-format = \"{}\"\nshow-fixes = {}\nunsafe-fixes = {}\n", format, show_fixes, o.unsafe_fixes);
+  out += fmt::format("force-exclude = {}\nrespect-gitignore = {}\nproject-context = {}\n", o.discovery.force_exclude,
+                     o.discovery.respect_gitignore, o.discovery.project_context);
+  out += fmt::format("jobs = {}\ncache-dir = {}\n", o.jobs,
+                     o.cache_dir ? fmt::format("\"{}\"", o.cache_dir->string()) : std::string("(none)"));
+  out += fmt::format("max-file-size = {}\nmax-file-time = {}\nmax-file-memory = {}\n", o.read.max_bytes,
+                     static_cast<double>(o.budget.time.count()) / 1000.0, o.budget.memory_bytes >> 20);
+  return out;
+}
+
 int run_check(CommonArgs& a, bool fix) {
   namespace driver = graphmend::driver;
+  if (a.isolated && !a.config.empty()) {
+    std::cerr << "error: --isolated and --config cannot be used together: --isolated reads no configuration file, "
+                 "--config names one\n";
+    return 2;
+  }
+  if (a.show_settings && a.paths.size() > 1) {
+    std::cerr << "error: --show-settings takes one path (the file whose settings to print)\n";
+    return 2;
+  }
   if (a.paths.empty()) a.paths.push_back(".");
   for (const auto* list : {&a.select, &a.extend_select, &a.ignore}) {
     for (const std::string& s : *list) {
@@ -186,17 +236,17 @@ int run_check(CommonArgs& a, bool fix) {
     std::cerr << "error: `-` (standard input) cannot be combined with other paths\n";
     return 2;
   }
-  // The configuration: --config, else the nearest one above the first path (or above
-  // --stdin-filename), unless --isolated.
+  // The run's configuration (output format, jobs, cache, ...): --config, else the nearest one
+  // above the folder holding every path (or above --stdin-filename), unless --isolated. Each file
+  // takes its own for the rest (driver/resolve.h).
   driver::Settings settings;
+  std::optional<std::filesystem::path> file;
   if (!a.isolated) {
-    std::optional<std::filesystem::path> file;
     if (!a.config.empty()) {
       file = a.config;
     } else {
-      const std::string& first = reads_stdin ? (a.stdin_filename.empty() ? std::string(".") : a.stdin_filename)
-                                             : a.paths.front();
-      file = driver::find_config(first);
+      file = driver::find_config(reads_stdin ? std::filesystem::path(a.stdin_filename.empty() ? "." : a.stdin_filename)
+                                             : common_folder(a.paths));
     }
     if (file) {
       auto loaded = driver::load_config(*file);
@@ -207,20 +257,21 @@ int run_check(CommonArgs& a, bool fix) {
       settings = std::get<driver::Settings>(std::move(loaded));
     }
   }
+  driver::CommandLineSettings command_line;
+  if (a.given("--select")) command_line.select = a.select;
+  command_line.extend_select = a.extend_select;
+  command_line.ignore = a.ignore;
+  if (a.given("--exclude")) command_line.exclude = a.exclude;
+  command_line.extend_exclude = a.extend_exclude;
+  if (a.fix_generated || a.no_fix_generated) command_line.fix_generated = a.fix_generated;
+  if (a.trap_async) command_line.trap_async = true;
+  std::optional<driver::Settings> fixed;  // every file's: --config's, or none with --isolated
+  if (a.isolated || !a.config.empty()) fixed = settings;
   Options o;
+  o.settings = std::make_shared<driver::SettingsResolver>(std::move(command_line), std::move(fixed));
   o.fix = fix || a.diff;
   o.diff = a.diff;
   o.unsafe_fixes = choose(a.unsafe_fixes, a.no_unsafe_fixes, settings.unsafe_fixes, false);
-  o.fix_generated = choose(a.fix_generated, a.no_fix_generated, settings.fix_generated, false);
-  o.rule_options.trap_async = a.trap_async || settings.trap_async.value_or(false);
-  o.selection.select = a.given("--select") ? a.select : settings.select.value_or(std::vector<std::string>{});
-  o.selection.extend_select = settings.extend_select;
-  o.selection.extend_select.insert(o.selection.extend_select.end(), a.extend_select.begin(), a.extend_select.end());
-  o.selection.ignore = settings.ignore.value_or(std::vector<std::string>{});
-  o.selection.ignore.insert(o.selection.ignore.end(), a.ignore.begin(), a.ignore.end());
-  o.per_file_ignores = settings.per_file_ignores.value_or(std::vector<driver::PerFileIgnore>{});
-  o.per_file_ignores.insert(o.per_file_ignores.end(), settings.extend_per_file_ignores.begin(),
-                            settings.extend_per_file_ignores.end());
   o.jobs = a.given("--jobs") ? a.jobs : settings.jobs.value_or(0);
   o.read.max_bytes = a.given("--max-file-size") ? a.max_file_size : settings.max_file_size.value_or(a.max_file_size);
   const double seconds = a.given("--max-file-time") ? a.max_file_time : settings.max_file_time.value_or(a.max_file_time);
@@ -229,10 +280,6 @@ int run_check(CommonArgs& a, bool fix) {
   // Whole milliseconds, at least one for any nonzero budget (0 means no limit).
   o.budget.time = std::chrono::milliseconds(seconds > 0 ? std::max<int64_t>(1, std::llround(seconds * 1000)) : 0);
   o.budget.memory_bytes = static_cast<uint64_t>(megabytes) << 20;
-  o.discovery.exclude = a.given("--exclude") ? a.exclude : settings.exclude.value_or(driver::default_excludes());
-  for (const auto* extra : {&settings.extend_exclude, &a.extend_exclude}) {
-    o.discovery.exclude.insert(o.discovery.exclude.end(), extra->begin(), extra->end());
-  }
   o.discovery.force_exclude = choose(a.force_exclude, a.no_force_exclude, settings.force_exclude, false);
   o.discovery.respect_gitignore = choose(a.respect_gitignore, a.no_respect_gitignore, settings.respect_gitignore, true);
   o.discovery.project_context = !a.no_project_context && settings.project_context.value_or(true);
@@ -247,6 +294,32 @@ int run_check(CommonArgs& a, bool fix) {
                                          : settings.cache_dir.value_or(project / ".graphmend_cache");
   }
   o.discovery.stdin_filename = a.stdin_filename;
+  const std::string format_name = a.given("--output-format") ? a.format : settings.output_format.value_or(a.format);
+  const bool show_fixes = choose(a.show_fixes, a.no_show_fixes, settings.show_fixes, false);
+  if (a.show_settings) {
+    const std::string path = reads_stdin ? (a.stdin_filename.empty() ? std::string("-") : a.stdin_filename)
+                                         : a.paths.front();
+    std::error_code ec;
+    if (!reads_stdin && !std::filesystem::exists(path, ec)) {
+      std::cerr << fmt::format("error: {}: no such file or directory\n", path);
+      return 2;
+    }
+    const std::shared_ptr<const driver::FileSettings> resolved = o.settings->for_path(path);
+    for (const driver::ConfigError& err : o.settings->errors()) std::cerr << fmt::format("error: {}\n", err.message);
+    if (!o.settings->errors().empty()) return 2;
+    std::cout << driver::describe(*resolved, path);
+    driver::StyleFinder styles;
+    const driver::FormatterStyle style = styles.for_file(std::filesystem::is_directory(path, ec)
+                                                             ? std::filesystem::path(path) / "__init__.py"
+                                                             : std::filesystem::path(path));
+    std::cout << fmt::format("line-length = {} (from {})\n", style.line_length,
+                             style.source.empty() ? std::string("the default") : style.source.string());
+    std::cout << fmt::format("lines-after-imports = {}\n", style.lines_after_imports < 0
+                                                              ? std::string("(isort's default)")
+                                                              : std::to_string(style.lines_after_imports));
+    std::cout << run_settings_text(file, o, format_name, show_fixes);
+    return 0;
+  }
   if (reads_stdin) {
     o.stdin_text = read_stdin();
     if (!o.stdin_text) {
@@ -254,22 +327,30 @@ int run_check(CommonArgs& a, bool fix) {
       return 2;
     }
   }
-  const std::string format_name = a.given("--output-format") ? a.format : settings.output_format.value_or(a.format);
   graphmend::report::EmitOptions e;
   e.format = graphmend::report::format_named(format_name).value_or(graphmend::report::Format::Text);
   e.show_summary = !a.no_summary;
   e.color = use_color(a.color);
   e.diff = a.diff;
   e.statistics = a.statistics;
-  e.show_fixes = choose(a.show_fixes, a.no_show_fixes, settings.show_fixes, false);
+  e.show_fixes = show_fixes;
 
   Progress progress;
   o.progress = [&progress](std::string_view stage, size_t done, size_t total) { progress(stage, done, total); };
   o.keep_analysis = true;  // freed by the process's exit, below
   const driver::RunReport report = driver::run(a.paths, o);
   progress.finish();  // before the report
+  if (!report.config_errors.empty()) {  // a file's configuration: nothing was checked
+    for (const driver::ConfigError& err : report.config_errors) std::cerr << fmt::format("error: {}\n", err.message);
+    return 2;
+  }
   // `fix -`: the fixed text is the output; the report goes to stderr.
   const bool prints_fixed_text = reads_stdin && fix && !a.diff;
+  if (report.stdin_excluded) {
+    // As ruff: nothing is checked or reported; `fix -` passes the text through unchanged.
+    if (prints_fixed_text) std::cout << *o.stdin_text << std::flush;
+    return 0;
+  }
   if (prints_fixed_text) {
     for (const driver::FileReport& f : report.files) {
       if (f.from_stdin && !f.error) std::cout << graphmend::source::encode_for_write(*f.original, f.text(), f.lone_crs);

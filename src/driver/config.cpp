@@ -263,17 +263,23 @@ const std::vector<std::string>& output_format_names() {
   return kNames;
 }
 
+std::optional<fs::path> config_in(const fs::path& dir) {
+  std::error_code ec;
+  for (const char* name : {"graphmend.toml", ".graphmend.toml"}) {
+    if (fs::is_regular_file(dir / name, ec)) return dir / name;
+  }
+  if (fs::is_regular_file(dir / "pyproject.toml", ec) && has_graphmend_section(dir / "pyproject.toml")) {
+    return dir / "pyproject.toml";
+  }
+  return std::nullopt;
+}
+
 std::optional<fs::path> find_config(const fs::path& start) {
   std::error_code ec;
   fs::path dir = fs::absolute(start, ec).lexically_normal();
   if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
   while (!dir.empty()) {
-    for (const char* name : {"graphmend.toml", ".graphmend.toml"}) {
-      if (fs::is_regular_file(dir / name, ec)) return dir / name;
-    }
-    if (fs::is_regular_file(dir / "pyproject.toml", ec) && has_graphmend_section(dir / "pyproject.toml")) {
-      return dir / "pyproject.toml";
-    }
+    if (std::optional<fs::path> found = config_in(dir)) return found;
     if (dir == dir.parent_path()) break;
     dir = dir.parent_path();
   }

@@ -179,7 +179,14 @@ PackagePlace package_place_of(const fs::path& file) {
 
 Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions& options) {
   Discovery result;
-  const PathPatterns excludes(options.exclude, options.root);
+  const PathPatterns patterns(options.exclude, options.root);
+  const auto excluded_entry = [&](const fs::path& path, bool is_dir) {
+    return options.excluded ? options.excluded(path, is_dir, false) : patterns.matches_entry(path);
+  };
+  const auto excluded_named = [&](const fs::path& path) {
+    std::error_code ec;
+    return options.excluded ? options.excluded(path, fs::is_directory(path, ec), true) : patterns.matches_path(path);
+  };
   std::set<std::string> seen;  // canonical paths
   auto add = [&](const fs::path& p, bool explicit_arg, bool context_only,
                  const std::optional<fs::path>& walk_root = std::nullopt) {
@@ -226,13 +233,13 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
         const fs::directory_entry& entry = *it;
         std::error_code e2;
         if (entry.is_directory(e2) && !entry.is_symlink(e2)) {
-          if (!always_skipped_directory(entry.path()) && !excludes.matches_entry(entry.path())) {
+          if (!always_skipped_directory(entry.path()) && !excluded_entry(entry.path(), true)) {
             folders.push_back(entry.path());
           }
           continue;
         }
         if (entry.path().extension() != ".py") continue;
-        if (excludes.matches_entry(entry.path())) continue;
+        if (excluded_entry(entry.path(), false)) continue;
         // git lists a symlink under its own path, so the entry is looked up unresolved.
         if (visible &&
             !visible->contains((canonical_root / entry.path().lexically_relative(p)).lexically_normal().string())) {
@@ -259,6 +266,11 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
     if (arg == "-") {
       const std::string name = options.stdin_filename.empty() ? "-" : options.stdin_filename;
       if (!seen.insert("\x01stdin").second) continue;
+      // As ruff: with --force-exclude, text whose --stdin-filename is excluded is not checked.
+      if (options.force_exclude && !options.stdin_filename.empty() && excluded_named(name)) {
+        result.stdin_excluded = true;
+        continue;
+      }
       PackagePlace place = options.stdin_filename.empty() ? PackagePlace{} : package_place_of(name);
       DiscoveredFile f;
       f.path = name;
@@ -278,7 +290,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       result.errors.push_back({arg, err});
       continue;
     }
-    if (options.force_exclude && excludes.matches_path(p)) continue;
+    if (options.force_exclude && excluded_named(p)) continue;
     std::error_code ec;
     if (!fs::is_directory(p, ec)) {
       add(p, true, false);

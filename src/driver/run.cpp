@@ -242,7 +242,8 @@ std::optional<std::string> generated_header(std::string_view text) {
 }
 
 UnitFindings check_unit(const Unit& u, const analysis::Project& project, const analysis::CompileRegions& regions,
-                        analysis::TypeOracle& types, const Options& options, const rules::Selection& selection) {
+                        analysis::TypeOracle& types, const Options& options, const FileSettings& settings,
+                        const rules::Selection& selection) {
   UnitFindings findings;
   std::vector<rules::Diagnostic>& out = findings.diagnostics;
   if (u.syntax_error) {
@@ -268,7 +269,7 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
   }
   rewrite::SiteNamer names(*u.module);
   const rewrite::GeneratedLineLength line_length(u.style.line_length);
-  rules::RuleContext ctx{{*u.module, project, regions, types, options.rule_options}, names};
+  rules::RuleContext ctx{{*u.module, project, regions, types, settings.rule_options}, names};
   // A module that never names torch is checked only when a compiled call reaches one of its
   // functions (a helper called from another file's forward).
   if (u.module->mentions_torch() || !ctx.compiled_functions().empty()) {
@@ -321,7 +322,7 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
             out.end());
   // A file generated from another source is its generator's to write: its findings are
   // reported, its fixes withheld, and the warning says where the fix belongs.
-  if (std::optional<std::string> header = options.fix_generated ? std::nullopt : generated_header(u.current->text)) {
+  if (std::optional<std::string> header = settings.fix_generated ? std::nullopt : generated_header(u.current->text)) {
     bool withheld = false;
     for (rules::Diagnostic& d : out) withheld = std::exchange(d.fix, nullptr) != nullptr || withheld;
     if (withheld) {
@@ -504,20 +505,45 @@ std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules
 }
 
 // Everything besides the files themselves that a check's findings depend on (the cache key).
-std::string cache_material(const std::vector<std::string>& paths, const Options& options) {
+std::string cache_material(const std::vector<std::string>& paths, const Options& options,
+                           const std::vector<std::shared_ptr<const FileSettings>>& settings) {
   std::error_code ec;
   std::string m = fmt::format("cwd {}\npaths {}\n", std::filesystem::current_path(ec).string(), fmt::join(paths, "\x1f"));
-  const rules::Selection& s = options.selection;
-  m += fmt::format("select {}\nextend {}\nignore {}\n", fmt::join(s.select, ","), fmt::join(s.extend_select, ","),
-                   fmt::join(s.ignore, ","));
-  for (const PerFileIgnore& p : options.per_file_ignores) m += fmt::format("per-file {} {}\n", p.pattern, fmt::join(p.codes, ","));
+  // Each configuration the files take, once (a run with other settings keeps its own entry).
+  std::unordered_set<const FileSettings*> listed;
+  for (const auto& s : settings) {
+    if (listed.insert(s.get()).second) m += s->key();
+  }
   const DiscoverOptions& d = options.discovery;
   m += fmt::format("exclude {}\ngitignore {} force {} context {} root {}\n", fmt::join(d.exclude, "\x1f"),
                    d.respect_gitignore, d.force_exclude, d.project_context, d.root.string());
-  m += fmt::format("fix-generated {}\n", options.fix_generated);
-  m += fmt::format("trap-async {} unsafe {} max-bytes {}\n", options.rule_options.trap_async, options.unsafe_fixes,
-                   options.read.max_bytes);
+  m += fmt::format("unsafe {} max-bytes {}\n", options.unsafe_fixes, options.read.max_bytes);
   return m;
+}
+
+// The discovery options, with each folder's own excludes when the files take their own configuration.
+DiscoverOptions discovery_options(const Options& options) {
+  DiscoverOptions d = options.discovery;
+  if (const std::shared_ptr<SettingsResolver> resolver = options.settings) {
+    d.excluded = [resolver](const std::filesystem::path& path, bool is_dir, bool named) {
+      const std::shared_ptr<const FileSettings> s = resolver->for_folder(is_dir ? path : path.parent_path());
+      return named ? s->excludes_path(path) : s->excludes_entry(path);
+    };
+  }
+  return d;
+}
+
+// Every file's settings when the run has no resolver: the options' own.
+std::shared_ptr<const FileSettings> run_settings(const Options& options) {
+  auto s = std::make_shared<FileSettings>();
+  s->root = options.discovery.root;
+  s->selection = options.selection;
+  s->per_file_ignores = options.per_file_ignores;
+  s->exclude = options.discovery.exclude;
+  s->fix_generated = options.fix_generated;
+  s->rule_options = options.rule_options;
+  s->finish();
+  return s;
 }
 
 // One run over the discovered files, stage by stage: read (and parse), replay the cache or analyse
@@ -526,8 +552,16 @@ std::string cache_material(const std::vector<std::string>& paths, const Options&
 class Run {
  public:
   Run(const std::vector<std::string>& paths, const Options& options)
-      : paths_(paths), options_(options), discovery_(discover(paths, options.discovery)) {
+      : paths_(paths), options_(options), discovery_(discover(paths, discovery_options(options))) {
     report_.discovery_errors = std::move(discovery_.errors);
+    report_.stdin_excluded = discovery_.stdin_excluded;
+    settings_.reserve(discovery_.files.size());
+    if (options.settings) {
+      for (const DiscoveredFile& f : discovery_.files) settings_.push_back(options.settings->for_path(f.path));
+      report_.config_errors = options.settings->errors();
+    } else {
+      settings_.assign(discovery_.files.size(), run_settings(options));
+    }
     jobs_ = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
     // `check` of files on disk may reuse the results of an earlier run over the same tree.
     use_cache_ = options.cache_dir && !options.fix && !options.diff &&
@@ -549,6 +583,7 @@ class Run {
   }
 
   RunReport operator()() {
+    if (!report_.config_errors.empty()) return std::move(report_);  // nothing is checked
     const auto t0 = Clock::now();
     read();
     if (use_cache_) replay_or_parse();
@@ -631,12 +666,14 @@ class Run {
   // The findings of an earlier run over the same tree, or else every file parsed for analysis.
   void replay_or_parse() {
     cache::TreeDigest tree;
-    for (const Unit& u : units_) {
-      tree.add(u.input.display, u.input.module_name + "\x1f" + u.style.key(), u.input.context_only,
+    for (size_t i = 0; i < units_.size(); ++i) {
+      const Unit& u = units_[i];
+      tree.add(u.input.display, u.input.module_name + "\x1f" + u.style.key() + "\x1f" + settings_[i]->key(),
+               u.input.context_only,
                u.current ? std::string_view(u.current->text) : std::string_view("\0unread", 7));
     }
     digest_ = tree.hex();
-    cache_key_ = cache::run_key(cache_material(paths_, options_));
+    cache_key_ = cache::run_key(cache_material(paths_, options_, settings_));
     if (std::optional<cache::Entry> entry = cache::load(*options_.cache_dir, cache_key_, digest_)) {
       size_t k = 0;
       for (size_t i = 0; i < units_.size() && k < entry->files.size(); ++i) {
@@ -656,16 +693,14 @@ class Run {
     drop_failed();
   }
 
-  // The rules each file runs: the run's selection, less its per-file ignores.
+  // The rules each file runs: its configuration's selection, less its per-file ignores.
   std::vector<rules::Selection> selections() const {
-    std::vector<rules::Selection> out(units_.size(), options_.selection);
-    for (const PerFileIgnore& p : options_.per_file_ignores) {
-      const PathPatterns pattern({p.pattern}, options_.discovery.root);
-      for (size_t i = 0; i < units_.size(); ++i) {
-        if (pattern.matches_path(units_[i].input.path)) {
-          out[i].ignore.insert(out[i].ignore.end(), p.codes.begin(), p.codes.end());
-        }
-      }
+    std::vector<rules::Selection> out;
+    out.reserve(units_.size());
+    for (size_t i = 0; i < units_.size(); ++i) {
+      out.push_back(settings_[i]->selection);
+      const std::vector<std::string> ignored = settings_[i]->ignored_for(units_[i].input.path);
+      out.back().ignore.insert(out.back().ignore.end(), ignored.begin(), ignored.end());
     }
     return out;
   }
@@ -698,7 +733,7 @@ class Run {
       for (unsigned w = 0; w < jobs_; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project, &evidence));
       each_file([&](size_t i, unsigned w) {
         if (!dirty[i] || !units_[i].current || units_[i].input.context_only) return;
-        UnitFindings found = check_unit(units_[i], project, regions, *oracles[w], options_, selected[i]);
+        UnitFindings found = check_unit(units_[i], project, regions, *oracles[w], options_, *settings_[i], selected[i]);
         diags_[i] = std::move(found.diagnostics);
         warnings_[i] = std::move(found.warnings);
       }, iteration == 0 ? "checking" : "re-checking");
@@ -899,6 +934,7 @@ class Run {
   const std::vector<std::string>& paths_;
   const Options& options_;
   Discovery discovery_;
+  std::vector<std::shared_ptr<const FileSettings>> settings_;  // by unit
   RunReport report_;
   unsigned jobs_ = 1;
   bool use_cache_ = false;

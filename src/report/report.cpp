@@ -858,7 +858,9 @@ void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream
   }
   emit_text(run, options, out);
   if (options.show_fixes) emit_fixes(run, out);
-  if (options.show_summary) out << summary_line(run) << "\n";
+  // Nothing read, and a path missing or unreadable: the errors say it all, no "Checked 0 files".
+  const bool nothing_read = run.files.empty() && !run.discovery_errors.empty();
+  if (options.show_summary && !nothing_read) out << summary_line(run) << "\n";
 }
 
 }  // namespace graphmend::report

@@ -125,3 +125,109 @@ def test_a_tracked_symlink_is_walked_inside_a_git_work_tree(gm, project, tmp_pat
     subprocess.run(["git", "add", "-A"], cwd=project, check=True)
     files = {f for f, _ in findings(gm("check", ".", "--output-format", "json", cwd=project))}
     assert files == {"pkg/model.py", "pkg/link.py"}
+
+
+def codes_by_file(result):
+    out = {}
+    for d in json.loads(result.stdout)["diagnostics"]:
+        out.setdefault(d["filename"], []).append(d["code"])
+    return out
+
+
+def test_each_file_takes_its_nearest_configuration_whatever_the_order_of_paths(gm, project):
+    """Two configurations: each file takes the nearest above it, as ruff does, whichever path comes first."""
+    (project / "pyproject.toml").write_text('[tool.graphmend]\nignore = ["GM3"]\n')
+    (project / "sub").mkdir()
+    (project / "sub" / "model.py").write_text((project / "pkg" / "model.py").read_text())
+    (project / "sub" / "pyproject.toml").write_text('[tool.graphmend]\nignore = ["GM2"]\n')
+    expected = {"pkg/model.py": ["GM201"], "sub/model.py": ["GM301"]}
+    for paths in (("pkg/model.py", "sub/model.py"), ("sub/model.py", "pkg/model.py"), ("sub", "pkg"), (".",)):
+        r = gm("check", *paths, "--output-format", "json", cwd=project)
+        assert codes_by_file(r) == expected, paths
+    # The command line overrides every file's configuration.
+    r = gm("check", "sub", "pkg", "--ignore", "GM3", "--output-format", "json", cwd=project)
+    assert codes_by_file(r) == {"pkg/model.py": ["GM201"]}
+    r = gm("check", "sub", "pkg", "--select", "GM3", "--output-format", "json", cwd=project)
+    assert codes_by_file(r) == {"sub/model.py": ["GM301"]}
+    # --config and --isolated still decide for every file.
+    r = gm("check", "sub", "pkg", "--config", project / "sub" / "pyproject.toml", "--output-format", "json", cwd=project)
+    assert codes_by_file(r) == {"pkg/model.py": ["GM301"], "sub/model.py": ["GM301"]}
+    r = gm("check", "sub", "pkg", "--isolated", "--output-format", "json", cwd=project)
+    assert codes_by_file(r) == {"pkg/model.py": ["GM201", "GM301"], "sub/model.py": ["GM201", "GM301"]}
+
+
+def test_the_nearest_configuration_wins_in_nested_folders(gm, project):
+    """A nested configuration replaces its parent's (no inheritance without `extend`); patterns start at its folder."""
+    model = (project / "pkg" / "model.py").read_text()
+    (project / "pyproject.toml").write_text('[tool.graphmend]\nignore = ["GM3"]\n')
+    deep = project / "pkg" / "inner" / "deeper"
+    deep.mkdir(parents=True)
+    (project / "pkg" / "inner" / "graphmend.toml").write_text(
+        'ignore = ["GM2"]\nextend-exclude = ["skipped/*.py"]\n[per-file-ignores]\n"deeper/model.py" = ["GM3"]\n'
+    )
+    (project / "pkg" / "inner" / "model.py").write_text(model)
+    (deep / "model.py").write_text(model)
+    (project / "pkg" / "inner" / "skipped").mkdir()
+    (project / "pkg" / "inner" / "skipped" / "model.py").write_text(model)
+    r = gm("check", ".", "--output-format", "json", cwd=project)
+    assert codes_by_file(r) == {"pkg/model.py": ["GM201"], "pkg/inner/model.py": ["GM301"]}
+    # The same from inside the nested folder, and for the deeper file alone.
+    r = gm("check", ".", "--output-format", "json", cwd=project / "pkg" / "inner")
+    assert codes_by_file(r) == {"model.py": ["GM301"]}
+    r = gm("check", "pkg/inner/deeper/model.py", "--output-format", "json", cwd=project)
+    assert codes_by_file(r) == {}
+
+
+def test_show_settings_names_the_configuration_and_the_effective_values(gm, project):
+    (project / "pyproject.toml").write_text('[tool.graphmend]\nignore = ["GM3"]\noutput-format = "json"\n')
+    (project / "pkg" / "graphmend.toml").write_text('ignore = ["GM2"]\n[per-file-ignores]\n"x.py" = ["GM4"]\n')
+    r = gm("check", "--show-settings", "pkg/model.py", cwd=project)
+    assert r.returncode == 0, r.stderr
+    assert "Resolved settings for: pkg/model.py" in r.stdout
+    assert f"Configuration file: {project / 'pkg' / 'graphmend.toml'}" in r.stdout
+    assert 'ignore = ["GM2"]' in r.stdout
+    assert 'per-file-ignores = {"x.py" = ["GM4"]}' in r.stdout
+    assert "line-length = 88" in r.stdout
+    # The run's settings come from the configuration of the folder holding every path: here pkg's.
+    assert f"run configuration file = {project / 'pkg' / 'graphmend.toml'}" in r.stdout
+    assert "GM201" not in r.stdout  # nothing is checked
+    r = gm("check", "--show-settings", "--select", "GM1", "--isolated", "pkg/model.py", cwd=project)
+    assert "Configuration file: none (the defaults)" in r.stdout
+    assert 'select = ["GM1"]' in r.stdout
+    r = gm("check", "--show-settings", "pkg/model.py", "pkg", cwd=project)
+    assert r.returncode == 2 and "--show-settings takes one path" in r.stderr
+
+
+def test_conflicting_flags_are_rejected(gm, project):
+    (project / "pyproject.toml").write_text('[tool.graphmend]\nignore = ["GM3"]\n')
+    r = gm("check", "pkg", "--isolated", "--config", project / "pyproject.toml", cwd=project)
+    assert r.returncode == 2
+    assert "--isolated and --config cannot be used together" in r.stderr
+    assert r.stdout == ""
+
+
+def test_force_exclude_applies_to_the_stdin_filename(gm, project):
+    text = (project / "pkg" / "model.py").read_text()
+    (project / "pyproject.toml").write_text('[tool.graphmend]\nextend-exclude = ["pkg/model.py"]\n')
+    args = ("-", "--stdin-filename", "pkg/model.py", "--force-exclude")
+    r = gm("check", *args, cwd=project, stdin=text)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    r = gm("fix", *args, cwd=project, stdin=text)
+    assert (r.returncode, r.stdout, r.stderr) == (0, text, "")  # passed through unchanged
+    # Without --force-exclude, a path named (or given for stdin) is checked.
+    r = gm("check", *args[:-1], "--output-format", "json", cwd=project, stdin=text)
+    assert r.returncode == 1 and findings(r)
+    # A nested configuration's excludes apply to a stdin path below it.
+    (project / "pyproject.toml").unlink()
+    (project / "pkg" / "graphmend.toml").write_text('extend-exclude = ["model.py"]\n')
+    r = gm("check", *args, cwd=project, stdin=text)
+    assert (r.returncode, r.stdout) == (0, "")
+
+
+def test_a_missing_path_is_an_error_without_a_clean_summary(gm, project):
+    r = gm("check", "missing.py", cwd=project)
+    assert r.returncode == 2
+    assert "error: missing.py: no such file or directory" in r.stderr
+    assert "Checked" not in r.stdout and "no graph-break sites" not in r.stdout
+    r = gm("check", "missing.py", "pkg", "--output-format", "json", cwd=project)
+    assert r.returncode == 2 and json.loads(r.stdout)["errors"][0]["filename"] == "missing.py"

@@ -4,6 +4,7 @@
 
 #include "graphmend/driver/config.h"
 #include "graphmend/driver/discover.h"
+#include "graphmend/driver/resolve.h"
 #include "test_support.h"
 
 namespace graphmend::driver {
@@ -80,6 +81,42 @@ TEST(Config, NearestFileWinsAndPyprojectWithoutTheSectionIsSkipped) {
   EXPECT_EQ(find_config(dir.path / "pkg/sub/x.py"), dir.path / "pkg/sub/pyproject.toml");
   TempDir empty;
   EXPECT_FALSE(find_config(empty.path).has_value() && find_config(empty.path)->parent_path() == empty.path);
+}
+
+TEST(Config, EachFolderTakesItsNearestConfigurationWithTheCommandLineOverIt) {
+  TempDir dir;
+  dir.write("graphmend.toml", "ignore = [\"GM1\"]\nfix-generated = true\n");
+  dir.write("sub/pyproject.toml", "[tool.graphmend]\nignore = [\"GM2\"]\nextend-exclude = [\"gen/*.py\"]\n");
+  dir.write("sub/deeper/x.py", "");
+  CommandLineSettings command_line;
+  command_line.ignore = {"GM4"};
+  command_line.trap_async = true;
+  SettingsResolver resolver(command_line, std::nullopt);
+  const auto top = resolver.for_path(dir.path / "x.py");
+  const auto deep = resolver.for_path(dir.path / "sub/deeper/x.py");
+  ASSERT_TRUE(top->config && deep->config);
+  EXPECT_EQ(*top->config, dir.path / "graphmend.toml");
+  EXPECT_EQ(*deep->config, dir.path / "sub/pyproject.toml");
+  EXPECT_EQ(deep, resolver.for_folder(dir.path / "sub"));  // loaded once
+  EXPECT_EQ(top->selection.ignore, (std::vector<std::string>{"GM1", "GM4"}));
+  EXPECT_EQ(deep->selection.ignore, (std::vector<std::string>{"GM2", "GM4"}));  // no inheritance
+  EXPECT_TRUE(top->fix_generated);
+  EXPECT_FALSE(deep->fix_generated);
+  EXPECT_TRUE(top->rule_options.trap_async && deep->rule_options.trap_async);
+  EXPECT_EQ(deep->root, dir.path / "sub");
+  EXPECT_TRUE(deep->excludes_entry(dir.path / "sub/gen/y.py"));  // from the configuration's folder
+  EXPECT_FALSE(top->excludes_entry(dir.path / "sub/gen/y.py"));
+  EXPECT_TRUE(resolver.errors().empty());
+  // --isolated: the defaults for every file.
+  SettingsResolver isolated(CommandLineSettings{}, Settings{});
+  EXPECT_FALSE(isolated.for_path(dir.path / "sub/deeper/x.py")->config.has_value());
+  EXPECT_TRUE(isolated.for_path(dir.path / "sub/deeper/x.py")->selection.ignore.empty());
+  // A broken nested configuration is an error of the run.
+  dir.write("bad/graphmend.toml", "ignore = 3\n");
+  SettingsResolver broken(CommandLineSettings{}, std::nullopt);
+  broken.for_path(dir.path / "bad/x.py");
+  ASSERT_EQ(broken.errors().size(), 1u);
+  EXPECT_NE(broken.errors()[0].message.find("graphmend.toml:1: ignore"), std::string::npos);
 }
 
 TEST(Config, ExtendChainsOverridesAndAccumulates) {

@@ -1,6 +1,6 @@
 // Project configuration: `[tool.graphmend]` in pyproject.toml, or a graphmend.toml (or
-// .graphmend.toml) with the same keys at its top level. The nearest file above the first path
-// wins; `extend = "other.toml"` chains to a base whose settings it overrides. Keys are kebab-case,
+// .graphmend.toml) with the same keys at its top level. Each file takes the nearest one above it
+// (resolve.h); `extend = "other.toml"` chains to a base whose settings it overrides. Keys are kebab-case,
 // as on the command line, which overrides them. Parsed with toml++.
 #pragma once
 
@@ -44,6 +44,9 @@ struct ConfigError {
 // The nearest configuration at or above `start` (a folder, or a file's folder): graphmend.toml,
 // then .graphmend.toml, then a pyproject.toml that has [tool.graphmend]; nullopt when none.
 std::optional<std::filesystem::path> find_config(const std::filesystem::path& start);
+
+// The configuration file of `dir` itself, by the same rules; nullopt when it has none.
+std::optional<std::filesystem::path> config_in(const std::filesystem::path& dir);
 
 // Reads `file` (following `extend`), checking every key and value.
 std::variant<Settings, ConfigError> load_config(const std::filesystem::path& file);

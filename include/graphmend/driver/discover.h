@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct DiscoveryError {
 struct Discovery {
   std::vector<DiscoveredFile> files;  // sorted by display path, unique by canonical path
   std::vector<DiscoveryError> errors;
+  bool stdin_excluded = false;  // `-` was skipped: --force-exclude, and its --stdin-filename is excluded
 };
 
 // ruff's default `exclude` list, less the hidden folders graphmend always skips.
@@ -46,6 +48,10 @@ struct DiscoverOptions {
   // nearest folder with pyproject.toml, setup.cfg or .git) as context-only files.
   bool project_context = true;
   std::string stdin_filename;     // the name `-` is reported under
+  // When set, decides in place of `exclude` and `root` (each folder's own configuration, resolve.h):
+  // whether `path` (a folder when `is_dir`) is excluded, as an entry met while walking (`named`
+  // false) or as a path named on the command line (`named`).
+  std::function<bool(const std::filesystem::path& path, bool is_dir, bool named)> excluded;
 };
 
 // Walks directories for *.py, skipping hidden folders, virtual environments, __pycache__ and the

@@ -13,6 +13,7 @@
 #include "graphmend/driver/config.h"
 #include "graphmend/driver/budget.h"
 #include "graphmend/driver/discover.h"
+#include "graphmend/driver/resolve.h"
 #include "graphmend/fix/runtime.h"
 #include "graphmend/rules/diagnostic.h"
 #include "graphmend/rules/rule.h"
@@ -26,6 +27,9 @@ struct Options {
   bool diff = false;          // print diffs instead of writing
   bool unsafe_fixes = false;  // also apply fixes marked Unsafe
   bool fix_generated = false;  // also fix files whose header says they are generated
+  // Each file's configuration (resolve.h): its selection, per-file-ignores, excludes,
+  // fix-generated and trap-async, in place of the five fields below. Null: those fields, for every file.
+  std::shared_ptr<SettingsResolver> settings;
   rules::Selection selection;  // --select / --extend-select / --ignore
   std::vector<PerFileIgnore> per_file_ignores;  // patterns relative to `discovery.root`
   DiscoverOptions discovery;   // excludes, .gitignore, project context, the stdin file's name
@@ -100,6 +104,8 @@ struct RunReport {
   double elapsed_ms = 0;
   size_t compiled_functions = 0;
   bool dry_run = false;  // --diff: fixes were computed, nothing was written
+  bool stdin_excluded = false;  // `-` was not checked: --force-exclude, and --stdin-filename is excluded
+  std::vector<ConfigError> config_errors;  // a file's configuration could not be read: nothing was checked
   std::shared_ptr<const void> analysis;  // with Options::keep_analysis; else null
 
   // Files whose fixed text differs from disk but was not written (--diff), runtime files included.
