@@ -15,53 +15,18 @@ import pathlib
 import re
 import sys
 import textwrap
-from typing import NamedTuple
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from fact_tables import API_FACTS as TABLE, graph_break_entries, rows  # noqa: E402
 from generated_table import wants_check  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-TABLE = ROOT / "src" / "analysis" / "api_facts.cpp"
 BLOCK = re.compile(r"(<!-- api-facts: (\w+) -->\n)(.*?)(<!-- /api-facts -->)", re.S)
-
-
-class Row(NamedTuple):
-    space: str
-    name: str
-    facts: set[str]
-    graph_break: str | None  # the GraphBreak enumerator, for Breaks and BreaksOnTensor
-    size_argument: str | None  # "kEveryPositional" or a position
-
-
-ROW = re.compile(
-    r'^\s*\{Space::(\w+), "([^"]+)", ([^,}]+)'  # space, name, facts
-    r"(?:, (?:GraphBreak::(\w+)|\{\}))?(?:, (\w+))?"  # the break, the size argument
-    r"\},(?:\s*//.*)?$")
-
-
-def rows() -> list[Row]:
-    """Every row of kRows, in the table's order."""
-    source = TABLE.read_text()
-    table = source[source.index("constexpr Row kRows[] = {"):]
-    table = table[:table.index("\n};")]
-    out = []
-    for line in table.splitlines()[1:]:
-        if line.strip().startswith("//") or not line.strip():
-            continue
-        found = ROW.match(line)
-        if not found:
-            raise SystemExit(f"{TABLE.name}: cannot read the row {line.strip()!r}")
-        space, name, facts, graph_break, size = found.groups()
-        out.append(Row(space, name, set(re.findall(r"F::(\w+)", facts)), graph_break, size))
-    return out
 
 
 def graph_breaks() -> dict[str, str]:
     """GraphBreak enumerator -> "GB0007 Attempted to call function marked as skipped"."""
-    import graph_break_table
-
-    header = graph_break_table.HEADER.read_text()
-    return {name: f"{gb_id} {text}" for name, gb_id, text, _ in graph_break_table.entries(header)}
+    return {name: f"{gb_id} {text}" for name, gb_id, text, _ in graph_break_entries()}
 
 
 def breaking_calls() -> str:

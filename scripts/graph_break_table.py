@@ -13,32 +13,13 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from fact_tables import graph_break_entries as entries, rows  # noqa: E402
 from generated_table import wants_check, write_or_check  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEADER = ROOT / "include" / "graphmend" / "analysis" / "graph_breaks.h"
 RULES = ROOT / "src" / "rules"
 PAGE = ROOT / "docs" / "graph_breaks.md"
-
-LITERAL_OR_COMMA = re.compile(r'"((?:[^"\\]|\\.)*)"|(,)')
-
-
-def entries(header: str):
-    """(enumerator, id, text, hint) for each table row, in the table's order."""
-    table = header[header.index("kGraphBreakTable = "):]
-    table = table[table.index("\n") + 1:table.index("\n});")]
-    for row in re.split(r"\n\s*\{GraphBreak::", "\n" + table)[1:]:
-        name, rest = row.split(",", 1)
-        fields, current = [], ""
-        for literal, comma in LITERAL_OR_COMMA.findall(rest):
-            if comma:
-                fields.append(current)
-                current = ""
-            else:
-                current += literal.replace('\\"', '"')
-        fields.append(current)
-        yield name.strip(), fields[0], fields[1], fields[2]
-
 
 def reporters() -> dict[str, list[str]]:
     """The rule codes whose source file names each enumerator."""
@@ -52,9 +33,7 @@ def reporters() -> dict[str, list[str]]:
             found.setdefault(name, set()).add(code[1])
     # The calls that break are rows of the table of API facts (Breaks, BreaksOnTensor), whose only
     # reader is GM409 (untraceable_call.cpp): a rule that reads them too must be added here.
-    import api_facts_docs
-
-    for row in api_facts_docs.rows():
+    for row in rows():
         if row.graph_break:
             found.setdefault(row.graph_break, set()).add("GM409")
     return {name: sorted(codes) for name, codes in found.items()}

@@ -211,6 +211,33 @@ std::string run_settings_text(const std::optional<std::filesystem::path>& run_co
   return out;
 }
 
+// `--show-settings PATH`: the configuration file PATH takes, its settings with the flags applied,
+// its formatter style and the run's settings; exit 0, or 2 when PATH or a configuration is unreadable.
+int show_settings(const std::string& path, bool on_disk, const std::optional<std::filesystem::path>& file,
+                  const Options& o, const std::string& format_name, bool show_fixes) {
+  namespace driver = graphmend::driver;
+  std::error_code ec;
+  if (on_disk && !std::filesystem::exists(path, ec)) {
+    std::cerr << fmt::format("error: {}: no such file or directory\n", path);
+    return 2;
+  }
+  const std::shared_ptr<const driver::FileSettings> resolved = o.settings->for_path(path);
+  for (const driver::ConfigError& err : o.settings->errors()) std::cerr << fmt::format("error: {}\n", err.message);
+  if (!o.settings->errors().empty()) return 2;
+  std::cout << driver::describe_settings(*resolved, path);
+  driver::StyleFinder styles;
+  const driver::FormatterStyle style = styles.for_file(std::filesystem::is_directory(path, ec)
+                                                           ? std::filesystem::path(path) / "__init__.py"
+                                                           : std::filesystem::path(path));
+  std::cout << fmt::format("line-length = {} (from {})\n", style.line_length,
+                           style.source.empty() ? std::string("the default") : style.source.string());
+  std::cout << fmt::format("lines-after-imports = {}\n", style.lines_after_imports < 0
+                                                            ? std::string("(isort's default)")
+                                                            : std::to_string(style.lines_after_imports));
+  std::cout << run_settings_text(file, o, format_name, show_fixes);
+  return 0;
+}
+
 int run_check(CommonArgs& a, bool fix) {
   namespace driver = graphmend::driver;
   if (a.isolated && !a.config.empty()) {
@@ -299,26 +326,7 @@ int run_check(CommonArgs& a, bool fix) {
   if (a.show_settings) {
     const std::string path = reads_stdin ? (a.stdin_filename.empty() ? std::string("-") : a.stdin_filename)
                                          : a.paths.front();
-    std::error_code ec;
-    if (!reads_stdin && !std::filesystem::exists(path, ec)) {
-      std::cerr << fmt::format("error: {}: no such file or directory\n", path);
-      return 2;
-    }
-    const std::shared_ptr<const driver::FileSettings> resolved = o.settings->for_path(path);
-    for (const driver::ConfigError& err : o.settings->errors()) std::cerr << fmt::format("error: {}\n", err.message);
-    if (!o.settings->errors().empty()) return 2;
-    std::cout << driver::describe(*resolved, path);
-    driver::StyleFinder styles;
-    const driver::FormatterStyle style = styles.for_file(std::filesystem::is_directory(path, ec)
-                                                             ? std::filesystem::path(path) / "__init__.py"
-                                                             : std::filesystem::path(path));
-    std::cout << fmt::format("line-length = {} (from {})\n", style.line_length,
-                             style.source.empty() ? std::string("the default") : style.source.string());
-    std::cout << fmt::format("lines-after-imports = {}\n", style.lines_after_imports < 0
-                                                              ? std::string("(isort's default)")
-                                                              : std::to_string(style.lines_after_imports));
-    std::cout << run_settings_text(file, o, format_name, show_fixes);
-    return 0;
+    return show_settings(path, !reads_stdin, file, o, format_name, show_fixes);
   }
   if (reads_stdin) {
     o.stdin_text = read_stdin();

@@ -1,6 +1,7 @@
 #include "graphmend/driver/discover.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <fnmatch.h>
 #include <spawn.h>
 #include <sys/stat.h>

@@ -124,7 +124,7 @@ std::shared_ptr<const FileSettings> SettingsResolver::lookup(const fs::path& fol
   return found;
 }
 
-std::string describe(const FileSettings& s, const fs::path& path) {
+std::string describe_settings(const FileSettings& s, const fs::path& path) {
   std::string out = fmt::format("Resolved settings for: {}\n", path.string());
   out += fmt::format("Configuration file: {}\n", s.config ? s.config->string() : "none (the defaults)");
   for (const fs::path& base : s.extended) out += fmt::format("  extends: {}\n", base.string());

@@ -107,12 +107,7 @@ constexpr const GraphBreakEntry& entry_of(GraphBreak graph_break) {
 constexpr std::string_view id_of(GraphBreak graph_break) { return entry_of(graph_break).id; }
 
 // "GB0170: Data-dependent branching", as a message cites the break.
-inline std::string cite(GraphBreak graph_break) {
-  const GraphBreakEntry& e = entry_of(graph_break);
-  std::string out;
-  out.reserve(e.id.size() + 2 + e.text.size());
-  return out.append(e.id).append(": ").append(e.text);
-}
+std::string cite(GraphBreak graph_break);
 
 // The break with this id ("GB0170"), by binary search of the table: how the result cache reads an
 // id back.

@@ -85,6 +85,6 @@ class SettingsResolver {
 };
 
 // The resolved settings of `path` as `--show-settings` prints them.
-std::string describe(const FileSettings& settings, const std::filesystem::path& path);
+std::string describe_settings(const FileSettings& settings, const std::filesystem::path& path);
 
 }  // namespace graphmend::driver
