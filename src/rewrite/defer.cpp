@@ -4,12 +4,15 @@
 
 #include <algorithm>
 
+#include "graphmend/analysis/api_facts.h"
 #include "graphmend/rewrite/compile_gates.h"
 #include "graphmend/rewrite/item_effect.h"
 
 namespace graphmend::rewrite {
 
 namespace {
+
+namespace api = analysis::api;
 
 struct Argument {
   std::string keyword;  // empty for positional
@@ -34,15 +37,6 @@ bool is_class_name(const ir::Module& m, ir::Node e) {
   const std::vector<ir::Node> args = ir::children_without_comments(owner.field(field::arguments));
   return args.size() == 1 && ir::unparenthesize(args[0]).is(kind::identifier);
 }
-
-// torch's dtype names, as `torch.<name>` spells them.
-constexpr std::string_view kTorchDtypes[] = {
-    "float16", "half",  "bfloat16", "float32", "float", "float64", "double", "int8",  "uint8",     "int16",
-    "short",   "int32", "int",      "int64",   "long",  "bool",    "complex64", "complex128", "cfloat", "cdouble"};
-
-// torch functions that return the current dtype of a setting.
-constexpr std::string_view kDtypeGetters[] = {"torch.get_autocast_gpu_dtype", "torch.get_autocast_cpu_dtype",
-                                              "torch.get_autocast_dtype", "torch.get_default_dtype"};
 
 constexpr int kMaxConstantHops = 4;
 
@@ -69,10 +63,7 @@ bool is_trace_constant(const ir::Module& m, ir::Node e, int hops) {
   if (is_class_name(m, e)) return true;
   if (e.is(kind::attribute)) {
     if (m.text(e.field(field::attribute)) == "dtype") return true;
-    if (const auto q = m.qualified_name(e); q && q->starts_with("torch.") && q->find('.', 6) == std::string::npos) {
-      const std::string_view name = std::string_view(*q).substr(6);
-      if (std::find(std::begin(kTorchDtypes), std::end(kTorchDtypes), name) != std::end(kTorchDtypes)) return true;
-    }
+    if (const auto q = m.qualified_name(e); q && api::has(api::Space::Global, *q, api::Fact::DtypeName)) return true;
     // self.config.<name>: a dtype or a name, by what the attribute is called (`torch_dtype`,
     // `_attn_implementation`). Never a number: Dynamo makes one that differs between compiled
     // instances dynamic, and formatting it then breaks the graph again.
@@ -84,7 +75,7 @@ bool is_trace_constant(const ir::Module& m, ir::Node e, int hops) {
   }
   if (e.is(kind::call)) {
     const auto q = m.qualified_name(e.field(field::function));
-    if (!q || std::find(std::begin(kDtypeGetters), std::end(kDtypeGetters), *q) == std::end(kDtypeGetters)) return false;
+    if (!q || !api::has(api::Space::Global, *q, api::Fact::ReturnsDtype)) return false;
     for (ir::Node a : ir::children_without_comments(e.field(field::arguments))) {
       if (!ir::unparenthesize(a).is(kind::string)) return false;
     }

@@ -46,18 +46,10 @@ std::vector<ir::Node> size_expressions(const ir::Module& m, ir::Node call, int s
   return out;
 }
 
-// Tensor methods that move data into Python (GM401, GM402); the API table knows the operators
-// whose result needs data or has a data-dependent shape. Each splits the graph.
-constexpr std::array<std::string_view, 3> kExtractingMethods{"item", "tolist", "numpy"};
-
-bool splits(analysis::api::Space space, std::string_view name) {
-  return analysis::api::has(space, name, analysis::api::Fact::DataDependent) ||
-         analysis::api::has(space, name, analysis::api::Fact::DynamicShape);
+// The operators whose result needs data or has a data-dependent shape: each splits the graph.
+bool splits(api::Space space, std::string_view name) {
+  return api::has(space, name, api::Fact::DataDependent) || api::has(space, name, api::Fact::DynamicShape);
 }
-
-// Builtins Dynamo runs on Python values without leaving the graph.
-constexpr std::array<std::string_view, 7> kTracedBuiltins{"isinstance", "len",       "hasattr", "getattr",
-                                                          "range",      "enumerate", "zip"};
 
 // True when nothing in [from, to) of `function` can split the graph, so a tensor computed at
 // `from` is still a value of the same graph at `to`: no branch on a tensor (an `if` on Python
@@ -83,12 +75,12 @@ bool same_graph_between(const RuleContext& ctx, const ir::Module& m, ir::Node fu
     ir::Node fn = ir::unparenthesize(n.field(field::function));
     if (fn.is(kind::attribute) && ctx.types.type_of(m, fn.field(field::object)).tensor_or_optional()) {
       const std::string_view method = m.text(fn.field(field::attribute));
-      same = std::find(kExtractingMethods.begin(), kExtractingMethods.end(), method) == kExtractingMethods.end() &&
-             !splits(analysis::api::Space::TensorMethod, method);
+      same = !api::has(api::Space::TensorMethod, method, api::Fact::MovesToPython) &&
+             !splits(api::Space::TensorMethod, method);
       return same;
     }
     const auto q = callee_name(m, n);
-    if (q && std::find(kTracedBuiltins.begin(), kTracedBuiltins.end(), *q) != kTracedBuiltins.end()) return true;
+    if (q && api::has(api::Space::Global, *q, api::Fact::TracedBuiltin)) return true;
     same = q && q->starts_with("torch.") && !q->starts_with("torch._") && !splits(analysis::api::Space::Global, *q);
     return same;
   });

@@ -60,6 +60,13 @@ enum class Fact : uint32_t {
   TakesSize = 1u << 22,       // its size argument (the row's) sets a tensor's shape (`torch.zeros`, `view`):
                               // a size read from tensor data there breaks (GM411; probed in
                               // tests/e2e/programs/tensor_sizes.py)
+  DtypeName = 1u << 23,       // a torch dtype as `torch.<name>` spells it (`torch.float16`): a constant
+                              // Dynamo guards, which an f-string may format while tracing (GM202)
+  ReturnsDtype = 1u << 24,    // returns the current dtype of a setting (`torch.get_default_dtype()`):
+                              // a guarded constant too
+  MovesToPython = 1u << 25,   // a tensor method that moves data into Python (`item`, `tolist`,
+                              // `numpy`; GM401, GM402): the graph splits there
+  TracedBuiltin = 1u << 26,   // a builtin Dynamo runs on Python values inside the graph (`len`, `zip`)
 };
 
 // Which argument of a call is its size: none, every positional one (`torch.zeros(2, 3)`,
