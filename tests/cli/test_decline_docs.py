@@ -16,23 +16,22 @@ def test_declines_page_is_current():
     assert done.returncode == 0, done.stderr
 
 
-def test_every_code_of_the_table_has_a_row():
-    header = (ROOT / "include" / "graphmend" / "rewrite" / "decline.h").read_text()
-    enum = header[header.index("enum class DeclineCode"):]
+def assert_every_code_has_a_row(header_name: str, enum_name: str):
+    """The table in `header_name` lists every enumerator of `enum_name` once, in order, and the page
+    has a row for each code's stable name."""
+    header = (ROOT / "include" / "graphmend" / "rewrite" / header_name).read_text()
+    enum = header[header.index(f"enum class {enum_name}"):]
     codes = re.findall(r"^\s+([A-Z]\w+),", enum[:enum.index("};")], re.M)
-    names = re.findall(r'\{DeclineCode::(\w+),\s*"([a-z0-9-]+)"', header)
+    names = re.findall(rf'\{{{enum_name}::(\w+),\s*"([a-z0-9-]+)"', header)
     assert [code for code, _ in names] == codes  # the table lists every code, in order
     page = (ROOT / "docs" / "declines.md").read_text()
     missing = [name for _, name in names if f"| `{name}` |" not in page]
     assert not missing, missing
+
+
+def test_every_code_of_the_table_has_a_row():
+    assert_every_code_has_a_row("decline.h", "DeclineCode")
 
 
 def test_every_unsafe_code_has_a_row():
-    header = (ROOT / "include" / "graphmend" / "rewrite" / "unsafe.h").read_text()
-    enum = header[header.index("enum class UnsafeCode"):]
-    codes = re.findall(r"^\s+([A-Z]\w+),", enum[:enum.index("};")], re.M)
-    names = re.findall(r'\{UnsafeCode::(\w+),\s*"([a-z0-9-]+)"', header)
-    assert [code for code, _ in names] == codes  # the table lists every code, in order
-    page = (ROOT / "docs" / "declines.md").read_text()
-    missing = [name for _, name in names if f"| `{name}` |" not in page]
-    assert not missing, missing
+    assert_every_code_has_a_row("unsafe.h", "UnsafeCode")
