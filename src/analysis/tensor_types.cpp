@@ -21,6 +21,16 @@ bool is_torch_nn_class(const std::string& q) {
 
 ValueType of(ValueKind k, bool b = false) { return ValueType{k, b}; }
 
+// The type a qualified type name denotes (`torch.Tensor`, `int`), as far as the analysis tells.
+ValueType type_named(const std::string& q) {
+  if (api::has(api::Space::Global, q, api::Fact::StaticType)) return of(ValueKind::Static);
+  if (q == "torch.Tensor" || q == "torch.nn.Parameter" ||
+      (q.starts_with("torch.") && q.ends_with("Tensor") && q.find('.', 6) == std::string::npos)) {
+    return of(ValueKind::Tensor, q == "torch.BoolTensor");
+  }
+  return {};
+}
+
 // Tensor methods whose result has the receiver's dtype (a mask stays a mask): those the API table
 // says keep it, and `.to(<device>)` (`.to(x.device)`, `.to("cuda")`, `.to(device=d)`).
 bool keeps_dtype(const ir::Module& m, string_view method, ir::Node args) {
@@ -344,12 +354,39 @@ ValueType TypeOracle::annotation(const ir::Module& m, ir::Node ann) {
   }
   auto q = m.qualified_name(ann);
   if (!q) return {};
-  if (api::has(api::Space::Global, *q, api::Fact::StaticType)) return of(ValueKind::Static);
-  if (*q == "torch.Tensor" || *q == "torch.nn.Parameter" ||
-      (q->starts_with("torch.") && q->ends_with("Tensor") && q->find('.', 6) == std::string::npos)) {
-    return of(ValueKind::Tensor, *q == "torch.BoolTensor");
+  return type_named(*q);
+}
+
+ValueType TypeOracle::comment_type(const ir::Module& m, string_view type) {
+  // The forms TorchScript-era comments write: a dotted name, `Optional[X]`, `X | None`. The
+  // name's root resolves through the module's imports, as an annotation's would.
+  while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
+  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
+  for (string_view optional : {"Optional[", "typing.Optional["}) {
+    if (type.starts_with(optional) && type.ends_with(']')) {
+      return join(comment_type(m, type.substr(optional.size(), type.size() - optional.size() - 1)),
+                  of(ValueKind::None));
+    }
   }
-  return {};
+  if (const size_t bar = type.find('|'); bar != string_view::npos && type.find('[') == string_view::npos) {
+    return join(comment_type(m, type.substr(0, bar)), comment_type(m, type.substr(bar + 1)));
+  }
+  if (type == "None") return of(ValueKind::None);
+  const bool dotted_name = !type.empty() && std::all_of(type.begin(), type.end(), [](char c) {
+    return c == '_' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  });
+  if (!dotted_name) return {};
+  const string_view root = type.substr(0, type.find('.'));
+  const ir::Symbol* symbol = m.module_symbol_named(root);
+  if (!symbol) return type_named(std::string(type));  // a builtin: int, float, bool
+  std::optional<std::string> imported;
+  for (int bi : symbol->bindings) {
+    const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
+    if (b.kind != ir::BindingKind::Import || (imported && *imported != b.import_path)) return {};
+    imported = b.import_path;
+  }
+  if (!imported) return {};
+  return type_named(*imported + std::string(type.substr(root.size())));
 }
 
 ValueType TypeOracle::binding(const ir::Module& m, int bi) {
@@ -435,8 +472,14 @@ ValueType TypeOracle::parameter(const ir::Module& m, const ir::Binding& b) {
       }
     }
   }
+  std::optional<ValueType> declared;
   if (b.annotation) {
-    ValueType a = annotation(m, b.annotation);
+    declared = annotation(m, b.annotation);
+  } else if (const ir::Parameter* p = m.parameter_of(b); p && !p->type_comment.empty()) {
+    declared = comment_type(m, m.text().substr(p->type_comment.start, p->type_comment.length()));
+  }
+  if (declared) {
+    const ValueType a = *declared;
     if (a.kind == ValueKind::Tensor || a.kind == ValueKind::OptionalTensor || a.kind == ValueKind::Module) return a;
     if (observed) return *observed;
     if (a.kind != ValueKind::Unknown) return a;

@@ -4,6 +4,7 @@
 #include <functional>
 #include <unordered_set>
 
+#include "graphmend/ir/type_comments.h"
 #include "graphmend/syntax/python_rules.h"
 
 namespace graphmend::ir {
@@ -566,7 +567,20 @@ class Builder {
       bind(s, BindingKind::Parameter, id, p, {}, param.annotation);
       m_.functions[static_cast<size_t>(fi)].params.push_back(std::move(param));
     }
+    attach_type_comments(m_.functions[static_cast<size_t>(fi)]);
     visit_block(def.field(field::body), s);
+  }
+
+  void attach_type_comments(Function& f) {
+    if (f.params.empty()) return;
+    std::vector<Node> nodes;
+    for (const Parameter& p : f.params) nodes.push_back(p.node);
+    bool is_method = f.klass >= 0;
+    for (Node d : f.decorators) {
+      if (text(d) == "staticmethod") is_method = false;
+    }
+    const auto types = parameter_type_comments(f.node, m_.text(), nodes, is_method);
+    for (size_t i = 0; i < f.params.size(); ++i) f.params[i].type_comment = types[i];
   }
 
   void visit_class(Node def, Node outer, int scope, std::vector<Node> decorators) {
@@ -1050,6 +1064,17 @@ std::optional<std::string> Module::qualified_name(Node expr, int alias_hops) con
     result = q;
   }
   return result;
+}
+
+const Parameter* Module::parameter_of(const Binding& binding) const {
+  if (binding.kind != BindingKind::Parameter || binding.symbol < 0) return nullptr;
+  const int scope = symbols[static_cast<size_t>(binding.symbol)].scope;
+  const int function = scope >= 0 ? scopes[static_cast<size_t>(scope)].function : -1;
+  if (function < 0) return nullptr;
+  for (const Parameter& p : functions[static_cast<size_t>(function)].params) {
+    if (p.node == binding.statement) return &p;
+  }
+  return nullptr;
 }
 
 int Module::module_function(std::string_view name) const {

@@ -169,6 +169,48 @@ TEST(TensorTypes, AParameterIsATensorByAUseThatRunsOnEveryCall) {
   EXPECT_EQ(a.kind_of_assigned("rh"), ValueKind::Unknown);        // no use at all
 }
 
+TEST(TensorTypes, TypeCommentsTypeParametersAsAnnotationsWould) {
+  Analysed a(
+      "import torch\n"
+      "from torch import Tensor\n"
+      "from typing import Optional\n"
+      "class Tensorish:\n"
+      "    pass\n"
+      "def f(a, b, c, d, e, g, h):\n"
+      "    # type: (Tensor, torch.Tensor, Optional[Tensor], int, List[Tensor], Tensorish, Tensor | None) -> Tensor\n"
+      "    ra = a + 1\n"
+      "    rb = b + 1\n"
+      "    rc = c\n"
+      "    rd = d\n"
+      "    re = e\n"
+      "    rg = g\n"
+      "    rh = h\n"
+      "    return ra\n"
+      "def shadowed(x):\n"
+      "    # type: (Tensorish) -> None\n"
+      "    rx = x\n");
+  EXPECT_EQ(a.kind_of_assigned("ra"), ValueKind::Tensor);   // `Tensor` resolved through its import
+  EXPECT_EQ(a.kind_of_assigned("rb"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("rc"), ValueKind::OptionalTensor);
+  EXPECT_EQ(a.kind_of_assigned("rd"), ValueKind::Static);
+  EXPECT_EQ(a.kind_of_assigned("re"), ValueKind::Unknown);  // a list of tensors is no tensor
+  EXPECT_EQ(a.kind_of_assigned("rg"), ValueKind::Unknown);  // a class of this module
+  EXPECT_EQ(a.kind_of_assigned("rh"), ValueKind::OptionalTensor);
+  EXPECT_EQ(a.kind_of_assigned("rx"), ValueKind::Unknown);
+}
+
+TEST(TensorTypes, AnAnnotationWinsOverATypeComment) {
+  Analysed a(
+      "import torch\n"
+      "from torch import Tensor\n"
+      "def f(n: int, t):\n"
+      "    # type: (Tensor, Tensor) -> Tensor\n"
+      "    rn = n\n"
+      "    rt = t\n");
+  EXPECT_EQ(a.kind_of_assigned("rn"), ValueKind::Static);
+  EXPECT_EQ(a.kind_of_assigned("rt"), ValueKind::Tensor);
+}
+
 TEST(TensorTypes, FlowSensitiveThroughReassignmentAndLoops) {
   Analysed a(
       "import torch\n"

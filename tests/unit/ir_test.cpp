@@ -4,6 +4,8 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "test_support.h"
 
@@ -12,6 +14,88 @@ namespace {
 
 using ir::BindingKind;
 using ir::ScopeKind;
+
+// The types PEP 484 type comments give, as text, per parameter of the function named `name`.
+std::vector<std::string> comment_types(const ir::Module& m, std::string_view name) {
+  for (const ir::Function& f : m.functions) {
+    if (f.name != name) continue;
+    std::vector<std::string> out;
+    for (const ir::Parameter& p : f.params) {
+      out.emplace_back(m.text().substr(p.type_comment.start, p.type_comment.length()));
+    }
+    return out;
+  }
+  return {};
+}
+
+TEST(TypeComments, SignatureAndPerArgumentFormsLandOnTheirParameters) {
+  auto p = parse_module(
+      "def paste(mask, box, im_h, im_w):\n"
+      "    # type: (Tensor, Optional[Tensor], int, Tuple[int, int]) -> Tensor\n"
+      "    return mask\n"
+      "def same_line(a, b):  # type: (Tensor, int) -> None\n"
+      "    pass\n"
+      "def per_argument(a,  # type: Tensor\n"
+      "                 b,\n"
+      "                 *rest,  # type: float\n"
+      "                 ):\n"
+      "    # type: (...) -> Tensor\n"
+      "    pass\n"
+      "class C:\n"
+      "    def method(self, x, y):\n"
+      "        # type: (Tensor, List[Tensor]) -> Tensor\n"
+      "        pass\n"
+      "    @staticmethod\n"
+      "    def static(x, y):\n"
+      "        # type: (Tensor) -> Tensor\n"
+      "        pass\n"
+      "def stars(*args, **kwargs):\n"
+      "    # type: (*Tensor, **int) -> None\n"
+      "    pass\n");
+  const ir::Module& m = *p.module;
+  using V = std::vector<std::string>;
+  EXPECT_EQ(comment_types(m, "paste"), (V{"Tensor", "Optional[Tensor]", "int", "Tuple[int, int]"}));
+  EXPECT_EQ(comment_types(m, "same_line"), (V{"Tensor", "int"}));
+  // `(...)` gives the return type alone; the per-argument comments still count.
+  EXPECT_EQ(comment_types(m, "per_argument"), (V{"Tensor", "", "float"}));
+  // A method's signature may leave `self` out...
+  EXPECT_EQ(comment_types(m, "method"), (V{"", "Tensor", "List[Tensor]"}));
+  // ...but a staticmethod has no `self`: one type for two parameters is no mapping at all.
+  EXPECT_EQ(comment_types(m, "static"), (V{"", ""}));
+  EXPECT_EQ(comment_types(m, "stars"), (V{"Tensor", "int"}));
+}
+
+TEST(TypeComments, WhatIsNotATypeCommentGivesNoType) {
+  auto p = parse_module(
+      "def ignored(a, b):  # type: ignore\n"
+      "    pass\n"
+      "def too_few(a, b, c):\n"
+      "    # type: (Tensor) -> Tensor\n"
+      "    pass\n"
+      "def after_statement(a):\n"
+      "    x = 1\n"
+      "    # type: (Tensor) -> Tensor\n"
+      "    return a\n"
+      "def prose(a):\n"
+      "    # the type: a tensor\n"
+      "    return a\n"
+      "def next_line_comment(a,\n"
+      "                      # type: Tensor\n"
+      "                      b):\n"
+      "    pass\n"
+      "def trailing(a):\n"
+      "    # type: (Tensor) -> int  # the count\n"
+      "    pass\n");
+  const ir::Module& m = *p.module;
+  using V = std::vector<std::string>;
+  EXPECT_EQ(comment_types(m, "ignored"), (V{"", ""}));
+  EXPECT_EQ(comment_types(m, "too_few"), (V{"", "", ""}));
+  EXPECT_EQ(comment_types(m, "after_statement"), (V{""}));
+  EXPECT_EQ(comment_types(m, "prose"), (V{""}));
+  // A comment on a line of its own between parameters belongs to neither.
+  EXPECT_EQ(comment_types(m, "next_line_comment"), (V{"", ""}));
+  EXPECT_EQ(comment_types(m, "trailing"), (V{"Tensor"}));
+}
 
 TEST(Scopes, FunctionClassLambdaComprehensionScopes) {
   auto p = parse_module(

@@ -106,6 +106,8 @@ class TypeOracle {
   ValueType call(const ir::Module& module, ir::Node call);
   ValueType attribute(const ir::Module& module, ir::Node attr);
   ValueType annotation(const ir::Module& module, ir::Node annotation);
+  // A type written in a PEP 484 type comment (ir/type_comments.h): text, not a tree.
+  ValueType comment_type(const ir::Module& module, std::string_view type);
   ValueType function_return(FunctionRef f);
   ValueType self_attribute(const ir::Module& module, int klass, std::string_view name);
 

@@ -80,6 +80,8 @@ struct Parameter {
   std::string name;
   Node node;
   Node annotation;
+  // The type a PEP 484 type comment gives it (ir/type_comments.h); empty where none does.
+  source::TextRange type_comment;
   Node default_value;
   Kind kind = Kind::Regular;
 };
@@ -173,6 +175,9 @@ class Module {
   // `a = b.x; b = a.y`) has no qualified name.
   [[nodiscard]] std::optional<std::string> qualified_name(Node expr) const { return qualified_name(expr, 0); }
   static constexpr int kMaxAliasHops = 32;
+
+  // The parameter a Parameter binding binds, or null for any other binding.
+  [[nodiscard]] const Parameter* parameter_of(const Binding& binding) const;
 
   // Module-level function or class by name.
   [[nodiscard]] int module_function(std::string_view name) const;
