@@ -648,10 +648,12 @@ class Run {
       fr.display = u.input.display;
       fr.path = u.input.path;
       fr.from_stdin = u.input.from_stdin;
-      source::ReadResult r = u.input.from_stdin
-                                 ? source::decode_source(options_.stdin_text.value_or(""), u.input.path,
-                                                         u.input.display, options_.read)
-                                 : source::read_source(u.input.path, u.input.display, options_.read);
+      const std::string* unsaved = unsaved_text(u.input);
+      source::ReadResult r =
+          u.input.from_stdin ? source::decode_source(options_.stdin_text.value_or(""), u.input.path, u.input.display,
+                                                     options_.read)
+          : unsaved ? source::decode_source(*unsaved, u.input.path, u.input.display, options_.read)
+                    : source::read_source(u.input.path, u.input.display, options_.read);
       if (auto* err = std::get_if<source::ReadError>(&r)) {
         fr.error = *err;
         return;
@@ -661,6 +663,14 @@ class Run {
       if (!use_cache_) parse_unit(u, parsers_[w]);  // else parsed below, when the cache has no entry
     }, "reading");
     drop_failed();
+  }
+
+  // The editor's text of a file, when it has one (Options::unsaved).
+  const std::string* unsaved_text(const DiscoveredFile& input) const {
+    if (options_.unsaved.empty() || input.from_stdin) return nullptr;
+    std::error_code ec;
+    const auto it = options_.unsaved.find(std::filesystem::absolute(input.path, ec).lexically_normal());
+    return it == options_.unsaved.end() ? nullptr : &it->second;
   }
 
   // The findings of an earlier run over the same tree, or else every file parsed for analysis.

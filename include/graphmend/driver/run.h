@@ -34,6 +34,9 @@ struct Options {
   std::vector<PerFileIgnore> per_file_ignores;  // patterns relative to `discovery.root`
   DiscoverOptions discovery;   // excludes, .gitignore, project context, the stdin file's name
   std::optional<std::string> stdin_text;  // the text of `-` (read by the caller)
+  // Texts read in place of the files on disk, by absolute, lexically normal path: an editor's
+  // unsaved buffers, which the other files' analysis sees as the project's current state.
+  std::map<std::filesystem::path, std::string> unsaved;
   unsigned jobs = 0;  // 0 = hardware concurrency
   source::ReadOptions read;
   Budget budget;  // per file: over it, the file is skipped and reported (exit 2)
