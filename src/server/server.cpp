@@ -146,9 +146,11 @@ class Server {
     const json encodings = capabilities.value("general", json::object()).value("positionEncodings", json::array());
     if (std::find(encodings.begin(), encodings.end(), "utf-8") != encodings.end()) encoding_ = PositionEncoding::Utf8;
     const json edit = capabilities.value("workspace", json::object()).value("workspaceEdit", json::object());
-    document_changes_ = edit.value("documentChanges", false);
     const json operations = edit.value("resourceOperations", json::array());
-    creates_files_ = document_changes_ && std::find(operations.begin(), operations.end(), "create") != operations.end();
+    creates_files_ = std::find(operations.begin(), operations.end(), "create") != operations.end();
+    // Resource operations exist only in `documentChanges`: a client that names them takes those
+    // (Neovim 0.11 announces `create` without `documentChanges: true`).
+    document_changes_ = edit.value("documentChanges", false) || creates_files_;
     if (const json options = params.value("initializationOptions", json::object()); options.is_object()) {
       unsafe_fixes_ = options.value("unsafeFixes", true);
     }
