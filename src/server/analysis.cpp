@@ -18,7 +18,8 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 // The run `graphmend check - --stdin-filename PATH` makes from PATH's folder: the nearest
 // configuration's settings, as the command line reads them when it is given no flags.
-std::variant<driver::Options, std::string> options_for(const Document& doc, const Documents& open) {
+std::variant<driver::Options, std::string> options_for(const Document& doc, const Documents& open,
+                                                       std::shared_ptr<driver::ParsedFiles> parsed) {
   driver::Settings settings;
   if (const std::optional<std::filesystem::path> file = driver::find_config(doc.path)) {
     auto loaded = driver::load_config(*file);
@@ -40,6 +41,7 @@ std::variant<driver::Options, std::string> options_for(const Document& doc, cons
   o.discovery.stdin_filename = doc.path.string();
   o.stdin_text = doc.text;
   o.unsaved = open.unsaved_except(doc);
+  o.parsed = std::move(parsed);
   return o;
 }
 
@@ -83,7 +85,7 @@ FileAnalysis Analyzer::analyse(const Document& doc, const Documents& open) {
   FileAnalysis out;
   out.version = doc.version;
   out.text = doc.text;
-  auto options = options_for(doc, open);
+  auto options = options_for(doc, open, parsed_);
   if (auto* problem = std::get_if<std::string>(&options)) {
     out.problem = *problem;
     return out;
@@ -120,7 +122,7 @@ std::optional<DocumentFix> Analyzer::fix_one(const FileAnalysis& analysis, const
 }
 
 std::optional<DocumentFix> Analyzer::fix_all(const Document& doc, const Documents& open) {
-  auto options = options_for(doc, open);
+  auto options = options_for(doc, open, parsed_);
   if (std::holds_alternative<std::string>(options)) return std::nullopt;
   driver::Options& o = std::get<driver::Options>(options);
   o.fix = true;

@@ -35,6 +35,8 @@ struct DocumentFix {
   std::optional<driver::GeneratedFile> runtime_file;
 };
 
+// Keeps the project's parsed files between runs: a keystroke re-parses the document, not the
+// project (driver::ParsedFiles).
 class Analyzer {
  public:
   // The findings of `doc`'s current text, with `open`'s other documents as unsaved buffers.
@@ -47,6 +49,7 @@ class Analyzer {
 
  private:
   syntax::Parser parser_;
+  std::shared_ptr<driver::ParsedFiles> parsed_ = std::make_shared<driver::ParsedFiles>();
 };
 
 }  // namespace graphmend::server
