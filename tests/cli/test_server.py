@@ -6,13 +6,12 @@ import os
 import pathlib
 import shutil
 import subprocess
+from urllib.parse import unquote
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
-from conftest import MODEL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BINARY = os.environ.get("GRAPHMEND_BIN") or str(ROOT / "build" / "graphmend")
@@ -122,15 +121,15 @@ def apply_workspace_edit(edit):
 
 def types_uri_path(uri):
     assert uri.startswith("file://")
-    from urllib.parse import unquote
     return unquote(uri[len("file://"):])
 
 
 def cli_findings(path):
     """`graphmend check`'s findings of a file, as (code, line, column, message), 1-based."""
     run = subprocess.run([BINARY, "check", "--no-cache", "--output-format", "json", path.name],
-                         cwd=path.parent, capture_output=True, text=True, timeout=120)
-    return [(d["code"], d["location"]["row"], d["location"]["column"], d["message"]) for d in json.loads(run.stdout)["diagnostics"]]
+                         cwd=path.parent, check=False, capture_output=True, text=True, timeout=120)
+    return [(d["code"], d["location"]["row"], d["location"]["column"], d["message"])
+            for d in json.loads(run.stdout)["diagnostics"]]
 
 
 @pytest.mark.asyncio
@@ -209,8 +208,7 @@ async def test_project_context_comes_from_disk_and_from_open_buffers(client: Lan
 async def test_quickfix_and_fix_all_write_what_graphmend_fix_writes(client: LanguageClient, workspace, tmp_path_factory):
     expected = tmp_path_factory.mktemp("cli")
     shutil.copytree(workspace, expected, dirs_exist_ok=True)
-    assert subprocess.run([BINARY, "fix", "pkg/model.py"], cwd=expected, capture_output=True,
-                          timeout=120).returncode == 0
+    subprocess.run([BINARY, "fix", "pkg/model.py"], cwd=expected, check=True, capture_output=True, timeout=120)
 
     await start(client, workspace)
     model = workspace / "pkg" / "model.py"
@@ -265,7 +263,8 @@ async def test_unsafe_fix_is_labelled_and_can_be_turned_off(client: LanguageClie
     expected.mkdir()
     (expected / "pyproject.toml").write_text("")
     (expected / "m.py").write_text(UNSAFE_GUARD)
-    subprocess.run([BINARY, "fix", "--unsafe-fixes", "m.py"], cwd=expected, capture_output=True, timeout=120)
+    subprocess.run([BINARY, "fix", "--unsafe-fixes", "m.py"], cwd=expected, check=True, capture_output=True,
+                   timeout=120)
     assert guard.read_text() == (expected / "m.py").read_text() != UNSAFE_GUARD
 
 
@@ -276,7 +275,7 @@ async def test_hover_shows_the_rule_document(client: LanguageClient, workspace):
     [d] = await open_document(client, model)
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=model.as_uri()), position=at(5, 10)))
-    rule = subprocess.run([BINARY, "rule", "GM201"], capture_output=True, text=True, timeout=60).stdout
+    rule = subprocess.run([BINARY, "rule", "GM201"], check=True, capture_output=True, text=True, timeout=60).stdout
     assert hover.contents.kind == types.MarkupKind.Markdown and hover.contents.value == rule
     assert hover.range == d.range
     assert await client.text_document_hover_async(types.HoverParams(
@@ -325,7 +324,7 @@ def responses(stdout):
 
 
 def serve(*messages):
-    run = subprocess.run([BINARY, "server"], input=b"".join(map(frame, messages)), capture_output=True, timeout=60)
+    run = subprocess.run([BINARY, "server"], input=b"".join(map(frame, messages)), check=False, capture_output=True, timeout=60)
     return run.returncode, responses(run.stdout)
 
 
@@ -358,7 +357,7 @@ def test_malformed_and_unknown_messages_get_errors_and_the_server_goes_on():
 
 def test_a_frame_without_content_length_is_an_error_and_reading_resumes():
     run = subprocess.run([BINARY, "server"], input=b"Bogus: 1\r\n\r\n" + frame(INITIALIZE) + frame(SHUTDOWN)
-                         + frame(EXIT), capture_output=True, timeout=60)
+                         + frame(EXIT), check=False, capture_output=True, timeout=60)
     answers = responses(run.stdout)
     assert answers[0]["error"]["code"] == -32700
     assert answers[-1] == {"id": 99, "jsonrpc": "2.0", "result": None}
