@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -24,6 +26,7 @@ constexpr std::string_view kUnsafeFixKind = "quickfix.unsafe.graphmend";
 constexpr std::string_view kFixAllKind = "source.fixAll.graphmend";
 constexpr int kSeverityError = 1;
 constexpr int kSeverityWarning = 2;
+constexpr int kSeverityInformation = 3;
 
 // A request that cannot be answered as asked: its error response.
 struct RequestError {
@@ -221,6 +224,7 @@ class Server {
     }
     if (analysis.file) {
       for (const rules::Diagnostic& d : analysis.file->diagnostics) diagnostics.push_back(diagnostic_json(analysis, lines, d));
+      for (const std::string& warning : analysis.file->warnings) diagnostics.push_back(warning_json(lines, warning));
     }
     connection_.notify("textDocument/publishDiagnostics",
                        {{"uri", doc.uri}, {"version", doc.version}, {"diagnostics", std::move(diagnostics)}});
@@ -232,6 +236,26 @@ class Server {
             {"code", std::string(d.rule->code)},
             {"source", "graphmend"},
             {"message", d.message}};
+  }
+
+  // A warning the CLI prints on stderr ("<line>: <text>": a suppression comment naming no rule, a
+  // generated file whose fixes are withheld, a damaged generated block), on its line.
+  json warning_json(const LineMap& lines, std::string_view warning) const {
+    uint32_t line = 1;
+    const auto [end, error] = std::from_chars(warning.data(), warning.data() + warning.size(), line);
+    const std::string_view rest(end, static_cast<size_t>(warning.data() + warning.size() - end));
+    if (error == std::errc() && rest.starts_with(": ")) {
+      warning = rest.substr(2);
+    } else {
+      line = 1;
+    }
+    const Position start{line > 0 ? line - 1 : 0, 0};
+    const uint32_t from = lines.offset(start, encoding_);
+    const uint32_t to = lines.offset({start.line, std::numeric_limits<uint32_t>::max()}, encoding_);
+    return {{"range", range_json(lines, from, to, encoding_)},
+            {"severity", kSeverityInformation},
+            {"source", "graphmend"},
+            {"message", std::string(warning)}};
   }
 
   Document& document_of(const json& params) {

@@ -184,6 +184,22 @@ async def test_diagnostics_on_open_change_and_save_and_cleared_on_close(client: 
 
 
 @pytest.mark.asyncio
+async def test_what_the_cli_warns_of_and_what_stops_a_check_are_shown(client: LanguageClient, workspace):
+    await start(client, workspace)
+    model = workspace / "pkg" / "model.py"
+    text = PRINT_MODEL.replace("        return x * 2", "        return x * 2  # noqa: GM999")
+    found = await open_document(client, model, text)
+    [warning] = [d for d in found if d.severity == types.DiagnosticSeverity.Information]
+    assert warning.range == span(at(6, 0), at(6, len(text.splitlines()[6])))
+    assert "`GM999`, which is no graphmend rule" in warning.message
+
+    (workspace / "pyproject.toml").write_text("[tool.graphmend]\nselect = 5\n")
+    [problem] = await change_document(client, model, 2, [types.TextDocumentContentChangeWholeDocument(text=text)])
+    assert problem.severity == types.DiagnosticSeverity.Error and problem.range == span(at(0, 0), at(0, 0))
+    assert problem.message.startswith("graphmend could not check this file: ") and "select" in problem.message
+
+
+@pytest.mark.asyncio
 async def test_project_context_comes_from_disk_and_from_open_buffers(client: LanguageClient, workspace):
     """A helper's print is reported because another file's forward calls it; once that file's
     unsaved buffer stops calling it, the helper's analysis sees the buffer, not the disk."""
