@@ -127,7 +127,9 @@ class Server {
       } else if (m.method == "textDocument/didChange") {
         did_change(m.params);
       } else if (m.method == "textDocument/didSave") {
-        // Saved text is what the rest of the project sees from now on: every open document again.
+        // The moment to take in what changed on disk meanwhile (a branch checked out, `graphmend
+        // fix` run in a terminal): every open document is analysed again.
+        analyses_.clear();
         for (Document* d : documents_.all()) publish(*d);
       } else if (m.method == "textDocument/didClose") {
         const std::string uri = m.params.at("textDocument").at("uri").get<std::string>();

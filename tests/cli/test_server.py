@@ -165,19 +165,27 @@ async def test_diagnostics_on_open_change_and_save_and_cleared_on_close(client: 
     clean = PRINT_MODEL.replace('        print("forward", x.shape)\n', "")
     assert await change_document(client, model, 3, [types.TextDocumentContentChangeWholeDocument(text=clean)]) == []
 
-    # Saved: analysed again (the text on disk is now the buffer's).
-    model.write_text(clean)
-    client.text_document_did_save(types.DidSaveTextDocumentParams(
+    found = await change_document(client, model, 4, [types.TextDocumentContentChangeWholeDocument(text=PRINT_MODEL)])
+    assert len(found) == 1
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=model.as_uri())))
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert not client.diagnostics[model.as_uri()]
 
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=model.as_uri(), version=4),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=PRINT_MODEL)]))
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert len(client.diagnostics[model.as_uri()]) == 1
-    client.text_document_did_close(types.DidCloseTextDocumentParams(
+
+@pytest.mark.asyncio
+async def test_save_takes_in_what_changed_on_disk(client: LanguageClient, workspace):
+    """The forward is compiled code because its class derives, through another file, from
+    nn.Module; once that file (not open) changes on disk, the next save analyses anew."""
+    await start(client, workspace)
+    (workspace / "pkg" / "base.py").write_text("import torch\n\n\nclass Base(torch.nn.Module):\n    pass\n")
+    model = workspace / "pkg" / "model.py"
+    model.write_text(PRINT_MODEL.replace("import torch\n", "import torch\n\nfrom .base import Base\n").replace(
+        "class Model(torch.nn.Module):", "class Model(Base):"))
+    [d] = await open_document(client, model)
+    assert d.code == "GM201"
+    (workspace / "pkg" / "base.py").write_text("class Base:\n    pass\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=model.as_uri())))
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert not client.diagnostics[model.as_uri()]
