@@ -505,6 +505,9 @@ int main(int argc, char** argv) {
   bool server_stdio = false;
   CLI::App* server = app.add_subcommand("server", "Run the language server (LSP over standard input and output)");
   server->add_flag("--stdio", server_stdio, "Talk over standard input and output (the default and only transport)");
+  server->footer(
+      "Exit codes: 0 when the client sent `shutdown` before `exit`, 1 otherwise (as the protocol asks).\n"
+      "Editor configuration (VS Code, Neovim, Helix) and settings: docs/editors.md.");
 
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
