@@ -111,6 +111,7 @@ class Server {
       return nullptr;
     }
     if (m.method == "textDocument/codeAction") return code_actions(m.params);
+    if (m.method == "codeAction/resolve") return resolve_code_action(m.params);
     if (m.method == "textDocument/hover") return hover(m.params);
     throw RequestError{ErrorCode::MethodNotFound, fmt::format("unknown method `{}`", m.method)};
   }
@@ -156,6 +157,11 @@ class Server {
     // Resource operations exist only in `documentChanges`: a client that names them takes those
     // (Neovim 0.11 announces `create` without `documentChanges: true`).
     document_changes_ = edit.value("documentChanges", false) || creates_files_;
+    const json resolvable = capabilities.value("textDocument", json::object())
+                                .value("codeAction", json::object())
+                                .value("resolveSupport", json::object())
+                                .value("properties", json::array());
+    resolves_edits_ = std::find(resolvable.begin(), resolvable.end(), "edit") != resolvable.end();
     if (const json options = params.value("initializationOptions", json::object()); options.is_object()) {
       unsafe_fixes_ = options.value("unsafeFixes", true);
     }
@@ -165,7 +171,7 @@ class Server {
              {{"positionEncoding", encoding_ == PositionEncoding::Utf8 ? "utf-8" : "utf-16"},
               {"textDocumentSync", {{"openClose", true}, {"change", 2 /* incremental */}, {"save", {{"includeText", false}}}}},
               {"codeActionProvider",
-               {{"codeActionKinds", {kSafeFixKind, kUnsafeFixKind, kFixAllKind}}, {"resolveProvider", false}}},
+               {{"codeActionKinds", {kSafeFixKind, kUnsafeFixKind, kFixAllKind}}, {"resolveProvider", true}}},
               {"hoverProvider", true}}},
             {"serverInfo", {{"name", "graphmend"}, {"version", GRAPHMEND_VERSION}}}};
   }
@@ -276,7 +282,8 @@ class Server {
     const uint32_t to = lines.offset(position_of(params.at("range").at("end")), encoding_);
     const json only = params.value("context", json::object()).value("only", json());
     std::unordered_set<const source::Fix*> offered;  // the arms of a chain share one fix
-    bool any_safe = false;
+    bool any_safe = false;       // in the document
+    bool any_safe_here = false;  // in the range asked about
     for (const rules::Diagnostic& d : analysis.file->diagnostics) {
       if (!d.fix) continue;
       const bool safe = d.fix->applies(source::Applicability::Safe);
@@ -285,7 +292,9 @@ class Server {
       if (!d.fix->applies(source::Applicability::Unsafe) || (!safe && !unsafe_fixes_) || !wanted(only, kind)) continue;
       const uint32_t start = d.range.start + analysis.bom;
       const uint32_t end = d.range.end + analysis.bom;
-      if (start > to || end < from || !offered.insert(d.fix.get()).second) continue;
+      if (start > to || end < from) continue;
+      any_safe_here |= safe;
+      if (!offered.insert(d.fix.get()).second) continue;
       const std::optional<DocumentFix> fix = analyzer_.fix_one(analysis, *d.fix);
       std::optional<json> edit = fix ? workspace_edit(doc, *fix) : std::nullopt;
       if (!edit) continue;
@@ -296,15 +305,33 @@ class Server {
                          {"edit", std::move(*edit)}});
     }
     // Every safe fix at once: asked for by kind (editors' fix-all on save), or offered beside the
-    // fixes when nothing narrows the request.
-    if (wanted(only, kFixAllKind) && (any_safe || only.is_array())) {
-      if (const std::optional<DocumentFix> all = analyzer_.fix_all(doc, documents_); all && !all->edits.empty()) {
-        if (std::optional<json> edit = workspace_edit(doc, *all)) {
-          actions.push_back({{"title", "Fix all safe graphmend findings"}, {"kind", kFixAllKind}, {"edit", std::move(*edit)}});
-        }
-      }
+    // fixes. It takes a whole `fix` run, so a client that resolves actions gets its edit only when
+    // it picks the action; another is offered it beside a finding's own fix, not at every cursor move.
+    if (wanted(only, kFixAllKind) && (only.is_array() || (resolves_edits_ ? any_safe : any_safe_here))) {
+      json action = {{"title", "Fix all safe graphmend findings"},
+                     {"kind", kFixAllKind},
+                     {"data", {{"uri", doc.uri}, {"version", doc.version}}}};
+      if (resolves_edits_ || resolve_fix_all(action)) actions.push_back(std::move(action));
     }
     return actions;
+  }
+
+  // `codeAction/resolve`: the fix-all action's edit, for the document as it is now.
+  json resolve_code_action(json action) {
+    if (action.value("kind", "") != kFixAllKind || action.contains("edit")) return action;
+    resolve_fix_all(action);
+    return action;
+  }
+
+  // Adds the edit of every safe fix to a fix-all action; false when there is nothing to fix.
+  bool resolve_fix_all(json& action) {
+    Document* doc = documents_.find(action.at("data").at("uri").get<std::string>());
+    if (!doc) throw RequestError{ErrorCode::InvalidParams, "the document is not open"};
+    const std::optional<DocumentFix> all = analyzer_.fix_all(*doc, documents_);
+    std::optional<json> edit = all && !all->edits.empty() ? workspace_edit(*doc, *all) : std::nullopt;
+    if (!edit) return false;
+    action["edit"] = std::move(*edit);
+    return true;
   }
 
   // The fix as a WorkspaceEdit: the document's edits, and the runtime file created or replaced
@@ -380,6 +407,7 @@ class Server {
   bool unsafe_fixes_ = true;
   bool document_changes_ = false;  // the client takes WorkspaceEdit.documentChanges
   bool creates_files_ = false;     // ... and CreateFile among them
+  bool resolves_edits_ = false;    // the client asks for a code action's edit when it is picked
 };
 
 }  // namespace

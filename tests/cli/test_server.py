@@ -142,6 +142,7 @@ async def test_initialize_declares_what_the_server_does(client: LanguageClient, 
     assert caps.hover_provider
     assert set(caps.code_action_provider.code_action_kinds) == {
         "quickfix", "quickfix.unsafe.graphmend", "source.fixAll.graphmend"}
+    assert caps.code_action_provider.resolve_provider  # fix-all's edit, when picked
     assert result.server_info.name == "graphmend"
 
 
@@ -242,6 +243,7 @@ async def test_quickfix_and_fix_all_write_what_graphmend_fix_writes(client: Lang
         context=types.CodeActionContext(diagnostics=[d])))
     by_kind = {a.kind: a for a in actions}
     assert set(by_kind) == {"quickfix", "source.fixAll.graphmend"}
+    assert by_kind["source.fixAll.graphmend"].edit is None  # VS Code resolves it when picked
     quickfix = by_kind["quickfix"]
     assert quickfix.title.startswith("Fix GM201: ") and quickfix.is_preferred
     assert [x.code for x in quickfix.diagnostics] == ["GM201"]
@@ -260,9 +262,42 @@ async def test_quickfix_and_fix_all_write_what_graphmend_fix_writes(client: Lang
         text_document=types.TextDocumentIdentifier(uri=model.as_uri()), range=span(at(0, 0), at(0, 0)),
         context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"])))
     assert fix_all.kind == "source.fixAll.graphmend"
+    fix_all = await client.code_action_resolve_async(fix_all)
     apply_workspace_edit(fix_all.edit)
     for name in ("model.py", "_graphmend_runtime.py"):
         assert (workspace / "pkg" / name).read_text() == (expected / "pkg" / name).read_text(), name
+
+
+@pytest.mark.asyncio
+async def test_a_client_that_neither_resolves_nor_creates_files(client: LanguageClient, workspace, tmp_path_factory):
+    """Emacs 29's capabilities: fix-all comes with its edit, beside a finding's fix only; a fix
+    that needs a package's runtime file, which this client cannot create, is not offered."""
+    await start(client, workspace, editor="emacs")
+    model = workspace / "pkg" / "model.py"
+    [d] = await open_document(client, model)
+    assert not await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=model.as_uri()), range=d.range,
+        context=types.CodeActionContext(diagnostics=[d])))
+
+    script = workspace / "script.py"  # a loose script: its fix brings the runtime inline
+    script.write_text(PRINT_MODEL)
+    expected = tmp_path_factory.mktemp("cli")
+    (expected / "pyproject.toml").write_text("")
+    (expected / "script.py").write_text(PRINT_MODEL)
+    subprocess.run([BINARY, "fix", "script.py"], cwd=expected, check=True, capture_output=True, timeout=120)
+    [d] = await open_document(client, script)
+    elsewhere = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=script.as_uri()), range=span(at(0, 0), at(0, 0)),
+        context=types.CodeActionContext(diagnostics=[])))
+    assert not elsewhere
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=script.as_uri()), range=d.range,
+        context=types.CodeActionContext(diagnostics=[d])))
+    assert [a.kind for a in actions] == ["quickfix", "source.fixAll.graphmend"]
+    for action in actions:
+        script.write_text(PRINT_MODEL)
+        apply_workspace_edit(action.edit)
+        assert script.read_text() == (expected / "script.py").read_text()
 
 
 @pytest.mark.asyncio
