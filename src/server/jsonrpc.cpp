@@ -131,4 +131,49 @@ void Connection::notify(std::string_view method, json params) {
   write_frame(out_, {{"jsonrpc", "2.0"}, {"method", std::string(method)}, {"params", std::move(params)}});
 }
 
+void Dispatcher::on_request(std::string method, RequestHandler handler) {
+  requests_[std::move(method)] = std::move(handler);
+}
+
+void Dispatcher::on_notification(std::string method, NotificationHandler handler) {
+  notifications_[std::move(method)] = std::move(handler);
+}
+
+void Dispatcher::answer(Connection& connection, const Message& request) const {
+  const json& id = *request.id;
+  const auto handler = requests_.find(request.method);
+  if (handler == requests_.end()) {
+    connection.respond_error(id, ErrorCode::MethodNotFound, "unknown method `" + request.method + "`");
+    return;
+  }
+  if (connection.queued([&](const Message& next) {
+        return next.method == "$/cancelRequest" && next.params.is_object() && next.params.value("id", json()) == id;
+      })) {
+    connection.respond_error(id, ErrorCode::RequestCancelled, "cancelled");
+    return;
+  }
+  try {
+    connection.respond(id, handler->second(request.params));
+  } catch (const RequestError& e) {
+    connection.respond_error(id, e.code, e.message);
+  } catch (const json::exception& e) {
+    connection.respond_error(id, ErrorCode::InvalidParams, std::string("invalid params: ") + e.what());
+  } catch (const std::exception& e) {
+    connection.respond_error(id, ErrorCode::InternalError, std::string("internal error: ") + e.what());
+  }
+}
+
+std::optional<std::string> Dispatcher::take(const Message& notification) const {
+  const auto handler = notifications_.find(notification.method);
+  if (handler == notifications_.end()) return std::nullopt;
+  try {
+    handler->second(notification.params);
+  } catch (const RequestError& e) {
+    return e.message;
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return std::nullopt;
+}
+
 }  // namespace graphmend::server

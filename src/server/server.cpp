@@ -28,12 +28,6 @@ constexpr int kSeverityError = 1;
 constexpr int kSeverityWarning = 2;
 constexpr int kSeverityInformation = 3;
 
-// A request that cannot be answered as asked: its error response.
-struct RequestError {
-  ErrorCode code;
-  std::string message;
-};
-
 json position_json(Position p) { return {{"line", p.line}, {"character", p.character}}; }
 
 Position position_of(const json& p) { return {p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()}; }
@@ -55,8 +49,23 @@ bool wanted(const json& only, std::string_view kind) {
 
 class Server {
  public:
-  explicit Server(Connection& connection) : connection_(connection) {}
+  explicit Server(Connection& connection) : connection_(connection) {
+    dispatcher_.on_request("initialize", [this](const json& p) { return initialize(p); });
+    dispatcher_.on_request("shutdown", [this](const json&) {
+      shut_down_ = true;
+      return json(nullptr);
+    });
+    dispatcher_.on_request("textDocument/codeAction", [this](const json& p) { return code_actions(p); });
+    dispatcher_.on_request("codeAction/resolve", [this](const json& p) { return resolve_code_action(p); });
+    dispatcher_.on_request("textDocument/hover", [this](const json& p) { return hover(p); });
+    dispatcher_.on_notification("textDocument/didOpen", [this](const json& p) { did_open(p); });
+    dispatcher_.on_notification("textDocument/didChange", [this](const json& p) { did_change(p); });
+    dispatcher_.on_notification("textDocument/didSave", [this](const json&) { did_save(); });
+    dispatcher_.on_notification("textDocument/didClose", [this](const json& p) { did_close(p); });
+    // Anything else (initialized, $/cancelRequest once its request is answered, settings) needs nothing.
+  }
 
+  // The lifecycle: nothing but `initialize` before it, nothing after `shutdown` but `exit`.
   int run() {
     while (true) {
       Incoming item = connection_.next();
@@ -68,84 +77,20 @@ class Server {
       const Message& m = std::get<Message>(item);
       if (m.method == "exit") return shut_down_ ? 0 : 1;
       if (m.method.empty()) continue;  // a response: this server sends no requests
-      if (m.is_request()) {
-        answer(m);
+      if (!m.is_request()) {
+        if (!initialized_ || shut_down_) continue;  // dropped, as the protocol asks
+        if (std::optional<std::string> error = dispatcher_.take(m)) log(fmt::format("{}: {}", m.method, *error));
+      } else if (!initialized_ && m.method != "initialize") {
+        connection_.respond_error(*m.id, ErrorCode::ServerNotInitialized, "the server has not been initialized");
+      } else if (shut_down_) {
+        connection_.respond_error(*m.id, ErrorCode::InvalidRequest, "the server is shutting down");
       } else {
-        take_notification(m);
+        dispatcher_.answer(connection_, m);
       }
     }
   }
 
  private:
-  void answer(const Message& m) {
-    if (!initialized_ && m.method != "initialize") {
-      connection_.respond_error(*m.id, ErrorCode::ServerNotInitialized, "the server has not been initialized");
-      return;
-    }
-    if (shut_down_) {
-      connection_.respond_error(*m.id, ErrorCode::InvalidRequest, "the server is shutting down");
-      return;
-    }
-    // A request the client has cancelled while it waited is answered so, unrun.
-    if (connection_.queued([&](const Message& next) {
-          return next.method == "$/cancelRequest" && next.params.is_object() && next.params.value("id", json()) == *m.id;
-        })) {
-      connection_.respond_error(*m.id, ErrorCode::RequestCancelled, "cancelled");
-      return;
-    }
-    try {
-      connection_.respond(*m.id, dispatch(m));
-    } catch (const RequestError& e) {
-      connection_.respond_error(*m.id, e.code, e.message);
-    } catch (const json::exception& e) {
-      connection_.respond_error(*m.id, ErrorCode::InvalidParams, fmt::format("invalid params: {}", e.what()));
-    } catch (const std::exception& e) {
-      connection_.respond_error(*m.id, ErrorCode::InternalError, fmt::format("internal error: {}", e.what()));
-    }
-  }
-
-  json dispatch(const Message& m) {
-    if (m.method == "initialize") return initialize(m.params);
-    if (m.method == "shutdown") {
-      shut_down_ = true;
-      return nullptr;
-    }
-    if (m.method == "textDocument/codeAction") return code_actions(m.params);
-    if (m.method == "codeAction/resolve") return resolve_code_action(m.params);
-    if (m.method == "textDocument/hover") return hover(m.params);
-    throw RequestError{ErrorCode::MethodNotFound, fmt::format("unknown method `{}`", m.method)};
-  }
-
-  void take_notification(const Message& m) {
-    if (!initialized_ || shut_down_) return;  // dropped, as the protocol asks
-    try {
-      if (m.method == "textDocument/didOpen") {
-        const json& doc = m.params.at("textDocument");
-        if (Document* d = documents_.open(doc.at("uri").get<std::string>(), doc.at("version").get<int64_t>(),
-                                          doc.at("text").get<std::string>())) {
-          publish(*d);
-        }
-      } else if (m.method == "textDocument/didChange") {
-        did_change(m.params);
-      } else if (m.method == "textDocument/didSave") {
-        // The moment to take in what changed on disk meanwhile (a branch checked out, `graphmend
-        // fix` run in a terminal): every open document is analysed again.
-        analyses_.clear();
-        for (Document* d : documents_.all()) publish(*d);
-      } else if (m.method == "textDocument/didClose") {
-        const std::string uri = m.params.at("textDocument").at("uri").get<std::string>();
-        documents_.close(uri);
-        analyses_.erase(uri);
-        connection_.notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
-      }
-      // Anything else ($/cancelRequest once its request is answered, initialized, settings) needs nothing.
-    } catch (const RequestError& e) {
-      log(fmt::format("{}: {}", m.method, e.message));
-    } catch (const std::exception& e) {
-      log(fmt::format("{}: {}", m.method, e.what()));
-    }
-  }
-
   json initialize(const json& params) {
     if (initialized_) throw RequestError{ErrorCode::InvalidRequest, "initialize was already called"};
     const json capabilities = params.value("capabilities", json::object());
@@ -187,6 +132,28 @@ class Server {
     }
     std::error_code ec;
     if (root && std::filesystem::is_directory(*root, ec)) std::filesystem::current_path(*root, ec);
+  }
+
+  void did_open(const json& params) {
+    const json& doc = params.at("textDocument");
+    if (Document* d = documents_.open(doc.at("uri").get<std::string>(), doc.at("version").get<int64_t>(),
+                                      doc.at("text").get<std::string>())) {
+      publish(*d);
+    }
+  }
+
+  // The moment to take in what changed on disk meanwhile (a branch checked out, `graphmend fix`
+  // run in a terminal): every open document is analysed again.
+  void did_save() {
+    analyses_.clear();
+    for (Document* d : documents_.all()) publish(*d);
+  }
+
+  void did_close(const json& params) {
+    const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+    documents_.close(uri);
+    analyses_.erase(uri);
+    connection_.notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
   }
 
   void did_change(const json& params) {
@@ -398,6 +365,7 @@ class Server {
   }
 
   Connection& connection_;
+  Dispatcher dispatcher_;
   Documents documents_;
   Analyzer analyzer_;
   std::map<std::string, FileAnalysis> analyses_;  // by URI, the latest of each open document

@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <istream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -87,6 +88,36 @@ class Connection {
 
   std::shared_ptr<Inbox> inbox_;
   std::ostream& out_;
+};
+
+// A request that cannot be answered as asked: thrown by a handler, answered with this error.
+struct RequestError {
+  ErrorCode code;
+  std::string message;
+};
+
+// Routes messages to the handlers of their methods. The protocol's lifecycle (which methods are
+// allowed when) is the caller's.
+class Dispatcher {
+ public:
+  using RequestHandler = std::function<json(const json& params)>;
+  using NotificationHandler = std::function<void(const json& params)>;
+
+  void on_request(std::string method, RequestHandler handler);
+  void on_notification(std::string method, NotificationHandler handler);
+
+  // Answers a request with its handler's result, or with the error it threw: a RequestError as
+  // it is, a JSON type or key error as InvalidParams, any other exception as InternalError. No
+  // handler: MethodNotFound. A request whose `$/cancelRequest` is already queued is answered
+  // RequestCancelled, unrun.
+  void answer(Connection& connection, const Message& request) const;
+  // Runs a notification's handler, if it has one (others are dropped, as the protocol asks);
+  // returns what it threw, as text: a notification has no answer to carry it.
+  [[nodiscard]] std::optional<std::string> take(const Message& notification) const;
+
+ private:
+  std::map<std::string, RequestHandler, std::less<>> requests_;
+  std::map<std::string, NotificationHandler, std::less<>> notifications_;
 };
 
 }  // namespace graphmend::server
