@@ -277,7 +277,7 @@ class Server {
     if (wanted(only, kFixAllKind) && (only.is_array() || (resolves_edits_ ? any_safe : any_safe_here))) {
       json action = {{"title", "Fix all safe graphmend findings"},
                      {"kind", kFixAllKind},
-                     {"data", {{"uri", doc.uri}, {"version", doc.version}}}};
+                     {"data", {{"uri", doc.uri}}}};
       if (resolves_edits_ || resolve_fix_all(action)) actions.push_back(std::move(action));
     }
     return actions;
@@ -327,7 +327,9 @@ class Server {
     }
     json changes = json::array();
     if (fix.runtime_file && !fix.runtime_file->before) {
-      changes.push_back({{"kind", "create"}, {"uri", runtime_uri}, {"options", {{"ignoreIfExists", true}}}});
+      // Neither overwrite nor ignoreIfExists: a file of that name made since the analysis fails
+      // the edit rather than be overwritten or prepended to.
+      changes.push_back({{"kind", "create"}, {"uri", runtime_uri}});
     }
     if (fix.runtime_file) {
       changes.push_back({{"textDocument", {{"uri", runtime_uri}, {"version", nullptr}}}, {"edits", {std::move(runtime_edit)}}});
