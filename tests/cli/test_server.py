@@ -4,6 +4,7 @@ built on pygls) and, for what no client sends (malformed frames, exit codes), by
 import json
 import os
 import pathlib
+import random
 import shutil
 import subprocess
 from urllib.parse import unquote
@@ -412,6 +413,45 @@ def test_malformed_and_unknown_messages_get_errors_and_the_server_goes_on():
     assert {"id": 99, "jsonrpc": "2.0", "result": None} in answers
     # The notification with bad params is reported in the log, never answered.
     assert any(a.get("method") == "window/logMessage" for a in answers)
+
+
+def test_no_input_crashes_it(tmp_path):
+    """Random bodies, and every method with parameters of the wrong shape, after a real open: each
+    request gets an answer, and the server still shuts down cleanly."""
+    rng = random.Random(50)
+    (tmp_path / "m.py").write_text(PRINT_MODEL)
+    uri = (tmp_path / "m.py").as_uri()
+    doc = {"uri": uri, "version": 1}
+    odd_values = [None, 3, -1, 2**40, "x", [], {}, {"line": "a", "character": -5}, {"line": 2**33, "character": 0}]
+    messages = [INITIALIZE, {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                             "params": {"textDocument": {**doc, "languageId": "python", "text": PRINT_MODEL}}}]
+    requests = 0
+    for i in range(150):
+        kind = rng.randrange(3)
+        if kind == 0:
+            messages.append(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40))))
+            continue
+        method = rng.choice(["textDocument/didChange", "textDocument/didOpen", "textDocument/didSave",
+                             "textDocument/codeAction", "textDocument/hover", "codeAction/resolve"])
+        position = rng.choice(odd_values)
+        params = rng.choice([
+            rng.choice(odd_values),
+            {"textDocument": doc, "position": position},
+            {"textDocument": doc, "range": {"start": position, "end": rng.choice(odd_values)},
+             "context": {"only": rng.choice(odd_values)}},
+            {"textDocument": doc, "contentChanges": [{"range": {"start": position, "end": position},
+                                                      "text": rng.choice(["", "é😀\n", 7])}]},
+            {"kind": "source.fixAll.graphmend", "data": rng.choice(odd_values)},
+        ])
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        if kind == 1:
+            message["id"] = 1000 + i
+            requests += 1
+        messages.append(message)
+    code, answers = serve(*messages, SHUTDOWN, EXIT)
+    assert code == 0
+    assert len([a for a in answers if isinstance(a.get("id"), int) and a["id"] >= 1000]) == requests
+    assert {"id": 99, "jsonrpc": "2.0", "result": None} in answers
 
 
 def test_a_frame_without_content_length_is_an_error_and_reading_resumes():
