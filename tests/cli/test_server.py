@@ -111,11 +111,11 @@ def apply_workspace_edit(edit):
             path.write_text("")
             continue
         path = pathlib.Path(types_uri_path(change.text_document.uri))
-        text = path.read_text()
+        text = path.read_bytes().decode()  # line breaks and a BOM as they are
         spans = [(offset(text, e.range.start), offset(text, e.range.end), e.new_text) for e in change.edits]
         for start, end, new_text in sorted(spans, reverse=True):
             text = text[:start] + new_text + text[end:]
-        path.write_text(text)
+        path.write_bytes(text.encode())
         touched.append(change.text_document.uri)
     return touched
 
@@ -267,6 +267,24 @@ async def test_quickfix_and_fix_all_write_what_graphmend_fix_writes(client: Lang
     apply_workspace_edit(fix_all.edit)
     for name in ("model.py", "_graphmend_runtime.py"):
         assert (workspace / "pkg" / name).read_text() == (expected / "pkg" / name).read_text(), name
+
+
+@pytest.mark.asyncio
+async def test_a_fix_keeps_crlf_and_a_bom_as_graphmend_fix_does(client: LanguageClient, workspace, tmp_path_factory):
+    model = workspace / "pkg" / "model.py"
+    model.write_bytes(("\ufeff" + PRINT_MODEL.replace("\n", "\r\n")).encode())
+    expected = tmp_path_factory.mktemp("cli")
+    shutil.copytree(workspace, expected, dirs_exist_ok=True)
+    subprocess.run([BINARY, "fix", "pkg/model.py"], cwd=expected, check=True, capture_output=True, timeout=120)
+    await start(client, workspace)
+    [d] = await open_document(client, model, model.read_bytes().decode())
+    assert (d.range.start, d.range.end) == (at(5, 8), at(5, 33))  # the BOM is on line 0
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=model.as_uri()), range=d.range,
+        context=types.CodeActionContext(diagnostics=[d])))
+    [quickfix] = [a for a in actions if a.kind == "quickfix"]
+    apply_workspace_edit(quickfix.edit)
+    assert model.read_bytes() == (expected / "pkg" / "model.py").read_bytes()
 
 
 @pytest.mark.asyncio
