@@ -35,6 +35,11 @@ if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
     echo "setup: installing pytest-xdist into .venv"
     .venv/bin/pip install -q --disable-pip-version-check pytest-xdist==3.8.0
   fi
+  # The language server's end-to-end tests drive the binary with a real LSP client (pygls).
+  if ! .venv/bin/python -c 'import pytest_lsp' 2>/dev/null; then
+    echo "setup: installing pytest-lsp into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check pytest-lsp==1.0.1
+  fi
   # ruff lints the runtime graphmend writes into packages, and checks patched files in the tests.
   if [ "$(.venv/bin/ruff --version 2>/dev/null)" != "ruff 0.17.6" ]; then
     echo "setup: installing ruff==0.17.6 into .venv"

@@ -25,6 +25,7 @@
 #include "graphmend/rules/registry.h"
 #include "graphmend/rules/rule_docs.h"
 #include "graphmend/rules/selection.h"
+#include "graphmend/server/server.h"
 #include "graphmend/source/source_file.h"
 #include "graphmend/syntax/tree.h"
 
@@ -501,6 +502,13 @@ int main(int argc, char** argv) {
   rule->add_option("code", rule_code, "Rule code or name, e.g. GM101");
   rule->add_flag("--all", rule_all, "Print every rule's document");
 
+  bool server_stdio = false;
+  CLI::App* server = app.add_subcommand("server", "Run the language server (LSP over standard input and output)");
+  server->add_flag("--stdio", server_stdio, "Talk over standard input and output (the default and only transport)");
+  server->footer(
+      "Exit codes: 0 when the client sent `shutdown` before `exit`, 1 otherwise (as the protocol asks).\n"
+      "Editor configuration (VS Code, Neovim, Helix) and settings: docs/editors.md.");
+
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
   std::string dump_path;
@@ -526,6 +534,13 @@ int main(int argc, char** argv) {
         return 2;
       }
       return run_rule(rule_code, rule_all);
+    }
+    if (*server) {
+      const int code = graphmend::server::serve(std::cin, std::cout);
+      // Ends now: the server's reader thread may still wait on standard input, which exit()'s
+      // destruction of the standard streams would pull from under it.
+      std::cout.flush();
+      std::_Exit(code);
     }
     if (*version) {
       std::cout << "graphmend " << GRAPHMEND_VERSION << "\n";

@@ -96,7 +96,7 @@ struct Unit {
   FormatterStyle style;   // the project's formatter settings for this file
   bool produced = false;  // `current` is text this run wrote (its generated block is up to date)
   std::shared_ptr<const source::SourceFile> current;  // text being analysed
-  std::unique_ptr<ir::Module> module;                 // null when unread or unparsable
+  std::shared_ptr<const ir::Module> module;           // null when unread or unparsable
   std::optional<rules::Diagnostic> syntax_error;
 };
 
@@ -181,6 +181,28 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
   }
   u.module = std::make_unique<ir::Module>(*u.current, std::move(*tree), u.input.module_name);
 }
+
+}  // namespace
+
+struct ParsedFiles::Entry {
+  std::shared_ptr<const source::SourceFile> file;
+  std::string module_name;
+  std::shared_ptr<const ir::Module> module;  // over `file`
+  std::optional<rules::Diagnostic> syntax_error;
+};
+
+std::shared_ptr<const ParsedFiles::Entry> ParsedFiles::find(const std::filesystem::path& path) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = entries_.find(path);
+  return it == entries_.end() ? nullptr : it->second;
+}
+
+void ParsedFiles::store(const std::filesystem::path& path, std::shared_ptr<const Entry> entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_[path] = std::move(entry);
+}
+
+namespace {
 
 struct UnitFindings {
   std::vector<rules::Diagnostic> diagnostics;
@@ -648,19 +670,51 @@ class Run {
       fr.display = u.input.display;
       fr.path = u.input.path;
       fr.from_stdin = u.input.from_stdin;
-      source::ReadResult r = u.input.from_stdin
-                                 ? source::decode_source(options_.stdin_text.value_or(""), u.input.path,
-                                                         u.input.display, options_.read)
-                                 : source::read_source(u.input.path, u.input.display, options_.read);
+      const std::string* unsaved = unsaved_text(u.input);
+      source::ReadResult r =
+          u.input.from_stdin ? source::decode_source(options_.stdin_text.value_or(""), u.input.path, u.input.display,
+                                                     options_.read)
+          : unsaved ? source::decode_source(*unsaved, u.input.path, u.input.display, options_.read)
+                    : source::read_source(u.input.path, u.input.display, options_.read);
       if (auto* err = std::get_if<source::ReadError>(&r)) {
         fr.error = *err;
         return;
       }
       u.current = std::make_shared<const source::SourceFile>(std::move(std::get<source::SourceFile>(r)));
+      if (!use_cache_) parse_or_reuse(u, parsers_[w]);  // else parsed below, when the cache has no entry
       fr.original = u.current;
-      if (!use_cache_) parse_unit(u, parsers_[w]);  // else parsed below, when the cache has no entry
     }, "reading");
     drop_failed();
+  }
+
+  // Parses a unit, or takes an earlier run's parse of the same text (Options::parsed). Only
+  // context files are taken: their text is never written, so the disk stamp of the earlier read
+  // that comes with it guards no write.
+  void parse_or_reuse(Unit& u, syntax::Parser& parser) const {
+    if (!options_.parsed || !u.input.context_only) {
+      parse_unit(u, parser);
+      return;
+    }
+    std::error_code ec;
+    const std::filesystem::path key = std::filesystem::absolute(u.input.path, ec).lexically_normal();
+    const std::shared_ptr<const ParsedFiles::Entry> earlier = options_.parsed->find(key);
+    if (earlier && earlier->module_name == u.input.module_name && earlier->file->text == u.current->text) {
+      u.current = earlier->file;
+      u.module = earlier->module;
+      u.syntax_error = earlier->syntax_error;
+      return;
+    }
+    parse_unit(u, parser);
+    options_.parsed->store(key, std::make_shared<const ParsedFiles::Entry>(
+                                    ParsedFiles::Entry{u.current, u.input.module_name, u.module, u.syntax_error}));
+  }
+
+  // The editor's text of a file, when it has one (Options::unsaved).
+  const std::string* unsaved_text(const DiscoveredFile& input) const {
+    if (options_.unsaved.empty() || input.from_stdin) return nullptr;
+    std::error_code ec;
+    const auto it = options_.unsaved.find(std::filesystem::absolute(input.path, ec).lexically_normal());
+    return it == options_.unsaved.end() ? nullptr : &it->second;
   }
 
   // The findings of an earlier run over the same tree, or else every file parsed for analysis.

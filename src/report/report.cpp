@@ -336,10 +336,8 @@ std::optional<uint32_t> before_batch(uint32_t at, const std::vector<source::Edit
   return static_cast<uint32_t>(at - delta);
 }
 
-// The edits that turn `text` into what `graphmend fix` makes of it with `fix` alone: the fix's
-// own edits and those of the module's generated block (the runtime binding or inline runtime,
-// the site helpers), all in `text`'s coordinates, sorted and non-overlapping. Nullopt when the
-// fix alone would not apply or would be reverted.
+}  // namespace
+
 std::optional<std::vector<source::Edit>> whole_fix_edits(std::string_view text, const source::Fix& one,
                                                          syntax::Parser& parser, const fix::RuntimeLink& link,
                                                          syntax::Node root) {
@@ -394,6 +392,8 @@ std::optional<std::vector<source::Edit>> whole_fix_edits(std::string_view text, 
   const auto end = static_cast<uint32_t>(text.size() - suffix);
   return std::vector<source::Edit>{{{start, end}, after.substr(prefix, after.size() - suffix - prefix)}};
 }
+
+namespace {
 
 // SARIF text regions of one file: 1-based lines and columns in code points, as the results'
 // regions, with the same span as `charOffset`/`charLength` (code points from the start of the

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,20 @@
 
 namespace graphmend::driver {
 
+// Files parsed by earlier runs, kept for later ones (a language server's, between keystrokes): a
+// file read only for project context whose text and module name are unchanged is not parsed
+// again. Shared by the runs that are given it; thread-safe.
+class ParsedFiles {
+ public:
+  struct Entry;  // the file's text and its module, or why it has none (run.cpp)
+  [[nodiscard]] std::shared_ptr<const Entry> find(const std::filesystem::path& path) const;
+  void store(const std::filesystem::path& path, std::shared_ptr<const Entry> entry);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::filesystem::path, std::shared_ptr<const Entry>> entries_;  // by absolute path
+};
+
 struct Options {
   bool fix = false;           // apply fixes (in memory; written unless `diff`)
   bool diff = false;          // print diffs instead of writing
@@ -34,6 +49,10 @@ struct Options {
   std::vector<PerFileIgnore> per_file_ignores;  // patterns relative to `discovery.root`
   DiscoverOptions discovery;   // excludes, .gitignore, project context, the stdin file's name
   std::optional<std::string> stdin_text;  // the text of `-` (read by the caller)
+  // Texts read in place of the files on disk, by absolute, lexically normal path: an editor's
+  // unsaved buffers, which the other files' analysis sees as the project's current state.
+  std::map<std::filesystem::path, std::string> unsaved;
+  std::shared_ptr<ParsedFiles> parsed;  // none: every file is parsed
   unsigned jobs = 0;  // 0 = hardware concurrency
   source::ReadOptions read;
   Budget budget;  // per file: over it, the file is skipped and reported (exit 2)

@@ -7,8 +7,12 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "graphmend/driver/run.h"
+#include "graphmend/fix/runtime.h"
+#include "graphmend/source/edit.h"
+#include "graphmend/syntax/tree.h"
 
 namespace graphmend::report {
 
@@ -29,6 +33,15 @@ struct EmitOptions {
 };
 
 void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream& out, std::ostream& err);
+
+// The edits that turn `text` into what `graphmend fix` makes of it with `fix` alone: the fix's
+// own edits and those of the module's generated block (the runtime binding or inline runtime,
+// the site helpers), all in `text`'s coordinates, sorted and non-overlapping. Nullopt when the
+// fix alone would not apply or would be reverted. `root`: `text`'s tree (SARIF fixes, the
+// language server's code actions).
+std::optional<std::vector<source::Edit>> whole_fix_edits(std::string_view text, const source::Fix& fix,
+                                                         syntax::Parser& parser, const fix::RuntimeLink& link,
+                                                         syntax::Node root);
 
 // Unified diff of two texts (empty when equal).
 std::string unified_diff(std::string_view before, std::string_view after, std::string_view path);

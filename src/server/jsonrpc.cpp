@@ -1,0 +1,179 @@
+#include "graphmend/server/jsonrpc.h"
+
+#include <cctype>
+#include <charconv>
+#include <thread>
+#include <utility>
+
+namespace graphmend::server {
+namespace {
+
+// Frames larger than this are refused unread (a client sends whole documents, never this much).
+constexpr size_t kMaxFrameBytes = size_t{1} << 30;
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+// A parsed JSON value as a message: JSON-RPC 2.0, a string method, an id that is a number or a
+// string (responses to the server's own requests are read as messages without a method and dropped).
+Incoming as_message(json value) {
+  if (!value.is_object()) return BadMessage{ErrorCode::InvalidRequest, "a message must be a JSON object", nullptr};
+  json id = nullptr;
+  if (const auto it = value.find("id"); it != value.end()) {
+    if (!it->is_number_integer() && !it->is_string()) {
+      return BadMessage{ErrorCode::InvalidRequest, "`id` must be a number or a string", nullptr};
+    }
+    id = *it;
+  }
+  const auto method = value.find("method");
+  if (method == value.end() && !id.is_null()) return Message{id, "", nullptr};  // a response
+  if (method == value.end() || !method->is_string()) {
+    return BadMessage{ErrorCode::InvalidRequest, "`method` must be a string", id};
+  }
+  Message m;
+  if (!id.is_null()) m.id = std::move(id);
+  m.method = method->get<std::string>();
+  if (const auto params = value.find("params"); params != value.end()) m.params = std::move(*params);
+  return m;
+}
+
+}  // namespace
+
+Incoming read_frame(std::istream& in) {
+  std::optional<size_t> length;
+  bool bad_length = false;
+  std::string line;
+  while (true) {
+    if (!std::getline(in, line)) return EndOfInput{};
+    const std::string_view header = trimmed(line);
+    if (header.empty()) break;
+    const size_t colon = header.find(':');
+    if (colon == std::string_view::npos) continue;  // not a header: ignored, as unknown headers
+    if (!equals_ignoring_case(trimmed(header.substr(0, colon)), "Content-Length")) continue;
+    const std::string_view value = trimmed(header.substr(colon + 1));
+    size_t n = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+    bad_length = error != std::errc() || end != value.data() + value.size() || n > kMaxFrameBytes;
+    length = n;
+  }
+  if (!length || bad_length) {
+    // Without a length the frame's end is unknown; the next header line starts afresh.
+    return BadMessage{ErrorCode::ParseError, "missing or invalid Content-Length header", nullptr};
+  }
+  std::string body(*length, '\0');
+  if (!in.read(body.data(), static_cast<std::streamsize>(body.size()))) return EndOfInput{};
+  json value = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) return BadMessage{ErrorCode::ParseError, "the message is not valid JSON", nullptr};
+  return as_message(std::move(value));
+}
+
+void write_frame(std::ostream& out, const json& message) {
+  // Invalid UTF-8 in a string (a path, say) is replaced rather than thrown on.
+  const std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  out << "Content-Length: " << body.size() << "\r\n\r\n" << body;
+  out.flush();
+}
+
+Connection::Connection(std::istream& in, std::ostream& out) : inbox_(std::make_shared<Inbox>()), out_(out) {
+  std::thread([inbox = inbox_, &in] {
+    while (true) {
+      Incoming item = read_frame(in);
+      const bool end = std::holds_alternative<EndOfInput>(item);
+      {
+        std::lock_guard<std::mutex> lock(inbox->mutex);
+        inbox->items.push_back(std::move(item));
+      }
+      inbox->arrived.notify_one();
+      if (end) return;
+    }
+  }).detach();
+}
+
+Incoming Connection::next() {
+  std::unique_lock<std::mutex> lock(inbox_->mutex);
+  inbox_->arrived.wait(lock, [&] { return !inbox_->items.empty(); });
+  Incoming item = std::move(inbox_->items.front());
+  // The end of input stays queued: every later call sees it too.
+  if (!std::holds_alternative<EndOfInput>(item)) inbox_->items.pop_front();
+  return item;
+}
+
+bool Connection::queued(const std::function<bool(const Message&)>& matches) {
+  std::lock_guard<std::mutex> lock(inbox_->mutex);
+  for (const Incoming& item : inbox_->items) {
+    if (const auto* m = std::get_if<Message>(&item); m && matches(*m)) return true;
+  }
+  return false;
+}
+
+void Connection::respond(const json& id, json result) {
+  write_frame(out_, {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+}
+
+void Connection::respond_error(const json& id, ErrorCode code, std::string_view message) {
+  write_frame(out_, {{"jsonrpc", "2.0"},
+                     {"id", id},
+                     {"error", {{"code", static_cast<int>(code)}, {"message", std::string(message)}}}});
+}
+
+void Connection::notify(std::string_view method, json params) {
+  write_frame(out_, {{"jsonrpc", "2.0"}, {"method", std::string(method)}, {"params", std::move(params)}});
+}
+
+void Dispatcher::on_request(std::string method, RequestHandler handler) {
+  requests_[std::move(method)] = std::move(handler);
+}
+
+void Dispatcher::on_notification(std::string method, NotificationHandler handler) {
+  notifications_[std::move(method)] = std::move(handler);
+}
+
+void Dispatcher::answer(Connection& connection, const Message& request) const {
+  const json& id = *request.id;
+  const auto handler = requests_.find(request.method);
+  if (handler == requests_.end()) {
+    connection.respond_error(id, ErrorCode::MethodNotFound, "unknown method `" + request.method + "`");
+    return;
+  }
+  if (connection.queued([&](const Message& next) {
+        return next.method == "$/cancelRequest" && next.params.is_object() && next.params.value("id", json()) == id;
+      })) {
+    connection.respond_error(id, ErrorCode::RequestCancelled, "cancelled");
+    return;
+  }
+  try {
+    connection.respond(id, handler->second(request.params));
+  } catch (const RequestError& e) {
+    connection.respond_error(id, e.code, e.message);
+  } catch (const json::exception& e) {
+    connection.respond_error(id, ErrorCode::InvalidParams, std::string("invalid params: ") + e.what());
+  } catch (const std::exception& e) {
+    connection.respond_error(id, ErrorCode::InternalError, std::string("internal error: ") + e.what());
+  }
+}
+
+std::optional<std::string> Dispatcher::take(const Message& notification) const {
+  const auto handler = notifications_.find(notification.method);
+  if (handler == notifications_.end()) return std::nullopt;
+  try {
+    handler->second(notification.params);
+  } catch (const RequestError& e) {
+    return e.message;
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return std::nullopt;
+}
+
+}  // namespace graphmend::server
