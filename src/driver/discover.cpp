@@ -208,7 +208,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
     f.walk_root = walk_root;
     result.files.push_back(std::move(f));
   };
-  // Walks a folder for *.py files; `context_only` files are found the same way.
+  // Walks a folder for *.py and *.ipynb files; `context_only` files (*.py) are found the same way.
   auto walk = [&](const fs::path& p, const std::string& shown, bool context_only) {
     std::error_code ec;
     const fs::path canonical_root = fs::weakly_canonical(p, ec);
@@ -239,7 +239,9 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
           }
           continue;
         }
-        if (entry.path().extension() != ".py") continue;
+        // Notebooks are checked as ruff checks them, but never imported: no context for others.
+        const fs::path extension = entry.path().extension();
+        if (extension != ".py" && (extension != ".ipynb" || context_only)) continue;
         if (excluded_entry(entry.path(), false)) continue;
         // git lists a symlink under its own path, so the entry is looked up unresolved.
         if (visible &&

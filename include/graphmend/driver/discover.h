@@ -54,7 +54,7 @@ struct DiscoverOptions {
   std::function<bool(const std::filesystem::path& path, bool is_dir, bool named)> excluded;
 };
 
-// Walks directories for *.py, skipping hidden folders, virtual environments, __pycache__ and the
+// Walks directories for *.py and *.ipynb, skipping hidden folders, virtual environments, __pycache__ and the
 // `exclude` patterns; never follows directory symlinks while walking, so symlink loops cannot trap it.
 Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions& options = {});
 
