@@ -132,8 +132,67 @@ std::string neutral_expression(size_t length) {
   return out;
 }
 
+// Where a line of Python leaves the next one: inside a triple-quoted string, inside brackets, or
+// continued by a backslash. IPython reads a magic only at the start of a logical line, so a line
+// that starts in any of these is never one (`%s` on a line of a docstring is text).
+struct LogicalLineState {
+  std::string_view open_string;  // the delimiter of a triple-quoted string left open, or empty
+  int depth = 0;                 // brackets left open
+  bool continued = false;        // the line ended with a backslash
+
+  [[nodiscard]] bool at_logical_line_start() const { return open_string.empty() && depth == 0 && !continued; }
+
+  // Reads one line of Python (without its line break).
+  void read(std::string_view line) {
+    continued = false;
+    size_t i = 0;
+    while (i < line.size()) {
+      if (!open_string.empty()) {
+        const size_t close = find_unescaped(line, i, open_string);
+        if (close == std::string_view::npos) return;  // the string goes on
+        i = close + open_string.size();
+        open_string = {};
+        continue;
+      }
+      const char c = line[i];
+      if (c == '#') return;
+      if (c == '\\' && i + 1 == line.size()) {
+        continued = true;
+        return;
+      }
+      if (c == '"' || c == '\'') {
+        const std::string_view triple = c == '"' ? "\"\"\"" : "\'\'\'";
+        if (line.substr(i, 3) == triple) {
+          open_string = triple;
+          i += 3;
+          continue;
+        }
+        const size_t close = find_unescaped(line, i + 1, line.substr(i, 1));
+        i = close == std::string_view::npos ? line.size() : close + 1;
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+      ++i;
+    }
+  }
+
+ private:
+  static size_t find_unescaped(std::string_view line, size_t from, std::string_view quote) {
+    for (size_t i = from; i < line.size(); ++i) {
+      if (line[i] == '\\') {
+        ++i;
+      } else if (line.substr(i, quote.size()) == quote) {
+        return i;
+      }
+    }
+    return std::string_view::npos;
+  }
+};
+
 // Appends `source` (one code cell) to the notebook's joined text, masking its IPython lines.
 void append_cell(Notebook& nb, std::string_view source) {
+  LogicalLineState python;
   bool continued = false;  // the previous masked line ended with a backslash
   size_t pos = 0;
   while (pos < source.size()) {
@@ -141,7 +200,7 @@ void append_cell(Notebook& nb, std::string_view source) {
     std::string_view line = source.substr(pos, end - pos);
     if (line.ends_with('\r')) line.remove_suffix(1);
     const size_t base = nb.joined.size();
-    std::optional<size_t> start = ipython_start(line);
+    std::optional<size_t> start = python.at_logical_line_start() ? ipython_start(line) : std::nullopt;
     if (continued && !start) start = line.find_first_not_of(" \t");
     if (start && *start != std::string_view::npos) {
       nb.layout.masked.push_back({static_cast<uint32_t>(base + *start), static_cast<uint32_t>(base + line.size())});
@@ -153,6 +212,7 @@ void append_cell(Notebook& nb, std::string_view source) {
     } else {
       nb.joined.append(source.substr(pos, end - pos));
       continued = false;
+      python.read(line);
     }
     if (end < source.size()) nb.joined.push_back('\n');
     pos = end + 1;

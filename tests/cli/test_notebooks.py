@@ -143,6 +143,24 @@ def test_magics_are_neither_errors_nor_rewritten(gm, tmp_path):
     assert "        %time y = 1\n        _graphmend.call(print)" in fixed[3]
 
 
+def test_percent_lines_inside_strings_are_python(gm, tmp_path):
+    # A `%` line inside a triple-quoted message is text: the [Trap] fix copies the message into
+    # its check, and both copies must be the message itself.
+    guard = (
+        "class Model(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if x.sum() > 0:\n"
+        '            raise ValueError("""positive\n%s input\n""")\n'
+        "        return x"
+    )
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook("import torch", guard))
+    assert gm("fix", "nb.ipynb", cwd=tmp_path).returncode == 0
+    assert_valid(path)
+    fixed = "".join(json.loads(path.read_text())["cells"][1]["source"])
+    assert fixed.count('"""positive\n%s input\n"""') == 2 and "_graphmend.check(ValueError" in fixed
+
+
 def test_folder_walks_include_notebooks(gm, tmp_path):
     (tmp_path / "nb.ipynb").write_text(model_notebook())
     (tmp_path / "m.py").write_text("import torch\n")

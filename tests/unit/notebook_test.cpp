@@ -168,6 +168,17 @@ TEST(Notebook, IPythonLineFormsAreMaskedAndPythonIsNot) {
   EXPECT_NE(nb.joined.find("y = a % b\nz = a != b\n# why?\ns = 'q?'\n"), std::string::npos);
 }
 
+TEST(Notebook, OnlyLogicalLineStartsCanBeIPython) {
+  // Inside a string, brackets or a backslash continuation a `%` or `!` line is Python, as IPython
+  // reads it: masking it would let a fix copy the stand-in into new code.
+  const std::string json =
+      R"({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": [)"
+      R"("doc = \"\"\"a\n", "%s items\n", "\"\"\"\n", "args = (\n", "!x)\n", "y = 1 + \\\n", "?z\n",)"
+      R"("s = '%'  # (\n", "%who\n"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 2})";
+  const Notebook nb = parsed(json);
+  EXPECT_EQ(nb.masked_lines, (std::vector<std::string>{"%who"}));
+}
+
 TEST(Notebook, BadNotebooksAreClearErrors) {
   const auto error_of = [](const std::string& json) {
     std::variant<Notebook, std::string> r = parse_notebook(json);
