@@ -538,6 +538,25 @@ std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules
   return out;
 }
 
+// A notebook's warnings ("<line>: ...", a line of its joined cells, in `text`) with the line as
+// its cell's ("cell 3:2: ..."). A warning already so placed (replayed from the cache) is kept.
+std::vector<std::string> warnings_by_cell(const source::Notebook& notebook, std::string_view text,
+                                          const source::CellLayout& cells, std::vector<std::string> warnings) {
+  const source::LineIndex lines(text);
+  for (std::string& w : warnings) {
+    const size_t colon = w.find(':');
+    if (colon == 0 || colon == std::string::npos || colon > 9 ||
+        !std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(colon), [](char c) { return c >= '0' && c <= '9'; })) {
+      continue;
+    }
+    const auto line = static_cast<uint32_t>(std::stoul(w.substr(0, colon)));
+    if (line == 0 || line > lines.line_count()) continue;
+    const source::CellPlace at = source::locate(notebook, text, cells, lines.line_start(line));
+    w = fmt::format("cell {}:{}{}", at.cell, at.line, w.substr(colon));
+  }
+  return warnings;
+}
+
 // Everything besides the files themselves that a check's findings depend on (the cache key).
 std::string cache_material(const std::vector<std::string>& paths, const Options& options,
                            const std::vector<std::shared_ptr<const FileSettings>>& settings) {
@@ -977,6 +996,9 @@ class Run {
     fr.warnings = std::move(warnings_[i]);
     fr.lone_crs = carried_lone_crs(fr.original->lone_crs, edit_history_[i]);
     if (fr.original->notebook) fr.cells = carried_layout(fr.original->notebook->layout, edit_history_[i]);
+    if (fr.original->notebook && fr.cells) {
+      fr.warnings = warnings_by_cell(*fr.original->notebook, fr.text(), *fr.cells, std::move(fr.warnings));
+    }
     if (fr.from_stdin) {
       // Never written: `fix` prints the fixed text; the findings are those the fixes leave.
     } else if (!runtime_error.empty() && fr.changed()) {

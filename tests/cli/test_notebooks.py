@@ -3,8 +3,10 @@ alone, every byte outside the changed cells kept, the result a valid nbformat 4 
 
 import json
 
+import jsonschema
 import nbformat
 import pytest
+from test_formats import sarif_schema
 
 FORWARD = (
     "class Model(torch.nn.Module):\n"
@@ -73,7 +75,9 @@ def test_json_and_sarif_locations_name_the_cell(gm, tmp_path):
         {"row": 3, "column": 9, "cell": 3},
         {"row": 3, "column": 34, "cell": 3},
     )
-    result = json.loads(gm("check", "--output-format", "sarif", "nb.ipynb", cwd=tmp_path).stdout)["runs"][0]["results"][0]
+    sarif = json.loads(gm("check", "--output-format", "sarif", "nb.ipynb", cwd=tmp_path).stdout)
+    jsonschema.validate(sarif, sarif_schema())
+    result = sarif["runs"][0]["results"][0]
     location = result["locations"][0]
     assert location["properties"] == {"cell": 3}
     assert location["physicalLocation"]["region"]["startLine"] == 3
@@ -191,11 +195,26 @@ def test_bad_notebooks_are_clear_errors_and_left_alone(gm, tmp_path, text, messa
         assert "Traceback" not in r.stderr and path.read_text() == text
 
 
+def test_an_oversized_notebook_is_skipped_and_an_empty_one_is_clean(gm, tmp_path):
+    (tmp_path / "big.ipynb").write_text(model_notebook())
+    r = gm("check", "--max-file-size", "100", "big.ipynb", cwd=tmp_path)
+    assert r.returncode == 2 and "over the 100-byte limit" in r.stderr
+    (tmp_path / "empty.ipynb").write_text(notebook())
+    r = gm("fix", "empty.ipynb", cwd=tmp_path)
+    assert r.returncode == 0 and "Checked 1 file: no graph-break sites found" in r.stdout
+
+
 def test_a_notebook_of_another_language_is_skipped_with_a_warning(gm, tmp_path):
     (tmp_path / "r.ipynb").write_text(notebook("x <- c(1, 2)", language="R"))
     r = gm("check", "r.ipynb", cwd=tmp_path)
     assert r.returncode == 0
     assert "warning: r.ipynb: the notebook's kernel language is R, not Python: skipped" in r.stderr
+
+
+def test_warnings_name_the_cell_and_its_line(gm, tmp_path):
+    (tmp_path / "nb.ipynb").write_text(notebook("import torch", "x = 1\ny = 2  # noqa: GM999"))
+    r = gm("check", "nb.ipynb", cwd=tmp_path)
+    assert "warning: nb.ipynb:cell 2:2: suppression comment names `GM999`" in r.stderr
 
 
 def test_standard_input_as_a_notebook(gm, tmp_path):
