@@ -200,8 +200,10 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
     PackagePlace place = package_place_of(p);
     DiscoveredFile f;
     f.path = p;
+    // No import can name a notebook: its name is its path in angle brackets, as Python names code
+    // that is no module ("<stdin>").
+    f.module_name = p.extension() == ".ipynb" ? "<" + display + ">" : std::move(place.module_name);
     f.display = std::move(display);
-    f.module_name = std::move(place.module_name);
     f.package_root = std::move(place.package_root);
     f.explicit_arg = explicit_arg;
     f.context_only = context_only;
@@ -278,7 +280,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       DiscoveredFile f;
       f.path = name;
       f.display = name;
-      f.module_name = std::move(place.module_name);
+      f.module_name = fs::path(name).extension() == ".ipynb" ? "<" + name + ">" : std::move(place.module_name);
       f.package_root = std::move(place.package_root);
       f.explicit_arg = true;
       f.from_stdin = true;
