@@ -84,6 +84,16 @@ def test_json_and_sarif_locations_name_the_cell(gm, tmp_path):
     assert "fixes" not in result  # replacements in the joined code would not fit the JSON file
     github = gm("check", "--output-format", "github", "nb.ipynb", cwd=tmp_path).stdout
     assert "file=nb.ipynb::nb.ipynb:cell 3:3:9: GM201" in github
+    gitlab = json.loads(gm("check", "--output-format", "gitlab", "nb.ipynb", cwd=tmp_path).stdout)[0]
+    assert gitlab["description"].startswith("cell 3: GM201") and gitlab["location"]["lines"] == {"begin": 3, "end": 3}
+    junit = gm("check", "--output-format", "junit", "nb.ipynb", cwd=tmp_path).stdout
+    assert '<testcase name="GM201 cell 3:3:9" classname="nb.ipynb" file="nb.ipynb" line="3">' in junit
+
+
+def test_a_syntax_error_is_located_in_its_cell(gm, tmp_path):
+    (tmp_path / "nb.ipynb").write_text(notebook("import torch", ("markdown", "text"), "x = 1\ndef f(:\n    pass"))
+    r = gm("check", "--output-format", "concise", "nb.ipynb", cwd=tmp_path)
+    assert r.returncode == 1 and r.stdout.startswith("nb.ipynb:cell 3:2:7: GM901 syntax error")
 
 
 def test_a_python_file_keeps_its_json_locations(gm, tmp_path):
