@@ -100,10 +100,9 @@ bool is_name_byte(char c) {
   return u >= 0x80 || std::isalnum(u) || c == '_';
 }
 
-// Where the IPython part of `line` starts (a magic `%`, a shell escape `!`, a help request `?`,
-// also as the value of an assignment: `files = !ls`), or nullopt for a line of Python. The rules
-// IPython's line transforms apply, read per line (a string literal line that starts with `%` is
-// masked too; a fix then leaves that line alone).
+// Where the IPython part of `line`, the start of a logical line, starts (a magic `%`, a shell
+// escape `!`, a help request `?`, also as the value of an assignment: `files = !ls`), or nullopt
+// for a line of Python: the forms IPython's line transforms rewrite.
 std::optional<size_t> ipython_start(std::string_view line) {
   const size_t first = line.find_first_not_of(" \t");
   if (first == std::string_view::npos) return std::nullopt;
