@@ -126,6 +126,7 @@ ReadResult decode_notebook(SourceFile file, std::string bytes, const std::string
     return ReadError{ReadErrorKind::TooLarge, "the notebook's code is too large to index; skipped"};
   }
   file.text = notebook->joined;
+  file.newline = detect_newline(file.text);  // the cells' own line breaks, for the code a fix adds
   file.notebook = std::move(notebook);
   return file;
 }
