@@ -923,7 +923,14 @@ class Run {
     for (const source::Fix* fix : fixes) first = std::min(first, fix->min_start());
     const auto k = static_cast<size_t>(std::lower_bound(cells->separators.begin(), cells->separators.end(), first) -
                                        cells->separators.begin());
-    if (k < cells->separators.size()) link.first_fixed_cell = source::TextRange{k == 0 ? 0 : cells->separators[k - 1] + 1, cells->separators[k]};
+    if (k == cells->separators.size()) return link;
+    uint32_t start = k == 0 ? 0 : cells->separators[k - 1] + 1;
+    // A cell magic (`%%time`) must stay its cell's first line: a block goes below a masked first line.
+    const std::string_view text = units_[i].current->text;
+    for (const source::TextRange& m : cells->masked) {
+      if (m.start == start) start = static_cast<uint32_t>(std::min(text.find('\n', m.end), text.size() - 1) + 1);
+    }
+    link.first_fixed_cell = source::TextRange{std::min(start, cells->separators[k]), cells->separators[k]};
     return link;
   }
 

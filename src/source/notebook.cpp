@@ -190,6 +190,28 @@ struct LogicalLineState {
   }
 };
 
+// Whether a code cell is IPython as a whole, not analysed (as ruff): a cell magic whose body is
+// not Python (`%%bash`, `%%timeit`, whose body runs in a function of its own), or a line Jupyter's
+// automagic runs as a magic (`pip install torch`). `%%time`, `%%capture`, `%%prun` and `%%debug`
+// run their body as the cell's code: only their first line is IPython.
+bool ipython_cell(std::string_view source) {
+  if (source.starts_with("%%")) {
+    const std::string_view magic = source.substr(2, source.find_first_of(" \t\r\n") - 2);
+    return magic != "time" && magic != "capture" && magic != "prun" && magic != "debug";
+  }
+  for (size_t pos = 0; pos < source.size(); pos = std::min(source.find('\n', pos), source.size()) + 1) {
+    for (std::string_view command : {"pip", "conda", "cd"}) {
+      const std::string_view line = source.substr(pos, command.size() + 2);
+      if (line.starts_with(command) && line.size() == command.size() + 2 && line[command.size()] == ' ' &&
+          (std::isalpha(static_cast<unsigned char>(line.back())) || line.back() == '-' || line.back() == '/' ||
+           line.back() == '.' || line.back() == '~')) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // Appends `source` (one code cell) to the notebook's joined text, masking its IPython lines.
 void append_cell(Notebook& nb, std::string_view source) {
   LogicalLineState python;
@@ -320,7 +342,7 @@ std::optional<std::string> read_cells(const json& doc, Notebook& nb) {
     } else {
       return fmt::format("not a notebook: the `source` of cell {} is not text", number);
     }
-    if (*type != "code" || text.starts_with("%%")) continue;  // markdown, raw, a cell magic
+    if (*type != "code" || ipython_cell(text)) continue;  // markdown, raw, a cell of IPython
     const std::optional<TextRange> span = spans.member(cell_spans[k].start, "source");
     if (!span) return fmt::format("not a notebook: the `source` of cell {} could not be located", number);
     NotebookCell c{number, *span, source->is_array(), false, std::move(text)};

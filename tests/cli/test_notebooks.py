@@ -175,6 +175,17 @@ def test_percent_lines_inside_strings_are_python(gm, tmp_path):
     assert fixed.count('"""positive\n%s input\n"""') == 2 and "_graphmend.check(ValueError" in fixed
 
 
+def test_transparent_cell_magics_are_analysed_and_automagic_cells_skipped(gm, tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook("pip install torch", "import torch", "%%time\n" + FORWARD))
+    r = gm("check", "--output-format", "concise", "nb.ipynb", cwd=tmp_path)
+    assert r.stdout.splitlines()[0].startswith("nb.ipynb:cell 3:4:9: GM201")
+    assert gm("fix", "nb.ipynb", cwd=tmp_path).returncode == 0
+    assert_valid(path)
+    fixed = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+    assert fixed[0] == "pip install torch" and fixed[2].startswith("%%time\n\n# graphmend: begin generated code")
+
+
 def test_folder_walks_include_notebooks(gm, tmp_path):
     (tmp_path / "nb.ipynb").write_text(model_notebook())
     (tmp_path / "m.py").write_text("import torch\n")

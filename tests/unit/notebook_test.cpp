@@ -34,7 +34,7 @@ const std::string kNotebook = R"nb({
    "execution_count": null,
    "metadata": {},
    "outputs": [],
-   "source": "%%time\nx = 1"
+   "source": "%%bash\nls -l"
   },
   {
    "cell_type": "code",
@@ -62,7 +62,7 @@ Notebook parsed(const std::string& json) {
 
 TEST(Notebook, CodeCellsJoinedInOrderWithMagicsMaskedAtTheirLength) {
   const Notebook nb = parsed(kNotebook);
-  // The markdown cell and the `%%time` cell are left out; cells 2 and 4 are joined, each ended by
+  // The markdown cell and the `%%bash` cell are left out; cells 2 and 4 are joined, each ended by
   // a line break and a blank separator line.
   ASSERT_EQ(nb.cells.size(), 2u);
   EXPECT_EQ(nb.cells[0].number, 2u);
@@ -177,6 +177,17 @@ TEST(Notebook, OnlyLogicalLineStartsCanBeIPython) {
       R"("s = '%'  # (\n", "%who\n"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 2})";
   const Notebook nb = parsed(json);
   EXPECT_EQ(nb.masked_lines, (std::vector<std::string>{"%who"}));
+}
+
+TEST(Notebook, CellsOfIPythonAreLeftOutAndTransparentCellMagicsAnalysed) {
+  const auto joined = [](std::vector<std::string> sources) {
+    nlohmann::json doc = {{"cells", nlohmann::json::array()}, {"metadata", nlohmann::json::object()},
+                          {"nbformat", 4}, {"nbformat_minor", 5}};
+    for (std::string& s : sources) doc["cells"].push_back({{"cell_type", "code"}, {"source", std::move(s)}});
+    return parsed(doc.dump()).joined;
+  };
+  EXPECT_EQ(joined({"%%bash\nls", "%%timeit\nf()", "pip install torch", "x = 1\ncd ~/data", "a = 1"}), "a = 1\n\n");
+  EXPECT_EQ(joined({"%%time\ny = f()", "pip = 3\ncd = pip"}), "...   \ny = f()\n\npip = 3\ncd = pip\n\n");
 }
 
 TEST(Notebook, BadNotebooksAreClearErrors) {

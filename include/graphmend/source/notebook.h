@@ -8,8 +8,9 @@
 //   - writing: `notebook_bytes` splits a fixed text back into cells and rewrites, in the original
 //     JSON, only the "source" values of the cells that changed: every other byte (metadata,
 //     outputs, other cells, indentation, key order, the final newline) is kept.
-// IPython syntax is no Python: a cell whose first line is a cell magic (`%%time`, `%%bash`) is left
-// out; a line magic, shell escape or help line (`%time f()`, `!pip install x`, `x = !ls`, `obj?`)
+// IPython syntax is no Python: a cell of IPython is left out (a cell magic whose body is not Python,
+// `%%bash`; an automagic line, `pip install x`), but `%%time`'s and `%%capture`'s body is analysed;
+// a line magic, shell escape or help line (`%time f()`, `!pip install x`, `x = !ls`, `obj?`)
 // is masked by a neutral expression of the same byte length, so offsets stay put, and restored
 // when the notebook is written. A fix that would change a masked line or a cell boundary is not
 // applied (`touches_protected`).
