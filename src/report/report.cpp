@@ -35,6 +35,7 @@ struct Place {
   }
 };
 
+// The Place of offsets in one file's disk_text(), its line index built once.
 class Locator {
  public:
   explicit Locator(const driver::FileReport& f)
