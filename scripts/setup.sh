@@ -40,6 +40,11 @@ if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
     echo "setup: installing pytest-lsp into .venv"
     .venv/bin/pip install -q --disable-pip-version-check pytest-lsp==1.0.1
   fi
+  # The notebook tests validate every notebook graphmend writes with nbformat.
+  if ! .venv/bin/python -c 'import nbformat, sys; sys.exit(nbformat.__version__ != "5.11.1")' 2>/dev/null; then
+    echo "setup: installing nbformat==5.11.1 into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check nbformat==5.11.1
+  fi
   # ruff lints the runtime graphmend writes into packages, and checks patched files in the tests.
   if [ "$(.venv/bin/ruff --version 2>/dev/null)" != "ruff 0.17.6" ]; then
     echo "setup: installing ruff==0.17.6 into .venv"

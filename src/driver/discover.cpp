@@ -200,15 +200,17 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
     PackagePlace place = package_place_of(p);
     DiscoveredFile f;
     f.path = p;
+    // No import can name a notebook: its name is its path in angle brackets, as Python names code
+    // that is no module ("<stdin>").
+    f.module_name = p.extension() == ".ipynb" ? "<" + display + ">" : std::move(place.module_name);
     f.display = std::move(display);
-    f.module_name = std::move(place.module_name);
     f.package_root = std::move(place.package_root);
     f.explicit_arg = explicit_arg;
     f.context_only = context_only;
     f.walk_root = walk_root;
     result.files.push_back(std::move(f));
   };
-  // Walks a folder for *.py files; `context_only` files are found the same way.
+  // Walks a folder for *.py and *.ipynb files; `context_only` files (*.py) are found the same way.
   auto walk = [&](const fs::path& p, const std::string& shown, bool context_only) {
     std::error_code ec;
     const fs::path canonical_root = fs::weakly_canonical(p, ec);
@@ -239,7 +241,9 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
           }
           continue;
         }
-        if (entry.path().extension() != ".py") continue;
+        // Notebooks are checked as ruff checks them, but never imported: no context for others.
+        const fs::path extension = entry.path().extension();
+        if (extension != ".py" && (extension != ".ipynb" || context_only)) continue;
         if (excluded_entry(entry.path(), false)) continue;
         // git lists a symlink under its own path, so the entry is looked up unresolved.
         if (visible &&
@@ -276,7 +280,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       DiscoveredFile f;
       f.path = name;
       f.display = name;
-      f.module_name = std::move(place.module_name);
+      f.module_name = fs::path(name).extension() == ".ipynb" ? "<" + name + ">" : std::move(place.module_name);
       f.package_root = std::move(place.package_root);
       f.explicit_arg = true;
       f.from_stdin = true;

@@ -268,6 +268,11 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
                         const rules::Selection& selection) {
   UnitFindings findings;
   std::vector<rules::Diagnostic>& out = findings.diagnostics;
+  if (u.current && u.current->notebook && u.current->notebook->other_language) {
+    findings.warnings.push_back(fmt::format(" the notebook's kernel language is {}, not Python: skipped",
+                                            *u.current->notebook->other_language));
+    return findings;
+  }
   if (u.syntax_error) {
     out.push_back(*u.syntax_error);
     return findings;
@@ -450,12 +455,11 @@ std::optional<source::TextRange> map_through(source::TextRange range, const std:
   return source::TextRange{static_cast<uint32_t>(range.start + shift), static_cast<uint32_t>(range.end + shift)};
 }
 
-// The lone CRs of the original (as offsets of the LFs that stand for them) where the fixes'
-// edits carried them; those inside rewritten text are dropped.
-std::vector<uint32_t> carried_lone_crs(const std::vector<uint32_t>& original,
-                                       const std::vector<std::vector<source::Edit>>& history) {
-  std::vector<std::optional<source::TextRange>> carried;
-  for (uint32_t at : original) carried.emplace_back(source::TextRange{at, at + 1});
+// Each of `ranges` where the fixes' edits (`history`, batch after batch) carried it; nullopt for
+// one an edit reached into.
+std::vector<std::optional<source::TextRange>> carried_ranges(const std::vector<source::TextRange>& ranges,
+                                                             const std::vector<std::vector<source::Edit>>& history) {
+  std::vector<std::optional<source::TextRange>> carried(ranges.begin(), ranges.end());
   for (const std::vector<source::Edit>& batch : history) {
     std::vector<int64_t> shift_before(batch.size() + 1, 0);
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -466,9 +470,39 @@ std::vector<uint32_t> carried_lone_crs(const std::vector<uint32_t>& original,
       if (r) r = map_through(*r, batch, shift_before);
     }
   }
+  return carried;
+}
+
+// The lone CRs of the original (as offsets of the LFs that stand for them) where the fixes'
+// edits carried them; those inside rewritten text are dropped.
+std::vector<uint32_t> carried_lone_crs(const std::vector<uint32_t>& original,
+                                       const std::vector<std::vector<source::Edit>>& history) {
+  std::vector<source::TextRange> ranges;
+  for (uint32_t at : original) ranges.push_back({at, at + 1});
   std::vector<uint32_t> out;
-  for (const auto& r : carried) {
+  for (const auto& r : carried_ranges(ranges, history)) {
     if (r) out.push_back(r->start);
+  }
+  return out;
+}
+
+// A notebook's cell layout where the fixes' edits carried it; nullopt when an edit reached into a
+// cell's separator or a masked line.
+std::optional<source::CellLayout> carried_layout(const source::CellLayout& original,
+                                                 const std::vector<std::vector<source::Edit>>& history) {
+  if (history.empty()) return original;
+  std::vector<source::TextRange> ranges;
+  for (uint32_t at : original.separators) ranges.push_back({at, at + 1});
+  ranges.insert(ranges.end(), original.masked.begin(), original.masked.end());
+  const std::vector<std::optional<source::TextRange>> carried = carried_ranges(ranges, history);
+  if (std::any_of(carried.begin(), carried.end(), [](const auto& r) { return !r.has_value(); })) return std::nullopt;
+  source::CellLayout out;
+  for (size_t k = 0; k < carried.size(); ++k) {
+    if (k < original.separators.size()) {
+      out.separators.push_back(carried[k]->start);
+    } else {
+      out.masked.push_back(*carried[k]);
+    }
   }
   return out;
 }
@@ -524,6 +558,25 @@ std::vector<rules::Diagnostic> as_on_disk(const FileReport& f, std::vector<rules
     if (by_place[i] < first.size()) out.push_back(std::move(first[by_place[i]]));
   }
   return out;
+}
+
+// A notebook's warnings ("<line>: ...", a line of its joined cells, in `text`) with the line as
+// its cell's ("cell 3:2: ..."). A warning already so placed (replayed from the cache) is kept.
+std::vector<std::string> warnings_by_cell(const source::Notebook& notebook, std::string_view text,
+                                          const source::CellLayout& cells, std::vector<std::string> warnings) {
+  const source::LineIndex lines(text);
+  for (std::string& w : warnings) {
+    const size_t colon = w.find(':');
+    if (colon == 0 || colon == std::string::npos || colon > 9 ||
+        !std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(colon), [](char c) { return c >= '0' && c <= '9'; })) {
+      continue;
+    }
+    const auto line = static_cast<uint32_t>(std::stoul(w.substr(0, colon)));
+    if (line == 0 || line > lines.line_count()) continue;
+    const source::CellPlace at = source::locate(notebook, text, cells, lines.line_start(line));
+    w = fmt::format("cell {}:{}{}", at.cell, at.line, w.substr(colon));
+  }
+  return warnings;
 }
 
 // Everything besides the files themselves that a check's findings depend on (the cache key).
@@ -662,11 +715,13 @@ class Run {
       // Text from standard input binds its package's runtime as the file on disk would, so the
       // printed text is what `fix FILE` writes; the runtime file is written as for any module.
       u.style = styles.for_file(u.input.path);
-      u.link = fix::runtime_link_for(u.input.path, u.input.package_root);
+      // A notebook is no module of a package: it carries the runtime inline.
+      const bool notebook = source::is_notebook_path(u.input.path.string());
+      u.link = notebook ? fix::RuntimeLink::inline_source() : fix::runtime_link_for(u.input.path, u.input.package_root);
       u.link.lines_after_imports = u.style.lines_after_imports;
       FileReport& fr = files_[i];
       fr.link = u.link;
-      fr.package_root = u.input.package_root;
+      fr.package_root = notebook ? std::nullopt : u.input.package_root;
       fr.display = u.input.display;
       fr.path = u.input.path;
       fr.from_stdin = u.input.from_stdin;
@@ -722,7 +777,9 @@ class Run {
     cache::TreeDigest tree;
     for (size_t i = 0; i < units_.size(); ++i) {
       const Unit& u = units_[i];
-      tree.add(u.input.display, u.input.module_name + "\x1f" + u.style.key() + "\x1f" + settings_[i]->key(),
+      // A notebook's text is its joined cells: marked, so no .py file's entry can stand for it.
+      const std::string_view kind = u.current && u.current->notebook ? "\x1fnotebook" : "";
+      tree.add(u.input.display, u.input.module_name + "\x1f" + u.style.key() + "\x1f" + settings_[i]->key() + std::string(kind),
                u.input.context_only,
                u.current ? std::string_view(u.current->text) : std::string_view("\0unread", 7));
     }
@@ -849,12 +906,13 @@ class Run {
       for (const auto& d : diags_[i]) {
         if (d.fix && d.fix->applies(required) && listed.insert(d.fix.get()).second) fixes.push_back(d.fix.get());
       }
+      withhold_notebook_fixes(i, fixes);
       // A module with a generated block is maintained even with no fix to apply: helpers whose
       // site is gone leave, and graphmend 0.1's block is replaced.
       // A text this run produced already has its block derived from it.
       if (fixes.empty() && (units_[i].produced || !units_[i].module->generated().block)) return;
       fix::VerifiedResult verified = fix::apply_and_verify(units_[i].current->text, fixes, parsers_[w],
-                                                           units_[i].link, units_[i].module->root());
+                                                           link_for_fixes(i, fixes), units_[i].module->root());
       if (verified.reverted) {
         files_[i].notes.push_back(
             "a fix introduced a syntax error; all fixes to this file were reverted (this is a "
@@ -880,6 +938,54 @@ class Run {
     }, "fixing");
     drop_failed();
     return changed;
+  }
+
+  // In a notebook, a fix that would change an IPython line (masked in the text) or a cell boundary
+  // is not applied: the note says which.
+  void withhold_notebook_fixes(size_t i, std::vector<const source::Fix*>& fixes) {
+    const std::shared_ptr<const source::Notebook>& notebook = units_[i].current->notebook;
+    if (!notebook) return;
+    const std::optional<source::CellLayout> cells = carried_layout(notebook->layout, edit_history_[i]);
+    std::erase_if(fixes, [&](const source::Fix* fix) {
+      const bool touches = !cells || std::any_of(fix->edits.begin(), fix->edits.end(), [&](const source::Edit& e) {
+        return source::touches_protected(*cells, e.range);
+      });
+      if (!touches) return false;
+      for (const rules::Diagnostic& d : diags_[i]) {
+        if (d.fix.get() != fix || !cells) continue;
+        const source::CellPlace at = source::locate(*notebook, units_[i].current->text, *cells, d.range.start);
+        std::string note = fmt::format("cell {}:{}:{}: the {} fix is not applied: it would change an IPython line "
+                                       "(a magic, shell or help line) or a cell boundary",
+                                       at.cell, at.line, at.column, d.rule->code);
+        if (std::find(files_[i].notes.begin(), files_[i].notes.end(), note) == files_[i].notes.end()) {
+          files_[i].notes.push_back(std::move(note));
+        }
+        break;
+      }
+      return true;
+    });
+  }
+
+  // The unit's runtime link; in a notebook, with the first cell the fixes change.
+  fix::RuntimeLink link_for_fixes(size_t i, const std::vector<const source::Fix*>& fixes) const {
+    fix::RuntimeLink link = units_[i].link;
+    const std::shared_ptr<const source::Notebook>& notebook = units_[i].current->notebook;
+    if (!notebook || fixes.empty()) return link;
+    const std::optional<source::CellLayout> cells = carried_layout(notebook->layout, edit_history_[i]);
+    if (!cells) return link;
+    uint32_t first = UINT32_MAX;
+    for (const source::Fix* fix : fixes) first = std::min(first, fix->min_start());
+    const auto k = static_cast<size_t>(std::lower_bound(cells->separators.begin(), cells->separators.end(), first) -
+                                       cells->separators.begin());
+    if (k == cells->separators.size()) return link;
+    uint32_t start = k == 0 ? 0 : cells->separators[k - 1] + 1;
+    // A cell magic (`%%time`) must stay its cell's first line: a block goes below a masked first line.
+    const std::string_view text = units_[i].current->text;
+    for (const source::TextRange& m : cells->masked) {
+      if (m.start == start) start = static_cast<uint32_t>(std::min(text.find('\n', m.end), text.size() - 1) + 1);
+    }
+    link.first_fixed_cell = source::TextRange{std::min(start, cells->separators[k]), cells->separators[k]};
+    return link;
   }
 
   // Counted by site: the arms of a chain fixed by one shared rewrite count one each.
@@ -950,15 +1056,22 @@ class Run {
     fr.diagnostics = std::move(diags_[i]);
     fr.warnings = std::move(warnings_[i]);
     fr.lone_crs = carried_lone_crs(fr.original->lone_crs, edit_history_[i]);
+    if (fr.original->notebook) fr.cells = carried_layout(fr.original->notebook->layout, edit_history_[i]);
+    if (fr.original->notebook && fr.cells) {
+      fr.warnings = warnings_by_cell(*fr.original->notebook, fr.text(), *fr.cells, std::move(fr.warnings));
+    }
     if (fr.from_stdin) {
       // Never written: `fix` prints the fixed text; the findings are those the fixes leave.
     } else if (!runtime_error.empty() && fr.changed()) {
       fr.write_error = runtime_error;
     } else if (options_.fix && !options_.diff && fr.changed()) {
-      const std::string bytes = source::encode_for_write(*fr.original, fr.text(), fr.lone_crs);
-      if (auto outside = outside_walk_root(units_[i].input)) {
+      const EncodedFile encoded = encode_final_text(fr);
+      if (encoded.error) {
+        fr.write_error = *encoded.error;
+      } else if (auto outside = outside_walk_root(units_[i].input)) {
         fr.write_error = *outside;
-      } else if (auto err = fix::write_atomically(fr.path, bytes, fr.original->disk ? &*fr.original->disk : nullptr)) {
+      } else if (auto err = fix::write_atomically(fr.path, encoded.bytes,
+                                                  fr.original->disk ? &*fr.original->disk : nullptr)) {
         fr.write_error = *err;
       } else {
         fr.written = true;
@@ -1037,6 +1150,23 @@ std::optional<GeneratedFile> runtime_file_to_write(const std::filesystem::path& 
     return std::nullopt;
   }
   return g;
+}
+
+const source::CellLayout* FileReport::disk_cells() const {
+  if (!original || !original->notebook) return nullptr;
+  if (&disk_text() == &original->text) return &original->notebook->layout;
+  return cells ? &*cells : nullptr;
+}
+
+EncodedFile encode_final_text(const FileReport& f) {
+  if (!f.original->notebook) return {source::encode_for_write(*f.original, f.text(), f.lone_crs), std::nullopt};
+  if (!f.changed()) return {f.original->notebook->json, std::nullopt};
+  std::optional<std::string> bytes =
+      f.cells ? source::notebook_bytes(*f.original->notebook, f.text(), *f.cells) : std::nullopt;
+  if (!bytes) {
+    return {{}, "the fixed code no longer fits the notebook's cells (a graphmend bug: please report it); not modified"};
+  }
+  return {std::move(*bytes), std::nullopt};
 }
 
 const std::string& FileReport::text() const {

@@ -271,7 +271,8 @@ std::vector<source::Edit> generated_block_edits(std::string_view text, syntax::N
   }
   // No block yet, or graphmend 0.1's (often among the imports): the current form goes after the
   // imports.
-  const uint32_t anchor = block_anchor(text, root, range);
+  uint32_t anchor = block_anchor(text, root, range);
+  if (link.first_fixed_cell && !link.first_fixed_cell->contains({anchor, anchor})) anchor = link.first_fixed_cell->start;
   if (block) edits.push_back(source::Edit::deletion(block_lines(text, *range)));
   const int wanted = link.lines_after_imports >= 0 ? link.lines_after_imports : 1;
   const std::optional<uint32_t> beside =

@@ -22,6 +22,47 @@ using nlohmann::ordered_json;
 // A JSON string is Unicode: a byte that is not UTF-8 (in a file name) is written as U+FFFD.
 constexpr auto kReplaceInvalidUtf8 = ordered_json::error_handler_t::replace;
 
+// Where an offset of a file's disk_text() is, as reports print it: line and column in the file,
+// or for a notebook in its cell (source/notebook.h), with the cell's number.
+struct Place {
+  std::optional<uint32_t> cell;  // a notebook's cell, 1-based over all cells
+  uint32_t line = 1;
+  uint32_t column = 1;
+
+  // "3:9", or "cell 2:3:9" in a notebook.
+  [[nodiscard]] std::string text() const {
+    return cell ? fmt::format("cell {}:{}:{}", *cell, line, column) : fmt::format("{}:{}", line, column);
+  }
+};
+
+// The Place of offsets in one file's disk_text(), its line index built once.
+class Locator {
+ public:
+  explicit Locator(const driver::FileReport& f)
+      : text_(f.disk_text()),
+        lines_(text_),
+        notebook_(f.original ? f.original->notebook.get() : nullptr),
+        cells_(f.disk_cells()) {}
+
+  [[nodiscard]] Place at(uint32_t offset) const {
+    if (notebook_ && cells_) {
+      const source::CellPlace p = source::locate(*notebook_, text_, *cells_, offset);
+      return {p.cell, p.line, p.column};
+    }
+    const source::LineColumn lc = lines_.location(text_, offset);
+    return {std::nullopt, lc.line, lc.column};
+  }
+  [[nodiscard]] std::string_view text() const { return text_; }
+  [[nodiscard]] const source::LineIndex& lines() const { return lines_; }
+  [[nodiscard]] bool notebook() const { return notebook_ != nullptr; }
+
+ private:
+  std::string_view text_;
+  source::LineIndex lines_;
+  const source::Notebook* notebook_;
+  const source::CellLayout* cells_;
+};
+
 std::string fix_status(const rules::Diagnostic& d) {
   if (d.fix) {
     return fmt::format("fix [{}]: {}", source::applicability_name(d.fix->applicability), d.fix->title);
@@ -42,8 +83,9 @@ std::string bounded_message(std::string_view message) {
   return std::string(message.substr(0, cut)) + "…";
 }
 
+// The line holding the diagnostic's start, numbered `shown` (its line in a notebook's cell).
 void code_frame(std::ostream& out, std::string_view text, const source::LineIndex& lines,
-                const rules::Diagnostic& d) {
+                const rules::Diagnostic& d, uint32_t shown) {
   const uint32_t line = lines.line_of(d.range.start);
   const std::string_view full_line = lines.line_text(text, line);
   const uint32_t line_start = lines.line_start(line);
@@ -54,7 +96,7 @@ void code_frame(std::ostream& out, std::string_view text, const source::LineInde
   const std::string line_text = line_excerpt(full_line, from);
   // The caret end moves with the excerpt; it stops at the excerpt's end.
   const uint32_t to = std::min<uint32_t>(from + (full_to - shift), static_cast<uint32_t>(line_text.size()));
-  const std::string num = std::to_string(line);
+  const std::string num = std::to_string(shown);
   const std::string pad(num.size(), ' ');
   out << fmt::format("{} |\n{} | {}\n", pad, num, line_text);
   // Caret under the range (clipped to the first line), tabs kept so columns line up.
@@ -88,14 +130,13 @@ void emit_text(const driver::RunReport& run, const EmitOptions& options, std::os
   const Style style{options.color};
   for (const driver::FileReport& f : run.files) {
     if (f.error || f.diagnostics.empty()) continue;
-    const std::string_view text = f.disk_text();  // once: it compares the whole file
-    const source::LineIndex lines(text);
+    const Locator locator(f);  // once: disk_text() compares the whole file
     for (const rules::Diagnostic& d : f.diagnostics) {
-      const auto loc = lines.location(text, d.range.start);
-      out << fmt::format("{}: {} {}\n", style.bold(fmt::format("{}:{}:{}", f.display, loc.line, loc.column)),
+      const Place loc = locator.at(d.range.start);
+      out << fmt::format("{}: {} {}\n", style.bold(fmt::format("{}:{}", f.display, loc.text())),
                          style.red(d.rule->code), bounded_message(d.message));
       if (options.format == Format::Concise) continue;
-      code_frame(out, text, lines, d);
+      code_frame(out, locator.text(), locator.lines(), d, loc.line);
       const std::string pad(std::to_string(loc.line).size(), ' ');
       if (!d.function.empty()) {
         out << fmt::format("{} = in `{}`{}\n", pad, d.function,
@@ -112,9 +153,12 @@ void emit_text(const driver::RunReport& run, const EmitOptions& options, std::os
   }
 }
 
-ordered_json location_json(const source::LineIndex& lines, std::string_view text, uint32_t offset) {
-  const auto loc = lines.location(text, offset);
-  return ordered_json{{"row", loc.line}, {"column", loc.column}};
+// In a notebook, `row` is the line in the cell `cell` names.
+ordered_json location_json(const Locator& locator, uint32_t offset) {
+  const Place loc = locator.at(offset);
+  ordered_json j{{"row", loc.line}, {"column", loc.column}};
+  if (loc.cell) j["cell"] = *loc.cell;
+  return j;
 }
 
 struct Totals {
@@ -146,9 +190,8 @@ Totals totals_of(const driver::RunReport& run) {
   return t;
 }
 
-// `text` is f.disk_text(), taken once per file by the caller (it compares the whole file).
-ordered_json diagnostic_json(const driver::FileReport& f, std::string_view text, const source::LineIndex& lines,
-                             const rules::Diagnostic& d) {
+// `locator` is over f.disk_text(), made once per file by the caller (it compares the whole file).
+ordered_json diagnostic_json(const driver::FileReport& f, const Locator& locator, const rules::Diagnostic& d) {
   ordered_json j;
   j["code"] = d.rule->code;
   j["name"] = d.rule->name;
@@ -156,8 +199,9 @@ ordered_json diagnostic_json(const driver::FileReport& f, std::string_view text,
   j["fixable"] = d.fix != nullptr;
   j["graph_break_id"] = d.graph_break ? ordered_json(rules::id_of(*d.graph_break)) : ordered_json(nullptr);
   j["filename"] = f.display;
-  j["location"] = location_json(lines, text, d.range.start);
-  j["end_location"] = location_json(lines, text, d.range.end);
+  if (locator.notebook()) j["cell"] = location_json(locator, d.range.start)["cell"];
+  j["location"] = location_json(locator, d.range.start);
+  j["end_location"] = location_json(locator, d.range.end);
   j["range"] = {{"start", d.range.start}, {"end", d.range.end}};
   j["function"] = d.function.empty() ? ordered_json(nullptr) : ordered_json(d.function);
   j["compile_region"] = d.region_reason.empty() ? ordered_json(nullptr) : ordered_json(d.region_reason);
@@ -165,8 +209,8 @@ ordered_json diagnostic_json(const driver::FileReport& f, std::string_view text,
     ordered_json edits = ordered_json::array();
     for (const source::Edit& e : d.fix->edits) {
       edits.push_back({{"range", {{"start", e.range.start}, {"end", e.range.end}}},
-                       {"location", location_json(lines, text, e.range.start)},
-                       {"end_location", location_json(lines, text, e.range.end)},
+                       {"location", location_json(locator, e.range.start)},
+                       {"end_location", location_json(locator, e.range.end)},
                        {"content", e.replacement}});
     }
     j["fix"] = {{"applicability", source::applicability_name(d.fix->applicability)},
@@ -205,9 +249,8 @@ void emit_json(const driver::RunReport& run, std::ostream& out) {
                      {"notes", f.notes},
                      {"warnings", f.warnings},
                      {"fixed", f.fixed_codes}});
-    const std::string_view text = f.disk_text();
-    const source::LineIndex lines(text);
-    for (const rules::Diagnostic& d : f.diagnostics) diagnostics.push_back(diagnostic_json(f, text, lines, d));
+    const Locator locator(f);
+    for (const rules::Diagnostic& d : f.diagnostics) diagnostics.push_back(diagnostic_json(f, locator, d));
   }
   const Totals t = totals_of(run);
   ordered_json summary = {{"files_checked", t.checked},
@@ -281,9 +324,10 @@ namespace {
 void emit_json_lines(const driver::RunReport& run, std::ostream& out) {
   for (const driver::FileReport& f : run.files) {
     if (f.error || f.diagnostics.empty()) continue;
-    const std::string_view text = f.disk_text();
-    const source::LineIndex lines(text);
-    for (const rules::Diagnostic& d : f.diagnostics) out << diagnostic_json(f, text, lines, d).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
+    const Locator locator(f);
+    for (const rules::Diagnostic& d : f.diagnostics) {
+      out << diagnostic_json(f, locator, d).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
+    }
   }
 }
 
@@ -503,14 +547,14 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
     if (f.write_error) notify(f.display, fmt::format("cannot write: {}", *f.write_error));
     if (f.error || f.diagnostics.empty()) continue;
     const std::string_view text = f.disk_text();
-    const source::LineIndex lines(text);
+    const Locator locator(f);
     // Parsed once, for the files with a fix to spell out.
     std::optional<syntax::Tree> tree;
     std::optional<SarifRegions> regions;
     std::map<const source::Fix*, std::optional<std::vector<source::Edit>>> whole;  // chain arms share one
     for (const rules::Diagnostic& d : f.diagnostics) {
-      const auto start = lines.location(text, d.range.start);
-      const auto end = lines.location(text, d.range.end);
+      const Place start = locator.at(d.range.start);
+      const Place end = locator.at(d.range.end);
       ordered_json result = {
           {"ruleId", d.rule->code},
           {"level", level_of(*d.rule)},
@@ -523,6 +567,11 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
                  {"startColumn", start.column},
                  {"endLine", end.line},
                  {"endColumn", end.column}}}}}}}}};
+      if (start.cell) {
+        // In a notebook the region's lines are the cell's; the location says which cell.
+        result["locations"][0]["properties"] = {{"cell", *start.cell}};
+        result["locations"][0]["logicalLocations"] = {{{"name", fmt::format("cell {}", *start.cell)}, {"kind", "cell"}}};
+      }
       if (auto it = rule_index.find(d.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
       ordered_json properties = ordered_json::object();
       if (!d.function.empty()) properties["function"] = d.function;
@@ -535,7 +584,8 @@ void emit_sarif(const driver::RunReport& run, std::ostream& out) {
         properties["decline_reason"] = rewrite::render(*d.decline_reason);
         properties["decline_code"] = rewrite::code_name(d.decline_reason->code);
       }
-      if (d.fix) {
+      // A notebook's replacements would be in its joined code, not in its JSON: none are spelled out.
+      if (d.fix && !locator.notebook()) {
         if (!regions) {
           tree = parser.parse(text);
           regions.emplace(text);
@@ -606,11 +656,18 @@ void emit_github(const driver::RunReport& run, std::ostream& out) {
       out << fmt::format("::error file={}::{}\n", github_escape(f.display, true), github_escape(f.error->message, false));
       continue;
     }
-    const std::string_view text = f.disk_text();
-    const source::LineIndex lines(text);
+    const Locator locator(f);
     for (const rules::Diagnostic& d : f.diagnostics) {
-      const auto start = lines.location(text, d.range.start);
-      const auto end = lines.location(text, d.range.end);
+      const Place start = locator.at(d.range.start);
+      const Place end = locator.at(d.range.end);
+      if (start.cell) {
+        // A line of a notebook's cell is no line of its file: the annotation is on the file.
+        out << fmt::format("::{} title=graphmend ({}),file={}::{}\n", level_of(*d.rule), d.rule->code,
+                           github_escape(f.display, true),
+                           github_escape(fmt::format("{}:{}: {} {}", f.display, start.text(), d.rule->code, d.message),
+                                         false));
+        continue;
+      }
       out << fmt::format("::{} title=graphmend ({}),file={},line={},col={},endLine={},endColumn={}::{}\n",
                          level_of(*d.rule), d.rule->code, github_escape(f.display, true),
                          start.line, start.column, end.line, end.column,
@@ -635,20 +692,23 @@ void emit_gitlab(const driver::RunReport& run, std::ostream& out) {
   for (const driver::FileReport& f : run.files) {
     if (f.error) continue;
     const std::string_view text = f.disk_text();
-    const source::LineIndex lines(text);
+    const Locator locator(f);
+    const source::LineIndex& lines = locator.lines();
     // Same finding, same fingerprint, wherever its line moves: path, code, message, the line's
     // text and how many identical findings came before it.
     std::map<uint64_t, int> seen;
     for (const rules::Diagnostic& d : f.diagnostics) {
-      const auto start = lines.location(text, d.range.start);
-      const auto end = lines.location(text, d.range.end);
+      const Place start = locator.at(d.range.start);
+      const Place end = locator.at(d.range.end);
       uint64_t h = fnv1a(f.display);
       h = fnv1a(d.rule->code, fnv1a("\x1f", h));
       h = fnv1a(d.message, fnv1a("\x1f", h));
-      h = fnv1a(lines.line_text(text, start.line), fnv1a("\x1f", h));
+      h = fnv1a(lines.line_text(text, lines.line_of(d.range.start)), fnv1a("\x1f", h));
       const int occurrence = seen[h]++;
       h = fnv1a(std::to_string(occurrence), fnv1a("\x1f", h));
-      issues.push_back({{"description", fmt::format("{} {}", d.rule->code, d.message)},
+      // In a notebook the lines are the cell's, and the description names the cell.
+      const std::string cell = start.cell ? fmt::format("cell {}: ", *start.cell) : "";
+      issues.push_back({{"description", fmt::format("{}{} {}", cell, d.rule->code, d.message)},
                         {"check_name", d.rule->code},
                         {"fingerprint", fmt::format("{:016x}", h)},
                         {"severity", level_of(*d.rule) == "error" ? "major" : "minor"},
@@ -697,17 +757,16 @@ void emit_junit(const driver::RunReport& run, std::ostream& out) {
       ++tests;
       cases += fmt::format("    <testcase name=\"graphmend\" classname=\"{}\"/>\n", xml_escape(f.display));
     } else {
-      const std::string_view text = f.disk_text();
-      const source::LineIndex lines(text);
+      const Locator locator(f);
       for (const rules::Diagnostic& d : f.diagnostics) {
-        const auto loc = lines.location(text, d.range.start);
+        const Place loc = locator.at(d.range.start);
         ++tests;
         ++file_failures;
         cases += fmt::format(
-            "    <testcase name=\"{} {}:{}\" classname=\"{}\" file=\"{}\" line=\"{}\">\n"
-            "      <failure message=\"{}\" type=\"{}\">{}:{}:{}: {} {}</failure>\n    </testcase>\n",
-            d.rule->code, loc.line, loc.column, xml_escape(f.display), xml_escape(f.display), loc.line,
-            xml_escape(d.message), d.rule->code, xml_escape(f.display), loc.line, loc.column, d.rule->code,
+            "    <testcase name=\"{} {}\" classname=\"{}\" file=\"{}\" line=\"{}\">\n"
+            "      <failure message=\"{}\" type=\"{}\">{}:{}: {} {}</failure>\n    </testcase>\n",
+            d.rule->code, loc.text(), xml_escape(f.display), xml_escape(f.display), loc.line,
+            xml_escape(d.message), d.rule->code, xml_escape(f.display), loc.text(), d.rule->code,
             xml_escape(d.message));
       }
     }
@@ -801,6 +860,26 @@ std::string line_excerpt(std::string_view line, uint32_t& focus, uint32_t max_by
   return out;
 }
 
+namespace {
+
+// A file's unified diff; a notebook's cell by cell, as ruff shows it (`nb.ipynb:cell 3`), each
+// changed cell's source before and after.
+std::string file_diff(const driver::FileReport& f) {
+  if (!f.original->notebook) return unified_diff(f.original->text, f.text(), f.display);
+  const source::Notebook& notebook = *f.original->notebook;
+  const std::optional<std::vector<std::string>> after =
+      f.cells ? source::cell_sources(notebook, f.text(), *f.cells) : std::nullopt;
+  if (!after) return unified_diff(f.original->text, f.text(), f.display);  // not writable: see the error
+  std::string out;
+  for (size_t k = 0; k < notebook.cells.size(); ++k) {
+    if ((*after)[k] == notebook.cells[k].source) continue;
+    out += unified_diff(notebook.cells[k].source, (*after)[k], fmt::format("{}:cell {}", f.display, notebook.cells[k].number));
+  }
+  return out;
+}
+
+}  // namespace
+
 void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream& out, std::ostream& err) {
   for (const driver::DiscoveryError& e : run.discovery_errors) {
     err << fmt::format("error: {}: {}\n", e.display, e.message);
@@ -835,7 +914,7 @@ void emit(const driver::RunReport& run, const EmitOptions& options, std::ostream
   const bool machine = is_machine_format(options.format);
   if (options.diff && !machine) {
     for (const driver::FileReport& f : run.files) {
-      if (f.changed()) out << unified_diff(f.original->text, f.text(), f.display);
+      if (f.changed()) out << file_diff(f);
     }
     // The package's runtime file last: the user's own code comes first in a review.
     for (const driver::GeneratedFile& g : run.runtime_files) {

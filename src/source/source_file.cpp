@@ -111,6 +111,26 @@ bool is_ascii(std::string_view s) {
   return true;
 }
 
+// A notebook's text is its code cells joined; its bytes are kept for writing it back.
+ReadResult decode_notebook(SourceFile file, std::string bytes, const std::string& display_path) {
+  file.display_path = display_path;
+  std::variant<Notebook, std::string> parsed = parse_notebook(std::move(bytes));
+  if (auto* error = std::get_if<std::string>(&parsed)) {
+    return ReadError{ReadErrorKind::InvalidNotebook, fmt::format("{}; skipped", *error)};
+  }
+  auto notebook = std::make_shared<Notebook>(std::move(std::get<Notebook>(parsed)));
+  if (notebook->joined.find('\0') != std::string::npos) {
+    return ReadError{ReadErrorKind::Binary, "a code cell holds a NUL character, which CPython rejects; skipped"};
+  }
+  if (notebook->joined.size() > UINT32_MAX / 2) {
+    return ReadError{ReadErrorKind::TooLarge, "the notebook's code is too large to index; skipped"};
+  }
+  file.text = notebook->joined;
+  file.newline = detect_newline(file.text);  // the cells' own line breaks, for the code a fix adds
+  file.notebook = std::move(notebook);
+  return file;
+}
+
 }  // namespace
 
 std::optional<size_t> find_invalid_utf8(std::string_view bytes) {
@@ -174,6 +194,7 @@ ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
   }
   SourceFile file;
   file.path = path;
+  if (is_notebook_path(path.string())) return decode_notebook(std::move(file), std::move(bytes), display_path);
   file.display_path = display_path;
   if (std::string_view(bytes).starts_with(kBom)) {
     file.has_bom = true;

@@ -12,7 +12,7 @@ namespace graphmend::driver {
 struct DiscoveredFile {
   std::filesystem::path path;  // as reachable from the working directory
   std::string display;         // what reports print
-  std::string module_name;     // dotted import name (package root found via __init__.py)
+  std::string module_name;     // dotted import name (package root found via __init__.py); "<nb.ipynb>" for a notebook
   std::optional<std::filesystem::path> package_root;  // the outermost package holding it; none: a script
   bool explicit_arg = false;   // named on the command line
   bool from_stdin = false;     // its text is read from standard input (`-`)
@@ -54,7 +54,7 @@ struct DiscoverOptions {
   std::function<bool(const std::filesystem::path& path, bool is_dir, bool named)> excluded;
 };
 
-// Walks directories for *.py, skipping hidden folders, virtual environments, __pycache__ and the
+// Walks directories for *.py and *.ipynb, skipping hidden folders, virtual environments, __pycache__ and the
 // `exclude` patterns; never follows directory symlinks while walking, so symlink loops cannot trap it.
 Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions& options = {});
 

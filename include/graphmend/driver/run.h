@@ -85,6 +85,9 @@ struct FileReport {
   // Where the final text's LFs stand for the original's lone CRs (SourceFile::lone_crs, carried
   // through the fixes' edits; a lone CR inside rewritten code becomes the code's own LF).
   std::vector<uint32_t> lone_crs;
+  // A notebook's cells as they stand in text(), carried through the fixes' edits; nullopt for a
+  // .py file, or when an edit rewrote a cell's separator or a masked line (then it is not written).
+  std::optional<source::CellLayout> cells;
   // How a fix of this module reaches the runtime, and the package root its runtime file lies at
   // (none for a loose script): what the report needs to spell a fix out whole (SARIF `fixes`).
   fix::RuntimeLink link;
@@ -101,6 +104,8 @@ struct FileReport {
   [[nodiscard]] const std::string& disk_text() const {
     return changed() && !written && !from_stdin ? original->text : text();
   }
+  // A notebook's cells in disk_text(); null for a .py file.
+  [[nodiscard]] const source::CellLayout* disk_cells() const;
 
  private:
   std::optional<std::string> fixed_;  // set only when it differs from the original
@@ -132,6 +137,14 @@ struct RunReport {
 };
 
 RunReport run(const std::vector<std::string>& paths, const Options& options);
+
+// The bytes `fix` writes (or prints, for standard input) for a file's final text: a .py file
+// with its BOM and line breaks restored; a notebook's JSON with its changed cells rewritten.
+struct EncodedFile {
+  std::string bytes;
+  std::optional<std::string> error;  // the notebook's cells cannot be written back: nothing is written
+};
+EncodedFile encode_final_text(const FileReport& f);
 
 // Whether a module's text binds its package's runtime file (then `fix` writes that file).
 bool binds_packaged_runtime(std::string_view text);

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "graphmend/source/text.h"
+
 namespace graphmend::fix {
 
 inline constexpr std::string_view kRuntimeModule = "_graphmend_runtime";
@@ -34,9 +36,13 @@ struct RuntimeLink {
   // Blank lines between the imports and the binding: the project's isort `lines-after-imports`
   // (-1, isort's default: one, as the binding is no def or class).
   int lines_after_imports = -1;
+  // A notebook (source/notebook.h): the first cell the fixes change, as it stands in the text
+  // they apply to. Its cells run one by one, so a new block goes into that cell (after the
+  // imports when they are in it, else at its top), never into a later one.
+  std::optional<source::TextRange> first_fixed_cell;
 
   static RuntimeLink inline_source() { return {}; }
-  static RuntimeLink package(int level) { return {level, -1}; }
+  static RuntimeLink package(int level) { return {level, -1, std::nullopt}; }
 };
 
 // The link for a file: inline for a loose script (no package root), else the relative level of

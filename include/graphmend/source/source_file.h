@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 #include <variant>
 
+#include "graphmend/source/notebook.h"
 #include "graphmend/source/text.h"
 
 namespace graphmend::source {
@@ -37,6 +39,8 @@ struct SourceFile {
   // back those it is given (see driver: carried through the fixes' edits).
   std::vector<uint32_t> lone_crs;
   NewlineStyle newline = NewlineStyle::Lf;
+  // A Jupyter notebook: `text` is its code cells joined (source/notebook.h); null for a .py file.
+  std::shared_ptr<const Notebook> notebook;
 };
 
 enum class ReadErrorKind {
@@ -48,6 +52,7 @@ enum class ReadErrorKind {
   NotUtf8,
   UnsupportedEncoding,
   TooLarge,
+  InvalidNotebook,
   OverBudget,  // its analysis went over --max-file-time or --max-file-memory
   Io,
 };
