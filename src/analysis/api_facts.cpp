@@ -382,6 +382,9 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.numel", F::Pure | F::Static},
     {Space::Global, "torch.ones", F::Pure | F::Allocates | F::TakesSize, {}, kEveryPositional},
     {Space::Global, "torch.ones_like", F::Pure | F::Allocates},
+    // Custom operators are facts like any other: torchvision's NMS keeps as many boxes as the
+    // scores allow (its fake implementation asks for a new dynamic size).
+    {Space::Global, "torch.ops.torchvision.nms", F::DynamicShape},
     {Space::Global, "torch.outer", F::Pure},
     {Space::Global, "torch.permute", F::Pure},
     {Space::Global, "torch.pow", F::Pure | F::Allocates},
@@ -429,6 +432,14 @@ constexpr Row kRows[] = {
     {Space::Global, "torch.where", F::Pure | F::Allocates},
     {Space::Global, "torch.zeros", F::Pure | F::Allocates | F::TakesSize, {}, kEveryPositional},
     {Space::Global, "torch.zeros_like", F::Pure | F::Allocates},
+    // torchvision's wrappers of the above, seen from the code that calls them: each returns as
+    // many boxes (or indices) as the data keeps.
+    {Space::Global, "torchvision.ops.batched_nms", F::DynamicShape},
+    {Space::Global, "torchvision.ops.boxes.batched_nms", F::DynamicShape},
+    {Space::Global, "torchvision.ops.boxes.nms", F::DynamicShape},
+    {Space::Global, "torchvision.ops.boxes.remove_small_boxes", F::DynamicShape},
+    {Space::Global, "torchvision.ops.nms", F::DynamicShape},
+    {Space::Global, "torchvision.ops.remove_small_boxes", F::DynamicShape},
     {Space::Global, "traceback.format_stack", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "tuple", F::Pure | F::Static},
     {Space::Global, "type", F::Pure | F::Static},
