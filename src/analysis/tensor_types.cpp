@@ -31,6 +31,33 @@ ValueType type_named(const std::string& q) {
   return {};
 }
 
+string_view trimmed(string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// What one name of a type comment denotes (`None`, `int`, `Tensor`, `torch.Tensor`): its root
+// resolves through the module's imports, as an annotation's would.
+ValueType comment_name_type(const ir::Module& m, string_view name) {
+  if (name == "None") return of(ValueKind::None);
+  const bool dotted_name = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return c == '_' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  });
+  if (!dotted_name) return {};
+  const string_view root = name.substr(0, name.find('.'));
+  const ir::Symbol* symbol = m.module_symbol_named(root);
+  if (!symbol) return type_named(std::string(name));  // a builtin: int, float, bool
+  std::optional<std::string> imported;
+  for (int bi : symbol->bindings) {
+    const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
+    if (b.kind != ir::BindingKind::Import || (imported && *imported != b.import_path)) return {};
+    imported = b.import_path;
+  }
+  if (!imported) return {};
+  return type_named(*imported + std::string(name.substr(root.size())));
+}
+
 // Tensor methods whose result has the receiver's dtype (a mask stays a mask): those the API table
 // says keep it, and `.to(<device>)` (`.to(x.device)`, `.to("cuda")`, `.to(device=d)`).
 bool keeps_dtype(const ir::Module& m, string_view method, ir::Node args) {
@@ -358,35 +385,30 @@ ValueType TypeOracle::annotation(const ir::Module& m, ir::Node ann) {
 }
 
 ValueType TypeOracle::comment_type(const ir::Module& m, string_view type) {
-  // The forms TorchScript-era comments write: a dotted name, `Optional[X]`, `X | None`. The
-  // name's root resolves through the module's imports, as an annotation's would.
-  while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
-  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
-  for (string_view optional : {"Optional[", "typing.Optional["}) {
-    if (type.starts_with(optional) && type.ends_with(']')) {
-      return join(comment_type(m, type.substr(optional.size(), type.size() - optional.size() - 1)),
-                  of(ValueKind::None));
+  // The forms TorchScript-era comments write: a dotted name, `Optional[X]`, `X | Y`. Read in
+  // loops, not by recursion: a comment is input of any length and nesting.
+  type = trimmed(type);
+  bool optional = false;
+  for (bool unwrapped = true; unwrapped;) {
+    unwrapped = false;
+    for (string_view prefix : {"Optional[", "typing.Optional["}) {
+      if (type.starts_with(prefix) && type.ends_with(']')) {
+        type = trimmed(type.substr(prefix.size(), type.size() - prefix.size() - 1));
+        optional = unwrapped = true;
+      }
     }
   }
-  if (const size_t bar = type.find('|'); bar != string_view::npos && type.find('[') == string_view::npos) {
-    return join(comment_type(m, type.substr(0, bar)), comment_type(m, type.substr(bar + 1)));
+  if (type.find('[') != string_view::npos) return {};  // a container, or a generic of its own
+  std::optional<ValueType> acc;
+  if (optional) acc = of(ValueKind::None);
+  for (size_t start = 0; start <= type.size();) {
+    const size_t bar = std::min(type.find('|', start), type.size());
+    const ValueType part = comment_name_type(m, trimmed(type.substr(start, bar - start)));
+    acc = acc ? join(*acc, part) : part;
+    if (acc->kind == ValueKind::Unknown) break;
+    start = bar + 1;
   }
-  if (type == "None") return of(ValueKind::None);
-  const bool dotted_name = !type.empty() && std::all_of(type.begin(), type.end(), [](char c) {
-    return c == '_' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-  });
-  if (!dotted_name) return {};
-  const string_view root = type.substr(0, type.find('.'));
-  const ir::Symbol* symbol = m.module_symbol_named(root);
-  if (!symbol) return type_named(std::string(type));  // a builtin: int, float, bool
-  std::optional<std::string> imported;
-  for (int bi : symbol->bindings) {
-    const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
-    if (b.kind != ir::BindingKind::Import || (imported && *imported != b.import_path)) return {};
-    imported = b.import_path;
-  }
-  if (!imported) return {};
-  return type_named(*imported + std::string(type.substr(root.size())));
+  return acc.value_or(ValueType{});
 }
 
 ValueType TypeOracle::binding(const ir::Module& m, int bi) {
@@ -472,10 +494,22 @@ ValueType TypeOracle::parameter(const ir::Module& m, const ir::Binding& b) {
       }
     }
   }
+  // `*xs: Tensor` (or `# type: (*Tensor) -> ...`) types the elements: `xs` itself is a tuple,
+  // and `**kw: Tensor` a dict.
+  const ir::Parameter* p = m.parameter_of(b);
+  const bool collects = p && (p->kind == ir::Parameter::Kind::VarArgs || p->kind == ir::Parameter::Kind::VarKeyword);
   std::optional<ValueType> declared;
-  if (b.annotation) {
+  if (collects) {
+    if (p->kind == ir::Parameter::Kind::VarArgs) {
+      const ValueType element = b.annotation ? annotation(m, b.annotation)
+                                : p->type_comment.empty()
+                                    ? ValueType{}
+                                    : comment_type(m, m.text().substr(p->type_comment.start, p->type_comment.length()));
+      if (element.kind == ValueKind::Tensor) return of(ValueKind::TensorTuple);
+    }
+  } else if (b.annotation) {
     declared = annotation(m, b.annotation);
-  } else if (const ir::Parameter* p = m.parameter_of(b); p && !p->type_comment.empty()) {
+  } else if (p && !p->type_comment.empty()) {
     declared = comment_type(m, m.text().substr(p->type_comment.start, p->type_comment.length()));
   }
   if (declared) {

@@ -199,6 +199,46 @@ TEST(TensorTypes, TypeCommentsTypeParametersAsAnnotationsWould) {
   EXPECT_EQ(a.kind_of_assigned("rx"), ValueKind::Unknown);
 }
 
+TEST(TensorTypes, TypeCommentsOfAnyLengthAndNestingAreReadWithoutRecursion) {
+  // A reviewer's 100,000-part union and 100,000-deep Optional overflowed the stack.
+  std::string parts = "torch.Tensor";
+  std::string opening, closing;
+  for (int i = 0; i < 100000; ++i) {
+    parts += " | torch.Tensor";
+    opening += "Optional[";
+    closing += "]";
+  }
+  const std::string nested = opening + "Tensor" + closing;
+  Analysed a("import torch\nfrom torch import Tensor\nfrom typing import Optional\n"
+             "def f(x, y):\n"
+             "    # type: (" + parts + ", " + nested + ") -> None\n"
+             "    rx = x\n"
+             "    ry = y\n");
+  EXPECT_EQ(a.kind_of_assigned("rx"), ValueKind::Tensor);
+  EXPECT_EQ(a.kind_of_assigned("ry"), ValueKind::OptionalTensor);
+}
+
+TEST(TensorTypes, AStarParametersDeclaredTypeIsItsElementsType) {
+  // `*xs: Tensor` makes `xs` a tuple of tensors, not a tensor: `if xs:` asks whether any were
+  // passed, which Dynamo answers from the call (the reviewer's false GM101).
+  Analysed a(
+      "import torch\n"
+      "from torch import Tensor\n"
+      "def f(*xs: torch.Tensor, **kw: torch.Tensor):\n"
+      "    rx = xs\n"
+      "    r0 = xs[0]\n"
+      "    rk = kw\n"
+      "def g(*ys, **kws):\n"
+      "    # type: (*Tensor, **Tensor) -> None\n"
+      "    ry = ys\n"
+      "    rks = kws\n");
+  EXPECT_EQ(a.kind_of_assigned("rx"), ValueKind::TensorTuple);
+  EXPECT_EQ(a.kind_of_assigned("r0"), ValueKind::LikelyTensor);
+  EXPECT_EQ(a.kind_of_assigned("rk"), ValueKind::Unknown);
+  EXPECT_EQ(a.kind_of_assigned("ry"), ValueKind::TensorTuple);
+  EXPECT_EQ(a.kind_of_assigned("rks"), ValueKind::Unknown);
+}
+
 TEST(TensorTypes, AnAnnotationWinsOverATypeComment) {
   Analysed a(
       "import torch\n"
