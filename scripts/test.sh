@@ -26,7 +26,7 @@ echo "== the Python runtime: ruff (default settings, as in a user's package) and
 .venv/bin/python -m pytest tests/runtime -q -p no:cacheprovider
 echo "== the CLI as a user drives it: formats, configuration, suppression, inputs, CI recipes"
 GRAPHMEND_BIN="$PWD/build/graphmend" .venv/bin/python -m pytest tests/cli -q -p no:cacheprovider
-echo "== packaging: wheel (auditwheel), pip install ., cmake --install, pre-commit hooks"
+echo "== packaging: the manylinux_2_28 wheel (zig; auditwheel, readelf, objdump), pip install . (g++), cmake --install, pre-commit hooks and the README's configuration"
 .venv/bin/python -m pytest tests/packaging -q -p no:cacheprovider
 echo "== the C++ serving harness (bench/serve/harness.cpp against the torch wheel's LibTorch), for tests/e2e/test_serve.py"
 GRAPHMEND_SERVE_BIN="$(bash bench/serve/build.sh)"

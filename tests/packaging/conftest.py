@@ -1,14 +1,12 @@
 import os
 import pathlib
+import sqlite3
 import subprocess
 import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-# One CMake build folder for every build of this checkout without pip's build isolation (the wheel
-# and `pip install .`), so the second build is incremental.
-WHEEL_BUILD_DIR = ROOT / "build" / "wheel"
 
 
 def run(args, cwd=None, env=None, timeout=1800, check=True):
@@ -36,29 +34,49 @@ def fresh_venv(path: pathlib.Path) -> pathlib.Path:
     return path / "bin"
 
 
+def git(repo, *args, check=True):
+    return run(["git", "-C", repo, *args], check=check)
+
+
+def new_repo(path: pathlib.Path) -> pathlib.Path:
+    git(path.parent, "init", "-q", path)
+    git(path, "config", "user.email", "dev@example.com")
+    git(path, "config", "user.name", "dev")
+    return path
+
+
+def pre_commit_env():
+    bin_dir = pathlib.Path(sys.executable).parent
+    # The hook environment is built once per run of the test suite; locally it is kept in build/.
+    home = os.environ.get("PRE_COMMIT_HOME") or str(ROOT / "build" / "pre-commit-home")
+    return {"PRE_COMMIT_HOME": home, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+            "SKBUILD_BUILD_DIR": None}
+
+
 @pytest.fixture(scope="session")
-def builder(tmp_path_factory) -> pathlib.Path:
-    """A fresh environment holding the build backend, for builds without pip's build isolation.
-
-    Isolation gives each build a new backend path, and scikit-build-core then clears its CMake
-    cache, so the wheel and `pip install .` would each compile everything. The pre-commit test
-    installs graphmend with isolation, as a user's pip does."""
-    bin_dir = fresh_venv(tmp_path_factory.mktemp("builder") / "venv")
-    run([bin_dir / "pip", "install", "-q", "--disable-pip-version-check", "scikit-build-core==1.1.2"])
-    return bin_dir
-
-
-def build_without_isolation(builder: pathlib.Path, *pip_args):
-    """Runs the builder environment's pip on this checkout in the shared build folder."""
-    return run([builder / "pip", *pip_args, "--no-build-isolation", "-q", "--disable-pip-version-check", ROOT],
-               env={"SKBUILD_BUILD_DIR": str(WHEEL_BUILD_DIR)})
+def hook_environment(tmp_path_factory) -> pathlib.Path:
+    """The bin folder of the environment pre-commit installs graphmend's hooks into, from this
+    checkout at HEAD: `pip install .` with build isolation and the system's g++, as a user's pip
+    runs it. The pre-commit tests use the same environment (one build per run)."""
+    repo = new_repo(tmp_path_factory.mktemp("hooks") / "repo")
+    head = git(ROOT, "rev-parse", "HEAD").stdout.strip()
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {ROOT}\n  rev: {head}\n  hooks:\n  - id: graphmend-check\n")
+    env = pre_commit_env()
+    run([sys.executable, "-m", "pre_commit", "install-hooks"], cwd=repo, env=env)
+    with sqlite3.connect(pathlib.Path(env["PRE_COMMIT_HOME"]) / "db.db") as db:
+        (clone,), = db.execute("SELECT path FROM repos WHERE repo = ? AND ref = ?", (str(ROOT), head))
+    bin_dirs = list(pathlib.Path(clone).glob("py_env-*/bin"))
+    assert len(bin_dirs) == 1, bin_dirs
+    return bin_dirs[0]
 
 
 @pytest.fixture(scope="session")
-def built_wheel(builder, tmp_path_factory) -> pathlib.Path:
-    """The wheel `pip wheel .` builds from this checkout."""
+def built_wheel(tmp_path_factory) -> pathlib.Path:
+    """The manylinux_2_28 wheel scripts/build_wheel_manylinux.sh builds from this checkout: zig's
+    clang against glibc 2.28, in build/manylinux/ (kept between runs)."""
     out = tmp_path_factory.mktemp("wheel")
-    build_without_isolation(builder, "wheel", "--no-deps", "-w", out)
+    run(["bash", ROOT / "scripts" / "build_wheel_manylinux.sh", out], env={"PYTHON": sys.executable})
     wheels = list(out.glob("graphmend-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]

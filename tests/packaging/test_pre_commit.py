@@ -1,11 +1,15 @@
 """The pre-commit hooks, through the real pre-commit: a commit blocked by a finding passes after
-the fix hook has run; a change to a helper alone is judged with the rest of the project."""
+the fix hook has run; a change to a helper alone is judged with the rest of the project; the
+configuration the README and docs/ci.md show pins with `pre-commit autoupdate` and runs."""
 
-import os
 import pathlib
+import re
 import sys
 
-from conftest import ROOT, run
+import pytest
+import yaml
+
+from conftest import ROOT, git, new_repo, pre_commit_env, run
 
 MODEL = '''import torch
 
@@ -27,25 +31,28 @@ UTIL_WITH_PRINT = '''def scale(x):
 '''
 
 
-def git(repo, *args, check=True):
-    return run(["git", "-C", repo, *args], check=check)
+PUBLISHED_REPO = "https://github.com/graphmend/graphmend"
+
+MODEL_WITH_PRINT = '''import torch
 
 
-def pre_commit_env(tmp_path):
-    bin_dir = pathlib.Path(sys.executable).parent
-    # The hook environment is built once per run of the test suite; locally it is kept in build/.
-    home = os.environ.get("PRE_COMMIT_HOME") or str(ROOT / "build" / "pre-commit-home")
-    env = {"PRE_COMMIT_HOME": home, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-           "SKBUILD_BUILD_DIR": None}
-    return env
+class Model(torch.nn.Module):
+    def forward(self, x):
+        print("forward", x.shape)
+        return x * 2
+'''
+
+
+def documented_config(doc: pathlib.Path) -> str:
+    """The one YAML block of `doc` that names graphmend's repository."""
+    blocks = [b for b in re.findall(r"```yaml\n(.*?)```", doc.read_text(), re.S) if PUBLISHED_REPO in b]
+    assert len(blocks) == 1, blocks
+    return blocks[0]
 
 
 def test_hooks_block_a_commit_until_fixed(tmp_path):
-    repo = tmp_path / "repo"
-    (repo / "pkg").mkdir(parents=True)
-    git(tmp_path, "init", "-q", repo)
-    git(repo, "config", "user.email", "dev@example.com")
-    git(repo, "config", "user.name", "dev")
+    repo = new_repo(tmp_path / "repo")
+    (repo / "pkg").mkdir()
     (repo / "pyproject.toml").write_text("[project]\nname = 'pkg'\nversion = '0'\n")
     (repo / "pkg" / "__init__.py").write_text("")
     (repo / "pkg" / "model.py").write_text(MODEL)
@@ -56,7 +63,7 @@ def test_hooks_block_a_commit_until_fixed(tmp_path):
         "  - id: graphmend-fix\n    stages: [manual]\n"
     )
     git(repo, "add", "-A")
-    env = pre_commit_env(tmp_path)
+    env = pre_commit_env()
     run([sys.executable, "-m", "pre_commit", "install"], cwd=repo, env=env)
     run(["git", "commit", "-q", "-m", "clean start"], cwd=repo, env=env)
 
@@ -82,3 +89,40 @@ def test_hooks_block_a_commit_until_fixed(tmp_path):
     tried = run([sys.executable, "-m", "pre_commit", "try-repo", ROOT, "graphmend-check", "--all-files"],
                 cwd=repo, env=env, check=False)
     assert tried.returncode == 0, tried.stdout + tried.stderr
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/ci.md"])
+def test_documented_config_pins_with_autoupdate_and_runs(doc, tmp_path):
+    config = documented_config(ROOT / doc)
+    head = git(ROOT, "rev-parse", "HEAD").stdout.strip()
+    # The published repository, out of reach here, is played by a copy of this checkout whose
+    # default branch is at HEAD.
+    upstream = tmp_path / "upstream.git"
+    git(tmp_path, "clone", "-q", "--bare", ROOT, upstream)
+    git(upstream, "update-ref", "refs/heads/main", head)
+    git(upstream, "symbolic-ref", "HEAD", "refs/heads/main")
+
+    # The revision as written exists there (else pre-commit stops: "pathspec ... did not match").
+    written = yaml.safe_load(config)["repos"][0]["rev"]
+    assert git(upstream, "rev-parse", "--verify", "-q", f"{written}^{{commit}}", check=False).returncode == 0, written
+
+    project = new_repo(tmp_path / "project")
+    (project / "model.py").write_text(MODEL_WITH_PRINT)
+    config_file = project / ".pre-commit-config.yaml"
+    config_file.write_text(config.replace(PUBLISHED_REPO, str(upstream)))
+    env = pre_commit_env()
+    # autoupdate also checks that the hooks the configuration names exist at the pinned revision.
+    updated = run([sys.executable, "-m", "pre_commit", "autoupdate"], cwd=project, env=env, check=False)
+    assert updated.returncode == 0, updated.stdout + updated.stderr
+    pinned = yaml.safe_load(config_file.read_text())["repos"][0]["rev"]
+    tags = git(ROOT, "tag", "--merged", "HEAD").stdout.split()
+    # The newest tag, or while none is tagged the full SHA: never a branch name.
+    assert pinned in tags if tags else pinned == head, (pinned, tags)
+
+    # The pinned configuration runs the hooks at HEAD from this checkout (the environment of
+    # conftest.hook_environment and the test above: one build).
+    config_file.write_text(config_file.read_text().replace(str(upstream), str(ROOT)).replace(pinned, head))
+    git(project, "add", "-A")
+    checked = run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=project, env=env, check=False)
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "model.py:6:9: GM201" in checked.stdout, checked.stdout

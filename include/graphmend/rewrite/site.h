@@ -51,7 +51,7 @@ class SiteNamer {
 // graph carries from the call point.
 class SiteRenderer {
  public:
-  explicit SiteRenderer(const analysis::FileContext& ctx) : ctx_(ctx), m_(ctx.module) {}
+  explicit SiteRenderer(const analysis::FileContext& ctx) : m_(ctx.module) {}
 
   // The helper's text for `value`, holes marked by placeholders; nullopt when it cannot be
   // carried (see declined()).
@@ -83,7 +83,6 @@ class SiteRenderer {
   std::optional<std::string> render_fstring(ir::Node value);
   [[nodiscard]] std::string param(size_t i) const;
 
-  const analysis::FileContext& ctx_;
   const ir::Module& m_;
   std::vector<ir::Node> holes_;
   std::optional<Decline> declined_;
