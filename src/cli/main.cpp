@@ -299,19 +299,15 @@ int run_check(CommonArgs& a, bool fix) {
   o.settings = std::make_shared<driver::SettingsResolver>(std::move(command_line), std::move(fixed));
   o.fix = fix || a.diff;
   o.diff = a.diff;
-  o.unsafe_fixes = choose(a.unsafe_fixes, a.no_unsafe_fixes, settings.unsafe_fixes, false);
-  o.jobs = a.given("--jobs") ? a.jobs : settings.jobs.value_or(0);
-  o.read.max_bytes = a.given("--max-file-size") ? a.max_file_size : settings.max_file_size.value_or(a.max_file_size);
-  const double seconds = a.given("--max-file-time") ? a.max_file_time : settings.max_file_time.value_or(a.max_file_time);
-  const int64_t megabytes =
-      a.given("--max-file-memory") ? a.max_file_memory : settings.max_file_memory.value_or(a.max_file_memory);
-  // Whole milliseconds, at least one for any nonzero budget (0 means no limit).
-  o.budget.time = std::chrono::milliseconds(seconds > 0 ? std::max<int64_t>(1, std::llround(seconds * 1000)) : 0);
-  o.budget.memory_bytes = static_cast<uint64_t>(megabytes) << 20;
-  o.discovery.force_exclude = choose(a.force_exclude, a.no_force_exclude, settings.force_exclude, false);
-  o.discovery.respect_gitignore = choose(a.respect_gitignore, a.no_respect_gitignore, settings.respect_gitignore, true);
-  o.discovery.project_context = !a.no_project_context && settings.project_context.value_or(true);
-  o.discovery.root = settings.root;
+  driver::apply_settings(settings, o);  // then the flags given override the configuration
+  if (a.unsafe_fixes || a.no_unsafe_fixes) o.unsafe_fixes = a.unsafe_fixes;
+  if (a.given("--jobs")) o.jobs = a.jobs;
+  if (a.given("--max-file-size")) o.read.max_bytes = a.max_file_size;
+  if (a.given("--max-file-time")) o.budget.time = driver::time_budget(a.max_file_time);
+  if (a.given("--max-file-memory")) o.budget.memory_bytes = static_cast<uint64_t>(a.max_file_memory) << 20;
+  if (a.force_exclude || a.no_force_exclude) o.discovery.force_exclude = a.force_exclude;
+  if (a.respect_gitignore || a.no_respect_gitignore) o.discovery.respect_gitignore = a.respect_gitignore;
+  if (a.no_project_context) o.discovery.project_context = false;
   // `check` reuses an unchanged tree's results (driver/cache.h); `fix` always analyses afresh.
   const char* no_cache_env = std::getenv("GRAPHMEND_NO_CACHE");
   const bool no_cache = a.no_cache || (no_cache_env && *no_cache_env && std::string_view(no_cache_env) != "0");

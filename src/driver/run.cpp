@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -1129,6 +1130,22 @@ class Run {
 }  // namespace
 
 RunReport run(const std::vector<std::string>& paths, const Options& options) { return Run(paths, options)(); }
+
+void apply_settings(const Settings& settings, Options& o) {
+  o.unsafe_fixes = settings.unsafe_fixes.value_or(false);
+  o.jobs = settings.jobs.value_or(0);
+  o.read.max_bytes = settings.max_file_size.value_or(source::ReadOptions{}.max_bytes);
+  o.budget.time = time_budget(settings.max_file_time.value_or(120));
+  o.budget.memory_bytes = static_cast<uint64_t>(settings.max_file_memory.value_or(2048)) << 20;
+  o.discovery.force_exclude = settings.force_exclude.value_or(false);
+  o.discovery.respect_gitignore = settings.respect_gitignore.value_or(true);
+  o.discovery.project_context = settings.project_context.value_or(true);
+  o.discovery.root = settings.root;
+}
+
+std::chrono::milliseconds time_budget(double seconds) {
+  return std::chrono::milliseconds(seconds > 0 ? std::max<int64_t>(1, std::llround(seconds * 1000)) : 0);
+}
 
 bool binds_packaged_runtime(std::string_view text) {
   return text.find(fmt::format("__import__(\"{}\", globals(), level=", fix::kRuntimeModule)) != std::string_view::npos;

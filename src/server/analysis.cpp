@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <variant>
 
 #include "graphmend/driver/config.h"
@@ -28,16 +27,7 @@ std::variant<driver::Options, std::string> options_for(const Document& doc, cons
   }
   driver::Options o;
   o.settings = std::make_shared<driver::SettingsResolver>(driver::CommandLineSettings{}, std::nullopt);
-  o.unsafe_fixes = settings.unsafe_fixes.value_or(false);
-  o.jobs = settings.jobs.value_or(0);
-  if (settings.max_file_size) o.read.max_bytes = *settings.max_file_size;
-  const double seconds = settings.max_file_time.value_or(120);
-  o.budget.time = std::chrono::milliseconds(seconds > 0 ? std::max<int64_t>(1, std::llround(seconds * 1000)) : 0);
-  o.budget.memory_bytes = static_cast<uint64_t>(settings.max_file_memory.value_or(2048)) << 20;
-  o.discovery.force_exclude = settings.force_exclude.value_or(false);
-  o.discovery.respect_gitignore = settings.respect_gitignore.value_or(true);
-  o.discovery.project_context = settings.project_context.value_or(true);
-  o.discovery.root = settings.root;
+  driver::apply_settings(settings, o);
   o.discovery.stdin_filename = doc.path.string();
   o.stdin_text = doc.text;
   o.unsaved = open.unsaved_except(doc);

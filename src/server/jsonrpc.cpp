@@ -1,5 +1,9 @@
 #include "graphmend/server/jsonrpc.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <thread>
@@ -10,6 +14,8 @@ namespace {
 
 // Frames larger than this are refused unread (a client sends whole documents, never this much).
 constexpr size_t kMaxFrameBytes = size_t{1} << 30;
+constexpr std::string_view kLengthHeader = "Content-Length:";
+constexpr std::string_view kLengthHeaderLower = "content-length:";
 
 std::string_view trimmed(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -50,32 +56,64 @@ Incoming as_message(json value) {
 
 }  // namespace
 
-Incoming read_frame(std::istream& in) {
-  std::optional<size_t> length;
-  bool bad_length = false;
+Incoming FrameReader::next() {
   std::string line;
+  if (lost_) {
+    if (!skip_to_header()) return EndOfInput{};
+    lost_ = false;
+    line = kLengthHeader;
+  }
+  std::optional<size_t> length;
+  std::string bad_length;  // why the length given cannot be used
+  std::string rest;
   while (true) {
-    if (!std::getline(in, line)) return EndOfInput{};
+    if (!std::getline(in_, rest)) return EndOfInput{};
+    line += rest;
     const std::string_view header = trimmed(line);
     if (header.empty()) break;
     const size_t colon = header.find(':');
-    if (colon == std::string_view::npos) continue;  // not a header: ignored, as unknown headers
-    if (!equals_ignoring_case(trimmed(header.substr(0, colon)), "Content-Length")) continue;
-    const std::string_view value = trimmed(header.substr(colon + 1));
-    size_t n = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
-    bad_length = error != std::errc() || end != value.data() + value.size() || n > kMaxFrameBytes;
-    length = n;
+    // Not a header, or another header than the length: ignored.
+    if (colon != std::string_view::npos && equals_ignoring_case(trimmed(header.substr(0, colon)), "Content-Length")) {
+      const std::string_view value = trimmed(header.substr(colon + 1));
+      size_t n = 0;
+      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+      bad_length = error != std::errc() || end != value.data() + value.size() ? "invalid Content-Length header"
+                   : n > kMaxFrameBytes ? fmt::format("a message of {} bytes is over the limit of {}", n, kMaxFrameBytes)
+                                        : "";
+      length = n;
+    }
+    line.clear();
   }
-  if (!length || bad_length) {
-    // Without a length the frame's end is unknown; the next header line starts afresh.
-    return BadMessage{ErrorCode::ParseError, "missing or invalid Content-Length header", nullptr};
+  if (!length || !bad_length.empty()) {
+    // Where this frame ends is unknown: its body, if any, is skipped to the next length header.
+    lost_ = true;
+    return BadMessage{ErrorCode::ParseError, length ? bad_length : "missing Content-Length header", nullptr};
   }
-  std::string body(*length, '\0');
-  if (!in.read(body.data(), static_cast<std::streamsize>(body.size()))) return EndOfInput{};
+  // Read as it arrives: a length is a claim, and memory is taken for the bytes that come.
+  std::string body;
+  std::array<char, 1 << 16> chunk{};
+  while (body.size() < *length) {
+    const size_t want = std::min(chunk.size(), *length - body.size());
+    if (!in_.read(chunk.data(), static_cast<std::streamsize>(want))) return EndOfInput{};
+    body.append(chunk.data(), want);
+  }
   json value = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) return BadMessage{ErrorCode::ParseError, "the message is not valid JSON", nullptr};
   return as_message(std::move(value));
+}
+
+bool FrameReader::skip_to_header() {
+  // "content-length:" repeats no prefix of itself, so a mismatch restarts the match at its first letter.
+  size_t matched = 0;
+  for (int c = in_.get(); c != std::istream::traits_type::eof(); c = in_.get()) {
+    const auto lower = static_cast<char>(std::tolower(c));
+    if (lower == kLengthHeaderLower[matched]) {
+      if (++matched == kLengthHeaderLower.size()) return true;
+    } else {
+      matched = lower == kLengthHeaderLower[0] ? 1 : 0;
+    }
+  }
+  return false;
 }
 
 void write_frame(std::ostream& out, const json& message) {
@@ -87,8 +125,9 @@ void write_frame(std::ostream& out, const json& message) {
 
 Connection::Connection(std::istream& in, std::ostream& out) : inbox_(std::make_shared<Inbox>()), out_(out) {
   std::thread([inbox = inbox_, &in] {
+    FrameReader reader(in);
     while (true) {
-      Incoming item = read_frame(in);
+      Incoming item = reader.next();
       const bool end = std::holds_alternative<EndOfInput>(item);
       {
         std::lock_guard<std::mutex> lock(inbox->mutex);

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "graphmend/rules/rule_docs.h"
+#include "graphmend/source/notebook.h"
 #include "graphmend/server/analysis.h"
 #include "graphmend/server/documents.h"
 #include "graphmend/server/jsonrpc.h"
@@ -27,6 +28,7 @@ constexpr std::string_view kFixAllKind = "source.fixAll.graphmend";
 constexpr int kSeverityError = 1;
 constexpr int kSeverityWarning = 2;
 constexpr int kSeverityInformation = 3;
+constexpr int kMessageInfo = 3;
 
 json position_json(Position p) { return {{"line", p.line}, {"character", p.character}}; }
 
@@ -136,17 +138,30 @@ class Server {
 
   void did_open(const json& params) {
     const json& doc = params.at("textDocument");
-    if (Document* d = documents_.open(doc.at("uri").get<std::string>(), doc.at("version").get<int64_t>(),
-                                      doc.at("text").get<std::string>())) {
+    Document* d = documents_.open(doc.at("uri").get<std::string>(), doc.at("version").get<int64_t>(),
+                                  doc.at("text").get<std::string>());
+    if (!d) return;
+    if (checked(*d)) {
       publish(*d);
+    } else {
+      connection_.notify("window/logMessage",
+                         {{"type", kMessageInfo},
+                          {"message", fmt::format("graphmend: {} is not checked in the editor: notebooks are checked "
+                                                  "by `graphmend check` and fixed by `graphmend fix`", d->path.string())}});
     }
   }
+
+  // Whether the server checks `doc`. A notebook is analysed as its joined code cells, whose findings
+  // and fixes do not stand at the same places in the notebook's JSON that the editor shows.
+  static bool checked(const Document& doc) { return !source::is_notebook_path(doc.path.string()); }
 
   // The moment to take in what changed on disk meanwhile (a branch checked out, `graphmend fix`
   // run in a terminal): every open document is analysed again.
   void did_save() {
     analyses_.clear();
-    for (Document* d : documents_.all()) publish(*d);
+    for (Document* d : documents_.all()) {
+      if (checked(*d)) publish(*d);
+    }
   }
 
   void did_close(const json& params) {
@@ -156,20 +171,24 @@ class Server {
     connection_.notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
   }
 
+  // The changes apply all or none: one that cannot be read leaves the document as it was.
   void did_change(const json& params) {
     const json& id = params.at("textDocument");
     Document* doc = documents_.find(id.at("uri").get<std::string>());
     if (!doc) return;
+    Document changed = *doc;
+    changed.version = id.at("version").get<int64_t>();
     for (const json& change : params.at("contentChanges")) {
       std::optional<std::pair<Position, Position>> range;
       if (const auto r = change.find("range"); r != change.end()) {
         range = {position_of(r->at("start")), position_of(r->at("end"))};
       }
-      if (!Documents::replace(*doc, range, change.at("text").get<std::string>(), encoding_)) {
+      if (!Documents::replace(changed, range, change.at("text").get<std::string>(), encoding_)) {
         throw RequestError{ErrorCode::InvalidParams, "a change's range ends before it starts"};
       }
     }
-    doc->version = id.at("version").get<int64_t>();
+    *doc = std::move(changed);
+    if (!checked(*doc)) return;
     // A later change to the same document is already waiting: analyse after that one instead.
     if (connection_.queued([&](const Message& next) {
           return (next.method == "textDocument/didChange" || next.method == "textDocument/didClose") &&
@@ -241,8 +260,9 @@ class Server {
 
   json code_actions(const json& params) {
     Document& doc = document_of(params);
-    const FileAnalysis& analysis = fresh_analysis(doc);
     json actions = json::array();
+    if (!checked(doc)) return actions;
+    const FileAnalysis& analysis = fresh_analysis(doc);
     if (!analysis.file) return actions;
     const LineMap lines(doc.text);
     const uint32_t from = lines.offset(position_of(params.at("range").at("start")), encoding_);
@@ -294,6 +314,7 @@ class Server {
   bool resolve_fix_all(json& action) {
     Document* doc = documents_.find(action.at("data").at("uri").get<std::string>());
     if (!doc) throw RequestError{ErrorCode::InvalidParams, "the document is not open"};
+    if (!checked(*doc)) return false;
     const std::optional<DocumentFix> all = analyzer_.fix_all(*doc, documents_);
     std::optional<json> edit = all && !all->edits.empty() ? workspace_edit(*doc, *all) : std::nullopt;
     if (!edit) return false;
@@ -341,6 +362,7 @@ class Server {
   // The document of each rule with a finding under the cursor.
   json hover(const json& params) {
     Document& doc = document_of(params);
+    if (!checked(doc)) return nullptr;
     const FileAnalysis& analysis = fresh_analysis(doc);
     if (!analysis.file) return nullptr;
     const LineMap lines(doc.text);

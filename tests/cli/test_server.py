@@ -7,6 +7,7 @@ import pathlib
 import random
 import shutil
 import subprocess
+import time
 from urllib.parse import unquote
 
 import pytest
@@ -492,3 +493,94 @@ def test_requests_after_shutdown_are_refused():
                                                  "params": {}}, EXIT)
     assert code == 0
     assert answers[-1]["id"] == 3 and answers[-1]["error"]["code"] == -32600
+
+
+def test_after_a_bad_length_reading_resumes_at_the_next_frame():
+    """The bad frame's body is skipped up to the next `Content-Length:`, even on the same line."""
+    run = subprocess.run([BINARY, "server"], input=b"Content-Length: abc\r\n\r\n{}" + frame(INITIALIZE)
+                         + frame(SHUTDOWN) + frame(EXIT), check=False, capture_output=True, timeout=60)
+    answers = responses(run.stdout)
+    assert answers[0]["error"] == {"code": -32700, "message": "invalid Content-Length header"}
+    assert answers[1]["id"] == 1 and "capabilities" in answers[1]["result"]
+    assert run.returncode == 0
+
+
+@pytest.mark.skipif(not pathlib.Path("/proc/self/status").exists(), reason="reads peak memory from /proc")
+def test_a_claimed_length_takes_no_memory_before_its_bytes_arrive():
+    server = subprocess.Popen([BINARY, "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        server.stdin.write(b"Content-Length: 1073741824\r\n\r\n{")
+        server.stdin.flush()
+        for _ in range(20):  # 2 s: a body of the length claimed would be filling its 1 GiB meanwhile
+            time.sleep(0.1)
+            status = pathlib.Path(f"/proc/{server.pid}/status").read_text()
+            peak_kib = int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1])
+            assert peak_kib < 128 * 1024
+        server.stdin.close()
+        assert server.wait(timeout=60) == 1
+    finally:
+        server.kill()
+        server.wait()
+
+
+def did_open(path, text, version=1):
+    return {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": path.as_uri(), "languageId": "python", "version": version, "text": text}}}
+
+
+def did_change(path, version, *changes):
+    document = {"uri": path.as_uri()} if version is None else {"uri": path.as_uri(), "version": version}
+    return {"jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": document, "contentChanges": list(changes)}}
+
+
+def insertion(line, text):
+    return {"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": text}
+
+
+def test_a_change_that_fails_part_way_leaves_the_document_as_it_was(workspace):
+    model = workspace / "pkg" / "model.py"
+    backwards = {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""}
+    code, answers = serve(
+        INITIALIZE, did_open(model, PRINT_MODEL),
+        did_change(model, 2, insertion(0, "x = 1\n"), backwards),  # a range that ends before it starts
+        did_change(model, None, insertion(0, "y = 2\n")),          # no version
+        did_change(model, 3, insertion(0, "")),                    # a change that changes nothing: published
+        SHUTDOWN, EXIT)
+    assert code == 0
+    published = [a["params"] for a in answers if a.get("method") == "textDocument/publishDiagnostics"]
+    assert published[-1]["version"] == 3
+    # The print still stands on line 6 (0-based 5): neither failed change was applied in part.
+    assert [d["range"]["start"]["line"] for d in published[-1]["diagnostics"]] == [5]
+    errors = [a["params"]["message"] for a in answers if a.get("method") == "window/logMessage"]
+    assert len(errors) == 2 and "ends before it starts" in errors[0]
+
+
+def test_notebooks_are_left_to_the_command_line(workspace):
+    """A notebook's findings and fixes stand in its joined code cells, not in the JSON the editor
+    shows: the server offers neither, and says why."""
+    notebook = workspace / "nb.ipynb"
+    text = json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {},
+                                  "outputs": [], "source": PRINT_MODEL.splitlines(keepends=True)}],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    notebook.write_text(text)
+    assert cli_findings(notebook)  # the command line finds the print
+    whole = {"start": {"line": 0, "character": 0}, "end": {"line": len(text.splitlines()), "character": 0}}
+    document = {"uri": notebook.as_uri()}
+    code, answers = serve(
+        INITIALIZE, did_open(notebook, text),
+        {"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeAction",
+         "params": {"textDocument": document, "range": whole, "context": {"diagnostics": []}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "codeAction/resolve",
+         "params": {"title": "Fix all", "kind": "source.fixAll.graphmend", "data": {"uri": notebook.as_uri()}}},
+        did_change(notebook, 2, insertion(0, "")),
+        {"jsonrpc": "2.0", "id": 4, "method": "textDocument/hover",
+         "params": {"textDocument": document, "position": {"line": 10, "character": 10}}},
+        {"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {"textDocument": document}},
+        SHUTDOWN, EXIT)
+    assert code == 0
+    assert not [a for a in answers if a.get("method") == "textDocument/publishDiagnostics"]
+    results = {a["id"]: a.get("result") for a in answers if a.get("id") in (2, 3, 4)}
+    assert results[2] == [] and "edit" not in results[3] and results[4] is None
+    [log] = [a["params"] for a in answers if a.get("method") == "window/logMessage"]
+    assert log["type"] == 3 and "notebook" in log["message"] and "graphmend check" in log["message"]

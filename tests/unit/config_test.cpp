@@ -5,6 +5,7 @@
 #include "graphmend/driver/config.h"
 #include "graphmend/driver/discover.h"
 #include "graphmend/driver/resolve.h"
+#include "graphmend/driver/run.h"
 #include "test_support.h"
 
 namespace graphmend::driver {
@@ -194,6 +195,34 @@ TEST(Discovery, NamedFileBringsItsProjectAsContext) {
   for (const auto& f : d.files) EXPECT_EQ(f.context_only, f.path.filename() == "model.py") << f.path;
   o.project_context = false;
   EXPECT_EQ(discover({util.string()}, o).files.size(), 1u);
+}
+
+TEST(ApplySettings, TakesTheConfiguredRunKeysAndTheDefaultsOfTheOthers) {
+  Options o;
+  o.unsafe_fixes = true;  // not kept: the configuration, silent, means the default
+  apply_settings(Settings{}, o);
+  EXPECT_FALSE(o.unsafe_fixes);
+  EXPECT_EQ(o.read.max_bytes, source::ReadOptions{}.max_bytes);
+  EXPECT_EQ(o.budget.time, std::chrono::seconds(120));
+  EXPECT_EQ(o.budget.memory_bytes, uint64_t{2048} << 20);
+  EXPECT_TRUE(o.discovery.respect_gitignore);
+  EXPECT_TRUE(o.discovery.project_context);
+
+  Settings configured;
+  configured.unsafe_fixes = true;
+  configured.jobs = 3;
+  configured.max_file_time = 0.0001;  // rounds up to a millisecond, not down to no limit
+  configured.max_file_memory = 0;
+  configured.respect_gitignore = false;
+  configured.root = "/p";
+  apply_settings(configured, o);
+  EXPECT_TRUE(o.unsafe_fixes);
+  EXPECT_EQ(o.jobs, 3u);
+  EXPECT_EQ(o.budget.time, std::chrono::milliseconds(1));
+  EXPECT_EQ(o.budget.memory_bytes, 0u);
+  EXPECT_FALSE(o.discovery.respect_gitignore);
+  EXPECT_EQ(o.discovery.root, std::filesystem::path("/p"));
+  EXPECT_EQ(time_budget(0), std::chrono::milliseconds(0));
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ TEST(Documents, AppliesIncrementalChangesInTheNegotiatedUnits) {
 
 Incoming read(std::string_view bytes) {
   std::istringstream in{std::string(bytes)};
-  return read_frame(in);
+  return FrameReader(in).next();
 }
 
 TEST(Framing, ReadsAFrameWhateverTheHeadersCase) {
@@ -102,6 +102,27 @@ TEST(Framing, TellsWhatIsWrongWithABadFrame) {
   EXPECT_EQ(code("Content-Length: 12\r\n\r\n{\"method\":1}"), static_cast<int>(ErrorCode::InvalidRequest));
   EXPECT_EQ(code("Content-Length: 26\r\n\r\n{\"id\":[1],\"method\":\"x\"}   "),
             static_cast<int>(ErrorCode::InvalidRequest));
+}
+
+TEST(Framing, RefusesAFrameOverTheLimitUnread) {
+  const Incoming item = read("Content-Length: 1073741825\r\n\r\n{}");
+  const auto* bad = std::get_if<BadMessage>(&item);
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->reason, "a message of 1073741825 bytes is over the limit of 1073741824");
+}
+
+TEST(Framing, ResumesAtTheNextLengthHeaderAfterABadHeaderBlock) {
+  // The bad frame's body, "{}", is not followed by a line break: the next header starts mid-line.
+  std::istringstream in{std::string("Content-Length: abc\r\n\r\n{}content-length: 14\r\n\r\n{\"method\":\"m\"}")};
+  FrameReader reader(in);
+  const Incoming bad = reader.next();
+  ASSERT_TRUE(std::holds_alternative<BadMessage>(bad));
+  EXPECT_EQ(std::get<BadMessage>(bad).reason, "invalid Content-Length header");
+  const Incoming next = reader.next();
+  const auto* m = std::get_if<Message>(&next);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->method, "m");
+  EXPECT_TRUE(std::holds_alternative<EndOfInput>(reader.next()));
 }
 
 TEST(Framing, EndsAtEndOfInputAlsoMidFrame) {

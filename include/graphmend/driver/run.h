@@ -2,6 +2,7 @@
 // fix (apply, verify, iterate) -> write. Per-file work is parallel; results are in path order.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -137,6 +138,14 @@ struct RunReport {
 };
 
 RunReport run(const std::vector<std::string>& paths, const Options& options);
+
+// The run-wide keys of a configuration (unsafe-fixes, jobs, max-file-size/-time/-memory,
+// force-exclude, respect-gitignore, project-context, its root) set on `o`, each at its default
+// where the configuration says nothing: a run as configured, before any command-line flag.
+void apply_settings(const Settings& settings, Options& o);
+// A per-file time budget in seconds as the run counts it: whole milliseconds, at least one for
+// any positive budget (0 or less: no limit).
+std::chrono::milliseconds time_budget(double seconds);
 
 // The bytes `fix` writes (or prints, for standard input) for a file's final text: a .py file
 // with its BOM and line breaks restored; a notebook's JSON with its changed cells rewritten.

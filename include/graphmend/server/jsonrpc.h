@@ -56,9 +56,24 @@ struct BadMessage {
 struct EndOfInput {};
 using Incoming = std::variant<Message, BadMessage, EndOfInput>;
 
-// Reads one frame: headers up to an empty line (`Content-Length` required, other headers
-// ignored), then that many bytes of UTF-8 JSON. EndOfInput at end of stream, also mid-frame.
-Incoming read_frame(std::istream& in);
+// Reads frames one after another: headers up to an empty line (`Content-Length` required, other
+// headers ignored), then that many bytes of UTF-8 JSON, read as they arrive (a frame over 1 GiB is
+// refused unread). EndOfInput at end of stream, also mid-frame. After a header block without a
+// usable length the frame's end is unknown: reading resumes at the next `Content-Length:` in the
+// stream (case aside), wherever it stands (also mid-line: a body need not end with a line break).
+class FrameReader {
+ public:
+  explicit FrameReader(std::istream& in) : in_(in) {}
+
+  Incoming next();
+
+ private:
+  // Consumes input through the next "Content-Length:"; false at end of input.
+  bool skip_to_header();
+
+  std::istream& in_;
+  bool lost_ = false;  // the last header block had no usable length
+};
 
 // A JSON object (request, notification or response) as a frame.
 void write_frame(std::ostream& out, const json& message);
