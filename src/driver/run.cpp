@@ -274,6 +274,9 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
                                             *u.current->notebook->other_language));
     return findings;
   }
+  if (u.current && u.current->notebook) {
+    for (const std::string& note : u.current->notebook->left_out) findings.warnings.push_back(note);
+  }
   if (u.syntax_error) {
     out.push_back(*u.syntax_error);
     return findings;
@@ -983,7 +986,7 @@ class Run {
     // A cell magic (`%%time`) must stay its cell's first line: a block goes below a masked first line.
     const std::string_view text = units_[i].current->text;
     for (const source::TextRange& m : cells->masked) {
-      if (m.start == start) start = static_cast<uint32_t>(std::min(text.find('\n', m.end), text.size() - 1) + 1);
+      if (m.start == text.find_first_not_of(" \t\r\n", start)) start = static_cast<uint32_t>(std::min(text.find('\n', m.end), text.size() - 1) + 1);
     }
     link.first_fixed_cell = source::TextRange{std::min(start, cells->separators[k]), cells->separators[k]};
     return link;

@@ -42,7 +42,9 @@ class Locator {
       : text_(f.disk_text()),
         lines_(text_),
         notebook_(f.original ? f.original->notebook.get() : nullptr),
-        cells_(f.disk_cells()) {}
+        cells_(f.disk_cells()),
+        // A notebook's code frames show its IPython lines, not their stand-ins.
+        shown_(notebook_ && cells_ ? source::shown_text(*notebook_, text_, *cells_) : std::string()) {}
 
   [[nodiscard]] Place at(uint32_t offset) const {
     if (notebook_ && cells_) {
@@ -52,7 +54,8 @@ class Locator {
     const source::LineColumn lc = lines_.location(text_, offset);
     return {std::nullopt, lc.line, lc.column};
   }
-  [[nodiscard]] std::string_view text() const { return text_; }
+  // The text a code frame quotes.
+  [[nodiscard]] std::string_view text() const { return notebook_ && cells_ ? std::string_view(shown_) : text_; }
   [[nodiscard]] const source::LineIndex& lines() const { return lines_; }
   [[nodiscard]] bool notebook() const { return notebook_ != nullptr; }
 
@@ -61,6 +64,7 @@ class Locator {
   source::LineIndex lines_;
   const source::Notebook* notebook_;
   const source::CellLayout* cells_;
+  std::string shown_;
 };
 
 std::string fix_status(const rules::Diagnostic& d) {

@@ -100,6 +100,24 @@ bool is_name_byte(char c) {
   return u >= 0x80 || std::isalnum(u) || c == '_';
 }
 
+// Whether `s` is what IPython's help syntax (`obj?`) asks about: a dotted name, its parts possibly
+// wildcards (`torch.*cuda*`) or subscripted by a literal (`x[0]`), as IPython's `_help_end_re`.
+bool help_target(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s.front())) || s.front() == '.' || s.front() == '[') {
+    return false;
+  }
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '[') {
+      const size_t close = s.find_first_of("[]", i + 1);
+      if (close == std::string_view::npos || s[close] != ']' || close == i + 1) return false;
+      i = close;
+    } else if (!is_name_byte(s[i]) && s[i] != '.' && s[i] != '*') {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Where the IPython part of `line`, the start of a logical line, starts (a magic `%`, a shell
 // escape `!`, a help request `?`, also as the value of an assignment: `files = !ls`), or nullopt
 // for a line of Python: the forms IPython's line transforms rewrite.
@@ -119,10 +137,7 @@ std::optional<size_t> ipython_start(std::string_view line) {
   while (!body.empty() && (body.back() == ' ' || body.back() == '\t')) body.remove_suffix(1);
   if (!body.ends_with('?')) return std::nullopt;
   body.remove_suffix(body.ends_with("??") ? 2 : 1);
-  if (body.empty() || !std::all_of(body.begin(), body.end(), [](char b) { return is_name_byte(b) || b == '.'; })) {
-    return std::nullopt;
-  }
-  return first;
+  return help_target(body) ? std::optional<size_t>(first) : std::nullopt;
 }
 
 // A neutral Python expression of exactly `length` bytes (an IPython line's stand-in).
@@ -190,26 +205,69 @@ struct LogicalLineState {
   }
 };
 
-// Whether a code cell is IPython as a whole, not analysed (as ruff): a cell magic whose body is
-// not Python (`%%bash`, `%%timeit`, whose body runs in a function of its own), or a line Jupyter's
-// automagic runs as a magic (`pip install torch`). `%%time`, `%%capture`, `%%prun` and `%%debug`
-// run their body as the cell's code: only their first line is IPython.
-bool ipython_cell(std::string_view source) {
-  if (source.starts_with("%%")) {
-    const std::string_view magic = source.substr(2, source.find_first_of(" \t\r\n") - 2);
-    return magic != "time" && magic != "capture" && magic != "prun" && magic != "debug";
-  }
-  for (size_t pos = 0; pos < source.size(); pos = std::min(source.find('\n', pos), source.size()) + 1) {
-    for (std::string_view command : {"pip", "conda", "cd"}) {
-      const std::string_view line = source.substr(pos, command.size() + 2);
-      if (line.starts_with(command) && line.size() == command.size() + 2 && line[command.size()] == ' ' &&
-          (std::isalpha(static_cast<unsigned char>(line.back())) || line.back() == '-' || line.back() == '/' ||
-           line.back() == '.' || line.back() == '~')) {
-        return true;
-      }
+// Whether `line` (a logical line's start) is one Jupyter's automagic runs as a magic: `pip install torch`.
+bool automagic_line(std::string_view line) {
+  for (std::string_view command : {"pip", "conda", "cd"}) {
+    const std::string_view head = line.substr(0, command.size() + 2);
+    if (head.starts_with(command) && head.size() == command.size() + 2 && head[command.size()] == ' ' &&
+        (std::isalpha(static_cast<unsigned char>(head.back())) || head.back() == '-' || head.back() == '/' ||
+         head.back() == '.' || head.back() == '~')) {
+      return true;
     }
   }
   return false;
+}
+
+// The line of `source` starting at `pos`, without its line break.
+std::string_view cell_line_at(std::string_view source, size_t pos) {
+  std::string_view line = source.substr(pos, std::min(source.find('\n', pos), source.size()) - pos);
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  return line;
+}
+
+// Why a code cell is not analysed, or nullopt when it is. A cell of IPython as a whole: a cell magic
+// whose body is not Python (`%%bash`, `%%timeit`, whose body runs in a function of its own), left
+// out silently (as ruff); `%%time`, `%%capture`, `%%prun` and `%%debug` run their body as the cell's
+// code: only their first line is IPython. Left out with a note (`LeftOut::note`, "cell 3:2: ..."):
+// a line Jupyter's automagic runs as a magic (`pip install torch`), and a cell indented as a whole,
+// which IPython dedents but the module text cannot (its offsets are the cell's).
+struct LeftOut {
+  std::string note;  // empty for a cell magic
+};
+std::optional<LeftOut> left_out(std::string_view source, uint32_t number) {
+  // IPython drops a cell's leading blank lines before it looks for a cell magic.
+  size_t first = 0;
+  uint32_t first_line = 1;
+  while (first < source.size() && cell_line_at(source, first).find_first_not_of(" \t") == std::string_view::npos) {
+    first = std::min(source.find('\n', first), source.size()) + 1;
+    ++first_line;
+  }
+  const std::string_view head = cell_line_at(source, std::min(first, source.size()));
+  const size_t indent = std::min(head.find_first_not_of(" \t"), head.size());
+  if (head.substr(indent).starts_with("%%")) {
+    const std::string_view magic = head.substr(indent + 2, head.find_first_of(" \t", indent) - indent - 2);
+    if (magic != "time" && magic != "capture" && magic != "prun" && magic != "debug") return LeftOut{};
+  }
+  if (indent > 0 && !head.substr(indent).starts_with('#')) {
+    return LeftOut{fmt::format("cell {}:{}: the cell is left out: it is indented as a whole (IPython dedents it); "
+                               "dedent it to have it checked",
+                               number, first_line)};
+  }
+  LogicalLineState python;
+  uint32_t line_number = 1;
+  for (size_t pos = 0; pos < source.size(); pos = std::min(source.find('\n', pos), source.size()) + 1, ++line_number) {
+    const std::string_view line = cell_line_at(source, pos);
+    if (!python.at_logical_line_start()) {
+      python.read(line);
+    } else if (automagic_line(line)) {
+      return LeftOut{fmt::format("cell {}:{}: the cell is left out: `{}` is an IPython automagic command (as ruff "
+                                 "reads it); write `%{}` to have the cell checked",
+                                 number, line_number, line, line)};
+    } else if (!ipython_start(line)) {
+      python.read(line);
+    }
+  }
+  return std::nullopt;
 }
 
 // Appends `source` (one code cell) to the notebook's joined text, masking its IPython lines.
@@ -222,13 +280,17 @@ void append_cell(Notebook& nb, std::string_view source) {
     std::string_view line = source.substr(pos, end - pos);
     if (line.ends_with('\r')) line.remove_suffix(1);
     const size_t base = nb.joined.size();
-    std::optional<size_t> start = python.at_logical_line_start() ? ipython_start(line) : std::nullopt;
-    if (continued && !start) start = line.find_first_not_of(" \t");
-    if (start && *start != std::string_view::npos) {
-      nb.layout.masked.push_back({static_cast<uint32_t>(base + *start), static_cast<uint32_t>(base + line.size())});
-      nb.masked_lines.emplace_back(line.substr(*start));
-      nb.joined.append(line.substr(0, *start));
-      nb.joined.append(neutral_expression(line.size() - *start));
+    // IPython joins a backslash-continued line to its command: the whole line, from column 0, is
+    // masked by blanks (a stand-in statement there could be indented unexpectedly).
+    const bool continuation = continued && !line.empty();
+    const std::optional<size_t> magic =
+        continuation || !python.at_logical_line_start() ? std::nullopt : ipython_start(line);
+    if (continuation || magic) {
+      const size_t start = continuation ? 0 : *magic;
+      nb.layout.masked.push_back({static_cast<uint32_t>(base + start), static_cast<uint32_t>(base + line.size())});
+      nb.masked_lines.emplace_back(line.substr(start));
+      nb.joined.append(line.substr(0, start));
+      nb.joined.append(continuation ? std::string(line.size(), ' ') : neutral_expression(line.size() - start));
       nb.joined.append(source.substr(pos + line.size(), end - pos - line.size()));
       continued = line.ends_with('\\');
     } else {
@@ -342,7 +404,11 @@ std::optional<std::string> read_cells(const json& doc, Notebook& nb) {
     } else {
       return fmt::format("not a notebook: the `source` of cell {} is not text", number);
     }
-    if (*type != "code" || ipython_cell(text)) continue;  // markdown, raw, a cell of IPython
+    if (*type != "code") continue;  // markdown, raw
+    if (std::optional<LeftOut> out = left_out(text, number)) {
+      if (!out->note.empty()) nb.left_out.push_back(std::move(out->note));
+      continue;
+    }
     const std::optional<TextRange> span = spans.member(cell_spans[k].start, "source");
     if (!span) return fmt::format("not a notebook: the `source` of cell {} could not be located", number);
     NotebookCell c{number, *span, source->is_array(), false, std::move(text)};
@@ -356,6 +422,18 @@ std::optional<std::string> read_cells(const json& doc, Notebook& nb) {
     nb.cells.push_back(std::move(c));
   }
   return std::nullopt;
+}
+
+// `text` with its masked lines restored, or nullopt when the layout does not fit it.
+std::optional<std::string> restored(const Notebook& notebook, std::string_view text, const CellLayout& cells) {
+  if (cells.masked.size() != notebook.masked_lines.size()) return std::nullopt;
+  std::string out(text);
+  for (size_t m = 0; m < cells.masked.size(); ++m) {
+    const TextRange r = cells.masked[m];
+    if (r.end > out.size() || r.length() != notebook.masked_lines[m].size()) return std::nullopt;
+    out.replace(r.start, r.length(), notebook.masked_lines[m]);
+  }
+  return out;
 }
 
 uint32_t cell_start(const CellLayout& cells, size_t k) { return k == 0 ? 0 : cells.separators[k - 1] + 1; }
@@ -402,12 +480,9 @@ std::optional<std::vector<std::string>> cell_sources(const Notebook& notebook, s
   if (cells.separators.size() != notebook.cells.size() || cells.masked.size() != notebook.masked_lines.size()) {
     return std::nullopt;
   }
-  std::string restored(text);
-  for (size_t m = 0; m < cells.masked.size(); ++m) {
-    const TextRange r = cells.masked[m];
-    if (r.end > restored.size() || r.length() != notebook.masked_lines[m].size()) return std::nullopt;
-    restored.replace(r.start, r.length(), notebook.masked_lines[m]);
-  }
+  const std::optional<std::string> restored_text = restored(notebook, text, cells);
+  if (!restored_text) return std::nullopt;
+  const std::string& restored = *restored_text;
   std::vector<std::string> out;
   for (size_t k = 0; k < cells.separators.size(); ++k) {
     const uint32_t start = cell_start(cells, k);
@@ -435,6 +510,11 @@ std::optional<std::string> notebook_bytes(const Notebook& notebook, std::string_
   }
   out.append(notebook.json, copied);
   return out;
+}
+
+std::string shown_text(const Notebook& notebook, std::string_view text, const CellLayout& cells) {
+  std::optional<std::string> out = restored(notebook, text, cells);
+  return out ? std::move(*out) : std::string(text);
 }
 
 bool touches_protected(const CellLayout& cells, TextRange range) {

@@ -186,6 +186,40 @@ def test_transparent_cell_magics_are_analysed_and_automagic_cells_skipped(gm, tm
     assert fixed[0] == "pip install torch" and fixed[2].startswith("%%time\n\n# graphmend: begin generated code")
 
 
+def test_a_continued_shell_line_with_an_indented_continuation_is_one_command(gm, tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook("!pip install torch \\\n    torchvision\nimport torch", "%time x = \\\n  1", FORWARD))
+    r = gm("check", "--output-format", "concise", "nb.ipynb", cwd=tmp_path)
+    assert "GM901" not in r.stdout
+    assert r.stdout.startswith("nb.ipynb:cell 3:3:9: GM201")
+
+
+def test_pip_install_inside_a_string_is_python_and_an_automagic_cell_is_left_out_with_a_warning(gm, tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook('import torch\nHELP = """\npip install torch\n"""\n' + FORWARD, "x = 1\npip install x"))
+    r = gm("check", "--output-format", "concise", "nb.ipynb", cwd=tmp_path)
+    assert r.stdout.startswith("nb.ipynb:cell 1:7:9: GM201")
+    assert (
+        "warning: nb.ipynb:cell 2:2: the cell is left out: `pip install x` is an IPython automagic command"
+        in r.stderr
+    )
+
+
+def test_leading_blank_lines_and_indented_cells_as_ipython_reads_them(gm, tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook("\n%%bash\necho hi", "  %%bash\necho hi", "    x = 1\n    y = x + 1", "x[0]?\ntorch.*cuda*?"))
+    r = gm("check", "nb.ipynb", cwd=tmp_path)
+    assert r.returncode == 0 and "GM901" not in r.stdout
+    assert "warning: nb.ipynb:cell 3:1: the cell is left out: it is indented as a whole" in r.stderr
+
+
+def test_a_code_frame_shows_the_ipython_line_not_its_stand_in(gm, tmp_path):
+    (tmp_path / "nb.ipynb").write_text(notebook("x = 1\n    %ls -l"))
+    r = gm("check", "nb.ipynb", cwd=tmp_path)
+    assert "nb.ipynb:cell 1:2:5: GM901" in r.stdout
+    assert "2 |     %ls -l\n" in r.stdout
+
+
 def test_folder_walks_include_notebooks(gm, tmp_path):
     (tmp_path / "nb.ipynb").write_text(model_notebook())
     (tmp_path / "m.py").write_text("import torch\n")

@@ -164,7 +164,7 @@ TEST(Notebook, IPythonLineFormsAreMaskedAndPythonIsNot) {
       R"("y = a % b\n", "z = a != b\n", "# why?\n", "s = 'q?'"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 2})";
   const Notebook nb = parsed(json);
   EXPECT_EQ(nb.masked_lines,
-            (std::vector<std::string>{"!pip install torch", "torch.compile?", "x.sum??", "%who_ls", "%time f(\\", "1)"}));
+            (std::vector<std::string>{"!pip install torch", "torch.compile?", "x.sum??", "%who_ls", "%time f(\\", "  1)"}));
   EXPECT_NE(nb.joined.find("y = a % b\nz = a != b\n# why?\ns = 'q?'\n"), std::string::npos);
 }
 
@@ -188,6 +188,49 @@ TEST(Notebook, CellsOfIPythonAreLeftOutAndTransparentCellMagicsAnalysed) {
   };
   EXPECT_EQ(joined({"%%bash\nls", "%%timeit\nf()", "pip install torch", "x = 1\ncd ~/data", "a = 1"}), "a = 1\n\n");
   EXPECT_EQ(joined({"%%time\ny = f()", "pip = 3\ncd = pip"}), "...   \ny = f()\n\npip = 3\ncd = pip\n\n");
+}
+
+// A notebook of code cells with these sources.
+Notebook of_cells(std::vector<std::string> sources) {
+  nlohmann::json doc = {{"cells", nlohmann::json::array()}, {"metadata", nlohmann::json::object()},
+                        {"nbformat", 4}, {"nbformat_minor", 5}};
+  for (std::string& s : sources) doc["cells"].push_back({{"cell_type", "code"}, {"source", std::move(s)}});
+  return parsed(doc.dump());
+}
+
+TEST(Notebook, ABackslashContinuedIPythonLineIsMaskedWholeWithItsContinuations) {
+  // IPython joins the continued lines into one command; an indented continuation is no Python block.
+  const Notebook nb = of_cells({"!pip install torch \\\n    torchvision\nimport torch", "%time x = \\\n  1\ny = 2"});
+  EXPECT_EQ(nb.joined, "...                 \n               \nimport torch\n\n...        \n   \ny = 2\n\n");
+  EXPECT_EQ(nb.masked_lines,
+            (std::vector<std::string>{"!pip install torch \\", "    torchvision", "%time x = \\", "  1"}));
+}
+
+TEST(Notebook, AutomagicIsOnlyAtALogicalLineStartAndItsCellIsLeftOutWithANote) {
+  const Notebook in_string = of_cells({"HELP = \"\"\"\npip install torch\n\"\"\"\nx = 1"});
+  EXPECT_EQ(in_string.joined, "HELP = \"\"\"\npip install torch\n\"\"\"\nx = 1\n\n");
+  EXPECT_TRUE(in_string.left_out.empty());
+  const Notebook automagic = of_cells({"import torch", "x = 1\npip install torch"});
+  EXPECT_EQ(automagic.joined, "import torch\n\n");
+  EXPECT_EQ(automagic.left_out,
+            (std::vector<std::string>{"cell 2:2: the cell is left out: `pip install torch` is an IPython automagic "
+                                      "command (as ruff reads it); write `%pip install torch` to have the cell checked"}));
+}
+
+TEST(Notebook, CellsAreReadAfterTheirLeadingBlankLinesAsIPythonReadsThem) {
+  EXPECT_EQ(of_cells({"\n%%bash\necho hi\n", "  %%bash\necho hi", "a = 1"}).joined, "a = 1\n\n");
+  EXPECT_EQ(of_cells({"\n%%time\nx = 1"}).joined, "\n...   \nx = 1\n\n");
+  EXPECT_EQ(of_cells({"  # indented comment\nx = 1"}).joined, "  # indented comment\nx = 1\n\n");
+  // IPython dedents a cell indented as a whole; its offsets could not stay the cell's: left out, said.
+  const Notebook indented = of_cells({"\n    x = 1\n    y = x + 1\n"});
+  EXPECT_EQ(indented.joined, "");
+  EXPECT_EQ(indented.left_out, (std::vector<std::string>{"cell 1:2: the cell is left out: it is indented as a whole "
+                                                         "(IPython dedents it); dedent it to have it checked"}));
+}
+
+TEST(Notebook, HelpOnSubscriptsAndWildcardsIsMasked) {
+  const Notebook nb = of_cells({"x[0]?\ntorch.*cuda*?\nx.y[\"k\"].z??\nx[0] if y else z\n3?"});
+  EXPECT_EQ(nb.masked_lines, (std::vector<std::string>{"x[0]?", "torch.*cuda*?", "x.y[\"k\"].z??"}));
 }
 
 TEST(Notebook, BadNotebooksAreClearErrors) {

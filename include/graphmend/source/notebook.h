@@ -9,7 +9,8 @@
 //     JSON, only the "source" values of the cells that changed: every other byte (metadata,
 //     outputs, other cells, indentation, key order, the final newline) is kept.
 // IPython syntax is no Python: a cell of IPython is left out (a cell magic whose body is not Python,
-// `%%bash`; an automagic line, `pip install x`), but `%%time`'s and `%%capture`'s body is analysed;
+// `%%bash`; an automagic line, `pip install x`, with a warning), but `%%time`'s and `%%capture`'s
+// body is analysed; a cell indented as a whole is left out with a warning (IPython dedents it);
 // a line magic, shell escape or help line (`%time f()`, `!pip install x`, `x = !ls`, `obj?`)
 // is masked by a neutral expression of the same byte length, so offsets stay put, and restored
 // when the notebook is written. A fix that would change a masked line or a cell boundary is not
@@ -56,6 +57,9 @@ struct Notebook {
   std::string json;                  // the file's bytes
   std::vector<NotebookCell> cells;   // the analysed code cells, in order
   std::vector<std::string> masked_lines;  // the original bytes of each CellLayout::masked range
+  // Warnings, "cell 3:2: ...", for code cells left out that a reader would expect checked (an
+  // automagic line, a cell indented as a whole); a cell magic's cell (`%%bash`) is left out silently.
+  std::vector<std::string> left_out;
   std::string joined;                // the module text
   CellLayout layout;                 // of `joined`
   // The kernel's language when it is not Python: nothing is analysed.
@@ -80,6 +84,11 @@ std::optional<std::vector<std::string>> cell_sources(const Notebook& notebook, s
 // only changed cells' "source" values differ from `notebook.json`. Nullopt when the layout does
 // not fit the text.
 std::optional<std::string> notebook_bytes(const Notebook& notebook, std::string_view text, const CellLayout& cells);
+
+// `text` (laid out as `cells`) with its masked IPython lines restored, as a reader of the cells sees
+// it: the same length and offsets (a masked line's stand-in has its length). `text` itself when the
+// layout does not fit it.
+std::string shown_text(const Notebook& notebook, std::string_view text, const CellLayout& cells);
 
 // Whether replacing `range` of a text laid out as `cells` would change a masked IPython line or a
 // cell's separator.
