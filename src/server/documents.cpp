@@ -31,27 +31,17 @@ int hex_value(char c) {
 
 }  // namespace
 
-LineMap::LineMap(std::string_view text) : text_(text) {
-  starts_.push_back(0);
-  for (uint32_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;  // the break is the LF
-    if (text[i] == '\n' || text[i] == '\r') starts_.push_back(i + 1);
-  }
-}
+LineMap::LineMap(std::string_view text) : text_(text), lines_(text) {}
 
 uint32_t LineMap::line_end(uint32_t line) const {
-  if (line + 1 >= starts_.size()) return static_cast<uint32_t>(text_.size());
-  uint32_t end = starts_[line + 1] - 1;
-  if (end > starts_[line] && text_[end] == '\n' && text_[end - 1] == '\r') --end;
-  return end;
+  return lines_.line_start(line + 1) + static_cast<uint32_t>(lines_.line_text(text_, line + 1).size());
 }
 
 Position LineMap::position(uint32_t offset, PositionEncoding encoding) const {
   offset = std::min(offset, static_cast<uint32_t>(text_.size()));
-  const auto after = std::upper_bound(starts_.begin(), starts_.end(), offset);
-  const auto line = static_cast<uint32_t>(after - starts_.begin() - 1);
+  const uint32_t line = lines_.line_of(offset) - 1;  // LSP lines count from 0
   uint32_t character = 0;
-  for (uint32_t at = starts_[line]; at < offset;) {
+  for (uint32_t at = lines_.line_start(line + 1); at < offset;) {
     const uint32_t bytes = sequence_length(static_cast<unsigned char>(text_[at]));
     if (at + bytes > offset) break;  // inside a character: its start
     character += units(bytes, encoding);
@@ -61,9 +51,9 @@ Position LineMap::position(uint32_t offset, PositionEncoding encoding) const {
 }
 
 uint32_t LineMap::offset(Position position, PositionEncoding encoding) const {
-  if (position.line >= starts_.size()) return static_cast<uint32_t>(text_.size());
+  if (position.line >= lines_.line_count()) return static_cast<uint32_t>(text_.size());
   const uint32_t end = line_end(position.line);
-  uint32_t at = starts_[position.line];
+  uint32_t at = lines_.line_start(position.line + 1);
   for (uint32_t character = 0; at < end;) {
     const uint32_t bytes = sequence_length(static_cast<unsigned char>(text_[at]));
     character += units(bytes, encoding);

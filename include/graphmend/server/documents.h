@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "graphmend/source/text.h"
+
 namespace graphmend::server {
 
 enum class PositionEncoding { Utf8, Utf16 };
@@ -21,8 +23,9 @@ struct Position {
   friend auto operator<=>(const Position&, const Position&) = default;
 };
 
-// Where each line of a text starts; lines end at "\n", "\r\n" or "\r", as LSP counts them. It
-// keeps a view of the text, which must outlive it.
+// LSP positions (0-based lines, columns in UTF-8 or UTF-16 units) over source::LineIndex, whose
+// lines end at "\n", "\r\n" or "\r" as LSP counts them. It keeps a view of the text, which must
+// outlive it.
 class LineMap {
  public:
   explicit LineMap(std::string_view text);
@@ -37,7 +40,7 @@ class LineMap {
   [[nodiscard]] uint32_t line_end(uint32_t line) const;  // before its line break
 
   std::string_view text_;
-  std::vector<uint32_t> starts_;
+  source::LineIndex lines_;
 };
 
 // A `file:` URI's path (percent-decoded); nullopt for another scheme or a malformed URI.
