@@ -38,39 +38,6 @@ void observe(const CompiledCall& c, TypeOracle& types, std::vector<Observation>&
 
 }  // namespace
 
-bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef callee, bool receiver_bound,
-                       const std::function<void(int, ir::Node)>& visit) {
-  const auto& params = callee.module->functions[static_cast<size_t>(callee.function)].params;
-  ir::Node args = call.field(field::arguments);
-  if (!args || !args.is(kind::argument_list)) return false;
-  size_t next = receiver_bound ? 1 : 0;
-  bool positional_open = true, complete = true;
-  for (ir::Node a : args.named_children()) {
-    if (a.is(kind::comment)) continue;
-    if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
-      positional_open = complete = false;
-      continue;
-    }
-    if (a.is(kind::keyword_argument)) {
-      const auto name = caller.text(a.field(field::name));
-      for (size_t i = 0; i < params.size(); ++i) {
-        if (params[i].name == name && params[i].kind != ir::Parameter::Kind::VarArgs &&
-            params[i].kind != ir::Parameter::Kind::VarKeyword) {
-          visit(static_cast<int>(i), a.field(field::value));
-        }
-      }
-      continue;
-    }
-    if (!positional_open) continue;
-    if (next >= params.size() || params[next].kind != ir::Parameter::Kind::Regular) {
-      positional_open = complete = false;
-      continue;
-    }
-    visit(static_cast<int>(next++), a);
-  }
-  return complete;
-}
-
 ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions, unsigned jobs) {
   const std::vector<CompiledCall>& calls = regions.calls();
   // The calls of each compiled function, typed together by a fresh oracle of their own: what

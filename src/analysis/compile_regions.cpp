@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -178,6 +179,105 @@ std::optional<ClassRef> CompileRegions::instance_class(const ir::Module& module,
   return std::nullopt;
 }
 
+const SelfStores& CompileRegions::self_stores_of(ClassRef cls) {
+  const ir::Class& k = cls.module->classes[static_cast<size_t>(cls.klass)];
+  auto cached = self_stores_.find(k.node.id());
+  if (cached == self_stores_.end()) cached = self_stores_.emplace(k.node.id(), index_self_stores(*cls.module, k)).first;
+  return cached->second;
+}
+
+const std::vector<ClassRef>& CompileRegions::subclasses_of(ClassRef cls) {
+  if (!subclasses_) {
+    subclasses_.emplace();
+    for (const ir::Module* m : project_.modules()) {
+      for (size_t ci = 0; ci < m->classes.size(); ++ci) {
+        const ClassRef sub{m, static_cast<int>(ci)};
+        for (ClassRef base : project_.bases_of(sub)) (*subclasses_)[{base.module, base.klass}].push_back(sub);
+      }
+    }
+  }
+  static const std::vector<ClassRef> none;
+  auto it = subclasses_->find({cls.module, cls.klass});
+  return it == subclasses_->end() ? none : it->second;
+}
+
+std::vector<ClassRef> CompileRegions::stored_classes(ClassRef owner, std::string_view attr) {
+  std::vector<ClassRef> out;
+  const auto add_class = [&](ClassRef c) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  };
+  const ir::Module& m = *owner.module;
+  const SelfStores& stores = self_stores_of(owner);
+  auto st = stores.find(std::string(attr));
+  if (st == stores.end()) return out;
+  for (const SelfStore& store : st->second) {
+    ir::Node right = ir::unparenthesize(store.value);
+    if (store.buffer) continue;
+    if (right.is(kind::call)) {
+      if (auto c = project_.class_of_expr(m, right.field(field::function))) add_class(*c);
+      continue;
+    }
+    // `self.attr = attr` in __init__, with `attr` one of its parameters.
+    if (!right.is(kind::identifier)) continue;
+    const int fi = m.function_of(right);
+    if (fi < 0 || m.functions[static_cast<size_t>(fi)].name != "__init__") continue;
+    const std::vector<int> bindings = m.reaching_bindings(right);
+    const bool parameter_only = !bindings.empty() && std::all_of(bindings.begin(), bindings.end(), [&](int b) {
+      return m.bindings[static_cast<size_t>(b)].kind == ir::BindingKind::Parameter;
+    });
+    if (!parameter_only) continue;
+    for (ClassRef c : classes_passed_to_init(owner, m.text(right), 0)) add_class(c);
+  }
+  return out;
+}
+
+// What the subclasses of `owner` pass to its `__init__` parameter `param` through
+// `super().__init__(...)` in their own `__init__`: an instance `Cls(...)` (or a name bound only to
+// one), or a parameter of their own, followed to their subclasses in turn.
+std::vector<ClassRef> CompileRegions::classes_passed_to_init(ClassRef owner, std::string_view param, int depth) {
+  std::vector<ClassRef> out;
+  if (depth > 4) return out;
+  auto init = project_.find_method(owner, "__init__");
+  if (!init || init->module != owner.module) return out;
+  const ir::Function& init_fn = init->module->functions[static_cast<size_t>(init->function)];
+  int param_index = -1;
+  for (size_t i = 0; i < init_fn.params.size(); ++i) {
+    if (init_fn.params[i].name == param) param_index = static_cast<int>(i);
+  }
+  if (param_index < 0) return out;
+  const std::vector<ClassRef> subclasses = subclasses_of(owner);
+  for (ClassRef sub : subclasses) {
+    const ir::Module& sm = *sub.module;
+    const ir::Class& sc = sm.classes[static_cast<size_t>(sub.klass)];
+    auto sub_init = sc.methods.find("__init__");
+    if (sub_init == sc.methods.end()) continue;
+    const ir::Function& sub_fn = sm.functions[static_cast<size_t>(sub_init->second)];
+    syntax::walk(sub_fn.node.field(field::body), [&](ir::Node n) {
+      if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+      if (!n.is(kind::call)) return true;
+      ir::Node callee = ir::unparenthesize(n.field(field::function));
+      if (!callee.is(kind::attribute) || sm.text(callee.field(field::attribute)) != "__init__") return true;
+      ir::Node obj = ir::unparenthesize(callee.field(field::object));
+      if (!obj.is(kind::call) || sm.text(obj.field(field::function)) != "super") return true;
+      for_each_argument(sm, n, *init, true, [&](int index, ir::Node arg) {
+        if (index != param_index) return;
+        arg = ir::unparenthesize(arg);
+        std::vector<ClassRef> passed;
+        if (auto c = instance_class(sm, arg)) {
+          passed.push_back(*c);
+        } else if (arg.is(kind::identifier)) {
+          passed = classes_passed_to_init(sub, sm.text(arg), depth + 1);
+        }
+        for (ClassRef c : passed) {
+          if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+        }
+      });
+      return true;
+    });
+  }
+  return out;
+}
+
 void CompileRegions::seed(const ir::Module& m) {
   // forward of every nn.Module subclass, and classes decorated with torch.compile.
   for (size_t ci = 0; ci < m.classes.size(); ++ci) {
@@ -342,19 +442,20 @@ void CompileRegions::close_over_calls() {
           return true;
         }
         // self.sub(...) where self.sub = SomeModule(...) somewhere in the class.
-        const ir::Class& k = m.classes[static_cast<size_t>(own_class->klass)];
-        auto cached = self_stores_.find(k.node.id());
-        if (cached == self_stores_.end()) cached = self_stores_.emplace(k.node.id(), index_self_stores(m, k)).first;
-        if (auto st = cached->second.find(std::string(attr)); st != cached->second.end()) {
-          for (const SelfStore& store : st->second) {
-            ir::Node right = ir::unparenthesize(store.value);
-            if (store.buffer || !right.is(kind::call)) continue;
-            if (auto sub = project_.class_of_expr(m, right.field(field::function))) {
-              if (auto fwd = project_.find_method(*sub, "forward")) add_call(f, n, *fwd, true, why);
-            }
-          }
+        for (ClassRef sub : stored_classes(*own_class, attr)) {
+          if (auto fwd = project_.find_method(sub, "forward")) add_call(f, n, *fwd, true, why);
         }
         return true;
+      }
+      // self.sub.method(...), with self.sub's class known the same way.
+      if (obj.is(kind::attribute) && own_class) {
+        ir::Node owner = ir::unparenthesize(obj.field(field::object));
+        if (owner.is(kind::identifier) && m.text(owner) == "self") {
+          for (ClassRef sub : stored_classes(*own_class, m.text(obj.field(field::attribute)))) {
+            if (auto meth = project_.find_method(sub, attr)) add_call(f, n, *meth, true, why);
+          }
+          return true;
+        }
       }
       if (obj.is(kind::call) && m.text(obj.field(field::function)) == "super" && own_class) {
         for (ClassRef base : project_.bases_of(*own_class)) {

@@ -151,4 +151,37 @@ std::optional<FunctionRef> Project::find_method(ClassRef cls, std::string_view n
   return std::nullopt;
 }
 
+bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef callee, bool receiver_bound,
+                       const std::function<void(int, ir::Node)>& visit) {
+  const auto& params = callee.module->functions[static_cast<size_t>(callee.function)].params;
+  ir::Node args = call.field(field::arguments);
+  if (!args || !args.is(kind::argument_list)) return false;
+  size_t next = receiver_bound ? 1 : 0;
+  bool positional_open = true, complete = true;
+  for (ir::Node a : args.named_children()) {
+    if (a.is(kind::comment)) continue;
+    if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
+      positional_open = complete = false;
+      continue;
+    }
+    if (a.is(kind::keyword_argument)) {
+      const auto name = caller.text(a.field(field::name));
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (params[i].name == name && params[i].kind != ir::Parameter::Kind::VarArgs &&
+            params[i].kind != ir::Parameter::Kind::VarKeyword) {
+          visit(static_cast<int>(i), a.field(field::value));
+        }
+      }
+      continue;
+    }
+    if (!positional_open) continue;
+    if (next >= params.size() || params[next].kind != ir::Parameter::Kind::Regular) {
+      positional_open = complete = false;
+      continue;
+    }
+    visit(static_cast<int>(next++), a);
+  }
+  return complete;
+}
+
 }  // namespace graphmend::analysis

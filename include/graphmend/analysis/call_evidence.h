@@ -3,7 +3,6 @@
 // the analysed files pass it.
 #pragma once
 
-#include <functional>
 
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/tensor_types.h"
@@ -39,11 +38,5 @@ ReplacedModule replaced_module(const ir::Module& before, const ir::Module& after
 // "some compiled call passes a tensor". So each key of a replaced module moves to its function's
 // counterpart, or is dropped when there is none. Keys of other modules stay as they are.
 ParameterEvidence carry_evidence(const ParameterEvidence& evidence, const std::vector<ReplacedModule>& replaced);
-
-// Calls visit(parameter index, argument) for each argument of `call` (in `caller`) that binds a
-// parameter of `callee`: positional ones in order after an implicit receiver, keywords by name;
-// a splat ends what can be known. Returns false when a splat hid some arguments.
-bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef callee, bool receiver_bound,
-                       const std::function<void(int, ir::Node)>& visit);
 
 }  // namespace graphmend::analysis

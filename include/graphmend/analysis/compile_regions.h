@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -52,6 +53,13 @@ class CompileRegions {
   void add_call(FunctionRef caller, ir::Node call, FunctionRef callee, bool via_attribute, std::string reason);
   void add_class_forward(ClassRef cls, const std::string& reason, bool entry);
   std::optional<ClassRef> instance_class(const ir::Module& module, ir::Node expr) const;
+  const SelfStores& self_stores_of(ClassRef cls);
+  // The classes whose instances `owner`'s methods store in `self.<attr>`: `self.attr = Cls(...)`,
+  // or `self.attr = param` with `param` an `__init__` parameter, from what subclasses pass it
+  // through `super().__init__(...)`.
+  std::vector<ClassRef> stored_classes(ClassRef owner, std::string_view attr);
+  std::vector<ClassRef> classes_passed_to_init(ClassRef owner, std::string_view param, int depth);
+  const std::vector<ClassRef>& subclasses_of(ClassRef cls);
   bool is_nn_module_impl(ClassRef cls, int depth) const;
 
   const Project& project_;
@@ -65,6 +73,8 @@ class CompileRegions {
   std::map<std::pair<const ir::Module*, int>, std::vector<size_t>> calls_to_;  // callee -> its entries in calls_
   mutable std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;
   std::map<const void*, SelfStores> self_stores_;  // by class node
+  // Direct subclasses among the analysed classes, by base class; built on first use.
+  std::optional<std::map<std::pair<const ir::Module*, int>, std::vector<ClassRef>>> subclasses_;
 };
 
 // True if `expr` (a decorator or callee) names torch.compile (any import spelling).

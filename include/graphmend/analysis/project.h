@@ -1,6 +1,7 @@
 // The set of modules analysed in one run, and name resolution across them.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,5 +68,11 @@ class Project {
   std::vector<const ir::Module*> modules_;
   std::unordered_map<std::string, const ir::Module*> by_name_;
 };
+
+// Calls visit(parameter index, argument) for each argument of `call` (in `caller`) that binds a
+// parameter of `callee`: positional ones in order after an implicit receiver, keywords by name;
+// a splat ends what can be known. Returns false when a splat hid some arguments.
+bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef callee, bool receiver_bound,
+                       const std::function<void(int, ir::Node)>& visit);
 
 }  // namespace graphmend::analysis
