@@ -14,6 +14,7 @@ import argparse
 import collections
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -69,6 +70,7 @@ def recall(results: list[dict], graphmend: str) -> dict:
             else:
                 missed[(b["site"], b["cause"])] += 1
     return {"found": len(found), "total": len(found) + sum(missed.values()), "findings": findings,
+            "distinct_found": len(set(found)), "distinct_total": len(set(found)) + len(missed),
             "missed": [{"site": s, "cause": c, "models": n} for (s, c), n in sorted(missed.items())],
             "outside": [{"site": s, "cause": c, "models": n} for (s, c), n in sorted(outside.items())]}
 
@@ -122,6 +124,17 @@ def chart(results: list[dict], path: pathlib.Path) -> None:
     fig.savefig(path, dpi=100)
 
 
+def fullgraph_verdict(full: dict) -> str:
+    if full.get("ok"):
+        return "one graph"
+    if not full:
+        return "?"
+    guard = re.search(r"data-dependent expression (.+?)(?: \(unhinted|$)", full.get("data_dependent_expression") or "")
+    return (f"{full.get('error_class')}" + (f" at `{full['site']}`" if full.get("site") else "")
+            + (f": guard on `{guard.group(1)}`" if guard else f": {full.get('error', '')[:90]}")
+            + ("; asks for torch._check" if full.get("asks_torch_check") else ""))
+
+
 def section(data: dict, rec: dict, rows: list[dict], commit: str) -> str:
     s, results = data["summary"], data["results"]
     versions = ", ".join(f"{k} {v}" for k, v in data["versions"].items())
@@ -139,7 +152,8 @@ def section(data: dict, rec: dict, rows: list[dict], commit: str) -> str:
              "- the original's own compiled output differs from its eager output: "
              + (", ".join(s["compiled_unlike_eager_in_original"]) or "none"),
              f"- detection recall: `graphmend check` covers **{rec['found']} of {rec['total']}** break sites Dynamo "
-             f"logged on the originals (one per model and site)"
+             f"logged on the originals (one per model and site); distinct sites: {rec['distinct_found']} of "
+             f"{rec['distinct_total']}"
              + (f"; {sum(o['models'] for o in rec['outside'])} more in torch's own files" if rec["outside"] else ""),
              "", "![wild census: breaking models](results/wild.png)", "",
              "| library | models | ran | breaking | breaks before | plain | unsafe | identical plain | identical unsafe |",
@@ -163,26 +177,42 @@ def section(data: dict, rec: dict, rows: list[dict], commit: str) -> str:
     if rec["outside"]:
         lines += ["", "Sites in torch's own files (not counted): "
                   + "; ".join(f"`{o['site']}` ({o['cause']})" for o in rec["outside"])]
-    lines += ["", "### What the capture flags do with the remaining data-dependent sites",
+    lines += ["", "### What the capture flags do with the breaks that remain",
               "", ("Each breaking original once more with `capture_scalar_outputs` and "
-                   "`capture_dynamic_output_shape_ops` on (bench/wild/wild_arm.py --capture): the model's breaks with "
-                   "the flags, whether this site still breaks, whether the output stays identical to the original's "
-                   "eager output, and what `fullgraph=True` gives (one graph, or the error, its site and whether the "
-                   "message asks for a `torch._check` hint)."), "",
-              "| model | site | class | breaks with flags | site still breaks | identical | fullgraph=True |",
-              "|---|---|---|---:|---|---|---|"]
+                   "`capture_dynamic_output_shape_ops` on (bench/wild/wild_arm.py --capture): its breaks with the "
+                   "flags and whether the output stays identical to the original's eager output (a run the flags make "
+                   "fail is shown with its error), then `fullgraph=True`: one graph, or what stops it (the site, the "
+                   "data-dependent guard, and whether Dynamo asks for a `torch._check` hint)."), "",
+              "| model | breaks before → with flags | identical | fullgraph=True | sites still breaking with flags |",
+              "|---|---|---|---|---|"]
+    for r in results:
+        c = r.get("capture")
+        if not c:
+            continue
+        err = c.get("capture_error")
+        flags = (f"fails when run: {err['error_class']}: {err['error'][:90]}"
+                 + (f" at `{err['site']}`" if err.get("site") else "")
+                 + (f" (called from `{err['called_from']}`)" if err.get("called_from") else "") if err else
+                 c.get("breaks", c.get("error", "?")))
+        same = "—" if "compiled_sha256" not in c else ("yes" if c["compiled_sha256"] == r["original"]["eager_sha256"]
+                                                        else "**no**")
+        if c.get("eager_sha256") not in (None, r["original"]["eager_sha256"]):
+            same += " (its eager output differs from the original arm's: not the same weights or inputs)"
+        lines.append(f"| {r['model_type']} | {r['original']['breaks']} → {flags} | {same} | "
+                     f"{fullgraph_verdict(c.get('fullgraph') or {})} | "
+                     + ("; ".join(f"`{b['site']}`: {b['cause']}" for b in distinct_sites(c)) or "—") + " |")
+    lines += ["", ("Per remaining data-dependent-shape or scalar site (after plain fix): does it still break with "
+              "the flags, in the models whose flagged run completed?"), "",
+              "| site | class | models | still breaks with flags |", "|---|---|---:|---|"]
+    by_site = collections.defaultdict(list)
     for row in rows:
-        full = row["fullgraph"]
-        if full.get("ok"):
-            verdict = "one graph"
-        else:
-            verdict = (f"{full.get('error_class')}: {full.get('error', '')[:90]}"
-                       + (f" at `{full['site']}`" if full.get("site") else "")
-                       + ("; asks for torch._check" if full.get("asks_torch_check") else ""))
-        err = row["capture_error"]
-        breaks = row["breaks_with_flags"] if err is None else f"failed: {err['error_class']}: {err['error'][:80]}"
-        lines.append(f"| {row['model']} | `{row['site']}` | {row['class']} | {breaks} | {row['site_still_breaks']} | "
-                     f"{row['identical']} | {verdict} |")
+        by_site[(row["site"], row["class"])].append(row)
+    for (site, kind), group in sorted(by_site.items()):
+        ran = [g for g in group if g["site_still_breaks"] is not None]
+        still = sum(1 for g in ran if g["site_still_breaks"])
+        failed = len(group) - len(ran)
+        lines.append(f"| `{site}` | {kind} | {len(group)} | {still} of {len(ran)}"
+                     + (f" ({failed} flagged runs failed)" if failed else "") + " |")
     if s["not_run"]:
         lines += ["", "Not run: " + "; ".join(f"{m} ({e})" for m, e in s["not_run"].items())]
     wall = sum(r.get("seconds", 0) for r in results)

@@ -79,10 +79,16 @@ def fullgraph_error(exc: Exception) -> dict:
     text = str(exc)
     files = re.findall(r'File "([^"]+)", line (\d+)', text)
     ours = [(f, n) for f, n in files if library_site(f) != os.path.basename(f)]
+    if not ours:  # an error raised when the graph runs names no frame: its traceback does
+        import traceback
+
+        ours = [(f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)
+                if library_site(f.filename) != os.path.basename(f.filename) and "/torch/" not in f.filename]
     site = f"{library_site(ours[-1][0])}:{ours[-1][1]}" if ours else None
     lines = text.strip().splitlines() or [""]
     expression = next((line.strip() for line in lines if "data-dependent expression" in line), None)
     return {"error_class": type(exc).__name__, "error": lines[0][:200], "site": site,
+            "called_from": f"{library_site(ours[-2][0])}:{ours[-2][1]}" if len(ours) > 1 else None,
             "data_dependent_expression": expression and expression[:200],
             "asks_torch_check": "torch._check" in text}
 

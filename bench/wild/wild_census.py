@@ -113,6 +113,19 @@ def census_one(python: str, model: str, sites: dict[str, pathlib.Path], twins: d
     return result
 
 
+def recapture(python: str, results: list[dict], jobs: int, timeout: int) -> None:
+    """The capture arm again for models already measured. The weights are rebuilt from the same seed
+    (the arm's eager digest, compared with the original's, shows they are the same)."""
+    def one(r):
+        with tempfile.TemporaryDirectory(prefix="wild-recapture-") as folder:
+            r["capture"] = run_arm(python, r["model_type"], pathlib.Path(folder) / "w.pt", None, timeout, None, ARM,
+                                   ("--capture",))
+            print(f"{r['model_type']}: capture again: {r['capture'].get('breaks', r['capture'].get('error'))}",
+                  flush=True)
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(one, results))
+
+
 def identical(r: dict, kind: str) -> bool:
     """The patched model's eager and compiled outputs both equal the original's eager output, bit for bit."""
     o, p = r["original"], r.get(kind, {})
@@ -168,6 +181,9 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "wild.json"))
     parser.add_argument("--work", default=str(ROOT / "bench" / ".work" / "wild"))
     parser.add_argument("--resume", action="store_true", help="keep the models the results JSON already has")
+    parser.add_argument("--recapture", action="store_true",
+                        help="with --resume: run the capture arm again for the breaking models already measured "
+                             "(after wild_arm.py learnt to say more)")
     parser.add_argument("--write", action="store_true", help="also write bench/RESULTS.md's section and the chart")
     args = parser.parse_args()
     models = args.models or [m for m in MODELS if not args.libraries or MODELS[m][0] in args.libraries]
@@ -185,6 +201,10 @@ def main() -> None:
     for kind, twin in twins.items():
         print(f"the {kind} copies are byte-identical to the {twin} copies: {kind} arms not run again", flush=True)
     versions = {}
+    if args.recapture:
+        recapture(args.python, [done[m] for m in models if m in done and "capture" in done[m]], args.jobs,
+                  args.timeout)
+        write(out, versions, [done[k] for k in MODELS if k in done], all(m in done for m in MODELS))
     with tempfile.TemporaryDirectory(prefix="wild-weights-") as weights, \
             concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {m: pool.submit(census_one, args.python, m, sites, twins, pathlib.Path(weights), args.timeout)
