@@ -44,7 +44,9 @@ def _tv(module, name, shape, **extra):
 
 def _tv_raft():
     from torchvision.models.optical_flow import raft_small
-    return raft_small(weights=None), (torch.rand(1, 3, 64, 64), torch.rand(1, 3, 64, 64)), {"num_flow_updates": 3}
+    # 128 pixels: the correlation pyramid wants feature maps (an eighth of the image) of 16 or more.
+    images = (torch.rand(1, 3, 128, 128), torch.rand(1, 3, 128, 128))
+    return raft_small(weights=None), images, {"num_flow_updates": 3}
 
 
 TORCHVISION = {

@@ -113,9 +113,9 @@ def chart(results: list[dict], path: pathlib.Path) -> None:
             ("original + capture flags", lambda r: r.get("capture", {}).get("breaks", 0))]
     for i, (label, value) in enumerate(bars):
         ax.bar([x - 0.3 + 0.2 * i for x in xs], [value(r) for r in rows], 0.2, label=label)
-    for x, r in zip(xs, rows):  # a capture run that failed outright has no count: marked
+    for x, r in zip(xs, rows):  # a flagged run that raised has no count: marked
         if "breaks" not in r.get("capture", {}):
-            ax.text(x + 0.3, 0.2, "failed", rotation=90, fontsize=7, ha="center")
+            ax.text(x + 0.3, 0.2, "fails when run", rotation=90, fontsize=7, ha="center")
     ax.set_xticks(list(xs), [r["model_type"].split("/", 1)[1] for r in rows], rotation=40, ha="right", fontsize=7)
     ax.set_ylabel("graph breaks")
     ax.set_title("wild census: breaking models, before and after (torch 2.14.1, CPU)")
@@ -130,14 +130,20 @@ def fullgraph_verdict(full: dict) -> str:
     if not full:
         return "?"
     guard = re.search(r"data-dependent expression (.+?)(?: \(unhinted|$)", full.get("data_dependent_expression") or "")
+    expression = guard and re.sub(r" \(unh\w*$", "", guard.group(1))
+    if expression and len(expression) > 100:
+        expression = expression[:100] + " …"
     return (f"{full.get('error_class')}" + (f" at `{full['site']}`" if full.get("site") else "")
-            + (f": guard on `{guard.group(1)}`" if guard else f": {full.get('error', '')[:90]}")
+            + (f": guard on `{expression}`" if expression else f": {full.get('error', '')[:90]}")
             + ("; asks for torch._check" if full.get("asks_torch_check") else ""))
 
 
 def section(data: dict, rec: dict, rows: list[dict], commit: str) -> str:
     s, results = data["summary"], data["results"]
-    versions = ", ".join(f"{k} {v}" for k, v in data["versions"].items())
+    versions = ", ".join(f"{k} {v}" for k, v in {r["library"]: r["original"].get("version") for r in results
+                                                   if r["original"].get("version")}.items())
+    twins = sorted({f"{k} copies byte-identical to the {r[k]['same_sources_as']} copies" for r in results
+                    for k in KINDS if r.get(k, {}).get("same_sources_as")})
     lines = [BEGIN, "", "## Wild census: torchvision, diffusers, x-transformers, vector-quantize-pytorch, timm (issue 49)",
              "", (f"`python bench/wild/wild_census.py --resume` then `python bench/wild/report.py` (graphmend {commit}; "
                   f"CPU, 2 shared cores, 2 arms at a time; torch 2.14.1 and torchvision 0.29.1 are the index's CUDA "
@@ -149,6 +155,8 @@ def section(data: dict, rec: dict, rows: list[dict], commit: str) -> str:
              f"- outputs identical (patched eager and compiled against the original's eager, bit for bit): plain "
              f"{s['identical_plain']} of {s['ran']}, unsafe {s['identical_unsafe']} of {s['ran']}"
              + (f"; differing: {', '.join(s['differing'])}" if s["differing"] else ""),
+             *([(f"- `fix --unsafe-fixes` changes nothing more than plain `fix` in these libraries ({', '.join(twins)}): "
+                "the same code, measured once")] if twins else []),
              "- the original's own compiled output differs from its eager output: "
              + (", ".join(s["compiled_unlike_eager_in_original"]) or "none"),
              f"- detection recall: `graphmend check` covers **{rec['found']} of {rec['total']}** break sites Dynamo "
@@ -216,7 +224,8 @@ def section(data: dict, rec: dict, rows: list[dict], commit: str) -> str:
     if s["not_run"]:
         lines += ["", "Not run: " + "; ".join(f"{m} ({e})" for m, e in s["not_run"].items())]
     wall = sum(r.get("seconds", 0) for r in results)
-    lines += ["", f"Arm time summed over models: {wall / 60:.0f} minutes (two at a time).", "", END]
+    lines += ["", f"Time per model summed (its arms one after another; two models at a time): {wall / 60:.0f} minutes.",
+              "", END]
     return "\n".join(lines)
 
 
@@ -225,17 +234,19 @@ def main() -> None:
     parser.add_argument("--results", default=str(ROOT / "bench" / "results" / "wild.json"))
     parser.add_argument("--graphmend", default=str(ROOT / "build" / "graphmend"))
     parser.add_argument("--no-write", action="store_true", help="print the section only")
+    parser.add_argument("--graphmend-label", help="which graphmend the run used (default: this checkout's commit)")
     args = parser.parse_args()
-    write_report(pathlib.Path(args.results), args.graphmend, not args.no_write)
+    write_report(pathlib.Path(args.results), args.graphmend, not args.no_write, args.graphmend_label)
 
 
-def write_report(results: pathlib.Path, graphmend: str = str(ROOT / "build" / "graphmend"), write: bool = True) -> None:
+def write_report(results: pathlib.Path, graphmend: str = str(ROOT / "build" / "graphmend"), write: bool = True,
+                 label: str | None = None) -> None:
     data = json.loads(results.read_text())
     rec = recall(data["results"], graphmend)
     rows = capture_rows(data["results"])
     data["recall"], data["capture_table"] = rec, rows
     results.write_text(json.dumps(data, indent=1) + "\n")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
+    commit = label or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
                             check=False).stdout.strip()
     text = section(data, rec, rows, commit)
     print(text)

@@ -127,6 +127,7 @@ def main() -> None:
     try:
         module = __import__(library)
         facts["version"] = getattr(module, "__version__", None) or distribution_version(library)
+        facts["torch"] = torch.__version__
         facts["library_path"] = os.path.dirname(module.__file__)
         facts["stage"] = "build"
         torch.manual_seed(0)

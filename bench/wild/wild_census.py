@@ -165,6 +165,8 @@ def summarize(results: list[dict]) -> dict:
 
 def write(out: pathlib.Path, versions: dict, results: list[dict], complete: bool) -> dict:
     summary = summarize(results)
+    versions = {**{r["library"]: r["original"]["version"] for r in results if r["original"].get("version")},
+                **versions}
     out.write_text(json.dumps({"versions": versions, "complete": complete, "summary": summary, "results": results},
                               indent=1) + "\n")
     return summary
@@ -181,6 +183,8 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "wild.json"))
     parser.add_argument("--work", default=str(ROOT / "bench" / ".work" / "wild"))
     parser.add_argument("--resume", action="store_true", help="keep the models the results JSON already has")
+    parser.add_argument("--retry-not-run", action="store_true",
+                        help="with --resume: measure again the models that did not run (after models.py changed)")
     parser.add_argument("--recapture", action="store_true",
                         help="with --resume: run the capture arm again for the breaking models already measured "
                              "(after wild_arm.py learnt to say more)")
@@ -193,7 +197,8 @@ def main() -> None:
     out, work = pathlib.Path(args.out), pathlib.Path(args.work)
     done = {}
     if args.resume and out.exists():
-        done = {r["model_type"]: r for r in json.loads(out.read_text())["results"]}
+        done = {r["model_type"]: r for r in json.loads(out.read_text())["results"]
+                if not (args.retry_not_run and r["original"].get("stage") != "done")}
     libraries = sorted({MODELS[m][0] for m in models})
     sources = library_dirs(args.python, libraries)
     sites = patched_sites(args.graphmend, sources, work, args.jobs)
