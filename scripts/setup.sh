@@ -47,6 +47,17 @@ if [ "${GRAPHMEND_NO_VENV:-0}" != "1" ]; then
     echo "setup: installing nbformat==5.11.1 into .venv"
     .venv/bin/pip install -q --disable-pip-version-check nbformat==5.11.1
   fi
+  # The wild census's smoke test (tests/e2e/test_wild_census.py) runs models of these two model
+  # libraries; torch stays pinned as a constraint so that neither pulls another torch.
+  if ! .venv/bin/python - <<'PY' 2>/dev/null
+import importlib.metadata as md, sys
+sys.exit(md.version("x-transformers") != "2.31.10" or md.version("vector-quantize-pytorch") != "1.32.0")
+PY
+  then
+    echo "setup: installing x-transformers==2.31.10 and vector-quantize-pytorch==1.32.0 into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check -c <(echo torch==2.13.0) x-transformers==2.31.10 \
+      vector-quantize-pytorch==1.32.0
+  fi
   # ruff lints the runtime graphmend writes into packages, and checks patched files in the tests.
   if [ "$(.venv/bin/ruff --version 2>/dev/null)" != "ruff 0.17.6" ]; then
     echo "setup: installing ruff==0.17.6 into .venv"

@@ -122,9 +122,11 @@ def main_input(name, config, vision) -> dict:
 class BreakLog(logging.Handler):
     """Dynamo's graph-break log ("Graph break in user code at FILE:LINE", then the reason)."""
 
-    def __init__(self):
+    def __init__(self, site_of=None):
         super().__init__(logging.DEBUG)
         self.breaks = []
+        self.site_of = site_of or transformers_site
+
 
     def emit(self, record):
         text = record.getMessage()
@@ -136,9 +138,12 @@ class BreakLog(logging.Handler):
         detail = re.search(r"\n\s*\n(.+)\n\s+Explanation", text)
         if detail:
             cause = detail.group(1).strip()
-        path = where.group(1)
-        site = path.split("transformers/", 1)[-1] if "transformers/" in path else os.path.basename(path)
-        self.breaks.append({"site": f"{site}:{where.group(2)}", "cause": cause[:160]})
+        self.breaks.append({"site": f"{self.site_of(where.group(1))}:{where.group(2)}", "cause": cause[:160]})
+
+
+def transformers_site(path: str) -> str:
+    """A break's file as the census names it: relative to transformers/ (its basename elsewhere)."""
+    return path.split("transformers/", 1)[-1] if "transformers/" in path else os.path.basename(path)
 
 
 def main() -> None:

@@ -44,24 +44,30 @@ def patched_copy(graphmend: str, source: str, work: pathlib.Path, unsafe: bool =
     site = work / "patched"
     if site.exists():
         shutil.rmtree(site)
-    shutil.copytree(source, site / "transformers", ignore=shutil.ignore_patterns("__pycache__"))
-    flags = ["--unsafe-fixes"] if unsafe else []
-    fixed = subprocess.run([graphmend, "fix", "--no-cache", "--fix-generated", *flags, str(site / "transformers")], capture_output=True,
-                           text=True, check=False)
-    if fixed.returncode not in (0, 1):
-        sys.exit(f"graphmend fix failed ({fixed.returncode}): {fixed.stderr[-500:]}")
+    fixed_copy(graphmend, source, site / "transformers", unsafe)
     return site
 
 
+def fixed_copy(graphmend: str, source: str, package: pathlib.Path, unsafe: bool = False) -> None:
+    """A copy of the package folder `source` at `package`, fixed by `graphmend fix` in place."""
+    shutil.copytree(source, package, ignore=shutil.ignore_patterns("__pycache__"))
+    flags = ["--unsafe-fixes"] if unsafe else []
+    fixed = subprocess.run([graphmend, "fix", "--no-cache", "--fix-generated", *flags, str(package)], capture_output=True,
+                           text=True, check=False)
+    if fixed.returncode not in (0, 1):
+        sys.exit(f"graphmend fix failed ({fixed.returncode}): {fixed.stderr[-500:]}")
+
+
 def run_arm(python: str, model_type: str, weights: pathlib.Path, site: pathlib.Path | None, timeout: int,
-            save_compiled: pathlib.Path | None = None) -> dict:
+            save_compiled: pathlib.Path | None = None, arm: pathlib.Path = HERE / "arm.py",
+            options: tuple[str, ...] = ()) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     if site is not None:
         env["PYTHONPATH"] = str(site)
     env["OMP_NUM_THREADS"] = "1"  # two arms at a time on two cores
     saving = ["--save-compiled", str(save_compiled)] if save_compiled else []
     try:
-        out = subprocess.run([python, str(HERE / "arm.py"), model_type, "--weights", str(weights), *saving],
+        out = subprocess.run([python, str(arm), model_type, "--weights", str(weights), *saving, *options],
                              capture_output=True, text=True, env=env, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"model_type": model_type, "error": f"timeout after {timeout} s"}
