@@ -700,6 +700,8 @@ class WherePlanner {
   void read_chain();
   std::optional<Decline> inexpressible() const;
   std::optional<Decline> read_conditions();
+  std::optional<Decline> split_static_conjuncts(ir::Node& cond);
+  bool static_hoistable(ir::Node e) const;
   std::optional<Decline> read_returns();
   std::optional<Decline> read_assignments();
   std::optional<Decline> classify_names();
@@ -734,7 +736,8 @@ class WherePlanner {
   std::vector<ir::Node> blocks_;
   std::string torch_;
   std::vector<std::string> assumed_;  // parameters of unknown type planned as plain tensors
-  ir::Node static_part_;
+  ir::Node static_part_;                // the Python values before the tensor part
+  std::vector<ir::Node> hoisted_statics_;  // the Python values after it, tested first here
   std::vector<ir::Node> tensor_parts_;
   analysis::MetaFacts facts_;
   std::vector<TensorCondition> conds_;
@@ -771,7 +774,7 @@ std::optional<Decline> WherePlanner::python_may_raise() const {
   for (size_t i = 0; i < blocks_.size() + tensor_parts_.size(); ++i) {
     const bool block = i < blocks_.size();
     const ir::Node root = block ? blocks_[i] : tensor_parts_[i - blocks_.size()];
-    const ir::Node skipped = i == blocks_.size() ? first_atom(root) : ir::Node{};
+    const ir::Node skipped = i == blocks_.size() && hoisted_statics_.empty() ? first_atom(root) : ir::Node{};
     if (const ir::Node n = analysis::python_arithmetic_may_raise(m_, ctx_.types, root, skipped)) {
       return decline<DeclineCode::PythonArithmeticMayRaise>(snippet(m_, n));
     }
@@ -830,12 +833,8 @@ std::optional<Decline> WherePlanner::read_conditions() {
   }
   for (size_t i = 0; i < arms_.size(); ++i) {
     ir::Node cond = ir::unparenthesize(arms_[i].first);
-    if (i == 0 && arms_.size() == 1 && cond.is(kind::boolean_operator) &&
-        m_.text(cond.field(field::operator_)) == "and" &&
-        classify_truth(ctx_, cond.field(field::left)).kind == TruthKind::Static) {
-      static_part_ = cond.field(field::left);
-      if (auto bad = branch_effect(ctx_, static_part_, "the static conjunct", true)) return bad;
-      cond = cond.field(field::right);
+    if (i == 0 && arms_.size() == 1) {
+      if (auto bad = split_static_conjuncts(cond)) return bad;
     }
     tensor_parts_.push_back(cond);
   }
@@ -843,12 +842,92 @@ std::optional<Decline> WherePlanner::read_conditions() {
   ConditionRenderer renderer(ctx_, torch_, facts_);
   std::optional<Decline> why;
   for (size_t i = 0; i < tensor_parts_.size(); ++i) {
-    auto c = renderer.render(tensor_parts_[i], i == 0, why);
+    auto c = renderer.render(tensor_parts_[i], i == 0 && hoisted_statics_.empty(), why);
     if (!c) return why;
     conds_.push_back(std::move(*c));
   }
   for (const std::string& name : assumed_) add_check(fmt::format("_graphmend.plain_tensors({})", name));
   return std::nullopt;
+}
+
+// A condition `and`-ing Python values with tensor atoms: the Python values stay a Python `if`
+// around the selection, and the tensor atoms (contiguous, and a single atom unless they come
+// first) become its condition. A Python value the original tests only after a tensor atom
+// (`if t.any() and flag:`) is tested first here, and the tensor atoms only when every Python
+// value is true, where the original tests them on every run: the Python value must be unable to
+// raise or to run code (static_hoistable), and the tensor atoms unable to raise and of one
+// element (the first atom loses its exemption from the proofs).
+std::optional<Decline> WherePlanner::split_static_conjuncts(ir::Node& cond) {
+  std::vector<ir::Node> atoms;
+  for (ir::Node e = cond; ; e = e.field(field::left)) {
+    if (!e.is(kind::boolean_operator) || m_.text(e.field(field::operator_)) != "and") {
+      atoms.push_back(e);
+      break;
+    }
+    atoms.push_back(e.field(field::right));
+  }
+  std::reverse(atoms.begin(), atoms.end());
+  if (atoms.size() < 2) return std::nullopt;
+  std::vector<bool> is_static;
+  for (ir::Node a : atoms) is_static.push_back(classify_truth(ctx_, a).kind == TruthKind::Static);
+  const auto first_tensor = static_cast<size_t>(std::find(is_static.begin(), is_static.end(), false) - is_static.begin());
+  if (first_tensor == atoms.size()) return std::nullopt;  // no tensor atom: not this rule's `if`
+  size_t end_tensor = first_tensor;
+  while (end_tensor < atoms.size() && !is_static[end_tensor]) ++end_tensor;
+  if (first_tensor == 0 && end_tensor == atoms.size()) return std::nullopt;  // tensor atoms only
+  if (std::find(is_static.begin() + static_cast<long>(end_tensor), is_static.end(), false) != is_static.end()) {
+    // Tensor atoms on both sides of a Python value: the tensor part is not one expression.
+    const auto between = std::find(is_static.begin() + static_cast<long>(first_tensor), is_static.end(), true);
+    return decline<DeclineCode::PythonValueInCondition>(snippet(m_, atoms[static_cast<size_t>(between - is_static.begin())]));
+  }
+  if (first_tensor > 0 && end_tensor - first_tensor > 1) {
+    // `s and t1 and t2` nests as `(s and t1) and t2`: the tensor atoms are no one node.
+    return decline<DeclineCode::PythonValueInCondition>(snippet(m_, atoms[0]));
+  }
+  if (first_tensor > 0) {
+    // The Python values before the tensor part: the node that `and`s them (`a and b` nests left).
+    ir::Node prefix = atoms[first_tensor].parent();
+    static_part_ = prefix.field(field::left);
+    if (auto bad = branch_effect(ctx_, static_part_, "the static conjunct", true)) return bad;
+  }
+  for (size_t i = end_tensor; i < atoms.size(); ++i) {
+    if (!static_hoistable(atoms[i])) {
+      return decline<DeclineCode::StaticAfterTensor>(snippet(m_, atoms[i]));
+    }
+    hoisted_statics_.push_back(atoms[i]);
+  }
+  if (first_tensor == 0) {
+    // `t1 and t2 and s`: the tensor atoms are the left operand `end_tensor` levels down.
+    ir::Node prefix = atoms[end_tensor].parent();
+    cond = prefix.field(field::left);
+  } else {
+    cond = atoms[first_tensor];
+  }
+  return std::nullopt;
+}
+
+// A Python value tested where the original may not test it (static_conjuncts): evaluating it
+// and taking its truth cannot raise or run code. A name is bound on every path to the `if`;
+// its truth is taken only for a parameter annotated `bool` and never rebound; `is None`,
+// `is not None` and `not` of these.
+bool WherePlanner::static_hoistable(ir::Node e) const {
+  e = ir::unparenthesize(e);
+  if (e.is(kind::not_operator)) return static_hoistable(e.field(field::argument));
+  const auto bound_name = [&](ir::Node n) {
+    n = ir::unparenthesize(n);
+    return n.is(kind::identifier) && m_.lookup_at(n) >= 0 && m_.always_bound_at(n);
+  };
+  if (e.is(kind::comparison_operator)) {
+    const std::vector<ir::Node> operands = e.named_children();
+    if (operands.size() != 2 || !ir::unparenthesize(operands[1]).is(kind::none)) return false;
+    const std::string_view between = m_.text().substr(operands[0].end(), operands[1].start() - operands[0].end());
+    return (between == " is " || between == " is not ") && bound_name(operands[0]);
+  }
+  if (!bound_name(e)) return false;
+  const ir::Symbol& sym = m_.symbols[static_cast<size_t>(m_.lookup_at(e))];
+  if (sym.scope != fn_->scope || sym.bindings.size() != 1 || sym.declared_global || sym.declared_nonlocal) return false;
+  const ir::Binding& b = m_.bindings[static_cast<size_t>(sym.bindings[0])];
+  return b.kind == ir::BindingKind::Parameter && b.annotation && m_.text(b.annotation) == "bool";
 }
 
 // A condition of one element: `if t:` raises on more, and torch.where would broadcast it. Not
@@ -913,7 +992,7 @@ std::optional<Decline> WherePlanner::same_meta(const std::vector<analysis::Tenso
 
 // Every branch a single `return <value>`, with an `else`: one `return torch.where(...)`.
 std::optional<Decline> WherePlanner::read_returns() {
-  if (static_part_) return decline<DeclineCode::StaticConjunctWithReturns>();
+  if (static_part_ || !hoisted_statics_.empty()) return decline<DeclineCode::StaticConjunctWithReturns>();
   for (ir::Node r : returns_) {
     if (auto bad = branch_effect(ctx_, r)) return bad;
     aliasing_ |= may_alias(m_, r);
@@ -1127,7 +1206,8 @@ std::optional<Decline> WherePlanner::check_dtypes() {
   }
   for (size_t i = 0; i < arms_.size(); ++i) {
     const ir::Node cond = tensor_parts_[i];
-    if (auto bad = dtype_preconditions(ctx_, cond, static_part_, if_, &dtype_checks, i == 0 ? first_atom(cond) : ir::Node{},
+    const bool as_in_original = i == 0 && hoisted_statics_.empty();
+    if (auto bad = dtype_preconditions(ctx_, cond, static_part_, if_, &dtype_checks, as_in_original ? first_atom(cond) : ir::Node{},
                                        "the condition")) {
       return bad;
     }
@@ -1376,9 +1456,13 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   if (!all_modes && uses_runtime) {
     if (auto taken = runtime_unavailable(m_)) return *taken;
   }
-  if (static_part_) {
-    plan.static_text = one_line_text(m_, static_part_);
-    if (!plan.static_text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, static_part_))};
+  // The Python values, in their order: those before the tensor part, then those after it.
+  std::vector<ir::Node> statics = hoisted_statics_;
+  if (static_part_) statics.insert(statics.begin(), static_part_);
+  for (ir::Node s : statics) {
+    const std::optional<std::string> text = one_line_text(m_, s);
+    if (!text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, s))};
+    plan.static_text = plan.static_text ? *plan.static_text + " and " + *text : *text;
   }
   if (auto bad = plan_selections(plan)) return Declined{std::move(*bad)};
   plan.torch = torch_;

@@ -345,6 +345,54 @@ class WalrusInCondition(nn.Module):
         return h + m
 
 
+def flag_last(x: torch.Tensor, flag: bool):
+    """A bool parameter after the tensor atom: tested first, as a Python `if`."""
+    h = x.float()
+    if h.sum() > 0 and flag:
+        y = h * 2.0
+    else:
+        y = h - 1.0
+    return y
+
+
+def none_test_last(x: torch.Tensor, flag: bool, mask=None):
+    """Two tensor atoms, then `not flag` and an `is None` test: both Python tests go first."""
+    h = x.float()
+    if (h > 1.0).any() and (h < 0.0).any() and not flag and mask is None:
+        y = h * 0.5
+    else:
+        y = h + 1.0
+    return y
+
+
+class PythonValuesAfterTensor(nn.Module):
+    """Each Python value both ways, in one graph (Dynamo specialises on the constants)."""
+
+    def forward(self, x: torch.Tensor):
+        return torch.stack([flag_last(x, True), flag_last(x, False), none_test_last(x, False),
+                            none_test_last(x, True), none_test_last(x, False, mask=x)])
+
+
+class _NoEnabled:
+    pass
+
+
+def attribute_after_tensor(x: torch.Tensor, cfg):
+    h = x.float()
+    if h.sum() > 0 and cfg.enabled:  # the original reads `cfg.enabled` only when the sum is positive
+        y = h * 2.0
+    else:
+        y = h - 1.0
+    return y
+
+
+class AttributeAfterTensor(nn.Module):
+    """Declined: tested first, `cfg.enabled` would raise AttributeError where the original runs."""
+
+    def forward(self, x: torch.Tensor):
+        return attribute_after_tensor(x, _NoEnabled())
+
+
 def cases():
     """(name, module, [inputs covering every branch])."""
     t = torch.tensor
@@ -381,6 +429,8 @@ def cases():
         ("a branch temporary inside a loop", TemporaryInLoop(), [(t([1.0, 2.0]),), (t([0.1, 0.2]),)]),
         ("if/else inside a while loop", IfInWhileLoop(), [(t([1.0, 2.0]),), (t([-5.0, 1.0]),)]),
         ("a walrus in a lone condition", WalrusInCondition(), [(t([1.0, 1.0]),), (t([1.0, 5.0]),)]),
+        ("Python values after the tensor part", PythonValuesAfterTensor(),
+         [(t([1.0, 2.0]),), (t([-1.0, -2.0]),), (t([2.0, -0.5]),), (t([2.0, -3.0]),)]),
         ("buffer selection (two tables)", TwoTables(),
          [(t([1.0, 2.0, 3.0, 4.0]),), (t([1.0, -2.0, 3.0, 4.0]),), (t([1.0, 2.0, 3.0, 4.0]),)]),
     ]
@@ -390,7 +440,9 @@ def declined_cases():
     """Forms this version declines (each with its reason): the patched program is the original."""
     t = torch.tensor
     # A helper's result: its shape, dtype and device are not followed into the helper.
-    return [("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)])]
+    return [("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
+            # `cfg.enabled` after the tensor part: it would be read first, and raise here.
+            ("an attribute after the tensor part", AttributeAfterTensor(), [(t([-1.0, -2.0]),), (t([0.0, 0.0]),)])]
 
 
 def multi_element_cases():
