@@ -495,9 +495,11 @@ class ConditionRenderer {
       why = decline<DeclineCode::PythonValueInCondition>(snippet(m_, e));
       return std::nullopt;
     }
-    // Only the leftmost atom runs whenever the original's condition does; `and`/`or` may skip the others.
+    // Only the leftmost atom runs whenever the original's condition does; `and`/`or` may skip the
+    // others. The selection evaluates it first (`torch.where(c, ...)`'s first argument, after only
+    // pure temporaries that cannot raise), so whatever it raises is the original's exception.
     const bool as_in_original = std::exchange(first_, false);
-    if (auto bad = branch_effect(ctx_, e, "the condition", as_in_original)) {
+    if (auto bad = branch_effect(ctx_, e, "the condition", as_in_original, as_in_original)) {
       why = std::move(bad);
       return std::nullopt;
     }
@@ -888,7 +890,7 @@ std::optional<Decline> WherePlanner::split_static_conjuncts(ir::Node& cond) {
     // The Python values before the tensor part: the node that `and`s them (`a and b` nests left).
     ir::Node prefix = atoms[first_tensor].parent();
     static_part_ = prefix.field(field::left);
-    if (auto bad = branch_effect(ctx_, static_part_, "the static conjunct", true)) return bad;
+    if (auto bad = branch_effect(ctx_, static_part_, "the static conjunct", true, true)) return bad;
   }
   for (size_t i = end_tensor; i < atoms.size(); ++i) {
     if (!static_hoistable(atoms[i])) {

@@ -152,6 +152,29 @@ def test_multi_element_condition_still_raises(pair):
             assert str(got.value) == str(expected.value)
 
 
+def _raised(target, args):
+    """The exception's class and message; compiled, without the source location Dynamo appends
+    ("from user code: File ..., line N"), which names the rewritten line."""
+    try:
+        target(*args)
+    except Exception as e:  # noqa: BLE001 -- any exception, compared by class and message
+        return type(e), str(e).split("\n\nfrom user code:")[0]
+    return None
+
+
+@pytest.mark.parametrize("backend", [None, *BACKENDS])
+def test_first_atom_raises_the_originals_exception(pair, backend):
+    original, patched = pair
+    for (target, args), (ptarget, pargs) in zip(original.raising_cases(), patched.raising_cases(), strict=True):
+        if backend is not None:
+            torch._dynamo.reset()
+            target, ptarget = torch.compile(target, backend=backend), torch.compile(ptarget, backend=backend)
+        expected = _raised(target, args)
+        assert expected is not None
+        torch._dynamo.reset()
+        assert _raised(ptarget, pargs) == expected
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_original_breaks_the_graph(pair, name):
     original, _ = pair

@@ -4,6 +4,8 @@ Each case lists inputs that take every branch (including NaN, +-inf, 0-d and one
 conditions); test_where.py compares the original (eager) with the graphmend-patched copy, eager
 and compiled, bit for bit, and counts graphs (no break, no recompile when the branch flips).
 """
+from __future__ import annotations
+
 import torch
 from torch import nn
 
@@ -393,6 +395,19 @@ class AttributeAfterTensor(nn.Module):
         return attribute_after_tensor(x, _NoEnabled())
 
 
+class FirstAtomIndexes(nn.Module):
+    """`cache_position[0]` raises IndexError on an empty tensor: the selection evaluates it first,
+    as the original does, so it raises the original's exception (raising_cases)."""
+
+    def forward(self, x: torch.Tensor, cache_position: torch.Tensor | None = None):
+        h = x.float()
+        if cache_position is not None and cache_position[0].sum() > 0:
+            y = h * 2.0
+        else:
+            y = h - 1.0
+        return y
+
+
 def cases():
     """(name, module, [inputs covering every branch])."""
     t = torch.tensor
@@ -431,6 +446,8 @@ def cases():
         ("a walrus in a lone condition", WalrusInCondition(), [(t([1.0, 1.0]),), (t([1.0, 5.0]),)]),
         ("Python values after the tensor part", PythonValuesAfterTensor(),
          [(t([1.0, 2.0]),), (t([-1.0, -2.0]),), (t([2.0, -0.5]),), (t([2.0, -3.0]),)]),
+        ("an index that may raise, first", FirstAtomIndexes(),
+         [(t([1.0, 2.0]), t([3, 4])), (t([1.0, 2.0]), t([0, 1]))]),
         ("buffer selection (two tables)", TwoTables(),
          [(t([1.0, 2.0, 3.0, 4.0]),), (t([1.0, -2.0, 3.0, 4.0]),), (t([1.0, 2.0, 3.0, 4.0]),)]),
     ]
@@ -443,6 +460,12 @@ def declined_cases():
     return [("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
             # `cfg.enabled` after the tensor part: it would be read first, and raise here.
             ("an attribute after the tensor part", AttributeAfterTensor(), [(t([-1.0, -2.0]),), (t([0.0, 0.0]),)])]
+
+
+def raising_cases():
+    """A condition's first atom raises: the patched code raises the original's exception."""
+    t = torch.tensor
+    return [(FirstAtomIndexes(), (t([1.0, 2.0]), torch.zeros(0, dtype=torch.long)))]
 
 
 def multi_element_cases():
