@@ -671,6 +671,7 @@ struct WherePlan {
   ir::Node first_condition;  // replaced by the static conjunct in the all-modes form
   ir::Node first_block;
   std::optional<std::string> static_text;  // the static conjunct, kept as a Python `if`
+  std::vector<std::string> static_atoms;    // its parts, one operand of the gate's `and` each
   std::vector<LayoutExpr> conditions;      // each arm's, as a boolean tensor
   std::vector<std::string> checks;         // trace-time checks of the compile-gated form
   std::vector<LayoutExpr> guard_checks;    // guards in branches, checked in the graph
@@ -703,7 +704,7 @@ class WherePlanner {
   std::optional<Decline> inexpressible() const;
   std::optional<Decline> read_conditions();
   std::optional<Decline> split_static_conjuncts(ir::Node& cond);
-  bool static_hoistable(ir::Node e) const;
+  bool static_hoistable(ir::Node e);
   std::optional<Decline> read_returns();
   std::optional<Decline> read_assignments();
   std::optional<Decline> classify_names();
@@ -908,11 +909,12 @@ std::optional<Decline> WherePlanner::split_static_conjuncts(ir::Node& cond) {
   return std::nullopt;
 }
 
-// A Python value tested where the original may not test it (static_conjuncts): evaluating it
-// and taking its truth cannot raise or run code. A name is bound on every path to the `if`;
-// its truth is taken only for a parameter annotated `bool` and never rebound; `is None`,
-// `is not None` and `not` of these.
-bool WherePlanner::static_hoistable(ir::Node e) const {
+// A Python value tested where the original may not test it (split_static_conjuncts): evaluating
+// it and taking its truth cannot raise or run code. `is None` and `is not None` of a name bound
+// on every path to the `if`, `not` of these, and such a name itself once the gate checks it is a
+// bool (`isinstance(flag, bool)`, static under Dynamo): an annotation is no proof, and the truth
+// of anything else may call `__bool__` (a tensor of several elements raises).
+bool WherePlanner::static_hoistable(ir::Node e) {
   e = ir::unparenthesize(e);
   if (e.is(kind::not_operator)) return static_hoistable(e.field(field::argument));
   const auto bound_name = [&](ir::Node n) {
@@ -926,10 +928,8 @@ bool WherePlanner::static_hoistable(ir::Node e) const {
     return (between == " is " || between == " is not ") && bound_name(operands[0]);
   }
   if (!bound_name(e)) return false;
-  const ir::Symbol& sym = m_.symbols[static_cast<size_t>(m_.lookup_at(e))];
-  if (sym.scope != fn_->scope || sym.bindings.size() != 1 || sym.declared_global || sym.declared_nonlocal) return false;
-  const ir::Binding& b = m_.bindings[static_cast<size_t>(sym.bindings[0])];
-  return b.kind == ir::BindingKind::Parameter && b.annotation && m_.text(b.annotation) == "bool";
+  add_check(fmt::format("isinstance({}, bool)", m_.text(e)));
+  return true;
 }
 
 // A condition of one element: `if t:` raises on more, and torch.where would broadcast it. Not
@@ -1465,6 +1465,7 @@ std::variant<Fix, Declined> WherePlanner::plan() {
     const std::optional<std::string> text = one_line_text(m_, s);
     if (!text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, s))};
     plan.static_text = plan.static_text ? *plan.static_text + " and " + *text : *text;
+    plan.static_atoms.push_back(*text);
   }
   if (auto bad = plan_selections(plan)) return Declined{std::move(*bad)};
   plan.torch = torch_;
@@ -1542,7 +1543,7 @@ Fix render_where(const ir::Module& m, const WherePlan& plan) {
     gate.push_back(LayoutExpr::atom(fmt::format("not {}.is_grad_enabled()", plan.torch)));
   }
   for (const std::string& c : plan.checks) gate.push_back(LayoutExpr::atom(c));
-  if (plan.static_text) gate.push_back(LayoutExpr::atom(*plan.static_text));
+  for (const std::string& s : plan.static_atoms) gate.push_back(LayoutExpr::atom(s));
   const LayoutExpr gate_expr = gate.size() == 1 ? gate[0] : LayoutExpr::chain("and", gate);
   const std::vector<std::string> head = lay_out_header(l.indent, "if ", gate_expr, ":", l.unit);
   const std::string inserted = joined_lines(head, nl).substr(l.indent.size()) + nl + joined_lines(lines, nl) + nl +

@@ -175,6 +175,18 @@ def test_first_atom_raises_the_originals_exception(pair, backend):
         assert _raised(ptarget, pargs) == expected
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_false_flag_after_tensor_runs_the_original(pair, backend):
+    original, patched = pair
+    for (target, inputs), (ptarget, _) in zip(original.flag_false_cases(), patched.flag_false_cases(), strict=True):
+        reference = [target(*args) for args in inputs]
+        torch._dynamo.reset()
+        compiled = torch.compile(ptarget, backend=backend)
+        with torch.no_grad():
+            assert same_result([compiled(*args) for args in inputs], reference, exact=backend != "inductor")
+        assert same_result([ptarget(*args) for args in inputs], reference)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_original_breaks_the_graph(pair, name):
     original, _ = pair

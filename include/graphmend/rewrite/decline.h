@@ -296,7 +296,7 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
      "the condition mixes the Python value `{}` into its tensor part"},
     {DeclineCode::StaticAfterTensor, "static-after-tensor",
      "the Python value `{}` follows the tensor part and would be tested first, where the original may not test "
-     "it; graphmend proves that safe only for `is None`, `is not None`, a `bool` parameter and `not` of these"},
+     "it; graphmend proves that safe only for `is None`, `is not None`, a local name checked to be a bool, and `not` of these"},
     {DeclineCode::NoTensorForm, "no-tensor-form", "`{}` has no tensor form here"},
     {DeclineCode::NotSelectableTensor, "not-selectable-tensor", "`{}` is not a tensor graphmend can select on"},
     {DeclineCode::StaticConjunctWithReturns, "static-conjunct-with-returns",

@@ -348,7 +348,8 @@ class WalrusInCondition(nn.Module):
 
 
 def flag_last(x: torch.Tensor, flag: bool):
-    """A bool parameter after the tensor atom: tested first, as a Python `if`."""
+    """A flag after the tensor atom: tested first under the compile gate, once checked a bool (a
+    false one runs the original `if`, break included: flag_false_cases)."""
     h = x.float()
     if h.sum() > 0 and flag:
         y = h * 2.0
@@ -357,10 +358,10 @@ def flag_last(x: torch.Tensor, flag: bool):
     return y
 
 
-def none_test_last(x: torch.Tensor, flag: bool, mask=None):
-    """Two tensor atoms, then `not flag` and an `is None` test: both Python tests go first."""
+def none_test_last(x: torch.Tensor, mask=None):
+    """Two tensor atoms, then an `is None` test: it goes first, as the Python `if` (every mode)."""
     h = x.float()
-    if (h > 1.0).any() and (h < 0.0).any() and not flag and mask is None:
+    if (h > 1.0).any() and (h < 0.0).any() and mask is None:
         y = h * 0.5
     else:
         y = h + 1.0
@@ -368,11 +369,15 @@ def none_test_last(x: torch.Tensor, flag: bool, mask=None):
 
 
 class PythonValuesAfterTensor(nn.Module):
-    """Each Python value both ways, in one graph (Dynamo specialises on the constants)."""
+    """An `is None` test both ways and a true flag, in one graph (Dynamo specialises on them)."""
 
     def forward(self, x: torch.Tensor):
-        return torch.stack([flag_last(x, True), flag_last(x, False), none_test_last(x, False),
-                            none_test_last(x, True), none_test_last(x, False, mask=x)])
+        return torch.stack([flag_last(x, True), none_test_last(x), none_test_last(x, mask=x)])
+
+
+class FalseFlagAfterTensor(nn.Module):
+    def forward(self, x: torch.Tensor):
+        return flag_last(x, False)
 
 
 class _NoEnabled:
@@ -460,6 +465,12 @@ def declined_cases():
     return [("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
             # `cfg.enabled` after the tensor part: it would be read first, and raise here.
             ("an attribute after the tensor part", AttributeAfterTensor(), [(t([-1.0, -2.0]),), (t([0.0, 0.0]),)])]
+
+
+def flag_false_cases():
+    """A false flag after the tensor part: the gate runs the original `if` (a break, no error)."""
+    t = torch.tensor
+    return [(FalseFlagAfterTensor(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)])]
 
 
 def raising_cases():
