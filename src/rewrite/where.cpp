@@ -185,9 +185,11 @@ bool binds_name(ir::Node n) {
 // that does not bind it, a `del`). The original reads it only on the path that takes that
 // branch; the selection would raise UnboundLocalError on the others. The branches' statements
 // are `name = value` assignments run in order, so a binding earlier in the branch is the one read.
+// With `first_condition_skipped`, the first condition counts too: Python values hoisted before it
+// (split_static_conjuncts) make the selection skip it on paths where the original reads it.
 std::optional<std::string> unbound_branch_read(const ir::Module& m, int fi, ir::Node if_statement,
                                                const std::vector<std::pair<ir::Node, ir::Node>>& arms,
-                                               const std::vector<ir::Node>& blocks) {
+                                               const std::vector<ir::Node>& blocks, bool first_condition_skipped) {
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
   const ir::Node start = if_statement.field(field::condition);
   std::map<int, bool> bound;  // by symbol
@@ -218,7 +220,7 @@ std::optional<std::string> unbound_branch_read(const ir::Module& m, int fi, ir::
       return true;
     });
   };
-  for (size_t i = 1; i < arms.size(); ++i) visit_region(arms[i].first, false);
+  for (size_t i = first_condition_skipped ? 0 : 1; i < arms.size(); ++i) visit_region(arms[i].first, false);
   for (ir::Node block : blocks) visit_region(block, true);
   return found;
 }
@@ -1394,7 +1396,7 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   if (auto bad = inexpressible()) return Declined{std::move(*bad)};
   if (auto buffer = plan_buffer_selection(ctx_, if_, later_)) {
     if (std::holds_alternative<source::Fix>(*buffer)) {
-      if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_)) {
+      if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_, !hoisted_statics_.empty())) {
         return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
       }
     }
@@ -1427,7 +1429,7 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   kept_statements_.resize(blocks_.size());
   temporaries_.resize(blocks_.size());
   if (auto bad = return_form_ ? read_returns() : read_assignments()) return Declined{std::move(*bad)};
-  if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_)) {
+  if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_, !hoisted_statics_.empty())) {
     return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
   }
   if (auto bad = python_may_raise()) return Declined{std::move(*bad)};
