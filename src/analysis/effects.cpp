@@ -101,13 +101,17 @@ std::vector<Effect> shape_raises_within(const ir::Module& m, TypeOracle& types, 
   };
   // Two operands that may both be tensors, one of them surely.
   auto may_broadcast = [&](ir::Node a, ir::Node b) { return (tensor(a) && maybe_tensor(b)) || (tensor(b) && maybe_tensor(a)); };
-  // Two tensors of one shape, or one of them 0-d: elementwise, they always broadcast.
+  // Two tensors of one shape, or one of them 0-d: elementwise, they always broadcast. A 0-d
+  // tensor (a full reduction, `h.norm()`) broadcasts with every shape, so the other operand's
+  // shape need not be known: whatever it is, the shapes cannot make the operation raise (what
+  // it is, a tensor or a number, is the dtype checks' business: totality_of).
   auto broadcast_total = [&](ir::Node a, ir::Node b) {
     const MetaFacts none;
     const TensorMeta ma = tensor_meta(m, types, a, none);
     const TensorMeta mb = tensor_meta(m, types, b, none);
-    return ma.tensor && mb.tensor && ma.shape_known && mb.shape_known &&
-           (ma.shape_roots.empty() || mb.shape_roots.empty() || ma.shape_roots == mb.shape_roots);
+    const auto zero_d = [](const TensorMeta& t) { return t.tensor && t.shape_known && t.shape_roots.empty(); };
+    if (zero_d(ma) || zero_d(mb)) return true;
+    return ma.tensor && mb.tensor && ma.shape_known && mb.shape_known && ma.shape_roots == mb.shape_roots;
   };
   auto broadcasting = [&](ir::Node n) {
     out.push_back({EffectKind::MayRaise, n, fmt::format("`{}` may raise on its operands' shapes (broadcasting)", ir::snippet(m, n))});

@@ -185,9 +185,11 @@ bool binds_name(ir::Node n) {
 // that does not bind it, a `del`). The original reads it only on the path that takes that
 // branch; the selection would raise UnboundLocalError on the others. The branches' statements
 // are `name = value` assignments run in order, so a binding earlier in the branch is the one read.
+// With `first_condition_skipped`, the first condition counts too: Python values hoisted before it
+// (split_static_conjuncts) make the selection skip it on paths where the original reads it.
 std::optional<std::string> unbound_branch_read(const ir::Module& m, int fi, ir::Node if_statement,
                                                const std::vector<std::pair<ir::Node, ir::Node>>& arms,
-                                               const std::vector<ir::Node>& blocks) {
+                                               const std::vector<ir::Node>& blocks, bool first_condition_skipped) {
   const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
   const ir::Node start = if_statement.field(field::condition);
   std::map<int, bool> bound;  // by symbol
@@ -218,7 +220,7 @@ std::optional<std::string> unbound_branch_read(const ir::Module& m, int fi, ir::
       return true;
     });
   };
-  for (size_t i = 1; i < arms.size(); ++i) visit_region(arms[i].first, false);
+  for (size_t i = first_condition_skipped ? 0 : 1; i < arms.size(); ++i) visit_region(arms[i].first, false);
   for (ir::Node block : blocks) visit_region(block, true);
   return found;
 }
@@ -495,9 +497,11 @@ class ConditionRenderer {
       why = decline<DeclineCode::PythonValueInCondition>(snippet(m_, e));
       return std::nullopt;
     }
-    // Only the leftmost atom runs whenever the original's condition does; `and`/`or` may skip the others.
+    // Only the leftmost atom runs whenever the original's condition does; `and`/`or` may skip the
+    // others. The selection evaluates it first (`torch.where(c, ...)`'s first argument, after only
+    // pure temporaries that cannot raise), so whatever it raises is the original's exception.
     const bool as_in_original = std::exchange(first_, false);
-    if (auto bad = branch_effect(ctx_, e, "the condition", as_in_original)) {
+    if (auto bad = branch_effect(ctx_, e, "the condition", as_in_original, as_in_original)) {
       why = std::move(bad);
       return std::nullopt;
     }
@@ -669,6 +673,7 @@ struct WherePlan {
   ir::Node first_condition;  // replaced by the static conjunct in the all-modes form
   ir::Node first_block;
   std::optional<std::string> static_text;  // the static conjunct, kept as a Python `if`
+  std::vector<std::string> static_atoms;    // its parts, one operand of the gate's `and` each
   std::vector<LayoutExpr> conditions;      // each arm's, as a boolean tensor
   std::vector<std::string> checks;         // trace-time checks of the compile-gated form
   std::vector<LayoutExpr> guard_checks;    // guards in branches, checked in the graph
@@ -700,6 +705,8 @@ class WherePlanner {
   void read_chain();
   std::optional<Decline> inexpressible() const;
   std::optional<Decline> read_conditions();
+  std::optional<Decline> split_static_conjuncts(ir::Node& cond);
+  bool static_hoistable(ir::Node e);
   std::optional<Decline> read_returns();
   std::optional<Decline> read_assignments();
   std::optional<Decline> classify_names();
@@ -734,7 +741,8 @@ class WherePlanner {
   std::vector<ir::Node> blocks_;
   std::string torch_;
   std::vector<std::string> assumed_;  // parameters of unknown type planned as plain tensors
-  ir::Node static_part_;
+  ir::Node static_part_;                // the Python values before the tensor part
+  std::vector<ir::Node> hoisted_statics_;  // the Python values after it, tested first here
   std::vector<ir::Node> tensor_parts_;
   analysis::MetaFacts facts_;
   std::vector<TensorCondition> conds_;
@@ -771,7 +779,7 @@ std::optional<Decline> WherePlanner::python_may_raise() const {
   for (size_t i = 0; i < blocks_.size() + tensor_parts_.size(); ++i) {
     const bool block = i < blocks_.size();
     const ir::Node root = block ? blocks_[i] : tensor_parts_[i - blocks_.size()];
-    const ir::Node skipped = i == blocks_.size() ? first_atom(root) : ir::Node{};
+    const ir::Node skipped = i == blocks_.size() && hoisted_statics_.empty() ? first_atom(root) : ir::Node{};
     if (const ir::Node n = analysis::python_arithmetic_may_raise(m_, ctx_.types, root, skipped)) {
       return decline<DeclineCode::PythonArithmeticMayRaise>(snippet(m_, n));
     }
@@ -830,12 +838,8 @@ std::optional<Decline> WherePlanner::read_conditions() {
   }
   for (size_t i = 0; i < arms_.size(); ++i) {
     ir::Node cond = ir::unparenthesize(arms_[i].first);
-    if (i == 0 && arms_.size() == 1 && cond.is(kind::boolean_operator) &&
-        m_.text(cond.field(field::operator_)) == "and" &&
-        classify_truth(ctx_, cond.field(field::left)).kind == TruthKind::Static) {
-      static_part_ = cond.field(field::left);
-      if (auto bad = branch_effect(ctx_, static_part_, "the static conjunct", true)) return bad;
-      cond = cond.field(field::right);
+    if (i == 0 && arms_.size() == 1) {
+      if (auto bad = split_static_conjuncts(cond)) return bad;
     }
     tensor_parts_.push_back(cond);
   }
@@ -843,12 +847,91 @@ std::optional<Decline> WherePlanner::read_conditions() {
   ConditionRenderer renderer(ctx_, torch_, facts_);
   std::optional<Decline> why;
   for (size_t i = 0; i < tensor_parts_.size(); ++i) {
-    auto c = renderer.render(tensor_parts_[i], i == 0, why);
+    auto c = renderer.render(tensor_parts_[i], i == 0 && hoisted_statics_.empty(), why);
     if (!c) return why;
     conds_.push_back(std::move(*c));
   }
   for (const std::string& name : assumed_) add_check(fmt::format("_graphmend.plain_tensors({})", name));
   return std::nullopt;
+}
+
+// A condition `and`-ing Python values with tensor atoms: the Python values stay a Python `if`
+// around the selection, and the tensor atoms (contiguous, and a single atom unless they come
+// first) become its condition. A Python value the original tests only after a tensor atom
+// (`if t.any() and flag:`) is tested first here, and the tensor atoms only when every Python
+// value is true, where the original tests them on every run: the Python value must be unable to
+// raise or to run code (static_hoistable), and the tensor atoms unable to raise and of one
+// element (the first atom loses its exemption from the proofs).
+std::optional<Decline> WherePlanner::split_static_conjuncts(ir::Node& cond) {
+  std::vector<ir::Node> atoms;
+  for (ir::Node e = cond; ; e = e.field(field::left)) {
+    if (!e.is(kind::boolean_operator) || m_.text(e.field(field::operator_)) != "and") {
+      atoms.push_back(e);
+      break;
+    }
+    atoms.push_back(e.field(field::right));
+  }
+  std::reverse(atoms.begin(), atoms.end());
+  if (atoms.size() < 2) return std::nullopt;
+  std::vector<bool> is_static;
+  for (ir::Node a : atoms) is_static.push_back(classify_truth(ctx_, a).kind == TruthKind::Static);
+  const auto first_tensor = static_cast<size_t>(std::find(is_static.begin(), is_static.end(), false) - is_static.begin());
+  if (first_tensor == atoms.size()) return std::nullopt;  // no tensor atom: not this rule's `if`
+  size_t end_tensor = first_tensor;
+  while (end_tensor < atoms.size() && !is_static[end_tensor]) ++end_tensor;
+  if (first_tensor == 0 && end_tensor == atoms.size()) return std::nullopt;  // tensor atoms only
+  if (std::find(is_static.begin() + static_cast<long>(end_tensor), is_static.end(), false) != is_static.end()) {
+    // Tensor atoms on both sides of a Python value: the tensor part is not one expression.
+    const auto between = std::find(is_static.begin() + static_cast<long>(first_tensor), is_static.end(), true);
+    return decline<DeclineCode::PythonValueInCondition>(snippet(m_, atoms[static_cast<size_t>(between - is_static.begin())]));
+  }
+  if (first_tensor > 0 && end_tensor - first_tensor > 1) {
+    // `s and t1 and t2` nests as `(s and t1) and t2`: the tensor atoms are no one node.
+    return decline<DeclineCode::PythonValueInCondition>(snippet(m_, atoms[0]));
+  }
+  if (first_tensor > 0) {
+    // The Python values before the tensor part: the node that `and`s them (`a and b` nests left).
+    ir::Node prefix = atoms[first_tensor].parent();
+    static_part_ = prefix.field(field::left);
+    if (auto bad = branch_effect(ctx_, static_part_, "the static conjunct", true, true)) return bad;
+  }
+  for (size_t i = end_tensor; i < atoms.size(); ++i) {
+    if (!static_hoistable(atoms[i])) {
+      return decline<DeclineCode::StaticAfterTensor>(snippet(m_, atoms[i]));
+    }
+    hoisted_statics_.push_back(atoms[i]);
+  }
+  if (first_tensor == 0) {
+    // `t1 and t2 and s`: the tensor atoms are the left operand `end_tensor` levels down.
+    ir::Node prefix = atoms[end_tensor].parent();
+    cond = prefix.field(field::left);
+  } else {
+    cond = atoms[first_tensor];
+  }
+  return std::nullopt;
+}
+
+// A Python value tested where the original may not test it (split_static_conjuncts): evaluating
+// it and taking its truth cannot raise or run code. `is None` and `is not None` of a name bound
+// on every path to the `if`, `not` of these, and such a name itself once the gate checks it is a
+// bool (`isinstance(flag, bool)`, static under Dynamo): an annotation is no proof, and the truth
+// of anything else may call `__bool__` (a tensor of several elements raises).
+bool WherePlanner::static_hoistable(ir::Node e) {
+  e = ir::unparenthesize(e);
+  if (e.is(kind::not_operator)) return static_hoistable(e.field(field::argument));
+  const auto bound_name = [&](ir::Node n) {
+    n = ir::unparenthesize(n);
+    return n.is(kind::identifier) && m_.lookup_at(n) >= 0 && m_.always_bound_at(n);
+  };
+  if (e.is(kind::comparison_operator)) {
+    const std::vector<ir::Node> operands = e.named_children();
+    if (operands.size() != 2 || !ir::unparenthesize(operands[1]).is(kind::none)) return false;
+    const std::string_view between = m_.text().substr(operands[0].end(), operands[1].start() - operands[0].end());
+    return (between == " is " || between == " is not ") && bound_name(operands[0]);
+  }
+  if (!bound_name(e)) return false;
+  add_check(fmt::format("isinstance({}, bool)", m_.text(e)));
+  return true;
 }
 
 // A condition of one element: `if t:` raises on more, and torch.where would broadcast it. Not
@@ -913,7 +996,7 @@ std::optional<Decline> WherePlanner::same_meta(const std::vector<analysis::Tenso
 
 // Every branch a single `return <value>`, with an `else`: one `return torch.where(...)`.
 std::optional<Decline> WherePlanner::read_returns() {
-  if (static_part_) return decline<DeclineCode::StaticConjunctWithReturns>();
+  if (static_part_ || !hoisted_statics_.empty()) return decline<DeclineCode::StaticConjunctWithReturns>();
   for (ir::Node r : returns_) {
     if (auto bad = branch_effect(ctx_, r)) return bad;
     aliasing_ |= may_alias(m_, r);
@@ -1127,7 +1210,8 @@ std::optional<Decline> WherePlanner::check_dtypes() {
   }
   for (size_t i = 0; i < arms_.size(); ++i) {
     const ir::Node cond = tensor_parts_[i];
-    if (auto bad = dtype_preconditions(ctx_, cond, static_part_, if_, &dtype_checks, i == 0 ? first_atom(cond) : ir::Node{},
+    const bool as_in_original = i == 0 && hoisted_statics_.empty();
+    if (auto bad = dtype_preconditions(ctx_, cond, static_part_, if_, &dtype_checks, as_in_original ? first_atom(cond) : ir::Node{},
                                        "the condition")) {
       return bad;
     }
@@ -1312,7 +1396,7 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   if (auto bad = inexpressible()) return Declined{std::move(*bad)};
   if (auto buffer = plan_buffer_selection(ctx_, if_, later_)) {
     if (std::holds_alternative<source::Fix>(*buffer)) {
-      if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_)) {
+      if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_, !hoisted_statics_.empty())) {
         return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
       }
     }
@@ -1345,7 +1429,7 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   kept_statements_.resize(blocks_.size());
   temporaries_.resize(blocks_.size());
   if (auto bad = return_form_ ? read_returns() : read_assignments()) return Declined{std::move(*bad)};
-  if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_)) {
+  if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_, !hoisted_statics_.empty())) {
     return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
   }
   if (auto bad = python_may_raise()) return Declined{std::move(*bad)};
@@ -1376,9 +1460,14 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   if (!all_modes && uses_runtime) {
     if (auto taken = runtime_unavailable(m_)) return *taken;
   }
-  if (static_part_) {
-    plan.static_text = one_line_text(m_, static_part_);
-    if (!plan.static_text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, static_part_))};
+  // The Python values, in their order: those before the tensor part, then those after it.
+  std::vector<ir::Node> statics = hoisted_statics_;
+  if (static_part_) statics.insert(statics.begin(), static_part_);
+  for (ir::Node s : statics) {
+    const std::optional<std::string> text = one_line_text(m_, s);
+    if (!text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, s))};
+    plan.static_text = plan.static_text ? *plan.static_text + " and " + *text : *text;
+    plan.static_atoms.push_back(*text);
   }
   if (auto bad = plan_selections(plan)) return Declined{std::move(*bad)};
   plan.torch = torch_;
@@ -1456,7 +1545,7 @@ Fix render_where(const ir::Module& m, const WherePlan& plan) {
     gate.push_back(LayoutExpr::atom(fmt::format("not {}.is_grad_enabled()", plan.torch)));
   }
   for (const std::string& c : plan.checks) gate.push_back(LayoutExpr::atom(c));
-  if (plan.static_text) gate.push_back(LayoutExpr::atom(*plan.static_text));
+  for (const std::string& s : plan.static_atoms) gate.push_back(LayoutExpr::atom(s));
   const LayoutExpr gate_expr = gate.size() == 1 ? gate[0] : LayoutExpr::chain("and", gate);
   const std::vector<std::string> head = lay_out_header(l.indent, "if ", gate_expr, ":", l.unit);
   const std::string inserted = joined_lines(head, nl).substr(l.indent.size()) + nl + joined_lines(lines, nl) + nl +

@@ -21,13 +21,14 @@ using analysis::TruthKind;
 // A statement's effects that stop the rewrite (what may run unconditionally and be reordered is
 // pure, non-raising tensor code), with the reason.
 std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node, std::string_view part,
-                                     bool as_in_original) {
+                                     bool as_in_original, bool raises_first) {
   std::vector<analysis::Effect> effects = analysis::effects_of(ctx.module, ctx.types, node);
   if (!as_in_original) {
     std::vector<analysis::Effect> shapes = analysis::shape_raises_of(ctx.module, ctx.types, node);
     effects.insert(effects.end(), std::make_move_iterator(shapes.begin()), std::make_move_iterator(shapes.end()));
   }
   for (const analysis::Effect& e : effects) {
+    if (raises_first && e.kind == analysis::EffectKind::MayRaise) continue;
     switch (e.kind) {
       case analysis::EffectKind::AttributeStore:
         return decline<DeclineCode::PartStoresAttribute>(part, e.what);

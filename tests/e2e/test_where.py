@@ -42,7 +42,7 @@ def pair(graphmend_bin, tmp_path_factory):
     out = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", "--output-format", "concise", str(copy)],
                          capture_output=True, text=True)
     # Every site is rewritten but those of declined_cases(), one each.
-    assert out.returncode == 1 and out.stdout.count(" GM101 ") == 1, out.stdout + out.stderr
+    assert out.returncode == 1 and out.stdout.count(" GM101 ") == 2, out.stdout + out.stderr
     again = subprocess.run([graphmend_bin, "fix", "--unsafe-fixes", "--diff", str(copy)], capture_output=True, text=True)
     assert "\n@@ " not in again.stdout and "would apply" not in again.stdout, "a second fix must change nothing"
     return behaviour.import_path(WHERE, "where_forms__original"), behaviour.import_path(copy, "where_forms__patched")
@@ -150,6 +150,41 @@ def test_multi_element_condition_still_raises(pair):
             with torch.no_grad(), pytest.raises(RuntimeError) as got:
                 torch.compile(ptarget, backend=backend)(*pargs)
             assert str(got.value) == str(expected.value)
+
+
+def _raised(target, args):
+    """The exception's class and message; compiled, without the source location Dynamo appends
+    ("from user code: File ..., line N"), which names the rewritten line."""
+    try:
+        target(*args)
+    except Exception as e:  # noqa: BLE001 -- any exception, compared by class and message
+        return type(e), str(e).split("\n\nfrom user code:")[0]
+    return None
+
+
+@pytest.mark.parametrize("backend", [None, *BACKENDS])
+def test_first_atom_raises_the_originals_exception(pair, backend):
+    original, patched = pair
+    for (target, args), (ptarget, pargs) in zip(original.raising_cases(), patched.raising_cases(), strict=True):
+        if backend is not None:
+            torch._dynamo.reset()
+            target, ptarget = torch.compile(target, backend=backend), torch.compile(ptarget, backend=backend)
+        expected = _raised(target, args)
+        assert expected is not None
+        torch._dynamo.reset()
+        assert _raised(ptarget, pargs) == expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_false_flag_after_tensor_runs_the_original(pair, backend):
+    original, patched = pair
+    for (target, inputs), (ptarget, _) in zip(original.flag_false_cases(), patched.flag_false_cases(), strict=True):
+        reference = [target(*args) for args in inputs]
+        torch._dynamo.reset()
+        compiled = torch.compile(ptarget, backend=backend)
+        with torch.no_grad():
+            assert same_result([compiled(*args) for args in inputs], reference, exact=backend != "inductor")
+        assert same_result([ptarget(*args) for args in inputs], reference)
 
 
 @pytest.mark.parametrize("name", NAMES)

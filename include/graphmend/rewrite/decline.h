@@ -84,6 +84,7 @@ enum class DeclineCode : std::uint8_t {
   // [Where]: the condition.
   ConditionTooNested,
   PythonValueInCondition,
+  StaticAfterTensor,
   NoTensorForm,
   NotSelectableTensor,
   StaticConjunctWithReturns,
@@ -293,6 +294,9 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
      "the condition nests more than {} `and`/`or`/`not` levels"},
     {DeclineCode::PythonValueInCondition, "python-value-in-condition",
      "the condition mixes the Python value `{}` into its tensor part"},
+    {DeclineCode::StaticAfterTensor, "static-after-tensor",
+     "the Python value `{}` follows the tensor part and would be tested first, where the original may not test "
+     "it; graphmend proves that safe only for `is None`, `is not None`, a local name checked to be a bool, and `not` of these"},
     {DeclineCode::NoTensorForm, "no-tensor-form", "`{}` has no tensor form here"},
     {DeclineCode::NotSelectableTensor, "not-selectable-tensor", "`{}` is not a tensor graphmend can select on"},
     {DeclineCode::StaticConjunctWithReturns, "static-conjunct-with-returns",

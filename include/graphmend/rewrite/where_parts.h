@@ -25,8 +25,12 @@ inline constexpr std::string_view kWhereCompiled = "_graphmend.compiling() and n
 // and cannot raise. `part` names what is checked in the reason ("a branch", "the condition", ...).
 // Code the original evaluates just the same (`as_in_original`: the static conjunct, the first
 // atom of the condition) may raise on its tensors' shapes: it raises where the original does.
+// `raises_first`: such code also runs before anything the rewrite adds that is not pure and
+// unable to raise, so it may raise on anything (`cache_position[0]` on an empty tensor or None):
+// the original's exception, at the same point.
 std::optional<Decline> branch_effect(const analysis::FileContext& ctx, ir::Node node,
-                                     std::string_view part = "a branch", bool as_in_original = false);
+                                     std::string_view part = "a branch", bool as_in_original = false,
+                                     bool raises_first = false);
 
 // A name the gate checks at trace time (a constant under Dynamo) before the compiled form runs:
 // a plain tensor, and a floating-point one when `floating`; or a Python number when `number`.

@@ -4,6 +4,8 @@ Each case lists inputs that take every branch (including NaN, +-inf, 0-d and one
 conditions); test_where.py compares the original (eager) with the graphmend-patched copy, eager
 and compiled, bit for bit, and counts graphs (no break, no recompile when the branch flips).
 """
+from __future__ import annotations
+
 import torch
 from torch import nn
 
@@ -345,6 +347,72 @@ class WalrusInCondition(nn.Module):
         return h + m
 
 
+def flag_last(x: torch.Tensor, flag: bool):
+    """A flag after the tensor atom: tested first under the compile gate, once checked a bool (a
+    false one runs the original `if`, break included: flag_false_cases)."""
+    h = x.float()
+    if h.sum() > 0 and flag:
+        y = h * 2.0
+    else:
+        y = h - 1.0
+    return y
+
+
+def none_test_last(x: torch.Tensor, mask=None):
+    """Two tensor atoms, then an `is None` test: it goes first, as the Python `if` (every mode)."""
+    h = x.float()
+    if (h > 1.0).any() and (h < 0.0).any() and mask is None:
+        y = h * 0.5
+    else:
+        y = h + 1.0
+    return y
+
+
+class PythonValuesAfterTensor(nn.Module):
+    """An `is None` test both ways and a true flag, in one graph (Dynamo specialises on them)."""
+
+    def forward(self, x: torch.Tensor):
+        return torch.stack([flag_last(x, True), none_test_last(x), none_test_last(x, mask=x)])
+
+
+class FalseFlagAfterTensor(nn.Module):
+    def forward(self, x: torch.Tensor):
+        return flag_last(x, False)
+
+
+class _NoEnabled:
+    pass
+
+
+def attribute_after_tensor(x: torch.Tensor, cfg):
+    h = x.float()
+    if h.sum() > 0 and cfg.enabled:  # the original reads `cfg.enabled` only when the sum is positive
+        y = h * 2.0
+    else:
+        y = h - 1.0
+    return y
+
+
+class AttributeAfterTensor(nn.Module):
+    """Declined: tested first, `cfg.enabled` would raise AttributeError where the original runs."""
+
+    def forward(self, x: torch.Tensor):
+        return attribute_after_tensor(x, _NoEnabled())
+
+
+class FirstAtomIndexes(nn.Module):
+    """`cache_position[0]` raises IndexError on an empty tensor: the selection evaluates it first,
+    as the original does, so it raises the original's exception (raising_cases)."""
+
+    def forward(self, x: torch.Tensor, cache_position: torch.Tensor | None = None):
+        h = x.float()
+        if cache_position is not None and cache_position[0].sum() > 0:
+            y = h * 2.0
+        else:
+            y = h - 1.0
+        return y
+
+
 def cases():
     """(name, module, [inputs covering every branch])."""
     t = torch.tensor
@@ -381,6 +449,10 @@ def cases():
         ("a branch temporary inside a loop", TemporaryInLoop(), [(t([1.0, 2.0]),), (t([0.1, 0.2]),)]),
         ("if/else inside a while loop", IfInWhileLoop(), [(t([1.0, 2.0]),), (t([-5.0, 1.0]),)]),
         ("a walrus in a lone condition", WalrusInCondition(), [(t([1.0, 1.0]),), (t([1.0, 5.0]),)]),
+        ("Python values after the tensor part", PythonValuesAfterTensor(),
+         [(t([1.0, 2.0]),), (t([-1.0, -2.0]),), (t([2.0, -0.5]),), (t([2.0, -3.0]),)]),
+        ("an index that may raise, first", FirstAtomIndexes(),
+         [(t([1.0, 2.0]), t([3, 4])), (t([1.0, 2.0]), t([0, 1]))]),
         ("buffer selection (two tables)", TwoTables(),
          [(t([1.0, 2.0, 3.0, 4.0]),), (t([1.0, -2.0, 3.0, 4.0]),), (t([1.0, 2.0, 3.0, 4.0]),)]),
     ]
@@ -390,7 +462,21 @@ def declined_cases():
     """Forms this version declines (each with its reason): the patched program is the original."""
     t = torch.tensor
     # A helper's result: its shape, dtype and device are not followed into the helper.
-    return [("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)])]
+    return [("a pure helper in a branch", PureHelperInBranch(), [(t([1.0, 2.0]),), (t([1.0, 0.2]),)]),
+            # `cfg.enabled` after the tensor part: it would be read first, and raise here.
+            ("an attribute after the tensor part", AttributeAfterTensor(), [(t([-1.0, -2.0]),), (t([0.0, 0.0]),)])]
+
+
+def flag_false_cases():
+    """A false flag after the tensor part: the gate runs the original `if` (a break, no error)."""
+    t = torch.tensor
+    return [(FalseFlagAfterTensor(), [(t([1.0, 2.0]),), (t([-1.0, -2.0]),)])]
+
+
+def raising_cases():
+    """A condition's first atom raises: the patched code raises the original's exception."""
+    t = torch.tensor
+    return [(FirstAtomIndexes(), (t([1.0, 2.0]), torch.zeros(0, dtype=torch.long)))]
 
 
 def multi_element_cases():
