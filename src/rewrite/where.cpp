@@ -1396,7 +1396,7 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   if (auto bad = inexpressible()) return Declined{std::move(*bad)};
   if (auto buffer = plan_buffer_selection(ctx_, if_, later_)) {
     if (std::holds_alternative<source::Fix>(*buffer)) {
-      if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_, !hoisted_statics_.empty())) {
+      if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_, false)) {
         return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
       }
     }
@@ -1429,8 +1429,13 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   kept_statements_.resize(blocks_.size());
   temporaries_.resize(blocks_.size());
   if (auto bad = return_form_ ? read_returns() : read_assignments()) return Declined{std::move(*bad)};
-  if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_, !hoisted_statics_.empty())) {
+  if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, blocks_, false)) {
     return Declined{decline<DeclineCode::BranchReadsUnbound>(*unbound)};
+  }
+  if (!hoisted_statics_.empty()) {
+    if (auto unbound = unbound_branch_read(m_, fi_, if_, arms_, {}, true)) {
+      return Declined{decline<DeclineCode::ConditionReadsUnbound>(*unbound)};
+    }
   }
   if (auto bad = python_may_raise()) return Declined{std::move(*bad)};
   if (auto bad = check_dtypes()) return Declined{std::move(*bad)};

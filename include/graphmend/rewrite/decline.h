@@ -104,6 +104,7 @@ enum class DeclineCode : std::uint8_t {
   TemporaryReadBeforeAssigned,
   NotBoundBefore,
   BranchReadsUnbound,
+  ConditionReadsUnbound,
   BindsOuterName,
   BindsBesidesTarget,
   FrameInspected,
@@ -331,6 +332,10 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::BranchReadsUnbound, "branch-reads-unbound",
      "`{}` may be unbound when the `if` starts (a path that does not bind it, or a `del`), and the "
      "selection computes every branch: reading it would raise where the original skips that branch"},
+    {DeclineCode::ConditionReadsUnbound, "condition-reads-unbound",
+     "`{}` may be unbound when the `if` starts (a path that does not bind it, or a `del`), and the tensor part "
+     "of the condition would run only when the Python values tested first are true: the original reads it, and "
+     "raises, on every run"},
     {DeclineCode::BindsOuterName, "binds-outer-name",
      "a branch binds `{}`, declared `{}`: other code sees that binding, and a selection would make it on "
      "every path"},
