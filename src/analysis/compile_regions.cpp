@@ -17,6 +17,12 @@ bool is_torch_module_base(const std::string& q) {
           q.rfind('.') != std::string::npos && std::isupper(static_cast<unsigned char>(q[q.rfind('.') + 1])));
 }
 
+// Candidate classes are few (one or two per attribute): a vector searched in order keeps them
+// in the order found.
+void add_once(std::vector<ClassRef>& out, ClassRef c) {
+  if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+}
+
 }  // namespace
 
 bool is_torch_compile(const ir::Module& module, ir::Node expr) {
@@ -203,9 +209,6 @@ const std::vector<ClassRef>& CompileRegions::subclasses_of(ClassRef cls) {
 
 std::vector<ClassRef> CompileRegions::stored_classes(ClassRef owner, std::string_view attr) {
   std::vector<ClassRef> out;
-  const auto add_class = [&](ClassRef c) {
-    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-  };
   const ir::Module& m = *owner.module;
   const SelfStores& stores = self_stores_of(owner);
   auto st = stores.find(std::string(attr));
@@ -214,7 +217,7 @@ std::vector<ClassRef> CompileRegions::stored_classes(ClassRef owner, std::string
     ir::Node right = ir::unparenthesize(store.value);
     if (store.buffer) continue;
     if (right.is(kind::call)) {
-      if (auto c = project_.class_of_expr(m, right.field(field::function))) add_class(*c);
+      if (auto c = project_.class_of_expr(m, right.field(field::function))) add_once(out, *c);
       continue;
     }
     // `self.attr = attr` in __init__, with `attr` one of its parameters.
@@ -226,7 +229,7 @@ std::vector<ClassRef> CompileRegions::stored_classes(ClassRef owner, std::string
       return m.bindings[static_cast<size_t>(b)].kind == ir::BindingKind::Parameter;
     });
     if (!parameter_only) continue;
-    for (ClassRef c : classes_passed_to_init(owner, m.text(right), 0)) add_class(c);
+    for (ClassRef c : classes_passed_to_init(owner, m.text(right), 0)) add_once(out, c);
   }
   return out;
 }
@@ -245,8 +248,7 @@ std::vector<ClassRef> CompileRegions::classes_passed_to_init(ClassRef owner, std
     if (init_fn.params[i].name == param) param_index = static_cast<int>(i);
   }
   if (param_index < 0) return out;
-  const std::vector<ClassRef> subclasses = subclasses_of(owner);
-  for (ClassRef sub : subclasses) {
+  for (ClassRef sub : subclasses_of(owner)) {  // the index is complete before any recursion reads it
     const ir::Module& sm = *sub.module;
     const ir::Class& sc = sm.classes[static_cast<size_t>(sub.klass)];
     auto sub_init = sc.methods.find("__init__");
@@ -262,14 +264,10 @@ std::vector<ClassRef> CompileRegions::classes_passed_to_init(ClassRef owner, std
       for_each_argument(sm, n, *init, true, [&](int index, ir::Node arg) {
         if (index != param_index) return;
         arg = ir::unparenthesize(arg);
-        std::vector<ClassRef> passed;
         if (auto c = instance_class(sm, arg)) {
-          passed.push_back(*c);
+          add_once(out, *c);
         } else if (arg.is(kind::identifier)) {
-          passed = classes_passed_to_init(sub, sm.text(arg), depth + 1);
-        }
-        for (ClassRef c : passed) {
-          if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+          for (ClassRef passed : classes_passed_to_init(sub, sm.text(arg), depth + 1)) add_once(out, passed);
         }
       });
       return true;

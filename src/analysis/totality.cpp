@@ -186,13 +186,11 @@ std::optional<Totality> operator_totality(const ir::Module& m, TypeOracle& types
     op = m.text(n.field(field::operator_));
   } else {  // a comparison of two operands (a chain compares tensors' truth: not an operation here)
     const std::vector<ir::Node> operands = n.named_children();
-    if (operands.size() != 2) return std::nullopt;
+    const std::optional<string_view> comparison = ir::comparison_operator(m, n);
+    if (operands.size() != 2 || !comparison) return std::nullopt;
     l = ir::unparenthesize(operands[0]);
     r = ir::unparenthesize(operands[1]);
-    op = m.text().substr(operands[0].end(), operands[1].start() - operands[0].end());
-    while (!op.empty() && (op.front() == ' ' || op.front() == '(' || op.front() == ')')) op.remove_prefix(1);
-    while (!op.empty() && (op.back() == ' ' || op.back() == '(' || op.back() == ')')) op.remove_suffix(1);
-    if (op.find_first_of("#\\\n") != string_view::npos) return std::nullopt;
+    op = *comparison;
     // Identity never raises (`h is None`); `n in h` is looked up like any other form.
     if (op == "is" || op == "is not") return std::nullopt;
   }

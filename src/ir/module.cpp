@@ -14,6 +14,16 @@ Node unparenthesize(Node n) {
   return n;
 }
 
+std::optional<std::string_view> comparison_operator(const Module& m, Node comparison) {
+  if (!comparison.is(kind::comparison_operator)) return std::nullopt;
+  const std::vector<Node> ops = comparison.children_by_field(field::operators);
+  if (ops.size() != 1) return std::nullopt;
+  // The two-word operators are one token each, which may hold any spacing (`is  not`).
+  if (ops[0].is(kind::is_not)) return "is not";
+  if (ops[0].is(kind::not_in)) return "not in";
+  return m.text(ops[0]);
+}
+
 Node dotted_root(Node n) {
   while (n.is(kind::attribute)) n = n.field(field::object);
   return n.is(kind::identifier) ? n : Node{};

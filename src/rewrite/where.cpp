@@ -1,6 +1,7 @@
 #include "graphmend/rewrite/where.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -672,8 +673,7 @@ struct WherePlan {
   ir::Node if_statement;
   ir::Node first_condition;  // replaced by the static conjunct in the all-modes form
   ir::Node first_block;
-  std::optional<std::string> static_text;  // the static conjunct, kept as a Python `if`
-  std::vector<std::string> static_atoms;    // its parts, one operand of the gate's `and` each
+  std::vector<std::string> static_atoms;    // the static conjuncts, kept as a Python `if` (joined by `and`)
   std::vector<LayoutExpr> conditions;      // each arm's, as a boolean tensor
   std::vector<std::string> checks;         // trace-time checks of the compile-gated form
   std::vector<LayoutExpr> guard_checks;    // guards in branches, checked in the graph
@@ -925,9 +925,9 @@ bool WherePlanner::static_hoistable(ir::Node e) {
   };
   if (e.is(kind::comparison_operator)) {
     const std::vector<ir::Node> operands = e.named_children();
-    if (operands.size() != 2 || !ir::unparenthesize(operands[1]).is(kind::none)) return false;
-    const std::string_view between = m_.text().substr(operands[0].end(), operands[1].start() - operands[0].end());
-    return (between == " is " || between == " is not ") && bound_name(operands[0]);
+    const std::optional<std::string_view> op = ir::comparison_operator(m_, e);
+    if (!op || (*op != "is" && *op != "is not") || !ir::unparenthesize(operands[1]).is(kind::none)) return false;
+    return bound_name(operands[0]);
   }
   if (!bound_name(e)) return false;
   add_check(fmt::format("isinstance({}, bool)", m_.text(e)));
@@ -1471,7 +1471,6 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   for (ir::Node s : statics) {
     const std::optional<std::string> text = one_line_text(m_, s);
     if (!text) return Declined{decline<DeclineCode::SpansLinesUnformatted>(snippet(m_, s))};
-    plan.static_text = plan.static_text ? *plan.static_text + " and " + *text : *text;
     plan.static_atoms.push_back(*text);
   }
   if (auto bad = plan_selections(plan)) return Declined{std::move(*bad)};
@@ -1490,7 +1489,8 @@ std::variant<Fix, Declined> WherePlanner::plan() {
 Fix render_where(const ir::Module& m, const WherePlan& plan) {
   const StatementLayout l = layout_of(m, plan.if_statement);
   const bool gated = plan.form != WherePlan::Form::AllModes;
-  const std::string body_indent = gated || plan.static_text ? l.inner : std::string(l.indent);
+  const bool keeps_static_if = !plan.static_atoms.empty();
+  const std::string body_indent = gated || keeps_static_if ? l.inner : std::string(l.indent);
   std::vector<std::string> lines;
   auto emit = [&](std::string_view prefix, const LayoutExpr& e) {
     for (std::string& line : lay_out(body_indent, prefix, e, "", l.unit)) lines.push_back(std::move(line));
@@ -1530,10 +1530,10 @@ Fix render_where(const ir::Module& m, const WherePlan& plan) {
                                  : "select " + form;
   const std::string& nl = l.newline;
   if (!gated) {
-    if (plan.static_text) {
+    if (keeps_static_if) {
       // `if <static>:` with the selection as its block; an `else` stays for a false static part.
-      fix.edits.push_back(
-          source::Edit::replace({plan.first_condition.start(), plan.first_condition.end()}, *plan.static_text));
+      fix.edits.push_back(source::Edit::replace({plan.first_condition.start(), plan.first_condition.end()},
+                                                fmt::format("{}", fmt::join(plan.static_atoms, " and "))));
       const uint32_t first_line = line_start(m, plan.first_block.named_child(0));
       fix.edits.push_back(source::Edit::replace({first_line, plan.first_block.end()}, joined_lines(lines, nl)));
     } else {

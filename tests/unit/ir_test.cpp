@@ -386,6 +386,18 @@ TEST(DottedRoot, IsTheIdentifierADottedNameStartsWith) {
   EXPECT_FALSE(ir::dotted_root(find_node(m, "attribute", "f().x")));
 }
 
+TEST(ComparisonOperator, IsSpelledAsPythonSpellsItWhateverTheSpacing) {
+  auto p = parse_module("a < b\nh is  not None\nx not   in y\nh is (None)\na < b < c\n");
+  const ir::Module& m = *p.module;
+  EXPECT_EQ(ir::comparison_operator(m, find_node(m, "comparison_operator", "a < b")), "<");
+  EXPECT_EQ(ir::comparison_operator(m, find_node(m, "comparison_operator", "h is  not None")), "is not");
+  EXPECT_EQ(ir::comparison_operator(m, find_node(m, "comparison_operator", "x not   in y")), "not in");
+  EXPECT_EQ(ir::comparison_operator(m, find_node(m, "comparison_operator", "h is (None)")), "is");
+  // A chain compares twice: no one operator.
+  EXPECT_EQ(ir::comparison_operator(m, find_node(m, "comparison_operator", "a < b < c")), std::nullopt);
+  EXPECT_EQ(ir::comparison_operator(m, find_node(m, "identifier", "a")), std::nullopt);
+}
+
 }  // namespace
 }  // namespace graphmend::testing
 

@@ -209,6 +209,9 @@ class Module {
 
 // Strips parentheses around an expression.
 Node unparenthesize(Node n);
+// The operator of a comparison of exactly two operands (`a < b`, `h is not None`), spelled as
+// Python spells it ("is not", "not in", "<", ...) whatever the spacing; nullopt for a chain.
+std::optional<std::string_view> comparison_operator(const Module& m, Node comparison);
 // The root identifier of a dotted name (`a` of `a.b.c`), or null.
 Node dotted_root(Node n);
 
