@@ -31,6 +31,14 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Where `needle` (lower case) starts in `text`, whatever the case of `text`, or npos.
+size_t find_ignoring_case(std::string_view text, std::string_view needle) {
+  const auto at = std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  });
+  return at == text.end() ? std::string_view::npos : static_cast<size_t>(at - text.begin());
+}
+
 // A parsed JSON value as a message: JSON-RPC 2.0, a string method, an id that is a number or a
 // string (responses to the server's own requests are read as messages without a method and dropped).
 Incoming as_message(json value) {
@@ -69,6 +77,11 @@ Incoming FrameReader::next() {
   while (true) {
     if (!std::getline(in_, rest)) return EndOfInput{};
     line += rest;
+    // A length too small leaves the rest of its body on the next header's line: the header starts
+    // at its name (else the next frame's header would be read as garbage and the frame lost).
+    if (const size_t at = find_ignoring_case(line, kLengthHeaderLower); at != std::string::npos && at > 0) {
+      line.erase(0, at);
+    }
     const std::string_view header = trimmed(line);
     if (header.empty()) break;
     const size_t colon = header.find(':');

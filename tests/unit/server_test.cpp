@@ -125,6 +125,20 @@ TEST(Framing, ResumesAtTheNextLengthHeaderAfterABadHeaderBlock) {
   EXPECT_TRUE(std::holds_alternative<EndOfInput>(reader.next()));
 }
 
+TEST(Framing, ReadsTheNextFrameAfterALengthTooSmall) {
+  // The first length cuts its body short; the rest of it runs into the next frame's header line.
+  std::istringstream in{std::string("Content-Length: 5\r\n\r\n{\"method\":\"a\"}Content-Length: 14\r\n\r\n{\"method\":\"m\"}")};
+  FrameReader reader(in);
+  const Incoming bad = reader.next();
+  ASSERT_TRUE(std::holds_alternative<BadMessage>(bad));
+  EXPECT_EQ(std::get<BadMessage>(bad).reason, "the message is not valid JSON");
+  const Incoming next = reader.next();
+  const auto* m = std::get_if<Message>(&next);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->method, "m");
+  EXPECT_TRUE(std::holds_alternative<EndOfInput>(reader.next()));
+}
+
 TEST(Framing, EndsAtEndOfInputAlsoMidFrame) {
   EXPECT_TRUE(std::holds_alternative<EndOfInput>(read("")));
   EXPECT_TRUE(std::holds_alternative<EndOfInput>(read("Content-Length: 10\r\n\r\n{}")));
