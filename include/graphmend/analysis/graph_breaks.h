@@ -36,6 +36,7 @@ enum class GraphBreak : std::uint8_t {
   TensorRepr,
   TensorDeepcopy,
   PythonTypeCall,
+  GraphBreakInLoop,
 };
 
 struct GraphBreakEntry {
@@ -82,6 +83,8 @@ inline constexpr auto kGraphBreakTable = std::to_array<GraphBreakEntry>({
      "copy with `t.clone()`, or deepcopy outside the compiled region"},
     {GraphBreak::PythonTypeCall, "GB4841", "Unsupported python_type() call",
      "`logging.*` functions are deferred by GM202, or move the call out of the compiled region"},
+    {GraphBreak::GraphBreakInLoop, "GB7000", "graph break in loop",
+     "remove the break inside the loop: Dynamo cannot resume there and runs the whole function eagerly"},
 });
 
 namespace detail {
@@ -96,7 +99,7 @@ constexpr bool graph_break_table_in_order() {
 }  // namespace detail
 static_assert(detail::graph_break_table_in_order(),
               "kGraphBreakTable lists every GraphBreak once, in the enum's order, by increasing id");
-static_assert(static_cast<size_t>(GraphBreak::PythonTypeCall) + 1 == kGraphBreakTable.size(),
+static_assert(static_cast<size_t>(GraphBreak::GraphBreakInLoop) + 1 == kGraphBreakTable.size(),
               "kGraphBreakTable must end with the last GraphBreak");
 
 constexpr const GraphBreakEntry& entry_of(GraphBreak graph_break) {
