@@ -113,6 +113,27 @@ PROGRAM = textwrap.dedent('''
         return a
 
 
+    @torch.compiler.disable
+    def eager_only(y):
+        return y * 2
+
+
+    @torch.compile
+    def disabled_call(x, ys):
+        a = x * 2
+        for y in ys:
+            a = a + eager_only(y).sum()
+        return a
+
+
+    @torch.compile
+    def untraceable(x, ys):
+        a = x * 2
+        for y in ys:
+            a = a + len(repr(torch.as_tensor(y)))
+        return a
+
+
     @torch.compile
     def slice_bound(x, ys):
         a = x * 2
@@ -161,7 +182,7 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 IN_LOOP = {"branch", "truthiness", "prints", "logs", "warns", "guard", "item", "tolist", "to_int", "nonzero",
-           "slice_bound"}
+           "disabled_call", "untraceable", "slice_bound"}
 NOT_IN_LOOP = {"in_iterable", "in_while_test", "in_else", "after_loop"}
 
 
