@@ -207,6 +207,7 @@ constexpr Row kRows[] = {
     {Space::Global, "time.time_ns", F::Breaks, GraphBreak::SkippedFunction},
     {Space::Global, "torch.Generator", F::Breaks, GraphBreak::OpaqueObject},
     {Space::Global, "torch.Size", F::Static | F::StaticType},
+    {Space::Global, "torch._check_tensor_all", F::Breaks, GraphBreak::TensorItem},
     {Space::Global, "torch._dynamo.is_compiling", F::Static},
     {Space::Global, "torch.abs", F::Pure | F::Allocates},
     {Space::Global, "torch.acos", F::Pure},

@@ -1,6 +1,6 @@
 """GM409: calls Dynamo does not trace split the graph at the call. Each is followed by tensor work,
 so every split shows. The near relatives Dynamo does trace (random.randint, random.uniform,
-torch.seed, a deepcopy of plain Python values, str of a size, an f-string of a tensor,
+torch.seed, torch._check of a size, a deepcopy of plain Python values, str of a size, an f-string of a tensor,
 os.environ.get, torch.cuda.empty_cache, a logger's `level` attribute) break nothing and are not
 reported. A logger method other than a log call breaks (GM202 reports the log calls). numpy.random
 draws that PyTorch implements break only when they return one Python number (no size); given a
@@ -101,6 +101,10 @@ def streams_and_copies(x: torch.Tensor):
     y = y + 2
     sys.stdout.flush()  # expect: GM409 reported
     y = y * 3
+    torch._check_tensor_all(y > -1000)  # expect: GM409 reported
+    y = y + 5
+    torch._check(y.shape[0] > 0)
+    y = y - 5
     snapshot = copy.deepcopy(y)  # expect: GM409 reported
     y = y - snapshot
     shallow = copy.copy(y)  # expect: GM409 reported
