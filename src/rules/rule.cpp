@@ -27,7 +27,8 @@ std::optional<ir::Node> enclosing_loop(const ir::Module& m, source::TextRange si
 }
 
 // Dynamo cannot resume after a break inside a loop: it gives up the whole frame and runs the
-// function eagerly, every graph of it lost (measured on torch 2.13, one kind of break after another:
+// function's own code eagerly, every graph of it lost; only the functions it calls are compiled,
+// each as a frame of its own (measured on torch 2.13, one kind of break after another:
 // tests/e2e/test_breaks_in_loops.py). The site's message says so, with the loop's line.
 void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnostics) {
   std::optional<source::LineIndex> lines;
@@ -36,7 +37,7 @@ void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnost
     const std::optional<ir::Node> loop = enclosing_loop(m, d.range);
     if (!loop) continue;
     if (!lines) lines.emplace(m.text());
-    d.message += fmt::format("; inside the loop at line {} this makes Dynamo run all of `{}` eagerly ({})",
+    d.message += fmt::format("; in the loop at line {} this makes Dynamo skip `{}`: its own code runs eagerly ({})",
                              lines->line_of(loop->start()), d.function, cite(GraphBreak::GraphBreakInLoop));
   }
 }
