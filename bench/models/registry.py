@@ -172,6 +172,20 @@ FP16_ROWS = {
     "rebel-large fp16": (lambda: bart(fp16=True), "n/a", "Where + Defer (same code)"),
     "opus-mt-fr-en fp16": (lambda: marian(fp16=True), "n/a", "Where + Defer"),
 }
+# Rows whose patched arms hold a [Where] fix that the row runs, with the site (issue #46's
+# training-step goal: run_table.py --train). The fp32 BART-family rows are not here: their guard's
+# first atom, `hidden_states.dtype == torch.float16`, is false, so its tensor part never runs.
+WHERE_ROWS = {
+    "bart fp16": "models/bart/modeling_bart.py BartEncoderLayer.forward: the fp16 overflow guard",
+    "bart-base fp16": "models/bart/modeling_bart.py BartEncoderLayer.forward: the fp16 overflow guard",
+    "rebel-large fp16": "models/bart/modeling_bart.py BartEncoderLayer.forward: the fp16 overflow guard",
+    "opus-mt-fr-en fp16": "models/marian/modeling_marian.py MarianEncoderLayer.forward: the fp16 overflow guard",
+    "Phi-4-mini-instruct": "modeling_rope_utils.py longrope_frequency_update: the LongRoPE buffer (--unsafe-fixes only)",
+    "grounding-dino": "models/grounding_dino/modeling_grounding_dino.py GroundingDinoDeformableLayer.forward: "
+                      "the overflow guard under `if self.training:`",
+    "grounding-dino-base": "models/grounding_dino/modeling_grounding_dino.py GroundingDinoDeformableLayer.forward: "
+                           "the overflow guard under `if self.training:`",
+}
 # Rows used by tests and checks beyond the table.
 EXTRA_ROWS = {
     "phi3-longrope-long": (lambda: phi3_longrope(length=24), "", "Phi-3 above original_max_position_embeddings"),

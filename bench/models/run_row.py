@@ -159,12 +159,19 @@ def _no_dropout(model):
     return model.train()
 
 
+class _Sites(list):
+    def __init__(self):
+        super().__init__()
+        self.lines = []
+
+
 @contextlib.contextmanager
 def _graph_break_sites():
     """Dynamo's graph-break log while the block runs, as `file: source line` for each break in
     transformers (the source text, not the line number, so that arms with patched files compare;
-    torch._dynamo.explain misses breaks that make Dynamo skip a whole frame, such as LayerDrop's)."""
-    sites = []
+    torch._dynamo.explain misses breaks that make Dynamo skip a whole frame, such as LayerDrop's).
+    `sites.lines` holds the same breaks as `file:line`, in the same order."""
+    sites = _Sites()
 
     class Collect(logging.Handler):
         def emit(self, record):
@@ -173,6 +180,7 @@ def _graph_break_sites():
             if found and "transformers/" in found[1]:
                 code = linecache.getline(found[1], int(found[2])).strip()
                 sites.append(f"{found[1].split('transformers/', 1)[1]}: {code}")
+                sites.lines.append(f"{found[1].split('transformers/', 1)[1]}:{found[2]}")
 
     log = logging.getLogger("torch._dynamo")  # where `<module>.__graph_breaks` artifacts stop propagating
     handler = Collect()
@@ -192,16 +200,22 @@ def train_step(row, weights):
     model, inputs = fresh(row, weights)
     _no_dropout(model)
 
-    def step(forward):
+    names = [name for name, _ in model.named_parameters()]
+
+    def step(forward, mode):
         model.zero_grad(set_to_none=True)
         out = forward(**inputs)
         loss = sum(t.float().sum() for t in _tensors(out) if t.is_floating_point())
         loss.backward()
         grads = [p.grad if p.grad is not None else torch.zeros(0) for p in model.parameters()]
+        # One digest per parameter too, so that a difference names the parameters it is in.
+        facts[f"{mode}_grad_each"] = dict(zip(names, (digest(g)[:16] for g in grads)))
         return digest(loss), digest(grads)
 
-    facts = {"row": row, "train": True}
-    facts["eager_loss"], facts["eager_grads"] = step(model)
+    import transformers
+
+    facts = {"row": row, "train": True, "transformers": os.path.dirname(transformers.__file__)}
+    facts["eager_loss"], facts["eager_grads"] = step(model, "eager")
     counted = []
 
     def counting(gm, example_inputs):
@@ -210,12 +224,15 @@ def train_step(row, weights):
 
     torch._dynamo.reset()
     with _graph_break_sites() as sites:
-        facts["counting_loss"], facts["counting_grads"] = step(torch.compile(model, backend=counting, dynamic=False))
+        facts["counting_loss"], facts["counting_grads"] = step(torch.compile(model, backend=counting, dynamic=False),
+                                                               "counting")
     facts["graphs"] = len(counted)
     facts["breaks"] = len(counted) - 1
-    facts["breaks_detail"] = sites
+    facts["breaks_detail"] = list(sites)
+    facts["breaks_lines"] = sites.lines
     torch._dynamo.reset()
-    facts["aot_eager_loss"], facts["aot_eager_grads"] = step(torch.compile(model, backend="aot_eager", dynamic=False))
+    facts["aot_eager_loss"], facts["aot_eager_grads"] = step(torch.compile(model, backend="aot_eager", dynamic=False),
+                                                             "aot_eager")
     return facts
 
 

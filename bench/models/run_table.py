@@ -1,6 +1,6 @@
 """The model table: breaks before/after graphmend, identical outputs, fullgraph, Inductor timings.
 
-    python bench/models/run_table.py [--rows NAME ...] [--no-timing] [--graphmend build/graphmend]
+    python bench/models/run_table.py [--rows NAME ...] [--no-timing] [--train] [--graphmend build/graphmend]
 
 1. Copies the installed transformers package twice and runs `graphmend fix --unsafe-fixes` over
    one copy (files, fixes by rule, time) and plain `graphmend fix` (safe fixes only) over the other.
@@ -8,6 +8,10 @@
    and patched with plain fix (breaks and outputs), with weights pinned by a strict state_dict and
    a private Inductor cache per process (cold compilation).
 3. Writes bench/results/models.json, bench/RESULTS.md and bench/results/breaks.png.
+
+With --train, the rows whose patched arms hold a [Where] fix (registry.WHERE_ROWS) take one
+training step instead (run_row.py --train: grad enabled, dropout at zero) in each of the three
+arms; written to bench/results/models-train.json and RESULTS.md's `train` section.
 
 Run it through bench/run_models.sh, which creates the pinned virtual environment.
 """
@@ -28,7 +32,7 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
-from registry import FP16_ROWS, ROWS  # noqa: E402
+from registry import FP16_ROWS, ROWS, WHERE_ROWS  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 
@@ -67,10 +71,14 @@ def patch_transformers(graphmend: str, work: pathlib.Path, *flags: str, name: st
         "remaining_by_rule": dict(sorted(remaining.items())), "fix_seconds": round(seconds, 1),
         "files_changed": sum(1 for f in report["files"] if f["written"]),
         "runtime_files": [f["filename"] for f in report.get("runtime_files", []) if f["written"]],
+        # What graphmend says of each site it left, by `file:line` in the fixed copy (run_table.py --train
+        # names the finding at each break that remains).
+        "remaining_at": {f"{d['filename'].split('transformers/', 1)[1]}:{d['location']['row']}":
+                         f"{d['code']} {d.get('decline_code') or d['name']}" for d in report["diagnostics"]},
     }
 
 
-def run_arm(row: str, weights: pathlib.Path, site: str | None, timing: bool) -> dict:
+def run_arm(row: str, weights: pathlib.Path, site: str | None, timing: bool, *flags: str) -> dict:
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if site:
@@ -81,6 +89,7 @@ def run_arm(row: str, weights: pathlib.Path, site: str | None, timing: bool) -> 
                "--first", "compiled" if site else "eager"]
         if timing:
             cmd.append("--timing")
+        cmd += flags
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=weights.parent)
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
@@ -144,6 +153,178 @@ def plain_columns(original: dict, plain: dict) -> dict:
             "fullgraph_after_plain": plain["fullgraph_eager"]}
 
 
+TRAIN_MODES = ("eager", "counting", "aot_eager")
+
+
+def _grouped(sites: list[str], lines: list[str], findings: dict | None = None) -> list[str]:
+    """Each break site once, in first-seen order, with how often it broke (`×n`) and, given a fix
+    report's `remaining_at`, graphmend's finding at that line."""
+    counts = collections.Counter(zip(sites, lines))
+    out = []
+    for (site, line), n in counts.items():
+        file, code = site.split(": ", 1)
+        note = f" ({findings.get(line, 'no finding')})" if findings is not None else ""
+        out.append(f"`{line}` `{code}`" + (f" ×{n}" if n > 1 else "") + note)
+    return out
+
+
+def train_columns(original: dict, arm: dict, fix: dict) -> dict:
+    """One patched arm's training step against the original's: breaks with grad enabled, and the
+    loss and gradients mode for mode, then each compiled mode against the original's eager step
+    (the parameters whose gradients differ are named)."""
+    if "error" in original or "error" in arm:
+        return {"error": arm.get("error") or original.get("error")}
+
+    def same(mode, reference_mode):
+        return {"loss": arm[f"{mode}_loss"] == original[f"{reference_mode}_loss"],
+                "grads": arm[f"{mode}_grads"] == original[f"{reference_mode}_grads"],
+                "grads_differing": [name for name, h in arm[f"{mode}_grad_each"].items()
+                                    if original[f"{reference_mode}_grad_each"].get(name) != h]}
+
+    assert pathlib.Path(arm["transformers"]).parent == pathlib.Path(fix["site"]), arm["transformers"]
+    return {"breaks": arm["breaks"], "sites": _grouped(arm["breaks_detail"], arm["breaks_lines"], fix["remaining_at"]),
+            "same_mode": {mode: same(mode, mode) for mode in TRAIN_MODES},
+            "against_original_eager": {mode: same(mode, "eager") for mode in TRAIN_MODES[1:]},
+            "parameters": len(arm["eager_grad_each"])}
+
+
+def train_row(name: str, original: dict, plain: dict, unsafe: dict, fix: dict, plain_fix: dict) -> dict:
+    row = {"row": name, "where_site": WHERE_ROWS[name]}
+    if "error" in original:
+        return {**row, "error": original["error"]}
+    # The original's own compiled steps against its eager one: where these differ, a patched
+    # arm's compiled step cannot be expected to equal the original's eager step either.
+    own = {mode: {"loss": original[f"{mode}_loss"] == original["eager_loss"],
+                  "grads": original[f"{mode}_grads"] == original["eager_grads"],
+                  "grads_differing": [name for name, h in original[f"{mode}_grad_each"].items()
+                                      if original["eager_grad_each"][name] != h]} for mode in TRAIN_MODES[1:]}
+    return {**row, "breaks_before": original["breaks"],
+            "sites_before": _grouped(original["breaks_detail"], original["breaks_lines"]),
+            "original_compiled_equals_eager": own,
+            "plain": train_columns(original, plain, plain_fix), "unsafe": train_columns(original, unsafe, fix)}
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "**NO**"
+
+
+def write_train_results(rows: list[dict], fix: dict, plain_fix: dict, args, elapsed: float):
+    import torch
+    import transformers
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from _sections import replace_section
+
+    env = {"python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__,
+           "machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "elapsed_min": round(elapsed / 60, 1),
+           "rerun_rows": args.rows or []}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "models-train.json").write_text(json.dumps(
+        {"environment": env, "fix_applied": fix["fixes_applied"], "plain_fix_applied": plain_fix["fixes_applied"],
+         "rows": rows}, indent=2) + "\n")
+
+    def cell(arm: dict, own: dict) -> list[str]:
+        if "error" in arm:
+            return [f"error: {arm['error']}", "", ""]
+        same = all(arm["same_mode"][m]["loss"] and arm["same_mode"][m]["grads"] for m in TRAIN_MODES)
+
+        def against(mode, v):
+            if v["loss"] and v["grads"]:
+                return f"{mode} yes"
+            # A difference the original's own compiled step has too is the backend's, not the patch's.
+            as_own = (v["loss"] == own[mode]["loss"] and v["grads_differing"] == own[mode]["grads_differing"])
+            return (f"{mode} no: " + ("" if v["loss"] else "the loss and ")
+                    + f"{len(v['grads_differing'])} of {arm['parameters']} gradients differ"
+                    + (", as in the original's own step" if as_own else ", **unlike the original's own step**"))
+
+        return [str(arm["breaks"]), _yes(same), "; ".join(against(m, v) for m, v in arm["against_original_eager"].items())]
+
+    begin = "<!-- train: begin (bench/models/run_table.py --train writes this section) -->"
+    end = "<!-- train: end -->"
+    lines = [
+        begin,
+        "## A training step of the [Where] rows (issue #46)",
+        "",
+        "`bash bench/run_models.sh --train` (bench/models/run_table.py --train"
+        + (f" --rows {' '.join(repr(r) for r in env['rerun_rows'])}" if env["rerun_rows"] else "")
+        + f"; Python {env['python']}, torch {env['torch']}, transformers {env['transformers']}, {env['machine']}, "
+        f"CPU only; {env['elapsed_min']} min"
+        + (", the other rows from the previous run)." if env["rerun_rows"] else ")."),
+        "",
+        "The rows whose patched arms hold a [Where] fix that the row runs (bench/models/registry.py `WHERE_ROWS`), "
+        "each in three fresh processes on the same pinned weights: the original, plain `graphmend fix` and "
+        "`graphmend fix --unsafe-fixes`. One training step each (bench/models/run_row.py --train): training mode "
+        "with every dropout probability at zero, grad enabled, forward, the loss (the sum of every floating "
+        "output, in fp32) and backward; run eagerly, under a counting backend (`dynamic=False`; breaks = "
+        "graphs − 1) and with aot_eager.",
+        "",
+        "- **breaks**: graph breaks with grad enabled, original → patched.",
+        "- **same loss and gradients**: the loss and every parameter's gradient have the same SHA-256 as the "
+        "original's in the same mode (eager against eager, counting against counting, aot_eager against aot_eager).",
+        "- **compiled = original eager**: the patched arm's compiled steps against the original's eager step.",
+        "",
+        "| row | [Where] site | breaks: original → plain fix | same loss and gradients | compiled = original eager "
+        "| breaks: → `--unsafe-fixes` | same loss and gradients | compiled = original eager |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['row']} | {r['where_site']} | error: {r['error']} | | | | | |")
+            continue
+        own = r["original_compiled_equals_eager"]
+        plain, unsafe = cell(r["plain"], own), cell(r["unsafe"], own)
+        lines.append(f"| {r['row']} | {r['where_site']} | {r['breaks_before']} → {plain[0]} | {plain[1]} | {plain[2]} "
+                     f"| {unsafe[0]} | {unsafe[1]} | {unsafe[2]} |")
+    lines += ["", "The original's own compiled steps against its eager step (where these differ, so may a patched arm's):",
+              ""]
+    for r in rows:
+        if "error" not in r:
+            lines.append(f"- {r['row']}: " + "; ".join(
+                f"{m} {'yes' if v['loss'] and v['grads'] else 'no'}"
+                + ("" if v["loss"] else ", the loss differs")
+                + (f", {len(v['grads_differing'])} gradients differ" if v["grads_differing"] else "")
+                for m, v in r["original_compiled_equals_eager"].items()))
+    lines += ["", "Breaks with grad enabled, site by site, from Dynamo's graph-break log (`file:line` `source`, ×n where "
+              "it was logged n times; the log counts Dynamo's break events, the table graphs − 1, and the two "
+              "need not match); for the breaks that remain, graphmend's finding at that line of the fixed copy "
+              "(rule and decline code):", ""]
+    for r in rows:
+        if "error" in r:
+            continue
+        lines.append(f"- {r['row']}, original: " + ("; ".join(r["sites_before"]) or "none"))
+        for arm in ("plain", "unsafe"):
+            if "error" not in r[arm]:
+                lines.append(f"  - {'plain fix' if arm == 'plain' else '--unsafe-fixes'}, remaining: "
+                             + ("; ".join(r[arm]["sites"]) or "none"))
+    lines.append(end)
+    replace_section(ROOT / "bench" / "RESULTS.md", begin, end, "\n".join(lines), before="<!-- speed: begin")
+
+
+def train(args, fix: dict, plain_fix: dict, work: pathlib.Path, start: float):
+    names = args.rows or list(WHERE_ROWS)
+    previous = {}
+    if args.rows and (RESULTS / "models-train.json").exists():  # re-running some rows: keep the others
+        previous = {r["row"]: r for r in json.loads((RESULTS / "models-train.json").read_text())["rows"]}
+    rows = []
+    for i, name in enumerate(names, 1):
+        weights = work / f"{name.replace(' ', '_')}-train.pt"
+        weights.unlink(missing_ok=True)
+        t0 = time.perf_counter()
+        original = run_arm(name, weights, None, False, "--train")  # saves the pinned weights
+        plain = run_arm(name, weights, plain_fix["site"], False, "--train")
+        unsafe = run_arm(name, weights, fix["site"], False, "--train")
+        rows.append(train_row(name, original, plain, unsafe, fix, plain_fix))
+        r = rows[-1]
+        status = r.get("error") or (f"breaks {r['breaks_before']} -> plain {r['plain'].get('breaks', r['plain'].get('error'))}"
+                                    f", unsafe {r['unsafe'].get('breaks', r['unsafe'].get('error'))}")
+        log(f"[{i}/{len(names)}] {name} (training step): {status} ({time.perf_counter() - t0:.0f} s)")
+    if previous:
+        fresh = {r["row"]: r for r in rows}
+        rows = [fresh.get(name, previous.get(name)) for name in WHERE_ROWS if name in fresh or name in previous]
+    write_train_results(rows, fix, plain_fix, args, time.perf_counter() - start)
+    log(f"wrote {ROOT / 'bench' / 'RESULTS.md'} (train section) and {RESULTS / 'models-train.json'}")
+
+
 def write_results(rows: list[dict], fix: dict, plain_fix: dict, args, elapsed: float):
     RESULTS.mkdir(parents=True, exist_ok=True)
     import torch
@@ -154,6 +335,7 @@ def write_results(rows: list[dict], fix: dict, plain_fix: dict, args, elapsed: f
            "elapsed_min": round(elapsed / 60, 1),
            "rerun_rows": args.rows or [],
            "timings_from_previous_run": bool(args.no_timing and any("cold_ratio" in r for r in rows))}
+    fix, plain_fix = ({k: v for k, v in f.items() if k != "remaining_at"} for f in (fix, plain_fix))  # --train's
     (RESULTS / "models.json").write_text(json.dumps({"environment": env, "fix": fix, "plain_fix": plain_fix,
                                                      "rows": rows}, indent=2) + "\n")
 
@@ -230,7 +412,9 @@ def write_results(rows: list[dict], fix: dict, plain_fix: dict, args, elapsed: f
     # The sections other scripts write after the table (bench/speed.py's, bench/scale's, ...) are
     # kept as they were: everything from the first of them to the end.
     previous = results.read_text() if results.exists() else ""
-    begin = previous.find("<!-- speed: begin")
+    begin = previous.find("<!-- train: begin")
+    if begin < 0:
+        begin = previous.find("<!-- speed: begin")
     text = "\n".join(lines)
     if begin >= 0:
         text += "\n" + previous[begin:]
@@ -262,8 +446,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", nargs="*", help="only these rows (default: every row)")
     parser.add_argument("--no-timing", action="store_true", help="skip the Inductor cold/warm timings")
+    parser.add_argument("--train", action="store_true",
+                        help="one training step of the [Where] rows (registry.WHERE_ROWS) in each arm")
     parser.add_argument("--graphmend", default=str(ROOT / "build" / "graphmend"))
     args = parser.parse_args()
+    if args.train and args.rows and not set(args.rows) <= set(WHERE_ROWS):
+        parser.error(f"--train takes rows of registry.WHERE_ROWS: {', '.join(WHERE_ROWS)}")
     start = time.perf_counter()
     work = ROOT / "bench" / ".work"
     work.mkdir(parents=True, exist_ok=True)
@@ -274,6 +462,9 @@ def main():
     log("patching another copy with plain graphmend fix (safe fixes only) ...")
     plain_fix = patch_transformers(args.graphmend, work, name="patched-plain")
     log(f"  {plain_fix['fixes_applied']} fixes in {plain_fix['files_changed']} files")
+    if args.train:
+        train(args, fix, plain_fix, work, start)
+        return
     table = {**ROWS, **FP16_ROWS}
     names = args.rows or list(table)
     rows = []
