@@ -51,6 +51,8 @@ bool splits(api::Space space, std::string_view name) {
   return api::has(space, name, api::Fact::DataDependent) || api::has(space, name, api::Fact::DynamicShape);
 }
 
+bool data_dependent(const RuleContext& ctx, const ir::Module& m, ir::Node e, int hops = 0);
+
 // True when nothing in [from, to) of `function` can split the graph, so a tensor computed at
 // `from` is still a value of the same graph at `to`: no branch on a tensor (an `if` on Python
 // values is fine), no loop, `try`, `with` or `match`, and no call but torch functions, tensor
@@ -72,6 +74,9 @@ bool same_graph_between(const RuleContext& ctx, const ir::Module& m, ir::Node fu
       return same;
     }
     if (!n.is(kind::call)) return true;
+    // A call around the size (`out.append(torch.arange(n))`) runs after its arguments: only what
+    // they evaluate first comes between.
+    if (n.end() > to) return true;
     ir::Node fn = ir::unparenthesize(n.field(field::function));
     if (fn.is(kind::attribute) && ctx.types.type_of(m, fn.field(field::object)).tensor_or_optional()) {
       const std::string_view method = m.text(fn.field(field::attribute));
@@ -81,6 +86,15 @@ bool same_graph_between(const RuleContext& ctx, const ir::Module& m, ir::Node fu
     }
     const auto q = callee_name(m, n);
     if (q && api::has(api::Space::Global, *q, api::Fact::TracedBuiltin)) return true;
+    // Another size taken from data splits there (`meshgrid(torch.linspace(0, h, h), torch.linspace(0, w, w))`).
+    if (q && api::has(api::Space::Global, *q, api::Fact::TakesSize)) {
+      for (ir::Node size : size_expressions(m, n, api::size_argument(api::Space::Global, *q))) {
+        if (size && data_dependent(ctx, m, size)) {
+          same = false;
+          return false;
+        }
+      }
+    }
     same = q && q->starts_with("torch.") && !q->starts_with("torch._") && !splits(analysis::api::Space::Global, *q);
     return same;
   });
@@ -100,7 +114,7 @@ ir::Node assigned_value(const ir::Binding& binding) {
 // A name is followed through the assignments that reach it, at most kMaxHops deep.
 constexpr int kMaxHops = 4;
 
-bool data_dependent(const RuleContext& ctx, const ir::Module& m, ir::Node e, int hops = 0) {
+bool data_dependent(const RuleContext& ctx, const ir::Module& m, ir::Node e, int hops) {
   e = ir::unparenthesize(e);
   // `a if c else b` on a Python condition: the size is data on the runs that take a data arm
   // (PaliGemma's `mask.shape[-1] if isinstance(mask, torch.Tensor) else cache_position[0] + n`).

@@ -179,6 +179,22 @@ def sizes_from_zip(x: torch.Tensor):
     return [F.interpolate(y[:1], size=(h, w)) for h, w in zip(heights, widths)]  # expect: GM411 reported
 
 
+@torch.compile
+def sizes_inside_calls(x: torch.Tensor):
+    """A size among another call's arguments (`out.append(torch.arange(n))`; two sizes in one
+    `meshgrid`, as GroundingDINO's reference points): the call around them runs after its arguments,
+    and a size after the first split is an input of the graph that resumes, which splits nothing."""
+    n = (x > 0).sum() + 1
+    m = (x < 0).sum() + 1
+    y = x * 2
+    out = []
+    out.append(torch.arange(n))  # expect: GM411 reported
+    y = y + 1
+    gy, gx = torch.meshgrid(torch.arange(n + 1), torch.arange(m), indexing="ij")  # expect: GM411 reported
+    y = y - 1
+    return y, out, gy, gx
+
+
 class CausalMask(nn.Module):
     """PaliGemma's and Gemma 3's mask size: a Python condition picks a static size or one computed
     from `cache_position`. Without an attention mask the computed one is taken and breaks; the
@@ -216,4 +232,5 @@ def cases():
         (given_size, (torch.randn(6), torch.tensor(3), torch.tensor([2, 4]))),
         (CausalMask(), (torch.randn(2, 3), None, torch.arange(3))),
         (sizes_from_zip, (torch.randn(2, 3, 4, 4),)),
+        (sizes_inside_calls, (torch.tensor([0.3, -1.2, 0.8, -0.4, 1.1, -0.7]),)),
     ]
