@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/analysis/api_facts.h"
+
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -34,7 +36,7 @@ struct Use {
 
 Use worse(Use a, Use b) { return b.flow > a.flow ? b : a; }
 
-Use follow(const RuleContext& ctx, ir::Node e, CapturedValue value, int hops);
+Use follow(const RuleContext& ctx, ir::Node e, CapturedValue value, int hops, bool unknown_length = false);
 
 // True when `call` computes on tensors: a torch function or a method of a tensor.
 bool tensor_call(const RuleContext& ctx, ir::Node call) {
@@ -46,7 +48,7 @@ bool tensor_call(const RuleContext& ctx, ir::Node call) {
 }
 
 // The uses of the name bound at `target` that its binding reaches, in its own function.
-Use uses_of(const RuleContext& ctx, ir::Node target, CapturedValue value, int hops) {
+Use uses_of(const RuleContext& ctx, ir::Node target, CapturedValue value, int hops, bool unknown_length) {
   const ir::Module& m = ctx.module;
   const std::span<const int> all = m.bindings_of(target);
   const auto binding = std::find_if(all.begin(), all.end(),
@@ -63,28 +65,32 @@ Use uses_of(const RuleContext& ctx, ir::Node target, CapturedValue value, int ho
     if (parent.is(kind::keyword_argument) && parent.field(field::name) == n) return true;  // `f(name=...)`
     const std::optional<std::vector<int>> reaching = m.ordered_reaching_bindings(n);
     if (!reaching || std::find(reaching->begin(), reaching->end(), *binding) == reaching->end()) return true;
-    found = worse(found, follow(ctx, n, value, hops + 1));
+    found = worse(found, follow(ctx, n, value, hops + 1, unknown_length));
     return true;
   });
   return found;
 }
 
 // The names an assignment's left side binds to the whole value or to its elements.
-Use uses_of_targets(const RuleContext& ctx, ir::Node left, CapturedValue value, int hops) {
+Use uses_of_targets(const RuleContext& ctx, ir::Node left, CapturedValue value, int hops, bool unknown_length) {
   left = ir::unparenthesize(left);
-  if (left.is(kind::identifier)) return uses_of(ctx, left, value, hops);
+  if (left.is(kind::identifier)) return uses_of(ctx, left, value, hops, unknown_length);
   if (!left.is(kind::pattern_list) && !left.is(kind::tuple_pattern) && !left.is(kind::list_pattern)) {
     return {Flow::Elsewhere, left, "store"};  // `self.n = v`, `d[k] = v`
   }
   Use found;
-  for (ir::Node t : ir::children_without_comments(left)) found = worse(found, uses_of_targets(ctx, t, value, hops));
+  for (ir::Node t : ir::children_without_comments(left)) {
+    found = worse(found, uses_of_targets(ctx, t, value, hops, unknown_length));
+  }
   return found;
 }
 
-Use follow(const RuleContext& ctx, ir::Node e, CapturedValue value, int hops) {
+// `unknown_length`: a list of numbers whose length depends on data (`.tolist()` of a tensor whose
+// size does).
+Use follow(const RuleContext& ctx, ir::Node e, CapturedValue value, int hops, bool unknown_length) {
   const ir::Module& m = ctx.module;
   if (hops > kMaxHops) return {Flow::Elsewhere, e, "other"};
-  const bool number = value == CapturedValue::Number;
+  bool number = value == CapturedValue::Number;
   for (ir::Node child = e, p = e.parent(); p; child = p, p = p.parent()) {
     if ((p.is(kind::if_statement) || p.is(kind::elif_clause) || p.is(kind::while_statement)) &&
         child == p.field(field::condition)) {
@@ -99,21 +105,33 @@ Use follow(const RuleContext& ctx, ir::Node e, CapturedValue value, int hops) {
     if (p.is(kind::assert_statement)) return number ? Use{Flow::ControlFlow, child, "assert"} : Use{};
     if (p.is(kind::parenthesized_expression)) continue;
     if (p.is(kind::assignment) && child == p.field(field::right)) {
-      return uses_of_targets(ctx, p.field(field::left), value, hops);
+      return uses_of_targets(ctx, p.field(field::left), number ? CapturedValue::Number : CapturedValue::Sized, hops,
+                             unknown_length);
     }
-    // A store into it (`t[i] = v`, `t[:, a:b] = v`, `t *= 2`): data.
+    // `t *= 2` binds `t` again, to the same tensor: its uses go on.
+    if (p.is(kind::augmented_assignment) && child == p.field(field::left) && child.is(kind::identifier)) {
+      return uses_of(ctx, child, number ? CapturedValue::Number : CapturedValue::Sized, hops, unknown_length);
+    }
+    // A store into it (`t[i] = v`, `t[:, a:b] = v`, `t[i] += v`): data.
     if ((p.is(kind::assignment) || p.is(kind::augmented_assignment)) && child == p.field(field::left)) return {};
     if (p.is(kind::return_statement) || p.is(kind::yield)) return {Flow::Elsewhere, p, "return"};
     if (p.is(kind::expression_statement)) return {};
     if (p.is(kind::subscript)) {
-      if (child != p.field(field::value)) return {};  // an index: data
+      // A number as an index picks one element; a tensor of data-dependent size as an index makes
+      // a result of that size.
+      if (child != p.field(field::value) && number) return {};
       continue;  // an element of a list of numbers or of a shape; a part of a tensor
     }
-    if (p.is(kind::slice)) return {};  // a slice bound: data
+    if (p.is(kind::slice)) {  // a slice bound: the slice's size depends on the data
+      number = false;
+      p = p.parent();
+      if (!p.is(kind::subscript)) return {};
+      continue;
+    }
     if (p.is(kind::for_statement) && child == p.field(field::right)) {
-      // A loop over a list of numbers has the list's (static) length; over a tensor whose size
-      // depends on data, a length Dynamo does not know.
-      return number ? Use{} : Use{Flow::ControlFlow, child, "for"};
+      // A loop over a list of numbers has the list's length; over a tensor whose size depends on
+      // data, or its `.tolist()`, a length Dynamo does not know.
+      return number && !unknown_length ? Use{} : Use{Flow::ControlFlow, child, "for"};
     }
     // Arithmetic with a tensor makes a tensor: the number is then an operand in the graph.
     if (number && (p.is(kind::binary_operator) || p.is(kind::comparison_operator)) &&
@@ -137,6 +155,7 @@ Use follow(const RuleContext& ctx, ir::Node e, CapturedValue value, int hops) {
       const ir::Node call = p.parent();
       if (!call.is(kind::call) || call.field(field::function) != p) return {Flow::Elsewhere, p, "other"};
       if (attribute == "size" || attribute == "numel") return follow(ctx, call, CapturedValue::Number, hops);
+      if (attribute == "tolist") return follow(ctx, call, CapturedValue::Number, hops, true);
       // A full reduction (`t.sum()`) has one element, whatever the size of `t`.
       const ir::Node arguments = call.field(field::arguments);
       if (std::find(kReductions.begin(), kReductions.end(), attribute) != kReductions.end() && arguments &&
@@ -157,8 +176,12 @@ Use follow(const RuleContext& ctx, ir::Node e, CapturedValue value, int hops) {
         p = call;
         continue;
       }
-      if (tensor_call(ctx, call)) return {};
-      return {Flow::Elsewhere, call.field(field::function), "call"};
+      if (!tensor_call(ctx, call)) return {Flow::Elsewhere, call.field(field::function), "call"};
+      // A size, or a tensor of data-dependent size, given to a tensor operation: its result may
+      // have a size that depends on the data in turn, followed as such.
+      number = false;
+      p = call;
+      continue;
     }
     return {Flow::Elsewhere, p, "other"};
   }
@@ -175,7 +198,31 @@ std::string excerpt(const ir::Module& m, ir::Node n) {
   return text;
 }
 
-Use use_of(const RuleContext& ctx, ir::Node site, CapturedValue value) { return follow(ctx, site, value, 0); }
+// True when `e` computes a tensor whose size depends on data (an operator of the table of API
+// facts' DynamicShape rows, as a function or a tensor method, inside it).
+bool data_dependent_size(const ir::Module& m, ir::Node e) {
+  bool found = false;
+  syntax::walk(e, [&](ir::Node n) {
+    if (found) return false;
+    if (!n.is(kind::call)) return true;
+    const ir::Node fn = ir::unparenthesize(n.field(field::function));
+    const auto q = callee_name(m, n);
+    found = (q && analysis::api::has(analysis::api::Space::Global, *q, analysis::api::Fact::DynamicShape)) ||
+            (fn.is(kind::attribute) && analysis::api::has(analysis::api::Space::TensorMethod,
+                                                          m.text(fn.field(field::attribute)),
+                                                          analysis::api::Fact::DynamicShape));
+    return !found;
+  });
+  return found;
+}
+
+Use use_of(const RuleContext& ctx, ir::Node site, CapturedValue value) {
+  // `t.tolist()` of such a tensor is a list whose length depends on the data.
+  const ir::Node fn = site.is(kind::call) ? ir::unparenthesize(site.field(field::function)) : ir::Node{};
+  const bool unknown_length = fn.is(kind::attribute) && ctx.module.text(fn.field(field::attribute)) == "tolist" &&
+                              data_dependent_size(ctx.module, fn.field(field::object));
+  return follow(ctx, site, value, 0, unknown_length);
+}
 
 }  // namespace
 
@@ -199,9 +246,9 @@ std::string capture_remedy(const RuleContext& ctx, ir::Node site, CapturedValue 
                                 : use.what == "return" ? std::string("it is returned")
                                 : use.what == "store"  ? std::string("it is stored")
                                                        : std::string("where it goes next is not followed");
-      return fmt::format("set torch._dynamo.config.{} = True to keep it in the graph; {}, and a Python branch on {} "
+      return fmt::format("set torch._dynamo.config.{} = True to keep it in the graph; {}, and a Python branch on it "
                          "there would still split it; or {}",
-                         flag, where, noun, alternative);
+                         flag, where, alternative);
     }
     case Flow::ControlFlow: {
       const std::string where = use.what == "if"       ? fmt::format("`if {}`", excerpt(m, use.at))

@@ -2,7 +2,9 @@
 one site, and test_capture_remedies.py checks the remedy graphmend's finding gives for it against
 torch: `data`, the flag alone keeps the function in one graph (fullgraph=True, outputs identical,
 no recompile); `control`, the value decides Python control flow and the flags do not help;
-`elsewhere`, the value is passed on to code the finding does not follow."""
+`elsewhere`, the value, or a tensor whose size it sets, goes on to code the finding does not follow
+(a call, a return). A full reduction (`.sum()`) ends a data-dependent size: its result has one
+element."""
 import math
 
 import torch
@@ -21,18 +23,18 @@ def item_operand(x: torch.Tensor):
 @torch.compile
 def item_size(x: torch.Tensor):
     n = count(x).item()
-    return torch.zeros(n) + 1
+    return (torch.zeros(n) + 1).sum()
 
 
 @torch.compile
 def item_arange_end(x: torch.Tensor):
-    return torch.arange(count(x).item()) * 2
+    return (torch.arange(count(x).item()) * 2).sum()
 
 
 @torch.compile
 def item_slice_bound(x: torch.Tensor):
     n = count(x).item()
-    return x[:n] * 2
+    return (x[:n] * 2).sum()
 
 
 @torch.compile
@@ -44,12 +46,12 @@ def item_index(x: torch.Tensor):
 @torch.compile
 def item_max_builtin(x: torch.Tensor):
     n = max(count(x).item(), 1)
-    return torch.ones(n, 2) * 3
+    return (torch.ones(n, 2) * 3).sum()
 
 
 @torch.compile
 def int_size(x: torch.Tensor):
-    return torch.ones(int(count(x))) * 2
+    return (torch.ones(int(count(x))) * 2).sum()
 
 
 @torch.compile
@@ -60,7 +62,7 @@ def float_operand(x: torch.Tensor):
 @torch.compile
 def tolist_split_sizes(x: torch.Tensor):
     sizes = torch.stack([count(x), x.shape[0] - count(x)]).tolist()
-    return x.split(sizes)[0] * 2
+    return (x.split(sizes)[0] * 2).sum()
 
 
 @torch.compile
@@ -79,7 +81,7 @@ def mask_sum(x: torch.Tensor):
 @torch.compile
 def nonzero_shape_as_size(x: torch.Tensor):
     idx = (x > 0).nonzero()
-    return torch.zeros(idx.shape[0]) + 1
+    return (torch.zeros(idx.shape[0]) + 1).sum()
 
 
 @torch.compile
@@ -137,6 +139,12 @@ def nonzero_loop(x: torch.Tensor):
     return out
 
 
+@torch.compile
+def item_size_returned(x: torch.Tensor):
+    n = count(x).item()
+    return torch.zeros(n) + 1  # a size the caller may branch on
+
+
 def scale_by(x: torch.Tensor, n):
     if n > 2:
         return x * n
@@ -168,7 +176,7 @@ EXPECTED = {
     "unique_values": ("GM404", "data"), "tensor_as_size": ("GM411", "data"), "tensor_slice_bound": ("GM412", "data"),
     "item_if": ("GM401", "control"), "item_conditional": ("GM401", "control"), "item_range": ("GM401", "control"),
     "nonzero_shape_if": ("GM404", "control"), "nonzero_loop": ("GM404", "control"),
-    "item_passed_on": ("GM401", "elsewhere"), "equal_as_number": ("GM406", "control"),
+    "item_passed_on": ("GM401", "elsewhere"), "item_size_returned": ("GM401", "elsewhere"), "equal_as_number": ("GM406", "control"),
     "math_of_tensor": ("GM406", "control"),
 }
 
