@@ -7,6 +7,13 @@ the weights; the other loads them strictly. Prints one JSON line: how far it got
 digest of one eager forward, the graphs of one compiled forward (backend "eager", dynamic=False),
 each distinct graph-break site (Dynamo logs a site once, however often it breaks there; the path
 is relative to transformers/) with its cause, and the digest of the compiled output.
+
+--capture compiles once as above (its result under "plain"), then turns on
+torch._dynamo.config.capture_scalar_outputs and
+capture_dynamic_output_shape_ops (what keeps `.item()` and data-dependent output shapes in the
+graph), counts the graphs the same way, and then tries fullgraph=True: one graph, or the error that
+stops it (its class, its message's first line, the innermost site it names, and whether the message
+asks for a torch._check hint). bench/wild/wild_arm.py uses the same functions.
 """
 from __future__ import annotations
 
@@ -146,11 +153,73 @@ def transformers_site(path: str) -> str:
     return path.split("transformers/", 1)[-1] if "transformers/" in path else os.path.basename(path)
 
 
+def compile_and_run(model, args, kwargs, fullgraph=False, site_of=transformers_site):
+    """One compiled forward (backend "eager": Dynamo only): the output, the graphs, the breaks."""
+    graphs = []
+    log = BreakLog(site_of)
+    dynamo_log = logging.getLogger("torch._dynamo")
+    dynamo_log.addHandler(log)
+    torch._logging.set_logs(graph_breaks=True)
+    torch_log = logging.getLogger("torch")
+    saved, torch_log.handlers = torch_log.handlers, []  # the breaks go to BreakLog, not stderr
+    try:
+        torch._dynamo.reset()
+        compiled = torch.compile(model, backend=lambda gm, ex: graphs.append(gm) or gm.forward, dynamic=False,
+                                 fullgraph=fullgraph)
+        torch.manual_seed(2)
+        out = compiled(*args, **kwargs)
+    finally:
+        torch_log.handlers = saved
+        dynamo_log.removeHandler(log)
+    return out, graphs, log.breaks
+
+
+def fullgraph_error(exc: Exception, site_of=transformers_site) -> dict:
+    """What stopped fullgraph=True: class, first line, innermost site, whether a torch._check hint is asked."""
+    text = str(exc)
+    files = re.findall(r'File "([^"]+)", line (\d+)', text)
+    ours = [(f, n) for f, n in files if site_of(f) != os.path.basename(f)]
+    if not ours:  # an error raised when the graph runs names no frame: its traceback does
+        import traceback
+
+        ours = [(f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)
+                if site_of(f.filename) != os.path.basename(f.filename) and "/torch/" not in f.filename]
+    site = f"{site_of(ours[-1][0])}:{ours[-1][1]}" if ours else None
+    lines = text.strip().splitlines() or [""]
+    expression = next((line.strip() for line in lines if "data-dependent expression" in line), None)
+    return {"error_class": type(exc).__name__, "error": lines[0][:200], "site": site,
+            "called_from": f"{site_of(ours[-2][0])}:{ours[-2][1]}" if len(ours) > 1 else None,
+            "data_dependent_expression": expression and expression[:200],
+            "asks_torch_check": "torch._check" in text}
+
+
+def capture(facts: dict, model, args, kwargs, site_of=transformers_site) -> None:
+    """With the capture flags on: the graphs of one compiled forward, then fullgraph=True; either may
+    fail (a guard on a data-dependent value, a runtime assertion of the graph), recorded as it is."""
+    torch._dynamo.config.capture_scalar_outputs = True
+    torch._dynamo.config.capture_dynamic_output_shape_ops = True
+    try:
+        out, graphs, breaks = compile_and_run(model, args, kwargs, site_of=site_of)
+        facts.update(compiled_sha256=digest(out), graphs=len(graphs), breaks=max(len(graphs) - 1, 0),
+                     break_sites=breaks)
+    except Exception as exc:  # noqa: BLE001 - the census records what the flags cannot do
+        facts["capture_error"] = fullgraph_error(exc, site_of)
+    facts["stage"] = "fullgraph"
+    try:
+        out, _, _ = compile_and_run(model, args, kwargs, fullgraph=True, site_of=site_of)
+        facts["fullgraph"] = {"ok": True, "compiled_sha256": digest(out)}
+    except Exception as exc:  # noqa: BLE001 - the census records what stops one graph
+        facts["fullgraph"] = {"ok": False, **fullgraph_error(exc, site_of)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("model_type")
     parser.add_argument("--weights", required=True)
     parser.add_argument("--save-compiled", help="also save the compiled output's tensors here")
+    parser.add_argument("--capture", action="store_true",
+                        help="capture_scalar_outputs and capture_dynamic_output_shape_ops on; then fullgraph=True")
+    parser.add_argument("--eager-only", action="store_true", help="stop after the eager forward (and saving the weights)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     facts = {"model_type": args.model_type, "stage": "import"}
@@ -189,24 +258,22 @@ def main() -> None:
                 torch.manual_seed(2)
                 facts["eager_sha256"] = digest(model(**inputs))
             facts["stage"] = "compile"
-            graphs = []
-            log = BreakLog()
-            dynamo_log = logging.getLogger("torch._dynamo")
-            dynamo_log.addHandler(log)
-            torch._logging.set_logs(graph_breaks=True)
-            torch_log = logging.getLogger("torch")
-            saved, torch_log.handlers = torch_log.handlers, []  # the breaks go to BreakLog, not stderr
-            torch._dynamo.reset()
-            compiled = torch.compile(model, backend=lambda gm, ex: graphs.append(gm) or gm.forward, dynamic=False)
-            torch.manual_seed(2)
-            out = compiled(**inputs)
-            facts["compiled_sha256"] = digest(out)
-            if args.save_compiled:  # for the driver to say how far a differing output is
-                torch.save([t.detach().cpu() for t in _tensors(out)], args.save_compiled)
-            torch_log.handlers = saved
-        facts["graphs"] = len(graphs)
-        facts["breaks"] = max(len(graphs) - 1, 0)
-        facts["break_sites"] = log.breaks
+            if args.eager_only:
+                facts["stage"] = "done"
+            elif args.capture:
+                # First without the flags: the break sites at this copy's lines, then with them.
+                out, graphs, breaks = compile_and_run(model, (), inputs)
+                facts["plain"] = {"compiled_sha256": digest(out), "graphs": len(graphs),
+                                  "breaks": max(len(graphs) - 1, 0), "break_sites": breaks}
+                capture(facts, model, (), inputs)
+            else:
+                out, graphs, breaks = compile_and_run(model, (), inputs)
+                facts["compiled_sha256"] = digest(out)
+                if args.save_compiled:  # for the driver to say how far a differing output is
+                    torch.save([t.detach().cpu() for t in _tensors(out)], args.save_compiled)
+                facts["graphs"] = len(graphs)
+                facts["breaks"] = max(len(graphs) - 1, 0)
+                facts["break_sites"] = breaks
         facts["stage"] = "done"
     except Exception as exc:  # noqa: BLE001 - the census records why an architecture did not run
         facts["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
-import re
 import sys
 import time
 import warnings
@@ -31,7 +29,7 @@ import torch._dynamo
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "census"))
 sys.path.insert(0, HERE)
-from arm import BreakLog, _tensors, digest
+from arm import _tensors, capture, compile_and_run, digest
 from models import LIBRARIES, MODELS
 
 PACKAGES = (*LIBRARIES, "torch")  # a library's own folder first: torchvision/ is not torch/
@@ -51,65 +49,6 @@ def distribution_version(package: str) -> str:
 
     names = importlib.metadata.packages_distributions().get(package, [])
     return importlib.metadata.version(names[0]) if names else "?"
-
-
-def compile_and_run(model, args, kwargs, fullgraph=False):
-    """One compiled forward (backend "eager": Dynamo only): the output, the graphs, the breaks."""
-    graphs = []
-    log = BreakLog(library_site)
-    dynamo_log = logging.getLogger("torch._dynamo")
-    dynamo_log.addHandler(log)
-    torch._logging.set_logs(graph_breaks=True)
-    torch_log = logging.getLogger("torch")
-    saved, torch_log.handlers = torch_log.handlers, []  # the breaks go to BreakLog, not stderr
-    try:
-        torch._dynamo.reset()
-        compiled = torch.compile(model, backend=lambda gm, ex: graphs.append(gm) or gm.forward, dynamic=False,
-                                 fullgraph=fullgraph)
-        torch.manual_seed(2)
-        out = compiled(*args, **kwargs)
-    finally:
-        torch_log.handlers = saved
-        dynamo_log.removeHandler(log)
-    return out, graphs, log.breaks
-
-
-def fullgraph_error(exc: Exception) -> dict:
-    """What stopped fullgraph=True: class, first line, innermost site, whether a torch._check hint is asked."""
-    text = str(exc)
-    files = re.findall(r'File "([^"]+)", line (\d+)', text)
-    ours = [(f, n) for f, n in files if library_site(f) != os.path.basename(f)]
-    if not ours:  # an error raised when the graph runs names no frame: its traceback does
-        import traceback
-
-        ours = [(f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)
-                if library_site(f.filename) != os.path.basename(f.filename) and "/torch/" not in f.filename]
-    site = f"{library_site(ours[-1][0])}:{ours[-1][1]}" if ours else None
-    lines = text.strip().splitlines() or [""]
-    expression = next((line.strip() for line in lines if "data-dependent expression" in line), None)
-    return {"error_class": type(exc).__name__, "error": lines[0][:200], "site": site,
-            "called_from": f"{library_site(ours[-2][0])}:{ours[-2][1]}" if len(ours) > 1 else None,
-            "data_dependent_expression": expression and expression[:200],
-            "asks_torch_check": "torch._check" in text}
-
-
-def capture(facts: dict, model, inputs, kw) -> None:
-    """With the capture flags on: the graphs of one compiled forward, then fullgraph=True; either may
-    fail (a guard on a data-dependent value, a runtime assertion of the graph), recorded as it is."""
-    torch._dynamo.config.capture_scalar_outputs = True
-    torch._dynamo.config.capture_dynamic_output_shape_ops = True
-    try:
-        out, graphs, breaks = compile_and_run(model, inputs, kw)
-        facts.update(compiled_sha256=digest(out), graphs=len(graphs), breaks=max(len(graphs) - 1, 0),
-                     break_sites=breaks)
-    except Exception as exc:  # noqa: BLE001 - the census records what the flags cannot do
-        facts["capture_error"] = fullgraph_error(exc)
-    facts["stage"] = "fullgraph"
-    try:
-        out, _, _ = compile_and_run(model, inputs, kw, fullgraph=True)
-        facts["fullgraph"] = {"ok": True, "compiled_sha256": digest(out)}
-    except Exception as exc:  # noqa: BLE001 - the census records what stops one graph
-        facts["fullgraph"] = {"ok": False, **fullgraph_error(exc)}
 
 
 def main() -> None:
@@ -144,9 +83,9 @@ def main() -> None:
             facts["eager_sha256"] = digest(model(*inputs, **kw))
             facts["stage"] = "compile"
             if args.capture:
-                capture(facts, model, inputs, kw)
+                capture(facts, model, inputs, kw, library_site)
             else:
-                out, graphs, breaks = compile_and_run(model, inputs, kw)
+                out, graphs, breaks = compile_and_run(model, inputs, kw, site_of=library_site)
                 facts["compiled_sha256"] = digest(out)
                 if args.save_compiled:  # for the driver to say how far a differing output is
                     torch.save([t.detach().cpu() for t in _tensors(out)], args.save_compiled)

@@ -148,9 +148,9 @@ void emit_text(const driver::RunReport& run, const EmitOptions& options, std::os
       }
       if (std::string status = fix_status(d); !status.empty()) {
         out << fmt::format("{} = {}\n", pad, d.fix ? style.green(status) : style.yellow(status));
-      } else if (!d.help.empty()) {
-        out << fmt::format("{} = help: {}\n", pad, d.help);
       }
+      // A site left as it is (declined, or report only) gives PyTorch's remedy for it.
+      if (!d.fix && !d.help.empty()) out << fmt::format("{} = help: {}\n", pad, d.help);
       out << fmt::format("{} = {}\n", pad, style.dim(fmt::format("rule: `graphmend rule {}`", d.rule->code)));
       out << "\n";
     }

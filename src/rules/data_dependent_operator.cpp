@@ -54,7 +54,8 @@ std::unique_ptr<FilePass> DataDependentOperatorRule::start(const RuleContext& ct
           info(), n,
           fmt::format("`{}` of a tensor needs the tensor's value as a Python number ({})", *q,
                       cite(GraphBreak::DataDependentOperator)),
-          "use the torch function (torch.sqrt(t), t.ceil(), torch.isnan(t), ...) and keep the result a tensor"));
+          "use the torch function (torch.sqrt(t), t.ceil(), torch.isnan(t), ...) and keep the result a tensor; the "
+          "capture flags do not help: the function needs a number Dynamo knows while tracing"));
       return true;
     }
     if (*q != "torch.equal" && *q != "torch.allclose" && *q != "torch.is_nonzero") return true;
@@ -64,7 +65,8 @@ std::unique_ptr<FilePass> DataDependentOperatorRule::start(const RuleContext& ct
         info(), n,
         fmt::format("`{}` returns a Python bool computed from tensor data ({})", *q,
                     cite(GraphBreak::DataDependentOperator)),
-        "keep the result as a tensor: (a == b).all() after a static shape/dtype check"));
+        "keep the result as a tensor: (a == b).all() after a static shape/dtype check; the capture flags do not "
+        "help: Dynamo has no graph form of the Python bool"));
     return true;
   });
 }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "graphmend/analysis/api_facts.h"
+#include "graphmend/rules/capture_remedy.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -42,13 +43,13 @@ std::span<const syntax::Kind* const> DynamicShapeRule::kinds() const {
 }
 
 std::unique_ptr<FilePass> DynamicShapeRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
-  auto report = [this, &sink](ir::Node n, std::string what) {
+  auto report = [this, &ctx, &sink](ir::Node n, std::string what) {
     sink.report(make_diagnostic(
         info(), n,
         fmt::format("{} has a data-dependent output shape; the graph is split here ({})", what,
                     cite(GraphBreak::DynamicShapeOperator)),
-        "use a static-shape form (torch.where with a fill value, nonzero_static), set "
-        "torch._dynamo.config.capture_dynamic_output_shape_ops = True, or move it out of the compiled region"));
+        capture_remedy(ctx, n, CapturedValue::Sized, kCaptureDynamicOutputShapeOps,
+                       "use a static-shape form (torch.where with a fill value, nonzero_static)")));
   };
   return file_pass([&ctx, &m = ctx.module, report](ir::Node n) {
     if (n.is(kind::call)) {

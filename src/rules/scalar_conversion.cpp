@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/rules/capture_remedy.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -35,7 +36,8 @@ std::unique_ptr<FilePass> ScalarConversionRule::start(const RuleContext& ctx, Di
         fmt::format("`{}()` of a tensor reads its value into Python; the graph is split here "
                     "({}: Unsupported Tensor.item() call)",
                     name, id_of(GraphBreak::TensorItem)),
-        "keep the value as a tensor (e.g. .to(dtype)), or set capture_scalar_outputs = True"));
+        capture_remedy(ctx, n, CapturedValue::Number, kCaptureScalarOutputs,
+                       "keep the value as a tensor (e.g. .to(dtype))")));
     return true;
   });
 }

@@ -6,6 +6,7 @@
 
 #include "graphmend/rewrite/item_effect.h"
 #include "graphmend/rewrite/trap.h"
+#include "graphmend/rules/capture_remedy.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -29,7 +30,7 @@ std::unique_ptr<FilePass> TensorItemRule::start(const RuleContext& ctx, Diagnost
         info(), n,
         fmt::format("`.item()` moves a tensor value into Python; the graph is split here ({})",
                     cite(GraphBreak::TensorItem)),
-        "keep the value as a tensor, or set torch._dynamo.config.capture_scalar_outputs = True");
+        capture_remedy(ctx, n, CapturedValue::Number, kCaptureScalarOutputs, "keep the value as a tensor"));
     // An assert on the value: [Trap] with the comparison made on the tensor. A value only
     // compared with a number to decide a print or warning: [Defer] with the test.
     if (rewrite::assert_testing_item(n)) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "graphmend/analysis/api_facts.h"
+#include "graphmend/rules/capture_remedy.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -255,8 +256,9 @@ std::unique_ptr<FilePass> TensorSizeArgumentRule::start(const RuleContext& ctx, 
           fmt::format("`{}` takes the tensor `{}` as a size: Dynamo needs its value as a Python int and splits the "
                       "graph here ({})",
                       callee, m.text(size), cite(GraphBreak::DataDependentOperator)),
-          "compute the size from shapes (x.shape, x.size()), or keep a static size and mask the data-dependent "
-          "part; torch._dynamo.config.capture_scalar_outputs = True with `int(n.item())` makes it a symbolic int"));
+          capture_remedy(ctx, n, CapturedValue::Sized, kCaptureScalarOutputs,
+                         "compute the size from shapes (x.shape, x.size()), or keep a static size and mask the "
+                         "data-dependent part")));
       break;  // one finding for the call
     }
     return true;

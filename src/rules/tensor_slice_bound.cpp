@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/rules/capture_remedy.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -100,8 +101,10 @@ std::unique_ptr<FilePass> TensorSliceBoundRule::start(const RuleContext& ctx, Di
         fmt::format("the slice bound `{}` is a tensor: Dynamo needs it as a Python int, calls `.item()`, and stops "
                     "compiling here; the rest of the function runs eagerly ({})",
                     m.text(bound), cite(GraphBreak::TensorItem)),
-        "bound the slice with Python ints from shapes (x.shape, x.size()), or mask a slice of static size; with "
-        "torch._dynamo.config.capture_scalar_outputs = True, `x[:n.item()]` is traced with a symbolic int"));
+        // The slice has a size Dynamo does not know: what needs it decides whether the flag is enough.
+        capture_remedy(ctx, n.is(kind::slice) ? n.parent() : n, CapturedValue::Sized, kCaptureScalarOutputs,
+                       "bound the slice with Python ints from shapes (x.shape, x.size()), or mask a slice of static "
+                       "size")));
     return true;
   });
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/rules/capture_remedy.h"
 #include "graphmend/rules/conditions.h"
 
 namespace graphmend::rules {
@@ -31,7 +32,7 @@ std::unique_ptr<FilePass> TensorTolistRule::start(const RuleContext& ctx, Diagno
         info(), n,
         fmt::format("`.tolist()` moves tensor data into Python; the graph is split here ({})",
                     cite(GraphBreak::TensorTolist)),
-        "keep the values as tensors inside the compiled region"));
+        capture_remedy(ctx, n, CapturedValue::Number, kCaptureScalarOutputs, "keep the values as tensors")));
     return true;
   });
 }
