@@ -305,13 +305,19 @@ UnitFindings check_unit(const Unit& u, const analysis::Project& project, const a
   // functions (a helper called from another file's forward).
   if (u.module->mentions_torch() || !ctx.compiled_functions().empty()) {
     rules::DiagnosticSink sink;
-    std::vector<const rules::Rule*> enabled;
+    std::vector<const rules::Rule*> enabled, unselected;
     for (const rules::Rule* rule : rules::all_rules()) {
-      if (selection.enabled(rule->info().code)) enabled.push_back(rule);
+      (selection.enabled(rule->info().code) ? enabled : unselected).push_back(rule);
     }
-    rules::check_file(ctx, enabled, sink);
+    // A rule that reads other rules' findings needs every break found, selected or not.
+    if (std::none_of(enabled.begin(), enabled.end(), [](const rules::Rule* r) { return r->reads_other_findings(); })) {
+      unselected.clear();
+    }
+    rewrite::SiteNamer unselected_names(*u.module);
+    rules::check_file(ctx, enabled, sink, unselected, &unselected_names);
     const std::vector<source::TextRange> dead = rules::compile_dead_ranges(ctx);
     for (rules::Diagnostic& d : sink.diagnostics()) {
+      if (!selection.enabled(d.rule->code)) continue;
       if (std::any_of(dead.begin(), dead.end(), [&](const source::TextRange& r) { return r.contains(d.range); })) {
         continue;  // never traced: Dynamo folds the is_compiling() test
       }

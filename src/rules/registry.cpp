@@ -5,6 +5,7 @@
 #include <cctype>
 #include <vector>
 
+#include "graphmend/rules/comprehension_frame.h"
 #include "graphmend/rules/data_dependent_loop.h"
 #include "graphmend/rules/data_dependent_operator.h"
 #include "graphmend/rules/disabled_call.h"
@@ -60,12 +61,13 @@ std::span<const Rule* const> all_rules() {
   static const RequiresGradAssignmentRule requires_grad_assignment;
   static const TensorSizeArgumentRule tensor_size_argument;
   static const TensorSliceBoundRule tensor_slice_bound;
-  static const std::array<const Rule*, 18> kRules = {
+  static const ComprehensionFrameRule comprehension_frame;
+  static const std::array<const Rule*, 19> kRules = {
       &tensor_branch,  &tensor_truthiness, &print_call,       &logger_call,
       &warnings_warn,  &validation_guard,  &tensor_item,      &tensor_tolist,
       &scalar_conversion, &dynamic_shape,  &data_dependent_loop, &data_dependent_operator,
       &expert_dispatch, &disabled_call,    &untraceable_call, &requires_grad_assignment,
-      &tensor_size_argument, &tensor_slice_bound};
+      &tensor_size_argument, &tensor_slice_bound, &comprehension_frame};
   return kRules;
 }
 

@@ -26,6 +26,10 @@ std::optional<ir::Node> enclosing_loop(const ir::Module& m, source::TextRange si
   return std::nullopt;
 }
 
+// A finding that follows from another break rather than causing one (GM413's comprehension
+// frames, which exist only because their function was skipped).
+bool is_consequence(const Diagnostic& d) { return d.graph_break == GraphBreak::MissingIterNext; }
+
 // Dynamo cannot resume after a break inside a loop: it gives up the whole frame and runs the
 // function's own code eagerly, every graph of it lost; only the functions it calls are compiled,
 // each as a frame of its own (measured on torch 2.13, one kind of break after another:
@@ -33,7 +37,7 @@ std::optional<ir::Node> enclosing_loop(const ir::Module& m, source::TextRange si
 void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnostics) {
   std::optional<source::LineIndex> lines;
   for (Diagnostic& d : diagnostics) {
-    if (!d.graph_break || d.function.empty()) continue;
+    if (!d.graph_break || d.function.empty() || is_consequence(d)) continue;
     const std::optional<ir::Node> loop = enclosing_loop(m, d.range);
     if (!loop) continue;
     if (!lines) lines.emplace(m.text());
@@ -44,9 +48,24 @@ void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnost
 
 }  // namespace
 
-void check_file(const RuleContext& ctx, std::span<const Rule* const> rules, DiagnosticSink& sink) {
+ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function) {
+  ir::Node first;
+  for (const Diagnostic& d : found) {
+    if (!d.graph_break || d.function != function || is_consequence(d)) continue;
+    const std::optional<ir::Node> loop = enclosing_loop(m, d.range);
+    if (loop && (!first || loop->start() < first.start())) first = *loop;
+  }
+  return first;
+}
+
+void check_file(const RuleContext& ctx, std::span<const Rule* const> selected, DiagnosticSink& sink,
+                std::span<const Rule* const> unselected, rewrite::SiteNamer* unselected_names) {
   const std::vector<int> functions = ctx.compiled_functions();
-  if (functions.empty() || rules.empty()) return;
+  if (functions.empty() || selected.empty()) return;
+  std::vector<const Rule*> rules(selected.begin(), selected.end());
+  rules.insert(rules.end(), unselected.begin(), unselected.end());
+  const RuleContext unselected_ctx{static_cast<const analysis::FileContext&>(ctx),
+                                   unselected_names ? *unselected_names : ctx.names};
   // Which rules want each grammar symbol: a node costs one lookup, whatever the rule count.
   std::vector<std::vector<size_t>> by_symbol;
   for (size_t r = 0; r < rules.size(); ++r) {
@@ -61,7 +80,9 @@ void check_file(const RuleContext& ctx, std::span<const Rule* const> rules, Diag
   }
   std::vector<std::unique_ptr<FilePass>> passes;
   passes.reserve(rules.size());
-  for (const Rule* rule : rules) passes.push_back(rule->start(ctx, sink));
+  for (size_t r = 0; r < rules.size(); ++r) {
+    passes.push_back(rules[r]->start(r < selected.size() ? ctx : unselected_ctx, sink));
+  }
   std::vector<uint32_t> skip_until(rules.size());  // a rule's pruned subtree ends here
   for (int fi : functions) {
     std::fill(skip_until.begin(), skip_until.end(), 0u);
@@ -78,6 +99,7 @@ void check_file(const RuleContext& ctx, std::span<const Rule* const> rules, Diag
       return true;
     });
   }
+  for (auto& pass : passes) pass->finish(sink.diagnostics());
   note_breaks_in_loops(ctx.module, sink.diagnostics());
 }
 

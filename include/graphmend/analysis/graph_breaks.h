@@ -35,6 +35,7 @@ enum class GraphBreak : std::uint8_t {
   OpaqueObject,
   TensorRepr,
   TensorDeepcopy,
+  MissingIterNext,
   PythonTypeCall,
   GraphBreakInLoop,
 };
@@ -81,6 +82,9 @@ inline constexpr auto kGraphBreakTable = std::to_array<GraphBreakEntry>({
     {GraphBreak::TensorRepr, "GB0569", "repr() on tensor", "format the tensor outside the compiled region"},
     {GraphBreak::TensorDeepcopy, "GB4198", "Attempted to copy.deepcopy a tensor",
      "copy with `t.clone()`, or deepcopy outside the compiled region"},
+    {GraphBreak::MissingIterNext, "GB4347", "Missing tp_iternext",
+     "it follows from the break that makes Dynamo skip the function: remove that one (a tuple, `range` or tensor "
+     "iterable is taken as it is)"},
     {GraphBreak::PythonTypeCall, "GB4841", "Unsupported python_type() call",
      "`logging.*` functions are deferred by GM202, or move the call out of the compiled region"},
     {GraphBreak::GraphBreakInLoop, "GB7000", "graph break in loop",

@@ -53,6 +53,10 @@ class FilePass {
   // Called with each node of the rule's kinds() in a compiled function body, in source order.
   // Returning false skips the node's subtree, for this rule only.
   virtual bool on_node(ir::Node node) = 0;
+  // Called once every rule has walked every compiled function, with what all of them found (the
+  // sink's diagnostics so far): for a rule whose sites depend on other rules' findings. Reporting
+  // appends to what `found` views, so a pass reads all of it before it reports.
+  virtual void finish(std::span<const Diagnostic> /*found*/) {}
 };
 
 class Rule {
@@ -63,6 +67,10 @@ class Rule {
   // every rule only the nodes of its kinds.
   [[nodiscard]] virtual std::span<const syntax::Kind* const> kinds() const = 0;
   [[nodiscard]] virtual std::unique_ptr<FilePass> start(const RuleContext& ctx, DiagnosticSink& sink) const = 0;
+  // True for a rule whose sites follow from the breaks other rules find (FilePass::finish): those
+  // breaks happen whether or not their rules are selected, so they run too, and their findings are
+  // then left out of the report.
+  [[nodiscard]] virtual bool reads_other_findings() const { return false; }
 };
 
 // A FilePass from a callable `bool(ir::Node)` that carries its own per-file state.
@@ -76,8 +84,18 @@ std::unique_ptr<FilePass> file_pass(Visit visit) {
   return std::make_unique<Pass>(std::move(visit));
 }
 
+// The loop of `function` (a qualified name) whose body holds one of `found`'s graph breaks, the
+// first in source order: Dynamo cannot resume inside a loop, so it skips that function's frame and
+// runs its own code eagerly (GB7000). Null when there is none. A break inside a nested function, a
+// lambda or a comprehension is not one: those are frames of their own.
+ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function);
+
 // Runs `rules` over the compiled functions of ctx.module: one walk of each body, each node handed
 // to the rules that declared its kind. Diagnostics go to `sink`, each rule's in source order.
-void check_file(const RuleContext& ctx, std::span<const Rule* const> rules, DiagnosticSink& sink);
+// `unselected` rules run in the same walk for what a rule that reads_other_findings() needs, with
+// their own namer of site helpers (`unselected_names`), so that the helpers of the selected rules'
+// fixes are named as without them; the caller leaves their findings out.
+void check_file(const RuleContext& ctx, std::span<const Rule* const> rules, DiagnosticSink& sink,
+                std::span<const Rule* const> unselected = {}, rewrite::SiteNamer* unselected_names = nullptr);
 
 }  // namespace graphmend::rules
