@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "graphmend/rewrite/item_effect.h"
+#include "graphmend/rewrite/item_tensor.h"
 #include "graphmend/rewrite/trap.h"
 #include "graphmend/rules/capture_remedy.h"
 #include "graphmend/rules/conditions.h"
@@ -36,7 +37,14 @@ std::unique_ptr<FilePass> TensorItemRule::start(const RuleContext& ctx, Diagnost
     if (rewrite::assert_testing_item(n)) {
       attach_plan(d, rewrite::plan_item_assert(ctx, n, names));
     } else {
-      attach_plan(d, rewrite::plan_item_effect(ctx, n, names, index));
+      // A value only used as the number in arithmetic with a tensor: kept a tensor, where exact.
+      auto plan = rewrite::plan_item_effect(ctx, n, names, index);
+      const auto* declined = std::get_if<rewrite::Declined>(&plan);
+      if (declined && declined->reason.code == rewrite::DeclineCode::ItemNoTestAfter &&
+          rewrite::item_used_with_tensor(ctx, n)) {
+        plan = rewrite::plan_item_tensor(ctx, n, index);
+      }
+      attach_plan(d, std::move(plan));
     }
     sink.report(std::move(d));
     return true;

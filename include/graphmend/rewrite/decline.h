@@ -159,6 +159,14 @@ enum class DeclineCode : std::uint8_t {
   ItemAssertOperand,
   ItemAssertMessage,
 
+  // A `.item()` value kept a tensor (item_tensor.cpp).
+  ItemTensorReduction,
+  ItemTensorUnproven,
+  ItemValueUse,
+  ItemOperandOtherTensor,
+  ItemUseNotAfter,
+  ItemOperandRebound,
+
   // [Dense] expert dispatch in fixed shapes (dense.cpp).
   DispatchLoopElse,
   DispatchLoopBody,
@@ -442,6 +450,24 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::ItemAssertMessage, "item-assert-message",
      "the assert's message needs values from the call point; the original computes it only when the "
      "test fails"},
+
+    // A `.item()` value kept a tensor (item_tensor.cpp).
+    {DeclineCode::ItemTensorReduction, "item-tensor-reduction",
+     "`{}` is not the `amax()` or `amin()` of a whole tensor held by a name (`x.amax()`, `x.abs().amax()`); "
+     "only those are kept a tensor, as one of the tensor's own elements in its dtype"},
+    {DeclineCode::ItemTensorUnproven, "item-tensor-unproven",
+     "`{}` is not proven a tensor; `.item()` of another type (a NumPy array) is not kept"},
+    {DeclineCode::ItemValueUse, "item-value-use",
+     "`{}` is used in `{}`, not only as the number in `x + v`, `v + x`, `x * v`, `v * x` or `x / v` with "
+     "the tensor it was taken from; kept a tensor, it could change that result"},
+    {DeclineCode::ItemOperandOtherTensor, "item-operand-other-tensor",
+     "`{}` is an operand beside `{}`, not beside `{}` that it was taken from: with another dtype, a 0-d "
+     "tensor promotes differently from a Python number"},
+    {DeclineCode::ItemUseNotAfter, "item-use-not-after",
+     "`{}` is used outside the statements after it in the same block"},
+    {DeclineCode::ItemOperandRebound, "item-operand-rebound",
+     "`{}` may not be the same tensor at each use: it is bound again, deleted, its `.data` replaced, a "
+     "name of another scope, or read by a nested function"},
 
     // [Dense] expert dispatch in fixed shapes (dense.cpp).
     {DeclineCode::DispatchLoopElse, "dispatch-loop-else", "the loop has an `else` clause"},

@@ -1,0 +1,209 @@
+#include "graphmend/rewrite/item_tensor.h"
+
+#include <array>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "graphmend/rewrite/item_effect.h"
+#include "graphmend/rewrite/unsafe.h"
+
+namespace graphmend::rewrite {
+
+namespace {
+
+// The operations whose result is the same, bit for bit, with the number as a 0-d tensor of the
+// other operand's dtype as with the Python number, in eager, aot_eager and inductor
+// (bench/item_exactness.py; bench/RESULTS.md). `value_right`: the value is the right operand
+// (`x - s`); false: the left one (`s * x`). Division with the value on the left (`s / x`) is
+// not one of them: eagerly it rounds differently. Nor is subtraction: a bool tensor raises
+// another exception class under compile.
+struct ExactOperation {
+  std::string_view op;
+  bool value_right;
+};
+constexpr std::array<ExactOperation, 5> kExactOperations{{
+    {"+", true},
+    {"+", false},
+    {"*", true},
+    {"*", false},
+    {"/", true},
+}};
+
+bool exact_operation(std::string_view op, bool value_right) {
+  for (const ExactOperation& e : kExactOperations) {
+    if (e.op == op && e.value_right == value_right) return true;
+  }
+  return false;
+}
+
+// `x` of `x.amax()`, `x.amin()` or of the same of `x.abs()`, all without arguments, where `x` is a
+// name: a whole-tensor selection, whose result has x's dtype and is one of its elements (`max()`
+// and `min()` are too, but give a NaN other bits than the number does under compile). Null for
+// anything else.
+ir::Node selected_from(const ir::Module& m, ir::Node reduction) {
+  const auto method_of = [&](ir::Node call, std::initializer_list<std::string_view> names) -> ir::Node {
+    if (!call.is(kind::call) || call.field(field::arguments).named_child_count() != 0) return {};
+    const ir::Node fn = call.field(field::function);
+    if (!fn.is(kind::attribute)) return {};
+    const std::string_view method = m.text(fn.field(field::attribute));
+    for (const std::string_view name : names) {
+      if (method == name) return fn.field(field::object);
+    }
+    return {};
+  };
+  ir::Node x = method_of(reduction, {"amax", "amin"});
+  if (const ir::Node inner = method_of(x, {"abs"})) x = inner;
+  return x.is(kind::identifier) ? x : ir::Node{};
+}
+
+// The statement of `block` that holds `n`, or null when `n` is not inside `block`.
+ir::Node statement_in(ir::Node block, ir::Node n) {
+  while (n && n.parent() != block) n = n.parent();
+  return n;
+}
+
+}  // namespace
+
+bool item_used_with_tensor(const analysis::FileContext& ctx, ir::Node item_call) {
+  const ir::Module& m = ctx.module;
+  const ir::Node assignment = item_call.parent();
+  if (!assignment.is(kind::assignment) || assignment.field(field::right) != item_call ||
+      !assignment.field(field::left).is(kind::identifier)) {
+    return false;
+  }
+  const ir::Node target = assignment.field(field::left);
+  const int fi = m.function_of(assignment);
+  if (fi < 0) return false;
+  const std::string_view name = m.text(target);
+  bool found = false;
+  syntax::walk(m.functions[static_cast<size_t>(fi)].node, [&](ir::Node n) {
+    if (!n.is(kind::identifier) || n == target || m.text(n) != name) return true;
+    // Up through arithmetic on the value (`x / (v * 2)`) to an operator with a tensor beside it.
+    for (ir::Node at = n, up = n.parent(); !found && up; at = up, up = up.parent()) {
+      if (up.is(kind::parenthesized_expression)) continue;
+      if (!up.is(kind::binary_operator)) break;
+      const ir::Node other = up.field(field::left) == at ? up.field(field::right) : up.field(field::left);
+      found = ctx.types.type_of(m, other).tensor_like();
+    }
+    return !found;
+  });
+  return found;
+}
+
+std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext& ctx, ir::Node item_call,
+                                                     FunctionIndex& index) {
+  const ir::Module& m = ctx.module;
+
+  // 1. `name = <reduction>.item()`, a statement of its own in a function.
+  const ir::Node assignment = item_call.parent();
+  const ir::Node statement = assignment ? assignment.parent() : ir::Node{};
+  if (!assignment.is(kind::assignment) || assignment.field(field::right) != item_call ||
+      assignment.field(field::type) || !assignment.field(field::left).is(kind::identifier) ||
+      !statement.is(kind::expression_statement) || statement.named_child_count() != 1) {
+    return Declined{decline<DeclineCode::ItemNotAssigned>()};
+  }
+  const ir::Node target = assignment.field(field::left);
+  const std::string name(m.text(target));
+  const int fi = m.function_of(statement);
+  if (fi < 0) return Declined{decline<DeclineCode::NotInFunction>()};
+  const ir::Function& fn = m.functions[static_cast<size_t>(fi)];
+
+  // 2. The value is a max or min of the whole tensor `x`, a name proven to hold a tensor: the
+  // value has x's dtype and is one of x's elements.
+  const ir::Node item_attribute = item_call.field(field::function);
+  const ir::Node x = selected_from(m, item_attribute.field(field::object));
+  if (!x) return Declined{decline<DeclineCode::ItemTensorReduction>(name)};
+  const std::string x_name(m.text(x));
+  if (ctx.types.type_of(m, x).kind != analysis::ValueKind::Tensor) {
+    return Declined{decline<DeclineCode::ItemTensorUnproven>(x_name)};
+  }
+
+  // 3. `name` is this function's own, bound here only.
+  const int symbol = m.lookup_at(target);
+  const ir::Symbol* sym = symbol >= 0 ? &m.symbols[static_cast<size_t>(symbol)] : nullptr;
+  if (!sym || sym->scope != fn.scope || sym->declared_global || sym->declared_nonlocal) {
+    return Declined{decline<DeclineCode::ItemNameNotLocal>(name)};
+  }
+  if (sym->bindings.size() != 1) return Declined{decline<DeclineCode::ItemNameUsedElsewhere>(name)};
+  if (index.inspects_frame(fi)) return Declined{decline<DeclineCode::ItemFrameInspected>(name)};
+
+  // 4. Every use is `x op name` (or `name op x`) with an operation of the measured table, in a
+  // statement after this one in the same block.
+  const ir::Node block = statement.parent();
+  ir::Node last_statement = statement;
+  std::optional<Declined> declined;
+  size_t uses = 0;
+  syntax::walk(fn.node, [&](ir::Node n) {
+    if (declined) return false;
+    if (!n.is(kind::identifier) || n == target || m.text(n) != name) return true;
+    if (m.function_of(n) != fi) {
+      declined = Declined{decline<DeclineCode::ItemNameUsedElsewhere>(name)};
+      return false;
+    }
+    const ir::Node op = n.parent();
+    if (!op.is(kind::binary_operator)) {
+      declined = Declined{decline<DeclineCode::ItemValueUse>(name, ir::snippet(m, op ? op : n))};
+      return false;
+    }
+    const bool value_right = op.field(field::right) == n;
+    const ir::Node other = value_right ? op.field(field::left) : op.field(field::right);
+    if (!other.is(kind::identifier) || m.text(other) != x_name) {
+      if (ctx.types.type_of(m, other).tensor_like()) {
+        declined = Declined{decline<DeclineCode::ItemOperandOtherTensor>(name, m.text(other), x_name)};
+      } else {
+        declined = Declined{decline<DeclineCode::ItemValueUse>(name, ir::snippet(m, op))};
+      }
+      return false;
+    }
+    if (!exact_operation(m.text(op.field(field::operator_)), value_right)) {
+      declined = Declined{decline<DeclineCode::ItemValueUse>(name, ir::snippet(m, op))};
+      return false;
+    }
+    const ir::Node holder = statement_in(block, n);
+    if (!holder || holder.start() < statement.end()) {
+      declined = Declined{decline<DeclineCode::ItemUseNotAfter>(name)};
+      return false;
+    }
+    if (holder.end() > last_statement.end()) last_statement = holder;
+    ++uses;
+    return true;
+  });
+  if (declined) return std::move(*declined);
+  if (uses == 0) return Declined{decline<DeclineCode::ItemValueUse>(name, name)};
+
+  // 5. `x` is the same tensor at every use: a local or parameter of this function, read by no
+  // nested scope, not bound again or deleted from this statement to the last that uses the value
+  // (statements after it run again only after this one in a loop), and its `.data` not replaced.
+  const int x_symbol = m.lookup_at(x);
+  const ir::Symbol* xs = x_symbol >= 0 ? &m.symbols[static_cast<size_t>(x_symbol)] : nullptr;
+  if (!xs || xs->scope != fn.scope || xs->declared_global || xs->declared_nonlocal) {
+    return Declined{decline<DeclineCode::ItemOperandRebound>(x_name)};
+  }
+  const source::TextRange span{statement.start(), last_statement.end()};
+  for (const int b : xs->bindings) {
+    const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+    if (binding.target.start() >= span.start && binding.target.start() < span.end) {
+      return Declined{decline<DeclineCode::ItemOperandRebound>(x_name)};
+    }
+  }
+  bool changed = false;
+  syntax::walk(fn.node, [&](ir::Node n) {
+    if (changed) return false;
+    if (n.is(kind::identifier) && m.text(n) == x_name && m.function_of(n) != fi) changed = true;
+    if (n.is(kind::attribute) && n.field(field::object).is(kind::identifier) && m.text(n.field(field::object)) == x_name) {
+      const std::string_view attribute = m.text(n.field(field::attribute));
+      if (attribute == "data" || attribute == "set_") changed = true;
+    }
+    return !changed;
+  });
+  if (changed) return Declined{decline<DeclineCode::ItemOperandRebound>(x_name)};
+
+  source::Fix fix;
+  fix.title = fmt::format("keep the value a tensor: `.detach()` in place of `.item()` (unsafe: {})",
+                          mark_unsafe(fix, unsafe<UnsafeCode::NanBitsUnderInductor>()));
+  fix.edits.push_back(source::Edit::replace(item_attribute.field(field::attribute).range(), "detach"));
+  return fix;
+}
+
+}  // namespace graphmend::rewrite
