@@ -193,6 +193,19 @@ def fullgraph_error(exc: Exception, site_of=transformers_site) -> dict:
             "asks_torch_check": "torch._check" in text}
 
 
+def record_compiled(facts: dict, model, args, kwargs, save_compiled=None, site_of=transformers_site) -> None:
+    """One compiled forward into `facts`: its output's digest, its graphs, breaks and their sites;
+    with `save_compiled`, its output tensors too (for the driver to say how far a differing output
+    is)."""
+    out, graphs, breaks = compile_and_run(model, args, kwargs, site_of=site_of)
+    facts["compiled_sha256"] = digest(out)
+    if save_compiled:
+        torch.save([t.detach().cpu() for t in _tensors(out)], save_compiled)
+    facts["graphs"] = len(graphs)
+    facts["breaks"] = max(len(graphs) - 1, 0)
+    facts["break_sites"] = breaks
+
+
 def capture(facts: dict, model, args, kwargs, site_of=transformers_site) -> None:
     """With the capture flags on: the graphs of one compiled forward, then fullgraph=True; either may
     fail (a guard on a data-dependent value, a runtime assertion of the graph), recorded as it is."""
@@ -267,13 +280,7 @@ def main() -> None:
                                   "breaks": max(len(graphs) - 1, 0), "break_sites": breaks}
                 capture(facts, model, (), inputs)
             else:
-                out, graphs, breaks = compile_and_run(model, (), inputs)
-                facts["compiled_sha256"] = digest(out)
-                if args.save_compiled:  # for the driver to say how far a differing output is
-                    torch.save([t.detach().cpu() for t in _tensors(out)], args.save_compiled)
-                facts["graphs"] = len(graphs)
-                facts["breaks"] = max(len(graphs) - 1, 0)
-                facts["break_sites"] = breaks
+                record_compiled(facts, model, (), inputs, args.save_compiled)
         facts["stage"] = "done"
     except Exception as exc:  # noqa: BLE001 - the census records why an architecture did not run
         facts["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"

@@ -29,7 +29,7 @@ import torch._dynamo
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "census"))
 sys.path.insert(0, HERE)
-from arm import _tensors, capture, compile_and_run, digest
+from arm import capture, digest, record_compiled
 from models import LIBRARIES, MODELS
 
 PACKAGES = (*LIBRARIES, "torch")  # a library's own folder first: torchvision/ is not torch/
@@ -85,13 +85,7 @@ def main() -> None:
             if args.capture:
                 capture(facts, model, inputs, kw, library_site)
             else:
-                out, graphs, breaks = compile_and_run(model, inputs, kw, site_of=library_site)
-                facts["compiled_sha256"] = digest(out)
-                if args.save_compiled:  # for the driver to say how far a differing output is
-                    torch.save([t.detach().cpu() for t in _tensors(out)], args.save_compiled)
-                facts["graphs"] = len(graphs)
-                facts["breaks"] = max(len(graphs) - 1, 0)
-                facts["break_sites"] = breaks
+                record_compiled(facts, model, inputs, kw, args.save_compiled, site_of=library_site)
         facts["stage"] = "done"
     except Exception as exc:  # noqa: BLE001 - the census records why a model did not run
         facts["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
