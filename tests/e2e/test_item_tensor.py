@@ -116,12 +116,15 @@ def _same_but_nan_bits(a, b):
             and behaviour.same_result(a.masked_fill(nan, 0), b.masked_fill(nan, 0)))
 
 
-@pytest.mark.parametrize("backend", ["eager-mode", "eager", "aot_eager", "inductor"])
+# Compiling is the cost: Dynamo's tracing is checked through aot_eager (the "eager" backend adds
+# nothing to it), and Inductor with float32 alone, where NaN bits differ (bench/item_exactness.py
+# measures bf16 and the integers, bit for bit, under Inductor too).
+@pytest.mark.parametrize("backend", ["eager-mode", "aot_eager", "inductor"])
 def test_outputs_and_exceptions_are_the_originals(pair, backend):
     original, patched = pair
     groups = _inputs(shapes=backend != "inductor")
-    if backend == "inductor":  # compiling is the cost: the unsafe kind and two exact ones
-        groups = [groups[0], groups[3], groups[5]]  # f32 (NaN bits differ), bf16, int64 (bit for bit)
+    if backend == "inductor":
+        groups = groups[:1]
     _compare(original, patched, backend, groups)
 
 
