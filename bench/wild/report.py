@@ -179,9 +179,12 @@ def section(data: dict, rec: dict, rows: list[dict], commit: str) -> str:
         after = " → ".join(str(r.get(k, {}).get("breaks", r.get(k, {}).get("error", "?"))) for k in KINDS)
         sites = "; ".join(f"`{b['site']}`: {b['cause']}" for b in distinct_sites(r.get("plain", {})))
         lines.append(f"| {r['model_type']} | {o['breaks']} → {after} | {sites or 'none'} |")
-    lines += ["", f"Break sites `graphmend check` misses ({rec['total'] - rec['found']}):", "",
-              "| site | Dynamo's cause | models |", "|---|---|---:|"]
-    lines += [f"| `{m['site']}` | {m['cause']} | {m['models']} |" for m in rec["missed"]]
+    if rec["missed"]:
+        lines += ["", f"Break sites `graphmend check` misses ({rec['total'] - rec['found']}):", "",
+                  "| site | Dynamo's cause | models |", "|---|---|---:|"]
+        lines += [f"| `{m['site']}` | {m['cause']} | {m['models']} |" for m in rec["missed"]]
+    else:
+        lines += ["", "Break sites `graphmend check` misses: none."]
     if rec["outside"]:
         lines += ["", "Sites in torch's own files (not counted): "
                   + "; ".join(f"`{o['site']}` ({o['cause']})" for o in rec["outside"])]
