@@ -12,6 +12,7 @@
 #include "graphmend/rules/dynamic_shape.h"
 #include "graphmend/rules/expert_dispatch.h"
 #include "graphmend/rules/logger_call.h"
+#include "graphmend/rules/none_while_compiling.h"
 #include "graphmend/rules/print_call.h"
 #include "graphmend/rules/requires_grad_assignment.h"
 #include "graphmend/rules/scalar_conversion.h"
@@ -62,12 +63,13 @@ std::span<const Rule* const> all_rules() {
   static const TensorSizeArgumentRule tensor_size_argument;
   static const TensorSliceBoundRule tensor_slice_bound;
   static const ComprehensionFrameRule comprehension_frame;
-  static const std::array<const Rule*, 19> kRules = {
+  static const NoneWhileCompilingRule none_while_compiling;
+  static const std::array<const Rule*, 20> kRules = {
       &tensor_branch,  &tensor_truthiness, &print_call,       &logger_call,
       &warnings_warn,  &validation_guard,  &tensor_item,      &tensor_tolist,
       &scalar_conversion, &dynamic_shape,  &data_dependent_loop, &data_dependent_operator,
       &expert_dispatch, &disabled_call,    &untraceable_call, &requires_grad_assignment,
-      &tensor_size_argument, &tensor_slice_bound, &comprehension_frame};
+      &tensor_size_argument, &tensor_slice_bound, &comprehension_frame, &none_while_compiling};
   return kRules;
 }
 

@@ -8,7 +8,9 @@ torch.compile it uses itself.
 from __future__ import annotations
 
 import importlib
+import logging
 import pathlib
+import re
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -80,3 +82,43 @@ def measure(module, user_root: pathlib.Path) -> list[CaseResult]:
         )
     torch._dynamo.reset()
     return results
+
+
+class _CauseLog(logging.Handler):
+    """The lines of `program` at which Dynamo's graph-break log names `cause`."""
+
+    def __init__(self, program: pathlib.Path, cause: str):
+        super().__init__(logging.DEBUG)
+        self.program, self.cause, self.lines = program, cause, set()
+
+    def emit(self, record):
+        message = record.getMessage()
+        where = re.search(r"Graph break in user code at (\S+):(\d+)", message)
+        reason = message.split("User code traceback:")[0]  # the stack quotes source lines, this test's too
+        if where and self.cause in reason and pathlib.Path(where.group(1)).resolve() == self.program:
+            self.lines.add(int(where.group(2)))
+
+
+def logged_break_lines(programs_dir: pathlib.Path, program: pathlib.Path, cause: str) -> set[int]:
+    """Compiles each of the program's `log_cases()` (backend "eager", dynamic=False) from its
+    uncompiled callable, checks that its output prints as eager's does, and returns the lines of
+    the program at which Dynamo's graph-break log names `cause`."""
+    module = load_program(programs_dir, program)
+    log = _CauseLog(program, cause)
+    dynamo_log = logging.getLogger("torch._dynamo")
+    dynamo_log.addHandler(log)
+    torch._logging.set_logs(graph_breaks=True)
+    torch_log = logging.getLogger("torch")
+    saved, torch_log.handlers = torch_log.handlers, []
+    try:
+        for fn, args in module.log_cases():
+            torch._dynamo.reset()
+            plain = _uncompiled(fn)
+            expected = plain(*args)
+            got = torch.compile(plain, backend="eager", dynamic=False)(*args)
+            assert repr(got) == repr(expected), fn.__name__
+    finally:
+        torch_log.handlers = saved
+        torch._logging.set_logs()
+        dynamo_log.removeHandler(log)
+    return log.lines

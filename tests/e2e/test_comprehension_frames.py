@@ -8,17 +8,13 @@ neither logged nor reported."""
 from __future__ import annotations
 
 import json
-import logging
 import pathlib
-import re
 import subprocess
 import sys
 
 import pytest
-import torch
-import torch._dynamo
 
-from dynamo_sites import _uncompiled, load_program
+from dynamo_sites import logged_break_lines
 
 PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
 PROGRAM = PROGRAMS / "comprehension_frames.py"
@@ -27,45 +23,10 @@ pytestmark = pytest.mark.skipif(sys.version_info[:2] != (3, 11),
                                 reason="comprehensions are frames of their own up to Python 3.11 (PEP 709)")
 
 
-class IterNextLog(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.lines = set()
-
-    def emit(self, record):
-        message = record.getMessage()
-        where = re.search(r"Graph break in user code at (\S+):(\d+)", message)
-        if where and "Missing tp_iternext" in message and pathlib.Path(where.group(1)).resolve() == PROGRAM:
-            self.lines.add(int(where.group(2)))
-
-
-def logged_lines():
-    module = load_program(PROGRAMS, PROGRAM)
-    log = IterNextLog()
-    dynamo_log = logging.getLogger("torch._dynamo")
-    dynamo_log.addHandler(log)
-    torch._logging.set_logs(graph_breaks=True)
-    torch_log = logging.getLogger("torch")
-    saved, torch_log.handlers = torch_log.handlers, []
-    try:
-        for fn, args in module.log_cases():
-            torch._dynamo.reset()
-            plain = _uncompiled(fn)
-            expected = plain(*args)
-            compiled = torch.compile(plain, backend="eager", dynamic=False)
-            got = compiled(*args)
-            assert repr(got) == repr(expected)
-    finally:
-        torch_log.handlers = saved
-        torch._logging.set_logs()
-        dynamo_log.removeHandler(log)
-    return log.lines
-
-
 def test_comprehension_frames_match_dynamo(graphmend_bin):
     marked = {i for i, line in enumerate(PROGRAM.read_text().splitlines(), 1) if "# expect: GM413 reported" in line}
     assert len(marked) == 12
-    logged = logged_lines()
+    logged = logged_break_lines(PROGRAMS, PROGRAM, "Missing tp_iternext")
     assert logged == marked, f"logged but not marked: {sorted(logged - marked)}; marked, not logged: {sorted(marked - logged)}"
     out = subprocess.run([graphmend_bin, "check", "--output-format", "json", "--select", "GM413", str(PROGRAM)],
                          capture_output=True, text=True, check=False)
