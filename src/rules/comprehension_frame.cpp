@@ -134,7 +134,7 @@ ir::Node name_that_traces(const RuleContext& ctx, ir::Node comprehension, ir::No
 bool compiled_before(std::span<const Diagnostic> found, std::string_view function, ir::Node comprehension,
                      ir::Node loop) {
   return std::any_of(found.begin(), found.end(), [&](const Diagnostic& d) {
-    return d.graph_break && d.graph_break != GraphBreak::MissingIterNext && d.function == function &&
+    return d.graph_break && !d.consequence && d.function == function &&
            d.range.start >= comprehension.end() && d.range.start < loop.start();
   });
 }
@@ -150,7 +150,7 @@ struct Candidate {
 // comprehension, stops at its call in the enclosing frame, and runs it as a frame of its own.
 const Diagnostic* break_inside(std::span<const Diagnostic> found, const Candidate& c) {
   for (const Diagnostic& d : found) {
-    if (!d.graph_break || d.graph_break == GraphBreak::MissingIterNext) continue;
+    if (!d.graph_break || d.consequence) continue;
     const bool inside = d.range.start >= c.comprehension.start() && d.range.end <= c.comprehension.end();
     const bool in_iterable = d.range.start >= c.iterable.start() && d.range.end <= c.iterable.end();
     if (inside && !in_iterable) return &d;
@@ -248,6 +248,7 @@ std::unique_ptr<FilePass> ComprehensionFrameRule::start(const RuleContext& ctx, 
                             fn.qualname, lines->line_of(loop.start()))));
       }
       for (auto& [function, d] : reports) {
+        d.consequence = true;
         const ir::Function& fn = m.functions[static_cast<size_t>(function)];
         const auto* region = ctx_.regions.find(m, function);
         sink_.enter_function(fn.qualname, region ? std::string_view(region->reason) : std::string_view());

@@ -15,6 +15,7 @@
 #include "graphmend/rules/none_while_compiling.h"
 #include "graphmend/rules/print_call.h"
 #include "graphmend/rules/requires_grad_assignment.h"
+#include "graphmend/rules/resumed_method_call.h"
 #include "graphmend/rules/scalar_conversion.h"
 #include "graphmend/rules/tensor_branch.h"
 #include "graphmend/rules/tensor_item.h"
@@ -64,12 +65,14 @@ std::span<const Rule* const> all_rules() {
   static const TensorSliceBoundRule tensor_slice_bound;
   static const ComprehensionFrameRule comprehension_frame;
   static const NoneWhileCompilingRule none_while_compiling;
-  static const std::array<const Rule*, 20> kRules = {
+  static const ResumedMethodCallRule resumed_method_call;
+  static const std::array<const Rule*, 21> kRules = {
       &tensor_branch,  &tensor_truthiness, &print_call,       &logger_call,
       &warnings_warn,  &validation_guard,  &tensor_item,      &tensor_tolist,
       &scalar_conversion, &dynamic_shape,  &data_dependent_loop, &data_dependent_operator,
       &expert_dispatch, &disabled_call,    &untraceable_call, &requires_grad_assignment,
-      &tensor_size_argument, &tensor_slice_bound, &comprehension_frame, &none_while_compiling};
+      &tensor_size_argument, &tensor_slice_bound, &comprehension_frame, &none_while_compiling,
+      &resumed_method_call};
   return kRules;
 }
 

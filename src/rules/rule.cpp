@@ -26,9 +26,6 @@ std::optional<ir::Node> enclosing_loop(const ir::Module& m, source::TextRange si
   return std::nullopt;
 }
 
-// A finding that follows from another break rather than causing one (GM413's comprehension
-// frames, which exist only because their function was skipped).
-bool is_consequence(const Diagnostic& d) { return d.graph_break == GraphBreak::MissingIterNext; }
 
 // Dynamo cannot resume after a break inside a loop: it gives up the whole frame and runs the
 // function's own code eagerly, every graph of it lost; only the functions it calls are compiled,
@@ -37,7 +34,7 @@ bool is_consequence(const Diagnostic& d) { return d.graph_break == GraphBreak::M
 void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnostics) {
   std::optional<source::LineIndex> lines;
   for (Diagnostic& d : diagnostics) {
-    if (!d.graph_break || d.function.empty() || is_consequence(d)) continue;
+    if (!d.graph_break || d.function.empty() || d.consequence) continue;
     const std::optional<ir::Node> loop = enclosing_loop(m, d.range);
     if (!loop) continue;
     if (!lines) lines.emplace(m.text());
@@ -51,7 +48,7 @@ void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnost
 ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function) {
   ir::Node first;
   for (const Diagnostic& d : found) {
-    if (!d.graph_break || d.function != function || is_consequence(d)) continue;
+    if (!d.graph_break || d.function != function || d.consequence) continue;
     const std::optional<ir::Node> loop = enclosing_loop(m, d.range);
     if (loop && (!first || loop->start() < first.start())) first = *loop;
   }

@@ -27,6 +27,9 @@ struct Diagnostic {
   std::string help;                                // remedy, for sites no rule can rewrite
   std::string function;                            // qualname of the enclosing compiled function
   std::string region_reason;                       // why that function is compiled code
+  // A break that follows from another one (GM413, GM415): it goes away with that one, and it does
+  // not itself make Dynamo skip a loop's function.
+  bool consequence = false;
 };
 
 }  // namespace graphmend::rules
