@@ -386,7 +386,41 @@ std::vector<int> returned_closures(const ir::Module& m, int outer, bool calling_
   return out;
 }
 
+// The functions nested directly in `outer` that it calls, with one of its parameters, in a
+// `return`: `return wrapped_fn(func)`, a decorator usable bare and with arguments
+// (`def capture_outputs(func=None, *, flag=True)`), whose wrapper is `wrapped_fn`'s closure.
+std::vector<int> closures_applied_in_return(const ir::Module& m, int outer) {
+  const ir::Function& o = m.functions[static_cast<size_t>(outer)];
+  std::set<std::string_view> applied;
+  syntax::walk(o.node.field(field::body), [&](ir::Node n) {
+    if (n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda)) return false;
+    if (!n.is(kind::return_statement) || n.named_child_count() != 1) return true;
+    const ir::Node value = ir::unparenthesize(n.named_child(0));
+    if (!value.is(kind::call)) return true;
+    const ir::Node fn = ir::unparenthesize(value.field(field::function));
+    const std::vector<ir::Node> args = ir::children_without_comments(value.field(field::arguments));
+    const bool passes_parameter = args.size() == 1 && args[0].is(kind::identifier) &&
+                                  std::any_of(o.params.begin(), o.params.end(),
+                                              [&](const ir::Parameter& p) { return p.name == m.text(args[0]); });
+    if (fn.is(kind::identifier) && passes_parameter) applied.insert(m.text(fn));
+    return true;
+  });
+  std::vector<int> out;
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    if (m.functions[i].enclosing_function == outer && applied.contains(m.functions[i].name)) {
+      out.push_back(static_cast<int>(i));
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::span<const FunctionRef> CompileRegions::wrapped_by(FunctionRef wrapper) const {
+  const auto it = wrapped_.find({wrapper.module, wrapper.function});
+  if (it == wrapped_.end()) return {};
+  return it->second;
+}
 
 void CompileRegions::close_over_calls() {
   while (!worklist_.empty()) {
@@ -410,10 +444,19 @@ void CompileRegions::close_over_calls() {
       if (auto dec = project_.function_of_expr(m, callee)) {
         const ir::Module& dm = *dec->module;
         std::vector<int> layers{dec->function};
-        if (d.is(kind::call)) layers = returned_closures(dm, dec->function, false);
+        if (d.is(kind::call)) {
+          layers = returned_closures(dm, dec->function, false);
+        } else {
+          for (int applied : closures_applied_in_return(dm, dec->function)) layers.push_back(applied);
+        }
         for (int layer : layers) {
           for (int wrapper : returned_closures(dm, layer, true)) {
             add({&dm, wrapper}, fmt::format("wrapper of decorator on {}", fn.qualname), false);
+            std::vector<FunctionRef>& wrapped = wrapped_[{&dm, wrapper}];
+            if (std::none_of(wrapped.begin(), wrapped.end(),
+                             [&](const FunctionRef& w) { return w.module == f.module && w.function == f.function; })) {
+              wrapped.push_back(f);
+            }
           }
         }
       }

@@ -23,6 +23,49 @@ namespace {
 constexpr std::array<std::string_view, 9> kIteratorBuiltins{"zip",  "enumerate", "map",  "filter", "reversed",
                                                             "sorted", "list",    "set",  "dict"};
 
+// True for a display whose elements are all literals (strings, numbers, True/False/None, or
+// tuples of those).
+bool all_constants(ir::Node display) {
+  for (ir::Node e : ir::children_without_comments(display)) {
+    e = ir::unparenthesize(e);
+    const bool literal = e.is(kind::string) || e.is(kind::concatenated_string) || e.is(kind::integer) ||
+                         e.is(kind::float_) || e.is(kind::true_) || e.is(kind::false_) || e.is(kind::none) ||
+                         (e.is(kind::tuple) && all_constants(e));
+    if (!literal) return false;
+  }
+  return true;
+}
+
+// True when `method` (`registry.get`) is a method of a class of the analysed files, reached
+// through a module-level instance of it (`registry = Registry()`), whose return annotation is a
+// list, set or dict (`-> dict`, `-> list[str]`): transformers 5's `_CAN_RECORD_REGISTRY.get(self)`.
+bool returns_container(const RuleContext& ctx, ir::Node method) {
+  const ir::Module& m = ctx.module;
+  const ir::Node receiver = ir::unparenthesize(method.field(field::object));
+  if (!receiver.is(kind::identifier)) return false;
+  const ir::Symbol* symbol = m.module_symbol(receiver);
+  if (!symbol || symbol->bindings.size() != 1) return false;
+  const ir::Binding& b = m.bindings[static_cast<size_t>(symbol->bindings.front())];
+  const ir::Node value = b.kind == ir::BindingKind::Assignment && b.value ? ir::unparenthesize(b.value) : ir::Node{};
+  if (!value || !value.is(kind::call)) return false;
+  const std::optional<analysis::ClassRef> cls = ctx.project.class_of_expr(m, value.field(field::function));
+  if (!cls) return false;
+  const std::optional<analysis::FunctionRef> found = ctx.project.find_method(*cls, m.text(method.field(field::attribute)));
+  if (!found) return false;
+  const ir::Function& fn = found->module->functions[static_cast<size_t>(found->function)];
+  const ir::Node returns = fn.node.field(field::return_type);
+  if (!returns) return false;
+  const std::string_view text = found->module->text(returns);
+  for (std::string_view container : {"dict", "list", "set", "Dict", "List", "Set"}) {
+    if (text == container || (text.starts_with(container) && text.size() > container.size() &&
+                              text[container.size()] == '[' && text.back() == ']' &&
+                              text.find('|') == std::string_view::npos)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // True when the iterator of `iterable` is one Dynamo cannot start a frame on: a display or a
 // comprehension of a list, set or dict, a string, a call of one of kIteratorBuiltins, a
 // dict's `.items()`, `.keys()` or `.values()`, a tensor's `.tolist()`, or a local name that every
@@ -31,6 +74,10 @@ bool untakeable_iterable(const RuleContext& ctx, ir::Node iterable, bool through
   const ir::Module& m = ctx.module;
   iterable = ir::unparenthesize(iterable);
   if (!iterable) return false;
+  // CPython folds a list display of constants that is the iterable itself into a tuple constant
+  // (`for n in ["a", "b"]`), which is taken; a set display into a frozenset, which is not
+  // (measured), and a name bound to a list display is a list.
+  if (through_names && iterable.is(kind::list) && all_constants(iterable)) return false;
   if (iterable.is(kind::list) || iterable.is(kind::set) || iterable.is(kind::dictionary) ||
       iterable.is(kind::list_comprehension) || iterable.is(kind::set_comprehension) ||
       iterable.is(kind::dictionary_comprehension) || iterable.is(kind::string) ||
@@ -44,6 +91,7 @@ bool untakeable_iterable(const RuleContext& ctx, ir::Node iterable, bool through
       const std::string_view method = m.text(fn.field(field::attribute));
       const analysis::ValueType receiver = ctx.types.type_of(m, fn.field(field::object));
       if (method == "tolist") return no_arguments && receiver.tensor_like();
+      if (returns_container(ctx, fn)) return true;
       return no_arguments && !receiver.tensor_or_optional() && receiver.kind != analysis::ValueKind::Module &&
              (method == "items" || method == "keys" || method == "values");
     }
@@ -86,13 +134,20 @@ bool is_variable_read(ir::Node id) {
 }
 
 // True when `symbol` is `self`, the first parameter of a method of an nn.Module class: the module.
+// So is the first parameter of a decorator's wrapper that stands in for methods of nn.Module
+// classes only (`def wrapper(self, *args, **kwargs)` of transformers' `@capture_outputs`).
 bool is_module_self(const RuleContext& ctx, const ir::Symbol& symbol) {
   const ir::Module& m = ctx.module;
   const int function = m.scopes[static_cast<size_t>(symbol.scope)].function;
   if (function < 0) return false;
   const ir::Function& fn = m.functions[static_cast<size_t>(function)];
-  return symbol.name == "self" && fn.klass >= 0 && !fn.params.empty() && fn.params.front().name == symbol.name &&
-         ctx.regions.is_nn_module(analysis::ClassRef{&m, fn.klass});
+  if (fn.params.empty() || fn.params.front().name != symbol.name) return false;
+  if (fn.klass >= 0) return symbol.name == "self" && ctx.regions.is_nn_module(analysis::ClassRef{&m, fn.klass});
+  const std::span<const analysis::FunctionRef> wrapped = ctx.regions.wrapped_by({&m, function});
+  return !wrapped.empty() && std::all_of(wrapped.begin(), wrapped.end(), [&](const analysis::FunctionRef& w) {
+    const int klass = w.module->functions[static_cast<size_t>(w.function)].klass;
+    return klass >= 0 && ctx.regions.is_nn_module(analysis::ClassRef{w.module, klass});
+  });
 }
 
 // The name that makes Dynamo trace the comprehension's frame rather than leave it alone
@@ -137,6 +192,33 @@ bool compiled_before(std::span<const Diagnostic> found, std::string_view functio
     return d.graph_break && !d.consequence && d.function == function &&
            d.range.start >= comprehension.end() && d.range.start < loop.start();
   });
+}
+
+// In a decorator's wrapper, the `try` whose body calls the function it wraps (a parameter of the
+// decorator around it): when that function breaks the graph, the break is inside the `try`, and
+// Dynamo skips the wrapper. Null when there is none.
+ir::Node try_around_wrapped_call(const RuleContext& ctx, int function) {
+  const ir::Module& m = ctx.module;
+  if (ctx.regions.wrapped_by({&m, function}).empty()) return {};
+  const ir::Function& fn = m.functions[static_cast<size_t>(function)];
+  ir::Node found;
+  walk_body(fn, [&](ir::Node n) {
+    if (found) return false;
+    if (!n.is(kind::try_statement)) return true;
+    syntax::walk(n.field(field::body), [&](ir::Node c) {
+      if (found || c.is(kind::function_definition) || c.is(kind::lambda)) return false;
+      if (!c.is(kind::call)) return true;
+      const ir::Node callee = ir::unparenthesize(c.field(field::function));
+      const int symbol = callee.is(kind::identifier) ? m.lookup_at(callee) : -1;
+      if (symbol < 0) return true;
+      const ir::Symbol& s = m.symbols[static_cast<size_t>(symbol)];
+      const int owner = m.scopes[static_cast<size_t>(s.scope)].function;
+      if (owner >= 0 && owner != function && m.bound_only_by(s, {ir::BindingKind::Parameter})) found = n;
+      return !found;
+    });
+    return !found;
+  });
+  return found;
 }
 
 struct Candidate {
@@ -231,21 +313,36 @@ std::unique_ptr<FilePass> ComprehensionFrameRule::start(const RuleContext& ctx, 
                               line)));
           continue;
         }
-        const ir::Node loop = loop_that_skips(m, found, fn.qualname);
-        if (!loop || compiled_before(found, fn.qualname, c.comprehension, loop)) continue;
+        // Why Dynamo skips the function: a break in one of its loops, a break inside a `try`, or,
+        // in a decorator's wrapper, a break in the function it wraps, called inside a `try`.
+        std::string why, remedy;
+        ir::Node skipper = loop_that_skips(m, found, fn.qualname);
+        if (skipper) {
+          why = fmt::format("for the break in the loop at line {}", lines->line_of(skipper.start()));
+          remedy = fmt::format("fix that one (the loop at line {})", lines->line_of(skipper.start()));
+        } else if ((skipper = try_that_skips(m, found, fn.qualname))) {
+          why = fmt::format("for the break inside the `try` at line {}", lines->line_of(skipper.start()));
+          remedy = fmt::format("fix that one (the `try` at line {})", lines->line_of(skipper.start()));
+        } else if ((skipper = try_around_wrapped_call(ctx_, c.function))) {
+          why = fmt::format("whenever the function it wraps breaks the graph (it is called inside the `try` at "
+                            "line {})",
+                            lines->line_of(skipper.start()));
+          remedy = "fix the breaks of the functions it wraps, or call the wrapped function outside the `try` "
+                   "(a `with` block lets Dynamo resume)";
+        }
+        if (!skipper || compiled_before(found, fn.qualname, c.comprehension, skipper)) continue;
         reports.emplace_back(
             c.function,
             make_diagnostic(
                 info_, c.comprehension,
-                fmt::format("Dynamo skips `{}` for the break in the loop at line {}; on Python 3.11 this "
-                            "comprehension (it reads `{}`) is then a frame of its own, which Dynamo starts on "
-                            "the iterator of `{}` and cannot step ({})",
-                            fn.qualname, lines->line_of(loop.start()), m.text(c.traced_by), ir::snippet(m, c.iterable),
+                fmt::format("Dynamo skips `{}` {}; on Python 3.11 this comprehension (it reads `{}`) is then a "
+                            "frame of its own, which Dynamo starts on the iterator of `{}` and cannot step ({})",
+                            fn.qualname, why, m.text(c.traced_by), ir::snippet(m, c.iterable),
                             cite(GraphBreak::MissingIterNext)),
-                fmt::format("it goes with the break that makes Dynamo skip `{}`: fix that one (the loop at line "
-                            "{}). A tuple, `range` or tensor iterable is taken as it is; Python 3.12 inlines "
-                            "comprehensions (PEP 709), so there is no such frame",
-                            fn.qualname, lines->line_of(loop.start()))));
+                fmt::format("it goes with the break that makes Dynamo skip `{}`: {}. A tuple, `range` or tensor "
+                            "iterable is taken as it is; Python 3.12 inlines comprehensions (PEP 709), so there "
+                            "is no such frame",
+                            fn.qualname, remedy)));
       }
       for (auto& [function, d] : reports) {
         d.consequence = true;

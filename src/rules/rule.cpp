@@ -43,7 +43,31 @@ void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnost
   }
 }
 
+// The `try` of the site's own function whose body holds the site (not its handlers or `finally`).
+std::optional<ir::Node> enclosing_try(const ir::Module& m, source::TextRange site) {
+  ir::Node n = m.root().named_descendant_for_range(site.start, site.end);
+  for (ir::Node child = n; n; child = n, n = n.parent()) {
+    if (n.is(kind::function_definition) || n.is(kind::lambda) || n.is(kind::class_definition) ||
+        n.is(kind::list_comprehension) || n.is(kind::set_comprehension) || n.is(kind::dictionary_comprehension) ||
+        n.is(kind::generator_expression)) {
+      return std::nullopt;
+    }
+    if (n.is(kind::try_statement) && child == n.field(field::body)) return n;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function) {
+  ir::Node first;
+  for (const Diagnostic& d : found) {
+    if (!d.graph_break || d.function != function || d.consequence) continue;
+    const std::optional<ir::Node> statement = enclosing_try(m, d.range);
+    if (statement && (!first || statement->start() < first.start())) first = *statement;
+  }
+  return first;
+}
 
 ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function) {
   ir::Node first;

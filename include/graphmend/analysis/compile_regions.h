@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -45,6 +46,9 @@ class CompileRegions {
   [[nodiscard]] std::optional<FunctionRef> callee_of(ir::Node call) const;
   // The compiled functions with a call in calls() to `callee`, each once, in calls() order.
   [[nodiscard]] std::vector<FunctionRef> callers_of(FunctionRef callee) const;
+  // The compiled functions that `wrapper`, a decorator's closure, stands in for (those decorated
+  // with it), each once, in the order they were found; empty for any other function.
+  [[nodiscard]] std::span<const FunctionRef> wrapped_by(FunctionRef wrapper) const;
 
  private:
   void seed(const ir::Module& module);
@@ -71,6 +75,7 @@ class CompileRegions {
   std::vector<CompiledCall> calls_;
   std::unordered_map<const void*, size_t> call_index_;  // call node -> its first entry in calls_
   std::map<std::pair<const ir::Module*, int>, std::vector<size_t>> calls_to_;  // callee -> its entries in calls_
+  std::map<std::pair<const ir::Module*, int>, std::vector<FunctionRef>> wrapped_;  // wrapper -> decorated functions
   mutable std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;
   std::map<const void*, SelfStores> self_stores_;  // by class node
   // Direct subclasses among the analysed classes, by base class; built on first use.

@@ -90,6 +90,10 @@ std::unique_ptr<FilePass> file_pass(Visit visit) {
 // lambda or a comprehension is not one: those are frames of their own.
 ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function);
 
+// The same for a `try` statement whose body holds one of `found`'s graph breaks: Python 3.11's
+// Dynamo cannot resume inside a `try` either, and skips the function (a `with` it resumes in).
+ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function);
+
 // Runs `rules` over the compiled functions of ctx.module: one walk of each body, each node handed
 // to the rules that declared its kind. Diagnostics go to `sink`, each rule's in source order.
 // `unselected` rules run in the same walk for what a rule that reads_other_findings() needs, with

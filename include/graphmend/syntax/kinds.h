@@ -177,6 +177,7 @@ inline const syntax::Field object{"object"};
 inline const syntax::Field operator_{"operator"};
 inline const syntax::Field operators{"operators"};
 inline const syntax::Field parameters{"parameters"};
+inline const syntax::Field return_type{"return_type"};
 inline const syntax::Field right{"right"};
 inline const syntax::Field subject{"subject"};
 inline const syntax::Field subscript{"subscript"};

@@ -4,6 +4,8 @@ comprehension's annotation says whether it breaks (`GM413 reported`, which the g
 tests/fixtures/GM413 checks too); `log_cases()` lists the calls, and
 test_comprehension_frames.py compares Dynamo's graph-break log with them and with graphmend's
 findings."""
+import functools
+
 import torch
 from torch import nn
 
@@ -163,6 +165,79 @@ def break_inside_zip_left_alone(xs, ys):
     return kept
 
 
+@torch.compile
+def break_inside_try(x: torch.Tensor, ys):
+    names = [n for n in list("ab") if x.dim() > 0]  # expect: GM413 reported -- the break is in the `try`
+    folded = [n for n in ["a", "b"] if x.dim() > 0]  # constants: CPython makes the list a tuple, taken
+    try:
+        kept = x[x > 0]  # expect: GM404 reported
+    except RuntimeError:
+        kept = x
+    return kept, names, folded
+
+
+class _Registry(dict):
+    def get(self, model) -> dict:
+        return super().get(type(model).__name__) or {}
+
+
+_RECORDED = _Registry()
+
+
+def capture_outputs(func=None, *, keep_last=True):
+    """transformers 5's `@capture_outputs`: usable bare and with arguments; the wrapped forward
+    runs inside a `try`."""
+    def wrapped_fn(func):
+        @functools.wraps(func)
+        def wrapper(self, *args, **kwargs):
+            flags = _RECORDED.get(self)
+            wanted = {  # expect: GM413 reported -- when the wrapped forward breaks
+                f"output_{k}": kwargs.get(f"output_{k}", getattr(self, f"output_{k}", False)) for k in flags
+            }
+            try:
+                out = func(self, *args, **kwargs)
+            finally:
+                wanted.clear()
+            return out
+        return wrapper
+    if func is not None:
+        return wrapped_fn(func)
+    return wrapped_fn
+
+
+def capture_in_with(func):
+    @functools.wraps(func)
+    def wrapper(self, *args, **kwargs):
+        flags = _RECORDED.get(self)
+        wanted = {k: getattr(self, k, None) for k in flags}  # a `with` lets Dynamo resume: taken
+        with torch.no_grad():
+            out = func(self, *args, **kwargs)
+        return out, len(wanted)
+    return wrapper
+
+
+class SelectsRows(nn.Module):
+    @capture_outputs
+    def forward(self, x: torch.Tensor):
+        return x[x > 0].sum() + x  # expect: GM404 reported
+
+
+class Doubles(nn.Module):
+    @capture_outputs
+    def forward(self, x):
+        return x * 2
+
+
+class SelectsInWith(nn.Module):
+    @capture_in_with
+    def forward(self, x: torch.Tensor):
+        return x[x > 0].sum() + x  # expect: GM404 reported
+
+
+for _cls in (SelectsRows, Doubles, SelectsInWith):
+    _RECORDED[_cls()] = {"hidden_states": 1, "attentions": 2}
+
+
 def log_cases():
     x = torch.randn(3)
     xs = [torch.randn(3), torch.randn(3)]
@@ -182,4 +257,8 @@ def log_cases():
         (break_inside_zip, (x, torch.tensor([1, 2]))),
         (break_inside_list, (x, [torch.ones(2), torch.ones(3)])),
         (break_inside_zip_left_alone, (xs, ys)),
+        (break_inside_try, (x, ys)),
+        (SelectsRows(), (x,)),
+        (Doubles(), (x,)),
+        (SelectsInWith(), (x,)),
     ]
