@@ -337,7 +337,6 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
         const std::string_view caller = m.functions[static_cast<size_t>(d.function)].qualname;
         for (const Raise& r : raises) {
           if (!reported.emplace(r.function, r.site.start()).second) continue;
-          const ir::Function& fn = m.functions[static_cast<size_t>(r.function)];
           std::string message;
           if (r.passed.empty()) {
             message = fmt::format(
@@ -358,9 +357,7 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
               fmt::format("make the default for `{}` under torch.compile too: drop the `is_compiling()` test from line {} (eager "
                           "code computes it anyway), or test `{} is not None` before using it",
                           name, test_line, name));
-          const auto* region = ctx_.regions.find(m, r.function);
-          sink_.enter_function(fn.qualname, region ? std::string_view(region->reason) : std::string_view());
-          sink_.report(std::move(diagnostic));
+          report_in_function(ctx_, sink_, r.function, std::move(diagnostic));
         }
       }
     }

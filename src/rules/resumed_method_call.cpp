@@ -87,10 +87,7 @@ std::unique_ptr<FilePass> ResumedMethodCallRule::start(const RuleContext& ctx, D
         }
       }
       for (auto& [function, d] : reports) {
-        const ir::Function& fn = m.functions[static_cast<size_t>(function)];
-        const auto* region = ctx_.regions.find(m, function);
-        sink_.enter_function(fn.qualname, region ? std::string_view(region->reason) : std::string_view());
-        sink_.report(std::move(d));
+        report_in_function(ctx_, sink_, function, std::move(d));
       }
     }
 

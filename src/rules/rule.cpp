@@ -10,10 +10,12 @@
 namespace graphmend::rules {
 namespace {
 
-// The loop of the site's own function whose body holds the site. A `for`'s iterable, a `while`'s
-// test (Dynamo resumes at the loop's head: measured) and an `else` are not in it. Nested functions,
+// The statement of the site's own function whose body holds the site and that `holds` accepts
+// (a loop, a `try`). A `for`'s iterable, a `while`'s test (Dynamo resumes at the loop's head:
+// measured), an `else`, a `try`'s handlers and `finally` are not its body. Nested functions,
 // lambdas and comprehensions are frames of their own and end the search.
-std::optional<ir::Node> enclosing_loop(const ir::Module& m, source::TextRange site) {
+template <typename Holds>
+std::optional<ir::Node> enclosing_body_of(const ir::Module& m, source::TextRange site, Holds holds) {
   ir::Node n = m.root().named_descendant_for_range(site.start, site.end);
   for (ir::Node child = n; n; child = n, n = n.parent()) {
     if (n.is(kind::function_definition) || n.is(kind::lambda) || n.is(kind::class_definition) ||
@@ -21,11 +23,31 @@ std::optional<ir::Node> enclosing_loop(const ir::Module& m, source::TextRange si
         n.is(kind::generator_expression)) {
       return std::nullopt;
     }
-    if ((n.is(kind::for_statement) || n.is(kind::while_statement)) && child == n.field(field::body)) return n;
+    if (holds(n) && child == n.field(field::body)) return n;
   }
   return std::nullopt;
 }
 
+bool is_loop(ir::Node n) { return n.is(kind::for_statement) || n.is(kind::while_statement); }
+bool is_try(ir::Node n) { return n.is(kind::try_statement); }
+
+std::optional<ir::Node> enclosing_loop(const ir::Module& m, source::TextRange site) {
+  return enclosing_body_of(m, site, is_loop);
+}
+
+// The first statement, in source order, of `function` whose body (as enclosing_body_of reads it)
+// holds one of `found`'s breaks; null when none does.
+template <typename Holds>
+ir::Node first_holding_a_break(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function,
+                               Holds holds) {
+  ir::Node first;
+  for (const Diagnostic& d : found) {
+    if (!d.graph_break || d.function != function || d.consequence) continue;
+    const std::optional<ir::Node> statement = enclosing_body_of(m, d.range, holds);
+    if (statement && (!first || statement->start() < first.start())) first = *statement;
+  }
+  return first;
+}
 
 // Dynamo cannot resume after a break inside a loop: it gives up the whole frame and runs the
 // function's own code eagerly, every graph of it lost; only the functions it calls are compiled,
@@ -43,40 +65,21 @@ void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnost
   }
 }
 
-// The `try` of the site's own function whose body holds the site (not its handlers or `finally`).
-std::optional<ir::Node> enclosing_try(const ir::Module& m, source::TextRange site) {
-  ir::Node n = m.root().named_descendant_for_range(site.start, site.end);
-  for (ir::Node child = n; n; child = n, n = n.parent()) {
-    if (n.is(kind::function_definition) || n.is(kind::lambda) || n.is(kind::class_definition) ||
-        n.is(kind::list_comprehension) || n.is(kind::set_comprehension) || n.is(kind::dictionary_comprehension) ||
-        n.is(kind::generator_expression)) {
-      return std::nullopt;
-    }
-    if (n.is(kind::try_statement) && child == n.field(field::body)) return n;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function) {
-  ir::Node first;
-  for (const Diagnostic& d : found) {
-    if (!d.graph_break || d.function != function || d.consequence) continue;
-    const std::optional<ir::Node> statement = enclosing_try(m, d.range);
-    if (statement && (!first || statement->start() < first.start())) first = *statement;
-  }
-  return first;
+  return first_holding_a_break(m, found, function, is_try);
 }
 
 ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function) {
-  ir::Node first;
-  for (const Diagnostic& d : found) {
-    if (!d.graph_break || d.function != function || d.consequence) continue;
-    const std::optional<ir::Node> loop = enclosing_loop(m, d.range);
-    if (loop && (!first || loop->start() < first.start())) first = *loop;
-  }
-  return first;
+  return first_holding_a_break(m, found, function, is_loop);
+}
+
+void report_in_function(const RuleContext& ctx, DiagnosticSink& sink, int function, Diagnostic d) {
+  const ir::Function& fn = ctx.module.functions[static_cast<size_t>(function)];
+  const auto* region = ctx.regions.find(ctx.module, function);
+  sink.enter_function(fn.qualname, region ? std::string_view(region->reason) : std::string_view());
+  sink.report(std::move(d));
 }
 
 void check_file(const RuleContext& ctx, std::span<const Rule* const> selected, DiagnosticSink& sink,

@@ -94,6 +94,10 @@ ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found,
 // Dynamo cannot resume inside a `try` either, and skips the function (a `with` it resumes in).
 ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function);
 
+// Reports `d` as a finding of compiled `function` (an index into ctx.module.functions), for a
+// pass that reports from FilePass::finish, after the walk that names each function.
+void report_in_function(const RuleContext& ctx, DiagnosticSink& sink, int function, Diagnostic d);
+
 // Runs `rules` over the compiled functions of ctx.module: one walk of each body, each node handed
 // to the rules that declared its kind. Diagnostics go to `sink`, each rule's in source order.
 // `unselected` rules run in the same walk for what a rule that reads_other_findings() needs, with
