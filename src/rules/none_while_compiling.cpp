@@ -49,8 +49,9 @@ bool mentions(const ir::Module& m, ir::Node expr, std::string_view name) {
 
 // True when something between the function's body and `use` may keep `use` from running with
 // None, or from raising out of the frame: a condition on the name (`if x is not None:`, `x and
-// x.y`, `a if x is None else b`), a `try` with a handler, a `with` (a context manager may swallow
-// the exception), or a frame of its own (a comprehension or lambda).
+// x.y`, `a if x is None else b`), a `try` (a handler may catch the exception; a `finally` moves
+// the logged site), a `with` (a context manager may swallow the exception), or a frame of its own
+// (a comprehension or lambda).
 bool guarded(const ir::Module& m, ir::Node use, ir::Node body, std::string_view name) {
   for (ir::Node child = use, n = use.parent(); n && n != body; child = n, n = n.parent()) {
     if (n.is(kind::if_statement) || n.is(kind::elif_clause) || n.is(kind::while_statement)) {
@@ -61,10 +62,9 @@ bool guarded(const ir::Module& m, ir::Node use, ir::Node body, std::string_view 
     } else if (n.is(kind::boolean_operator)) {
       if (child == n.field(field::right) && mentions(m, n.field(field::left), name)) return true;
     } else if (n.is(kind::try_statement)) {
-      if (child != n.field(field::body)) continue;
-      for (ir::Node c : n.named_children()) {
-        if (c.is(kind::except_clause)) return true;
-      }
+      // A handler may catch it; a `finally` re-raises it from its own last line, where Dynamo
+      // then logs it (measured), not here.
+      if (child == n.field(field::body)) return true;
     } else if (n.is(kind::with_statement) || n.is(kind::lambda) || n.is(kind::list_comprehension) ||
                n.is(kind::set_comprehension) || n.is(kind::dictionary_comprehension) ||
                n.is(kind::generator_expression)) {

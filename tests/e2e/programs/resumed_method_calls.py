@@ -53,6 +53,15 @@ def in_a_loop(x: torch.Tensor, mask: torch.BoolTensor, steps: int):
     return x
 
 
+@torch.compile
+def in_a_try(x: torch.Tensor, mask: torch.BoolTensor):
+    try:
+        y = x.add(x[mask].sum())  # expect: GM404 reported -- the function is skipped, nothing resumes
+    finally:
+        x = x * 1
+    return y
+
+
 def log_cases():
     x = torch.randn(4, 3)
     mask = torch.tensor([True, False, True, True])
@@ -64,4 +73,5 @@ def log_cases():
         (own_statement, (x, mask)),
         (list_append, (x, mask)),
         (in_a_loop, (x, mask, 2)),
+        (in_a_try, (x, mask)),
     ]
