@@ -207,11 +207,12 @@ class NoneTracker {
     });
     // The first raise on a path ends it: a use that runs only after another raised is not reached.
     std::vector<Raise> out;
-    for (auto& [use, raises] : candidates) {
+    for (auto& candidate : candidates) {
+      const ir::Node use = candidate.first;  // a plain name: clang 15 cannot capture a structured binding
       const bool after_another = std::any_of(candidates.begin(), candidates.end(),
                                              [&](const auto& c) { return runs_before(c.first, use); });
       if (after_another) continue;
-      for (Raise& r : raises) out.push_back(std::move(r));
+      for (Raise& r : candidate.second) out.push_back(std::move(r));
     }
     return out;
   }
