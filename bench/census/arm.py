@@ -6,7 +6,9 @@ Which transformers is imported (original or patched) is decided by PYTHONPATH. T
 the weights; the other loads them strictly. Prints one JSON line: how far it got (`stage`), the
 digest of one eager forward, the graphs of one compiled forward (backend "eager", dynamic=False),
 each distinct graph-break site (Dynamo logs a site once, however often it breaks there; the path
-is relative to transformers/) with its cause, and the digest of the compiled output.
+is relative to transformers/; a break Dynamo logs inside another library, torch's module.py, is
+sited at the innermost transformers frame of its traceback, the other kept as `logged_at`) with its
+cause, and the digest of the compiled output.
 
 --capture compiles once as above (its result under "plain"), then turns on
 torch._dynamo.config.capture_scalar_outputs and
@@ -145,7 +147,17 @@ class BreakLog(logging.Handler):
         detail = re.search(r"\n\s*\n(.+)\n\s+Explanation", text)
         if detail:
             cause = detail.group(1).strip()
-        self.breaks.append({"site": f"{self.site_of(where.group(1))}:{where.group(2)}", "cause": cause[:160]})
+        path, line = where.group(1), where.group(2)
+        found = {"cause": cause[:160]}
+        if self.site_of(path) == os.path.basename(path):
+            # Logged inside another library (torch's module.py): the site is the innermost frame of
+            # the census's library in the traceback, the line its maintainers can change.
+            frames = re.findall(r'File "([^"]+)", line (\d+)', text.partition("User code traceback:")[2])
+            ours = [(f, n) for f, n in frames if self.site_of(f) != os.path.basename(f)]
+            if ours:
+                found["logged_at"] = f"{os.path.basename(path)}:{line}"
+                path, line = ours[-1]
+        self.breaks.append({"site": f"{self.site_of(path)}:{line}", **found})
 
 
 def transformers_site(path: str) -> str:

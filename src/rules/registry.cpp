@@ -5,6 +5,7 @@
 #include <cctype>
 #include <vector>
 
+#include "graphmend/rules/buffer_reassignment.h"
 #include "graphmend/rules/comprehension_frame.h"
 #include "graphmend/rules/data_dependent_loop.h"
 #include "graphmend/rules/data_dependent_operator.h"
@@ -66,13 +67,14 @@ std::span<const Rule* const> all_rules() {
   static const ComprehensionFrameRule comprehension_frame;
   static const NoneWhileCompilingRule none_while_compiling;
   static const ResumedMethodCallRule resumed_method_call;
-  static const std::array<const Rule*, 21> kRules = {
+  static const BufferReassignmentRule buffer_reassignment;
+  static const std::array<const Rule*, 22> kRules = {
       &tensor_branch,  &tensor_truthiness, &print_call,       &logger_call,
       &warnings_warn,  &validation_guard,  &tensor_item,      &tensor_tolist,
       &scalar_conversion, &dynamic_shape,  &data_dependent_loop, &data_dependent_operator,
       &expert_dispatch, &disabled_call,    &untraceable_call, &requires_grad_assignment,
       &tensor_size_argument, &tensor_slice_bound, &comprehension_frame, &none_while_compiling,
-      &resumed_method_call};
+      &resumed_method_call, &buffer_reassignment};
   return kRules;
 }
 

@@ -122,3 +122,27 @@ def logged_break_lines(programs_dir: pathlib.Path, program: pathlib.Path, cause:
         torch._logging.set_logs()
         dynamo_log.removeHandler(log)
     return log.lines
+
+
+def explained_break_lines(programs_dir: pathlib.Path, program: pathlib.Path, cause: str) -> set[int]:
+    """Like logged_break_lines, from `torch._dynamo.explain`'s break reasons: each break's line is
+    the program's innermost frame of its stack (`_site`). The log names a site once, by its innermost
+    frame, so breaks inside one library line (torch's Module.register_buffer) need this."""
+    module = load_program(programs_dir, program)
+    lines = set()
+    for fn, args in module.log_cases():
+        torch._dynamo.reset()
+        plain = _uncompiled(fn)
+        expected = plain(*args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            explained = torch._dynamo.explain(plain)(*args)
+        for reason in explained.break_reasons:
+            site = _site(reason.user_stack, program.parent) if cause in reason.reason else None
+            if site and pathlib.Path(site[0]) == program:
+                lines.add(site[1])
+        torch._dynamo.reset()
+        got = torch.compile(plain, backend="eager", dynamic=False)(*args)
+        assert repr(got) == repr(expected), getattr(fn, "__name__", type(fn).__name__)
+    torch._dynamo.reset()
+    return lines

@@ -89,7 +89,8 @@ inline constexpr auto kGraphBreakTable = std::to_array<GraphBreakEntry>({
      "it follows from the break that makes Dynamo skip the function: remove that one (a tuple, `range` or tensor "
      "iterable is taken as it is)"},
     {GraphBreak::PythonTypeCall, "GB4841", "Unsupported python_type() call",
-     "`logging.*` functions are deferred by GM202, or move the call out of the compiled region"},
+     "Dynamo cannot inspect the object: `logging.*` calls are deferred by GM202; a buffer made with `nn.Buffer` is "
+     "kept in a local rather than stored back (GM416)"},
     {GraphBreak::GraphBreakInLoop, "GB7000", "graph break in loop",
      "remove the break inside the loop: Dynamo cannot resume there and runs the whole function eagerly"},
 });
