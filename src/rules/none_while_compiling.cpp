@@ -35,8 +35,6 @@ ir::Node none_tested_name(const ir::Module& m, ir::Node cond) {
   return name.is(kind::identifier) && none.is(kind::none) ? name : ir::Node{};
 }
 
-bool contains(ir::Node outer, ir::Node n) { return n.start() >= outer.start() && n.end() <= outer.end(); }
-
 bool mentions(const ir::Module& m, ir::Node expr, std::string_view name) {
   bool found = false;
   syntax::walk(expr, [&](ir::Node n) {
@@ -56,7 +54,7 @@ bool guarded(const ir::Module& m, ir::Node use, ir::Node body, std::string_view 
   for (ir::Node child = use, n = use.parent(); n && n != body; child = n, n = n.parent()) {
     if (n.is(kind::if_statement) || n.is(kind::elif_clause) || n.is(kind::while_statement)) {
       const ir::Node cond = n.field(field::condition);
-      if (!contains(cond, use) && mentions(m, cond, name)) return true;
+      if (!cond.range().contains(use.range()) && mentions(m, cond, name)) return true;
     } else if (n.is(kind::conditional_expression) && n.named_child_count() == 3) {
       if (child != n.named_child(1) && mentions(m, n.named_child(1), name)) return true;
     } else if (n.is(kind::boolean_operator)) {
@@ -74,26 +72,29 @@ bool guarded(const ir::Module& m, ir::Node use, ir::Node body, std::string_view 
   return false;
 }
 
-// True when a test of the name lies in the function between `from` and `use`: an `if x is None:
-// return ...` before the use ends the None path there.
-bool tested_between(const ir::Module& m, const ir::Function& fn, size_t from, ir::Node use, std::string_view name) {
-  bool found = false;
+// The part of `n` that tests a value, if `n` tests one: an `if`'s, `elif`'s or `while`'s
+// condition, an `assert`, the test of `a if c else b`, the left of `and`/`or`.
+ir::Node tested_part(ir::Node n) {
+  if (n.is(kind::if_statement) || n.is(kind::elif_clause) || n.is(kind::while_statement)) {
+    return n.field(field::condition);
+  }
+  if (n.is(kind::assert_statement)) return n;
+  if (n.is(kind::conditional_expression) && n.named_child_count() == 3) return n.named_child(1);
+  if (n.is(kind::boolean_operator)) return n.field(field::left);
+  return {};
+}
+
+// Where the first test of the name in the function after `from` ends: a use at or after it may
+// follow an `if x is None: return ...` that ends the None path there. One walk per name.
+uint32_t end_of_first_test(const ir::Module& m, const ir::Function& fn, size_t from, std::string_view name) {
+  uint32_t first_end = UINT32_MAX;
   analysis::walk_body(fn, [&](ir::Node n) {
-    if (found || n.end() <= from || n.start() >= use.start()) return false;
-    ir::Node cond;
-    if (n.is(kind::if_statement) || n.is(kind::elif_clause) || n.is(kind::while_statement)) {
-      cond = n.field(field::condition);
-    } else if (n.is(kind::assert_statement)) {
-      cond = n;
-    } else if (n.is(kind::conditional_expression) && n.named_child_count() == 3) {
-      cond = n.named_child(1);
-    } else if (n.is(kind::boolean_operator)) {
-      cond = n.field(field::left);
-    }
-    found = cond && cond.start() >= from && cond.end() <= use.start() && mentions(m, cond, name);
-    return !found;
+    if (n.end() <= from || n.start() >= first_end) return false;
+    const ir::Node cond = tested_part(n);
+    if (cond && cond.start() >= from && mentions(m, cond, name)) first_end = std::min(first_end, cond.end());
+    return true;
   });
-  return found;
+  return first_end;
 }
 
 // True when `use` runs whenever its function does: in no block nested in the body (an `if`'s
@@ -140,14 +141,6 @@ ir::Node statement_of(ir::Node n) {
   return n;
 }
 
-// True when `earlier` runs before `later` whenever `later` runs (both in one function): it is in
-// the same statement and before it, or its statement is in a block around `later`.
-bool runs_before(ir::Node earlier, ir::Node later) {
-  if (earlier.start() >= later.start()) return false;
-  const ir::Node s = statement_of(earlier);
-  return contains(s, later) || contains(s.parent(), later);
-}
-
 // A use of the None that raises: where, what, and the path of calls that brought it there.
 struct Raise {
   ir::Node site;  // the expression that raises
@@ -173,6 +166,7 @@ class NoneTracker {
     const int symbol = m.lookup(fn.scope, name);
     if (symbol < 0) return {};
     const ir::Node body = fn.node.field(field::body);
+    const uint32_t tested_from = end_of_first_test(m, fn, from, name);
     std::vector<std::pair<ir::Node, std::vector<Raise>>> candidates;  // the use, what it raises
     analysis::walk_body(fn, [&](ir::Node n) {
       if (n.is(kind::list_comprehension) || n.is(kind::set_comprehension) ||
@@ -190,7 +184,7 @@ class NoneTracker {
           return true;
         }
       }
-      if (!with_none || guarded(m, n, body, name) || tested_between(m, fn, from, n, name)) return true;
+      if (!with_none || guarded(m, n, body, name) || tested_from <= n.start()) return true;
       // In a callee only a use that runs on every call counts: whether a branch of it is taken
       // depends on what the caller passes besides the None (BioGPT passes position_ids, and its
       // positional embedding reads the mask only without them).
@@ -205,14 +199,19 @@ class NoneTracker {
       }
       return true;
     });
-    // The first raise on a path ends it: a use that runs only after another raised is not reached.
+    // The first raise on a path ends it: a use that runs only after another raised is not reached,
+    // that is, one inside the block of an earlier candidate's statement (candidates come in
+    // source order).
     std::vector<Raise> out;
-    for (auto& candidate : candidates) {
-      const ir::Node use = candidate.first;  // a plain name: clang 15 cannot capture a structured binding
-      const bool after_another = std::any_of(candidates.begin(), candidates.end(),
-                                             [&](const auto& c) { return runs_before(c.first, use); });
+    std::set<const void*> blocks_after_a_raise;
+    for (auto& [use, raises] : candidates) {
+      bool after_another = false;
+      for (ir::Node n = use.parent(); n && !after_another; n = n.parent()) {
+        after_another = blocks_after_a_raise.contains(n.id());
+      }
+      blocks_after_a_raise.insert(statement_of(use).parent().id());
       if (after_another) continue;
-      for (Raise& r : candidate.second) out.push_back(std::move(r));
+      for (Raise& r : raises) out.push_back(std::move(r));
     }
     return out;
   }
@@ -323,7 +322,7 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
         });
         const auto sets_default = [&](int b) {
           const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-          return binding.target && contains(consequence, binding.target);
+          return binding.target && consequence.range().contains(binding.target.range());
         };
         const std::span<const int> all = m.bindings_of(d.name);
         if (!none_reaches || std::none_of(all.begin(), all.end(), sets_default)) continue;

@@ -52,16 +52,23 @@ ir::Node first_holding_a_break(const ir::Module& m, std::span<const Diagnostic> 
 // Dynamo cannot resume after a break inside a loop: it gives up the whole frame and runs the
 // function's own code eagerly, every graph of it lost; only the functions it calls are compiled,
 // each as a frame of its own (measured on torch 2.13, one kind of break after another:
-// tests/e2e/test_breaks_in_loops.py). The site's message says so, with the loop's line.
+// tests/e2e/test_breaks_in_loops.py). Nor inside the body of a `try` (Python 3.11: Dynamo logs
+// "Failed to handle graph break gracefully. Skipping the function", with no break id of its own).
+// The site's message says so, with the loop's or the `try`'s line.
 void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnostics) {
   std::optional<source::LineIndex> lines;
   for (Diagnostic& d : diagnostics) {
     if (!d.graph_break || d.function.empty() || d.consequence) continue;
-    const std::optional<ir::Node> loop = enclosing_loop(m, d.range);
-    if (!loop) continue;
-    if (!lines) lines.emplace(m.text());
-    d.message += fmt::format("; in the loop at line {} this makes Dynamo skip `{}`: its own code runs eagerly ({})",
-                             lines->line_of(loop->start()), d.function, cite(GraphBreak::GraphBreakInLoop));
+    if (const std::optional<ir::Node> loop = enclosing_loop(m, d.range)) {
+      if (!lines) lines.emplace(m.text());
+      d.message += fmt::format("; in the loop at line {} this makes Dynamo skip `{}`: its own code runs eagerly ({})",
+                               lines->line_of(loop->start()), d.function, cite(GraphBreak::GraphBreakInLoop));
+    } else if (const std::optional<ir::Node> in_try = enclosing_body_of(m, d.range, is_try)) {
+      if (!lines) lines.emplace(m.text());
+      d.message += fmt::format(
+          "; in the body of the `try` at line {} Dynamo cannot resume, and skips `{}`: its own code runs eagerly",
+          lines->line_of(in_try->start()), d.function);
+    }
   }
 }
 

@@ -8,9 +8,11 @@ torch.compile it uses itself.
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import pathlib
 import re
+import subprocess
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -146,3 +148,22 @@ def explained_break_lines(programs_dir: pathlib.Path, program: pathlib.Path, cau
         assert repr(got) == repr(expected), getattr(fn, "__name__", type(fn).__name__)
     torch._dynamo.reset()
     return lines
+
+
+def findings_match_breaks(graphmend_bin: str, program: pathlib.Path, code: str, cause: str, marked_count: int,
+                          broken_lines=logged_break_lines) -> list[dict]:
+    """A rule's program against Dynamo: the lines where it breaks with `cause` (`broken_lines`: the
+    graph-break log, or explain's break reasons), the lines the program marks `# expect: ... <code>
+    reported` (`marked_count` of them), and graphmend's `<code>` findings are one set. Returns the
+    findings, for the test to read their messages."""
+    text = program.read_text().splitlines()
+    marked = {i for i, line in enumerate(text, 1) if re.search(rf"# expect: .*{code} reported", line)}
+    assert len(marked) == marked_count
+    broken = broken_lines(program.parent, program, cause)
+    assert broken == marked, f"broken but not marked: {sorted(broken - marked)}; marked, not broken: {sorted(marked - broken)}"
+    out = subprocess.run([graphmend_bin, "check", "--output-format", "json", "--select", code, str(program)],
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 1, out.stderr
+    diagnostics = json.loads(out.stdout)["diagnostics"]
+    assert {d["location"]["row"] for d in diagnostics} == marked
+    return diagnostics

@@ -2,7 +2,8 @@
 frame and runs it eagerly (GB7000). graphmend says so in the message of such a site. Here each kind
 of break graphmend reports sits in a loop's body, where torch.compile must then give no graph at all,
 and in the places that are not the loop's body (a `for`'s iterable, a `while`'s test, a loop's `else`,
-after the loop), where it still compiles graphs; the message notes the loop exactly for the first."""
+after the loop), where it still compiles graphs; the message notes the loop exactly for the first.
+The body of a `try` is the same (Python 3.11; not its `finally`)."""
 from __future__ import annotations
 
 import json
@@ -172,6 +173,39 @@ PROGRAM = textwrap.dedent('''
 
 
     @torch.compile
+    def in_try(x, ys):
+        a = x * 2
+        try:
+            print("adding", ys[0].shape)
+            a = a + ys[0].sum()
+        finally:
+            a = a - 1
+        return a
+
+
+    @torch.compile
+    def in_try_except(x, ys):
+        a = x * 2
+        try:
+            if ys[0].sum() > 0:
+                a = a + 1
+        except ValueError:
+            a = a - 1
+        return a
+
+
+    @torch.compile
+    def in_finally(x, ys):
+        a = x * 2
+        try:
+            a = a + 1
+        finally:
+            if a.sum() > 0:
+                a = a * 2
+        return a
+
+
+    @torch.compile
     def after_loop(x, ys):
         a = x * 2
         for y in ys:
@@ -183,7 +217,8 @@ PROGRAM = textwrap.dedent('''
 
 IN_LOOP = {"branch", "truthiness", "prints", "logs", "warns", "guard", "item", "tolist", "to_int", "nonzero",
            "disabled_call", "untraceable", "slice_bound"}
-NOT_IN_LOOP = {"in_iterable", "in_while_test", "in_else", "after_loop"}
+IN_TRY = {"in_try", "in_try_except"}
+NOT_IN_LOOP = {"in_iterable", "in_while_test", "in_else", "in_finally", "after_loop"}
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +238,7 @@ def program(tmp_path_factory):
     return loops_program, diagnostics
 
 
-@pytest.mark.parametrize("name", sorted(IN_LOOP | NOT_IN_LOOP))
+@pytest.mark.parametrize("name", sorted(IN_LOOP | IN_TRY | NOT_IN_LOOP))
 def test_a_site_in_a_loop_costs_the_whole_function_and_says_so(program, name):
     module, diagnostics = program
     mine = [d for d in diagnostics if d["function"] == name]
@@ -223,6 +258,12 @@ def test_a_site_in_a_loop_costs_the_whole_function_and_says_so(program, name):
                          if line.startswith(f"def {name}(")) + 2 + (name == "slice_bound")
         assert (f"in the loop at line {loop_line} this makes Dynamo skip `{name}`: its own code runs eagerly"
                 in noted[0]["message"])
+    elif name in IN_TRY:
+        assert graphs == [], f"{name}: Dynamo compiled {len(graphs)} graphs"
+        try_line = next(i for i, line in enumerate(PROGRAM.splitlines(), 1) if line.startswith(f"def {name}(")) + 2
+        assert all(f"in the body of the `try` at line {try_line} Dynamo cannot resume, and skips `{name}`: its own "
+                   "code runs eagerly" in d["message"] for d in mine), [d["message"] for d in mine]
     else:
         assert graphs, f"{name}: no graph"
         assert noted == [], [d["message"] for d in noted]
+        assert not any("`try`" in d["message"] for d in mine), [d["message"] for d in mine]
