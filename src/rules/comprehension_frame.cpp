@@ -194,33 +194,6 @@ bool compiled_before(std::span<const Diagnostic> found, std::string_view functio
   });
 }
 
-// In a decorator's wrapper, the `try` whose body calls the function it wraps (a parameter of the
-// decorator around it): when that function breaks the graph, the break is inside the `try`, and
-// Dynamo skips the wrapper. Null when there is none.
-ir::Node try_around_wrapped_call(const RuleContext& ctx, int function) {
-  const ir::Module& m = ctx.module;
-  if (ctx.regions.wrapped_by({&m, function}).empty()) return {};
-  const ir::Function& fn = m.functions[static_cast<size_t>(function)];
-  ir::Node found;
-  walk_body(fn, [&](ir::Node n) {
-    if (found) return false;
-    if (!n.is(kind::try_statement)) return true;
-    syntax::walk(n.field(field::body), [&](ir::Node c) {
-      if (found || c.is(kind::function_definition) || c.is(kind::lambda)) return false;
-      if (!c.is(kind::call)) return true;
-      const ir::Node callee = ir::unparenthesize(c.field(field::function));
-      const int symbol = callee.is(kind::identifier) ? m.lookup_at(callee) : -1;
-      if (symbol < 0) return true;
-      const ir::Symbol& s = m.symbols[static_cast<size_t>(symbol)];
-      const int owner = m.scopes[static_cast<size_t>(s.scope)].function;
-      if (owner >= 0 && owner != function && m.bound_only_by(s, {ir::BindingKind::Parameter})) found = n;
-      return !found;
-    });
-    return !found;
-  });
-  return found;
-}
-
 struct Candidate {
   ir::Node comprehension;
   ir::Node iterable;

@@ -152,7 +152,8 @@ struct Raise {
 
 class NoneTracker {
  public:
-  explicit NoneTracker(const RuleContext& ctx) : ctx_(ctx) {}
+  // Follows the None in `m`, this file or another one (a function a decorator here wraps).
+  NoneTracker(const RuleContext& ctx, const ir::Module& m) : ctx_(ctx), m_(m) {}
 
   // The uses of `name` (a variable of `function`) after `from` that raise first while it holds
   // None, followed into the callees of this module it is passed to. `holds_none(binding)` says
@@ -161,7 +162,7 @@ class NoneTracker {
   template <typename HoldsNone, typename Other>
   std::vector<Raise> first_raises(int function, std::string_view name, size_t from, HoldsNone holds_none,
                                   Other other, int depth) const {
-    const ir::Module& m = ctx_.module;
+    const ir::Module& m = m_;
     const ir::Function& fn = m.functions[static_cast<size_t>(function)];
     const int symbol = m.lookup(fn.scope, name);
     if (symbol < 0) return {};
@@ -220,7 +221,7 @@ class NoneTracker {
   // The raises inside the function of this module that `use.call` calls, of the parameter the
   // None is passed as, before anything rebinds it.
   std::vector<Raise> into_callee(const UseOfNone& use, int depth) const {
-    const ir::Module& m = ctx_.module;
+    const ir::Module& m = m_;
     const std::optional<analysis::FunctionRef> callee = ctx_.regions.callee_of(use.call);
     if (!callee || callee->module != &m) return {};
     const ir::Function& target = m.functions[static_cast<size_t>(callee->function)];
@@ -247,6 +248,7 @@ class NoneTracker {
   }
 
   const RuleContext& ctx_;
+  const ir::Module& m_;
 };
 
 // An `if` that sets a default only outside torch.compile: `if x is None and not
@@ -257,6 +259,17 @@ struct CompileSkippedDefault {
   ir::Node name;  // in the condition
   int function = -1;
 };
+
+// The compile-skipped default `n` sets, if it is one.
+std::optional<CompileSkippedDefault> compile_skipped_default(const ir::Module& m, ir::Node n) {
+  if (!n.is(kind::if_statement) || !n.children_by_field(field::alternative).empty()) return std::nullopt;
+  const ir::Node cond = n.field(field::condition);
+  const ir::Node name = none_tested_name(m, cond);
+  if (!name) return std::nullopt;
+  const std::optional<bool> truth = analysis::compile_time_truth(m, cond);
+  if (!truth || *truth) return std::nullopt;
+  return CompileSkippedDefault{n, name, m.function_of(n)};
+}
 
 // True when the binding can hold None: a parameter whose default is None, or `x = None`.
 bool may_bind_none(const ir::Module& m, const ir::Binding& b) {
@@ -274,6 +287,36 @@ std::string exception_path(const ir::Module& m, const Raise& r) {
     out += fmt::format(" through `{}`", m.functions[static_cast<size_t>(r.passed[i].first)].qualname);
   }
   return out;
+}
+
+// The first raises of the None that `d` leaves, here or in the callees it is passed to; none when
+// no None reaches the test or the default is never bound.
+std::vector<Raise> raises_of(const NoneTracker& tracker, const ir::Module& m, const CompileSkippedDefault& d) {
+  if (d.function < 0) return {};
+  const ir::Node consequence = d.statement.field(field::consequence);
+  const std::optional<std::vector<int>> before = m.ordered_reaching_bindings(d.name);
+  if (!before || before->empty()) return {};
+  const bool none_reaches = std::any_of(before->begin(), before->end(), [&](int b) {
+    return may_bind_none(m, m.bindings[static_cast<size_t>(b)]);
+  });
+  const auto sets_default = [&](int b) {
+    const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+    return binding.target && consequence.range().contains(binding.target.range());
+  };
+  const std::span<const int> all = m.bindings_of(d.name);
+  if (!none_reaches || std::none_of(all.begin(), all.end(), sets_default)) return {};
+  const auto holds_none = [&](int b) { return std::find(before->begin(), before->end(), b) != before->end(); };
+  return tracker.first_raises(d.function, m.text(d.name), d.statement.end(), holds_none, sets_default, 0);
+}
+
+// The last statement of the `finally` of `try_statement`; null when it has none.
+ir::Node last_statement_of_finally(ir::Node try_statement) {
+  for (ir::Node c : try_statement.named_children()) {
+    if (!c.is(kind::finally_clause)) continue;
+    const std::vector<ir::Node> block = ir::children_without_comments(c.named_child(c.named_child_count() - 1));
+    return block.empty() ? ir::Node{} : block.back();
+  }
+  return {};
 }
 
 }  // namespace
@@ -296,14 +339,7 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
     Pass(const RuleInfo& info, const RuleContext& ctx, DiagnosticSink& sink) : info_(info), ctx_(ctx), sink_(sink) {}
 
     bool on_node(ir::Node n) override {
-      const ir::Module& m = ctx_.module;
-      if (!n.children_by_field(field::alternative).empty()) return true;
-      const ir::Node cond = n.field(field::condition);
-      const ir::Node name = none_tested_name(m, cond);
-      if (!name) return true;
-      const std::optional<bool> truth = analysis::compile_time_truth(m, cond);
-      if (!truth || *truth) return true;
-      defaults_.push_back({n, name, m.function_of(n)});
+      if (std::optional<CompileSkippedDefault> d = compile_skipped_default(ctx_.module, n)) defaults_.push_back(*d);
       return true;
     }
 
@@ -311,24 +347,9 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
       const ir::Module& m = ctx_.module;
       std::optional<source::LineIndex> lines;
       std::set<std::pair<int, size_t>> reported;
-      const NoneTracker tracker(ctx_);
+      const NoneTracker tracker(ctx_, m);
       for (const CompileSkippedDefault& d : defaults_) {
-        if (d.function < 0) continue;
-        const ir::Node consequence = d.statement.field(field::consequence);
-        const std::optional<std::vector<int>> before = m.ordered_reaching_bindings(d.name);
-        if (!before || before->empty()) continue;
-        const bool none_reaches = std::any_of(before->begin(), before->end(), [&](int b) {
-          return may_bind_none(m, m.bindings[static_cast<size_t>(b)]);
-        });
-        const auto sets_default = [&](int b) {
-          const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-          return binding.target && consequence.range().contains(binding.target.range());
-        };
-        const std::span<const int> all = m.bindings_of(d.name);
-        if (!none_reaches || std::none_of(all.begin(), all.end(), sets_default)) continue;
-        const auto holds_none = [&](int b) { return std::find(before->begin(), before->end(), b) != before->end(); };
-        const std::vector<Raise> raises =
-            tracker.first_raises(d.function, m.text(d.name), d.statement.end(), holds_none, sets_default, 0);
+        const std::vector<Raise> raises = raises_of(tracker, m, d);
         if (raises.empty()) continue;
         if (!lines) lines.emplace(m.text());
         const size_t test_line = lines->line_of(d.statement.start());
@@ -360,6 +381,85 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
           report_in_function(ctx_, sink_, r.function, std::move(diagnostic));
         }
       }
+      report_wrappers_passing_a_raise();
+    }
+
+    // A decorator's wrapper that calls what it wraps inside `try: ... finally:` (transformers'
+    // `capture_outputs`): when a wrapped function, here or in another file, raises so under
+    // torch.compile, the exception passes the `finally`, and Dynamo logs it again at the
+    // finally's last line (measured: tests/e2e/test_wrapped_raise.py). A consequence of that site.
+    void report_wrappers_passing_a_raise() {
+      const ir::Module& m = ctx_.module;
+      for (const int wrapper : ctx_.compiled_functions()) {
+        const ir::Node try_statement = try_around_wrapped_call(ctx_, wrapper);
+        const ir::Node last = try_statement ? last_statement_of_finally(try_statement) : ir::Node{};
+        if (!last) continue;
+        for (const analysis::FunctionRef& wrapped : ctx_.regions.wrapped_by({&m, wrapper})) {
+          if (!reaches_finally_traced(wrapped, wrapper)) continue;
+          const std::optional<Raise> raise = first_raise_in(wrapped);
+          if (!raise) continue;
+          const ir::Module& wm = *wrapped.module;
+          const ir::Function& fn = wm.functions[static_cast<size_t>(wrapped.function)];
+          const uint32_t line = source::LineIndex(wm.text()).line_of(raise->site.start());  // one per wrapper
+          const std::string where =
+              &wm == &m ? fmt::format("line {}", line) : fmt::format("{}:{}", wm.module_name(), line);
+          Diagnostic diagnostic = make_diagnostic(
+              info_, last,
+              fmt::format("`{}`, which this wrapper calls inside the `try`, raises under torch.compile ({}: `{}` is "
+                          "left None by an `is_compiling()` test); the exception passes this `finally`, and Dynamo "
+                          "gives up this frame too, logged at its last line ({})",
+                          fn.qualname, where, raise->name, cite(GraphBreak::ObservedException)),
+              fmt::format("fix the raise in `{}` ({}); this line follows from it", fn.qualname, where));
+          diagnostic.consequence = true;
+          report_in_function(ctx_, sink_, wrapper, std::move(diagnostic));
+          break;
+        }
+      }
+    }
+
+    // True when the exception `f` raises reaches `wrapper`'s `finally` while Dynamo still traces
+    // it: every decorator inside `wrapper`'s (between it and `f`) is one of the analysed code
+    // whose wrappers hold no `try` around the call they make. Such a `try` (transformers'
+    // `capture_outputs` under `merge_with_config_defaults`) comes with breaks of its own that
+    // make Dynamo skip the outer frame first (the 5.24.0 census logs only the inner `finally`);
+    // a pass-through like `deprecate_kwarg` does not.
+    bool reaches_finally_traced(analysis::FunctionRef f, int wrapper) const {
+      const ir::Function& fn = f.module->functions[static_cast<size_t>(f.function)];
+      for (auto it = fn.decorators.rbegin(); it != fn.decorators.rend(); ++it) {
+        ir::Node expr = ir::unparenthesize(*it);
+        if (expr.is(kind::call)) expr = ir::unparenthesize(expr.field(field::function));
+        const std::optional<analysis::FunctionRef> decorator = ctx_.project.function_of_expr(*f.module, expr);
+        if (!decorator) return false;
+        const ir::Module& dm = *decorator->module;
+        bool holds_try = false;
+        for (int fi = 0; fi < static_cast<int>(dm.functions.size()) && !holds_try; ++fi) {
+          bool inside = false;
+          for (int e = fi; e >= 0 && !inside; e = dm.functions[static_cast<size_t>(e)].enclosing_function) {
+            inside = e == decorator->function;
+          }
+          if (!inside) continue;
+          if (&dm == &ctx_.module && fi == wrapper) return true;
+          holds_try = static_cast<bool>(try_around_outer_parameter_call(dm, fi));
+        }
+        if (holds_try) return false;
+      }
+      return false;
+    }
+
+    // The first raise, in source order, of a None that a compile-skipped default in `f` leaves.
+    std::optional<Raise> first_raise_in(analysis::FunctionRef f) const {
+      const ir::Module& fm = *f.module;
+      const NoneTracker tracker(ctx_, fm);
+      std::optional<Raise> first;
+      analysis::walk_body(fm.functions[static_cast<size_t>(f.function)], [&](ir::Node n) {
+        if (const std::optional<CompileSkippedDefault> d = compile_skipped_default(fm, n)) {
+          for (Raise& r : raises_of(tracker, fm, *d)) {
+            if (!first || r.site.start() < first->site.start()) first = std::move(r);
+          }
+        }
+        return true;
+      });
+      return first;
     }
 
     const RuleInfo& info_;

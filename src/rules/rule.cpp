@@ -82,7 +82,34 @@ ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found,
   return first_holding_a_break(m, found, function, is_loop);
 }
 
-void report_in_function(const RuleContext& ctx, DiagnosticSink& sink, int function, Diagnostic d) {
+ir::Node try_around_wrapped_call(const RuleContext& ctx, int function) {
+  if (ctx.regions.wrapped_by({&ctx.module, function}).empty()) return {};
+  return try_around_outer_parameter_call(ctx.module, function);
+}
+
+ir::Node try_around_outer_parameter_call(const ir::Module& m, int function) {
+  const ir::Function& fn = m.functions[static_cast<size_t>(function)];
+  ir::Node found;
+  walk_body(fn, [&](ir::Node n) {
+    if (found) return false;
+    if (!n.is(kind::try_statement)) return true;
+    syntax::walk(n.field(field::body), [&](ir::Node c) {
+      if (found || c.is(kind::function_definition) || c.is(kind::lambda)) return false;
+      if (!c.is(kind::call)) return true;
+      const ir::Node callee = ir::unparenthesize(c.field(field::function));
+      const int symbol = callee.is(kind::identifier) ? m.lookup_at(callee) : -1;
+      if (symbol < 0) return true;
+      const ir::Symbol& s = m.symbols[static_cast<size_t>(symbol)];
+      const int owner = m.scopes[static_cast<size_t>(s.scope)].function;
+      if (owner >= 0 && owner != function && m.bound_only_by(s, {ir::BindingKind::Parameter})) found = n;
+      return !found;
+    });
+    return !found;
+  });
+  return found;
+}
+void report_in_function(const RuleContext& ctx
+, DiagnosticSink& sink, int function, Diagnostic d) {
   const ir::Function& fn = ctx.module.functions[static_cast<size_t>(function)];
   const auto* region = ctx.regions.find(ctx.module, function);
   sink.enter_function(fn.qualname, region ? std::string_view(region->reason) : std::string_view());

@@ -101,12 +101,14 @@ class _CauseLog(logging.Handler):
             self.lines.add(int(where.group(2)))
 
 
-def logged_break_lines(programs_dir: pathlib.Path, program: pathlib.Path, cause: str) -> set[int]:
+def logged_break_lines(programs_dir: pathlib.Path, program: pathlib.Path, cause: str,
+                       logged_in: pathlib.Path | None = None) -> set[int]:
     """Compiles each of the program's `log_cases()` (backend "eager", dynamic=False) from its
     uncompiled callable, checks that its output prints as eager's does, and returns the lines of
-    the program at which Dynamo's graph-break log names `cause`."""
+    the program (or of `logged_in`, a file it imports) at which Dynamo's graph-break log names
+    `cause`."""
     module = load_program(programs_dir, program)
-    log = _CauseLog(program, cause)
+    log = _CauseLog((logged_in or program).resolve(), cause)
     dynamo_log = logging.getLogger("torch._dynamo")
     dynamo_log.addHandler(log)
     torch._logging.set_logs(graph_breaks=True)

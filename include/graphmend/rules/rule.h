@@ -94,6 +94,14 @@ ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found,
 // Dynamo cannot resume inside a `try` either, and skips the function (a `with` it resumes in).
 ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function);
 
+// In a decorator's wrapper (`function`, an index into ctx.module.functions), the `try` whose body
+// calls the function it wraps (a parameter of the decorator around it): when that function breaks
+// the graph, the break is inside the `try`, and Dynamo skips the wrapper. Null when there is none.
+ir::Node try_around_wrapped_call(const RuleContext& ctx, int function);
+// The same test in any module, for any function: a `try` whose body calls a parameter of a
+// function around `function`.
+ir::Node try_around_outer_parameter_call(const ir::Module& m, int function);
+
 // Reports `d` as a finding of compiled `function` (an index into ctx.module.functions), for a
 // pass that reports from FilePass::finish, after the walk that names each function.
 void report_in_function(const RuleContext& ctx, DiagnosticSink& sink, int function, Diagnostic d);
