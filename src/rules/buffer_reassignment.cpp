@@ -4,6 +4,7 @@
 #include <array>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,13 @@ ir::Node buffer_handed_back(const ir::Module& m, ir::Node value) {
     if (!args.empty() && !args.front().is(kind::keyword_argument)) source = ir::unparenthesize(args.front());
   }
   if (!source || !source.is(kind::attribute)) return {};
+  // `copy=True` always makes a new tensor (measured).
+  for (const ir::Node arg : ir::children_without_comments(value.field(field::arguments))) {
+    if (arg.is(kind::keyword_argument) && m.text(arg.field(field::name)) == "copy" &&
+        m.text(arg.field(field::value)) != "False") {
+      return {};
+    }
+  }
   const ir::Node object = source.field(field::object);
   return object.is(kind::identifier) && m.text(object) == "self" ? source : ir::Node{};
 }
@@ -47,27 +55,43 @@ bool makes_a_buffer(const ir::Module& m, ir::Node value) {
   return callee == "torch.nn.Buffer" || callee == "torch.nn.parameter.Buffer";
 }
 
+// True when `condition` compares the buffer's device or dtype (`self.b.dtype != x.dtype`) with
+// one of `operators`.
+bool compares_device_or_dtype(const ir::Module& m, ir::Node condition, std::string_view buffer,
+                              std::initializer_list<std::string_view> operators) {
+  bool compares = false;
+  syntax::walk(condition, [&](ir::Node c) {
+    if (compares) return false;
+    const std::optional<std::string_view> op = ir::comparison_operator(m, c);
+    if (!op || std::find(operators.begin(), operators.end(), *op) == operators.end()) return true;
+    for (ir::Node side : c.named_children()) {
+      side = ir::unparenthesize(side);
+      if (side.is(kind::attribute) && m.text(ir::unparenthesize(side.field(field::object))) == buffer) {
+        const std::string_view what = m.text(side.field(field::attribute));
+        compares = compares || what == "device" || what == "dtype";
+      }
+    }
+    return false;
+  });
+  return compares;
+}
+
 // True when an `if` around `store` (in its function) runs it only where the buffer's device or
-// dtype differs from the one asked (`if self.b.device != x.device:`, ESMFold): the conversion
-// then makes a new tensor, which Module.__setattr__ stores without a break (measured).
+// dtype differs from the one asked (`if self.b.device != x.device:`, ESMFold; the `else` of an
+// `if self.b.dtype == x.dtype:`): the conversion then makes a new tensor, which
+// Module.__setattr__ stores without a break (measured).
 bool converted_only_when_it_differs(const ir::Module& m, ir::Node store, ir::Node buffer) {
   const std::string_view buffer_text = m.text(buffer);
   for (ir::Node child = store, n = store.parent(); n && !n.is(kind::function_definition); child = n, n = n.parent()) {
-    if (!(n.is(kind::if_statement) || n.is(kind::elif_clause)) || child != n.field(field::consequence)) continue;
-    bool compares = false;
-    syntax::walk(n.field(field::condition), [&](ir::Node c) {
-      if (compares) return false;
-      if (ir::comparison_operator(m, c) != "!=") return true;
-      for (ir::Node side : c.named_children()) {
-        side = ir::unparenthesize(side);
-        if (side.is(kind::attribute) && m.text(ir::unparenthesize(side.field(field::object))) == buffer_text) {
-          const std::string_view what = m.text(side.field(field::attribute));
-          compares = compares || what == "device" || what == "dtype";
-        }
-      }
-      return false;
-    });
-    if (compares) return true;
+    if ((n.is(kind::if_statement) || n.is(kind::elif_clause)) && child == n.field(field::consequence) &&
+        compares_device_or_dtype(m, n.field(field::condition), buffer_text, {"!=", "is not"})) {
+      return true;
+    }
+    if (n.is(kind::else_clause) && n.parent().is(kind::if_statement) &&
+        n.parent().children_by_field(field::alternative).size() == 1 &&
+        compares_device_or_dtype(m, n.parent().field(field::condition), buffer_text, {"==", "is"})) {
+      return true;
+    }
   }
   return false;
 }
@@ -111,20 +135,26 @@ std::unique_ptr<FilePass> BufferReassignmentRule::start(const RuleContext& ctx, 
     const ir::Class& k = m.classes[static_cast<size_t>(fn.klass)];
     auto [it, fresh] = made.try_emplace(k.node.id());
     if (fresh) {
+      // The most derived class that defines the attribute decides (a subclass may register it
+      // again from a plain tensor); a conversion stored back defines nothing.
       std::vector<analysis::ClassRef> classes{cls};
       for (const analysis::ClassRef b : ctx.project.bases_of(cls)) classes.push_back(b);
+      std::unordered_set<std::string> decided;
       for (const analysis::ClassRef c : classes) {
         const ir::Module& cm = *c.module;
+        std::unordered_set<std::string> defined_here;
         for (const auto& [name, stores] : analysis::index_self_stores(cm, cm.classes[static_cast<size_t>(c.klass)])) {
+          if (decided.contains(name)) continue;
           for (const analysis::SelfStore& store : stores) {
+            if (buffer_handed_back(cm, ir::unparenthesize(store.value))) continue;
+            defined_here.insert(name);
             if (!makes_a_buffer(cm, store.value)) continue;
-            // The first in the file, whatever order the methods are indexed in; a class before its bases.
+            // The first in the file, whatever order the methods are indexed in.
             auto [at, added] = it->second.try_emplace(name, &cm, store.value);
-            if (!added && at->second.first == &cm && store.value.start() < at->second.second.start()) {
-              at->second.second = store.value;
-            }
+            if (!added && store.value.start() < at->second.second.start()) at->second.second = store.value;
           }
         }
+        decided.insert(defined_here.begin(), defined_here.end());
       }
     }
     const std::string_view name = m.text(source.field(field::attribute));

@@ -309,14 +309,20 @@ std::vector<Raise> raises_of(const NoneTracker& tracker, const ir::Module& m, co
   return tracker.first_raises(d.function, m.text(d.name), d.statement.end(), holds_none, sets_default, 0);
 }
 
-// The last statement of the `finally` of `try_statement`; null when it has none.
+// The line at which Dynamo logs an exception passing `try_statement`'s `finally`: its last
+// statement, when that is a simple one (after a compound one it is whichever line ran last).
+// Null when there is no `finally`, or a handler may catch the exception first.
 ir::Node last_statement_of_finally(ir::Node try_statement) {
+  ir::Node last;
   for (ir::Node c : try_statement.named_children()) {
+    if (c.is(kind::except_clause) || c.is(kind::except_group_clause)) return {};
     if (!c.is(kind::finally_clause)) continue;
     const std::vector<ir::Node> block = ir::children_without_comments(c.named_child(c.named_child_count() - 1));
-    return block.empty() ? ir::Node{} : block.back();
+    if (!block.empty() && (block.back().is(kind::expression_statement) || block.back().is(kind::delete_statement))) {
+      last = block.back();
+    }
   }
-  return {};
+  return last;
 }
 
 }  // namespace
@@ -395,9 +401,8 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
         const ir::Node last = try_statement ? last_statement_of_finally(try_statement) : ir::Node{};
         if (!last) continue;
         for (const analysis::FunctionRef& wrapped : ctx_.regions.wrapped_by({&m, wrapper})) {
-          if (!reaches_finally_traced(wrapped, wrapper)) continue;
           const std::optional<Raise> raise = first_raise_in(wrapped);
-          if (!raise) continue;
+          if (!raise || !reaches_finally_traced(wrapped, wrapper)) continue;
           const ir::Module& wm = *wrapped.module;
           const ir::Function& fn = wm.functions[static_cast<size_t>(wrapped.function)];
           const uint32_t line = source::LineIndex(wm.text()).line_of(raise->site.start());  // one per wrapper

@@ -101,15 +101,18 @@ ir::Node try_around_outer_parameter_call(const ir::Module& m, int function) {
       if (symbol < 0) return true;
       const ir::Symbol& s = m.symbols[static_cast<size_t>(symbol)];
       const int owner = m.scopes[static_cast<size_t>(s.scope)].function;
-      if (owner >= 0 && owner != function && m.bound_only_by(s, {ir::BindingKind::Parameter})) found = n;
+      // The decorator's own parameter, not one of a factory around it (`def hooked(hook)`).
+      if (owner >= 0 && owner == fn.enclosing_function && m.bound_only_by(s, {ir::BindingKind::Parameter})) {
+        found = n;
+      }
       return !found;
     });
     return !found;
   });
   return found;
 }
-void report_in_function(const RuleContext& ctx
-, DiagnosticSink& sink, int function, Diagnostic d) {
+
+void report_in_function(const RuleContext& ctx, DiagnosticSink& sink, int function, Diagnostic d) {
   const ir::Function& fn = ctx.module.functions[static_cast<size_t>(function)];
   const auto* region = ctx.regions.find(ctx.module, function);
   sink.enter_function(fn.qualname, region ? std::string_view(region->reason) : std::string_view());

@@ -3,7 +3,8 @@
 one wrapped by capturing.py's `capture_outputs`, which calls it inside `try: ... finally:`, is also
 logged at the finally's last line. In each file the lines Dynamo logs, the lines marked
 `# expect: GM414 reported` and graphmend's GM414 findings are the same set; a wrapper without a
-`finally`, and a wrapped forward that does not raise, add nothing. Outputs equal eager's."""
+`finally`, one whose handler catches the exception, a factory whose `try` calls another of its
+parameters, and a wrapped forward that does not raise, add nothing. Outputs equal eager's."""
 from __future__ import annotations
 
 import json
@@ -26,7 +27,7 @@ def test_a_raise_through_a_wrappers_finally_matches_dynamo(graphmend_bin):
                          capture_output=True, text=True, check=False)
     assert out.returncode == 1, out.stderr
     diagnostics = json.loads(out.stdout)["diagnostics"]
-    for name, count in (("model.py", 2), ("capturing.py", 1)):
+    for name, count in (("model.py", 4), ("capturing.py", 1)):
         path = PACKAGE / name
         logged = logged_break_lines(PROGRAMS, PACKAGE / "model.py", "Observed exception", logged_in=path)
         assert len(marked(path)) == count

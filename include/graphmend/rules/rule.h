@@ -95,11 +95,12 @@ ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found,
 ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function);
 
 // In a decorator's wrapper (`function`, an index into ctx.module.functions), the `try` whose body
-// calls the function it wraps (a parameter of the decorator around it): when that function breaks
-// the graph, the break is inside the `try`, and Dynamo skips the wrapper. Null when there is none.
+// calls the function it wraps (a parameter of the decorator directly around it): when that
+// function breaks the graph, the break is inside the `try`, and Dynamo skips the wrapper. Null
+// when there is none.
 ir::Node try_around_wrapped_call(const RuleContext& ctx, int function);
-// The same test in any module, for any function: a `try` whose body calls a parameter of a
-// function around `function`.
+// The same test in any module, for any function: a `try` whose body calls a parameter of the
+// function directly around `function`.
 ir::Node try_around_outer_parameter_call(const ir::Module& m, int function);
 
 // Reports `d` as a finding of compiled `function` (an index into ctx.module.functions), for a

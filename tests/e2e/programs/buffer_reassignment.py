@@ -90,6 +90,35 @@ class ConvertedOnlyWhenItDiffers(nn.Module):
         return x + self.table
 
 
+class AlwaysANewTensor(nn.Module):
+    """None of these breaks either: a copy asked for, a guard spelled `is not`, the `else` of an
+    equality test, and a subclass that registers the buffer again from a plain tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Buffer(torch.ones(3))
+
+    def forward(self, x):
+        self.table = self.table.to(x.dtype, copy=True)
+        if self.table.dtype is not x.dtype:
+            self.table = self.table.to(x.dtype)
+        if self.table.device == x.device:
+            pass
+        else:
+            self.table = self.table.to(x.device)
+        return x + self.table
+
+
+class RegisteredAgain(Base):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("table", torch.ones(3), persistent=False)
+
+    def forward(self, x):
+        self.table = self.table.to(x.device)
+        return x + self.table
+
+
 def log_cases():
     x = torch.randn(4, 3)
     return [
@@ -99,4 +128,6 @@ def log_cases():
         (NotAFlaggedBuffer(), (x,)),
         (ConvertedOnlyWhenItDiffers(), (x,)),
         (ConvertedOnlyWhenItDiffers(), (x.double(),)),
+        (AlwaysANewTensor(), (x,)),
+        (RegisteredAgain(), (x,)),
     ]

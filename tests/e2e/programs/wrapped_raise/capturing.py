@@ -21,6 +21,41 @@ def capture_outputs(func):
     return wrapper
 
 
+def caught(func):
+    """A handler catches the exception before the `finally`: Dynamo logs only the raise."""
+
+    @functools.wraps(func)
+    def wrapper(self, *args, **kwargs):
+        _collected.append([])
+        try:
+            outputs = func(self, *args, **kwargs)
+        except TypeError:
+            outputs = args[0]
+        finally:
+            _collected.pop()
+        return outputs
+
+    return wrapper
+
+
+def hooked(hook):
+    """A factory: its `try` calls the hook it was given, not the wrapped function."""
+
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(self, *args, **kwargs):
+            outputs = func(self, *args, **kwargs)
+            try:
+                hook()
+            finally:
+                _collected.clear()
+            return outputs
+
+        return wrapper
+
+    return decorator
+
+
 def logged_calls(func):
     """The same without a `finally`: an exception leaves it where it is raised."""
 

@@ -1,7 +1,7 @@
 import torch
 from torch import nn
 
-from .capturing import capture_outputs, logged_calls
+from .capturing import capture_outputs, caught, hooked, logged_calls
 
 
 class Stack(nn.Module):
@@ -34,6 +34,24 @@ class Sound(nn.Module):
         return h * mask[:, None, :].sum()
 
 
+class Caught(nn.Module):
+    @caught
+    def forward(self, h, mask=None):
+        if mask is None and not torch.compiler.is_compiling():
+            mask = torch.ones(h.shape[0], h.shape[1])
+        extended = mask[:, None, :]  # expect: GM414 reported
+        return h * extended.sum()
+
+
+class Hooked(nn.Module):
+    @hooked(list)
+    def forward(self, h, mask=None):
+        if mask is None and not torch.compiler.is_compiling():
+            mask = torch.ones(h.shape[0], h.shape[1])
+        extended = mask[:, None, :]  # expect: GM414 reported
+        return h * extended.sum()
+
+
 def log_cases():
     h = torch.randn(2, 3, 4)
-    return [(Stack(), (h,)), (Plain(), (h,)), (Sound(), (h,))]
+    return [(Stack(), (h,)), (Plain(), (h,)), (Sound(), (h,)), (Caught(), (h,)), (Hooked(), (h,))]
