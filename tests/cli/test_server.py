@@ -421,14 +421,17 @@ def test_malformed_and_unknown_messages_get_errors_and_the_server_goes_on():
         {"jsonrpc": "2.0", "id": 7, "method": "graphmend/unknown"},
         {"jsonrpc": "2.0", "id": 8, "method": "textDocument/hover", "params": {"position": 3}},
         {"jsonrpc": "2.0", "id": 9, "method": "textDocument/hover", "params": {"position": 3}},
-        # Read before request 9 is answered (all input arrives at once): 9 is cancelled unrun.
+        # All input arrives at once, so the reader has usually queued this cancel before request 9 is
+        # taken, and 9 is answered "cancelled" unrun; under load it may not have yet (cancelling is
+        # best effort in LSP), and 9 runs and gets its invalid-params error.
         {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 9}},
         {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 42}},  # no such request
         {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": 5}}},
         SHUTDOWN, EXIT)
     assert code == 0
     errors = [(a.get("id"), a["error"]["code"]) for a in answers if "error" in a]
-    assert errors == [(0, -32002), (None, -32700), (None, -32600), (7, -32601), (8, -32602), (9, -32800)]
+    assert errors[:5] == [(0, -32002), (None, -32700), (None, -32600), (7, -32601), (8, -32602)]
+    assert errors[5:] in ([(9, -32800)], [(9, -32602)]), errors
     assert {"id": 99, "jsonrpc": "2.0", "result": None} in answers
     # The notification with bad params is reported in the log, never answered.
     assert any(a.get("method") == "window/logMessage" for a in answers)
