@@ -29,8 +29,7 @@ ir::Node buffer_handed_back(const ir::Module& m, ir::Node value) {
   const ir::Node fn = ir::unparenthesize(value.field(field::function));
   ir::Node source;
   if (fn.is(kind::attribute) &&
-      std::ranges::find(kMayReturnSelf, m.text(fn.field(field::attribute))) != kMayReturnSelf.end() &&
-      callee_name(m, value) != "torch.as_tensor") {
+      std::ranges::find(kMayReturnSelf, m.text(fn.field(field::attribute))) != kMayReturnSelf.end()) {
     source = ir::unparenthesize(fn.field(field::object));
   } else if (callee_name(m, value) == "torch.as_tensor") {
     const std::vector<ir::Node> args = ir::children_without_comments(value.field(field::arguments));
