@@ -6,9 +6,10 @@ For each reduction kind, operation, dtype and mode (eager, aot_eager, inductor),
         s = <reduction of x>.item()            s = <reduction of x><keep>
         return <operation of x and s>          return <operation of x and s>
 
-with <keep> one of "" (`.item()` dropped) or ".detach()", on a fixed set of inputs (random values,
-0 and -0, negatives, subnormals, the largest finite values, inf, nan, all zeros, a 0-d and a 2-d
-tensor), and compares the patched function with the original in the same mode: outputs bit for
+with each <keep> of `--keeps` (forms separated by ';': "" drops `.item()`, ".detach()", GM401's
+".detach().nan_to_num(torch.nan, torch.inf, -torch.inf)"), on a fixed set of inputs (random values,
+0 and -0, negatives, subnormals, the largest finite values, inf, nan, a nan with its sign and a
+payload bit set, all zeros, a 0-d and a 2-d tensor), and compares the patched function with the original in the same mode: outputs bit for
 bit (dtype, shape, every bit of every element), or the same exception class and message. With
 `--grad` the floating-point inputs require grad and the gradients of x (for a fixed upstream
 gradient) are compared too.
@@ -18,7 +19,7 @@ caches per code object). The original compiled breaks at `.item()`: the Python f
 the next graph as an input (torch 2.13 does not specialize floats).
 
     .venv/bin/python bench/item_exactness.py [--modes eager,aot_eager,inductor] [--grad]
-        [--json out.json] [--markdown]
+        [--keeps ".detach();..."] [--json out.json]
 """
 
 from __future__ import annotations
@@ -108,6 +109,12 @@ def inputs(dtype_name: str) -> list[tuple[str, torch.Tensor]]:
                 ("zeros", torch.zeros(n, dtype=torch.float64)),
                 ("negative", -rand.abs() - 0.5)]
         out = [(name, t.to(dtype)) for name, t in sets]
+        # A NaN with its sign bit and a payload bit set: the bits a kept value must carry as the
+        # Python float does.
+        odd_nan = with_nan.to(dtype).clone()
+        as_int = odd_nan.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[odd_nan.element_size()])
+        as_int[7] |= torch.iinfo(as_int.dtype).min | 1
+        out.append(("-nan payload", odd_nan))
         out.append(("0-d", torch.tensor(-2.75, dtype=dtype)))
         out.append(("2-d", (torch.randn(4, 16, generator=g) * 5).to(dtype)))
         return out
@@ -208,12 +215,12 @@ def main() -> int:
     ap.add_argument("--dtypes", default=",".join(FLOATS + INTS))
     ap.add_argument("--reductions", default=",".join(REDUCTIONS))
     ap.add_argument("--ops", default="|".join(OPS))
-    ap.add_argument("--keeps", default=".detach()")
+    ap.add_argument("--keeps", default=".detach()", help="forms in place of .item(), separated by ';'")
     ap.add_argument("--grad", action="store_true")
     ap.add_argument("--json", type=pathlib.Path)
     args = ap.parse_args()
     modes = ["eager-mode" if m == "eager" else m for m in args.modes.split(",")]
-    keeps = args.keeps.split(",")
+    keeps = args.keeps.split(";")
     rows = []
     t0 = time.time()
     tag = 0

@@ -48,6 +48,22 @@ Node sole_expression(Node statement) {
                                                                                        : Node{};
 }
 
+std::optional<std::string> torch_name_at(const Module& m, Node at) {
+  std::vector<std::string> found;
+  for (const auto& [name, sym] : m.scopes[0].symbols) {
+    const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym)];
+    bool only_torch = !symbol.bindings.empty();
+    for (int b : symbol.bindings) {
+      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
+      only_torch &= binding.kind == ir::BindingKind::Import && binding.import_path == "torch";
+    }
+    if (only_torch && m.lookup(m.scope_of(at), name) == sym) found.push_back(name);
+  }
+  if (found.empty()) return std::nullopt;
+  std::sort(found.begin(), found.end());
+  return std::find(found.begin(), found.end(), "torch") != found.end() ? std::string("torch") : found.front();
+}
+
 std::string snippet(const Module& m, Node n) {
   std::string s(m.text(n));
   std::replace(s.begin(), s.end(), '\n', ' ');

@@ -5,8 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/rewrite/compile_gates.h"
 #include "graphmend/rewrite/item_effect.h"
-#include "graphmend/rewrite/unsafe.h"
+#include "graphmend/rewrite/python_layout.h"
 
 namespace graphmend::rewrite {
 
@@ -15,16 +16,16 @@ namespace {
 // The operations whose result is the same, bit for bit, with the number as a 0-d tensor of the
 // other operand's dtype as with the Python number, in eager, aot_eager and inductor
 // (bench/item_exactness.py; bench/RESULTS.md). `value_right`: the value is the right operand
-// (`x - s`); false: the left one (`s * x`). Division with the value on the left (`s / x`) is
-// not one of them: eagerly it rounds differently. Nor is subtraction: a bool tensor raises
-// another exception class under compile.
+// (`x * s`); false: the left one (`s * x`). Not in the table: `s + x`, where a tensor holding a
+// NaN of other bits than the value's gives the value's NaN there and the number gives x's (the
+// number is added to x, the tensor x to it); `s / x`, which rounds differently eagerly; and
+// subtraction, where a bool tensor raises another exception class under compile.
 struct ExactOperation {
   std::string_view op;
   bool value_right;
 };
-constexpr std::array<ExactOperation, 5> kExactOperations{{
+constexpr std::array<ExactOperation, 4> kExactOperations{{
     {"+", true},
-    {"+", false},
     {"*", true},
     {"*", false},
     {"/", true},
@@ -199,10 +200,31 @@ std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext
   });
   if (changed) return Declined{decline<DeclineCode::ItemOperandRebound>(x_name)};
 
+  // 6. The kept value's NaN as the number's. Under Inductor a whole-tensor amax or amin of a
+  // floating tensor holding a NaN gives a NaN of other sign and payload bits (its vectorised
+  // reduction), where the number enters the next graph as the canonical NaN; `nan_to_num` with
+  // NaN and the infinities as their own replacements makes it that NaN, keeps every other value
+  // and the dtype (an integer or bool tensor is returned as it is). Measured in
+  // bench/item_exactness.py for every dtype, in eager, aot_eager and inductor.
+  const std::optional<std::string> torch_name = ir::torch_name_at(m, statement);
+  if (!torch_name) return Declined{decline<DeclineCode::NoTorchName>()};
+  const std::string kept = fmt::format("detach().nan_to_num({0}.nan, {0}.inf, -{0}.inf)", *torch_name);
+  const source::TextRange item_part{item_attribute.field(field::attribute).start(), item_call.end()};
   source::Fix fix;
-  fix.title = fmt::format("keep the value a tensor: `.detach()` in place of `.item()` (unsafe: {})",
-                          mark_unsafe(fix, unsafe<UnsafeCode::NanBitsUnderInductor>()));
-  fix.edits.push_back(source::Edit::replace(item_attribute.field(field::attribute).range(), "detach"));
+  fix.title = "keep the value a tensor: `.detach()` in place of `.item()`, its NaN made the number's";
+  const std::string_view text = m.text();
+  const bool one_line = text.substr(statement.start(), statement.end() - statement.start()).find('\n') ==
+                        std::string_view::npos;
+  const std::string line = std::string(text.substr(statement.start(), item_part.start - statement.start())) + kept +
+                           std::string(text.substr(item_part.end, statement.end() - item_part.end));
+  const StatementLayout layout = layout_of(m, statement);
+  if (one_line && layout.starts_line && layout.indent.size() + line.size() > generated_line_length()) {
+    // Wrapped as the formatter wraps it: the arguments of the call that ends the line go in.
+    const std::string wrapped = wrapped_line(line, layout.indent, layout.unit, layout.newline);
+    fix.edits.push_back(source::Edit::replace(statement.range(), wrapped.substr(layout.indent.size())));
+  } else {
+    fix.edits.push_back(source::Edit::replace(item_part, kept));
+  }
   return fix;
 }
 

@@ -411,24 +411,6 @@ std::vector<std::string> assumable_tensors(const analysis::FileContext& ctx, con
 
 namespace {
 
-// The name this module binds torch to (`import torch`, `import torch as th`), as the code at `at`
-// sees it: generated code writes `torch.where` the way the module writes it. Null when none.
-std::optional<std::string> torch_name_at(const ir::Module& m, ir::Node at) {
-  std::vector<std::string> found;
-  for (const auto& [name, sym] : m.scopes[0].symbols) {
-    const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym)];
-    bool only_torch = !symbol.bindings.empty();
-    for (int b : symbol.bindings) {
-      const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-      only_torch &= binding.kind == ir::BindingKind::Import && binding.import_path == "torch";
-    }
-    if (only_torch && m.lookup(m.scope_of(at), name) == sym) found.push_back(name);
-  }
-  if (found.empty()) return std::nullopt;
-  std::sort(found.begin(), found.end());
-  return std::find(found.begin(), found.end(), "torch") != found.end() ? std::string("torch") : found.front();
-}
-
 // An expression that needs no parentheses as an operand of `|`, `&` or `~`.
 bool primary(ir::Node n) {
   n = n.is(kind::parenthesized_expression) ? n : n;
@@ -1402,7 +1384,7 @@ std::variant<Fix, Declined> WherePlanner::plan() {
     }
     return std::move(*buffer);
   }
-  const std::optional<std::string> torch_name = torch_name_at(m_, if_);
+  const std::optional<std::string> torch_name = ir::torch_name_at(m_, if_);
   if (!torch_name) return Declined{decline<DeclineCode::NoTorchName>()};
   torch_ = *torch_name;
   // Parameters of unknown type that the `if` uses as tensors: planned as plain tensors, checked

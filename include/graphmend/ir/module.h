@@ -225,4 +225,9 @@ Node sole_expression(Node statement);
 // Source text for a diagnostic: one line, at most 40 characters.
 std::string snippet(const Module& m, Node n);
 
+// The name module `m` binds torch to (`import torch`, `import torch as th`) as the code at `at`
+// sees it, so that generated code writes `torch.where` the way the module writes it; `torch`
+// when several names qualify. Null when none (a global bound to anything else does not count).
+std::optional<std::string> torch_name_at(const Module& m, Node at);
+
 }  // namespace graphmend::ir

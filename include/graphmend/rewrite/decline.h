@@ -359,7 +359,7 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
      "a tensor is updated in place after the `if` ({}); the selected value would not alias what the "
      "original bound"},
     {DeclineCode::NoTorchName, "no-torch-name",
-     "the module binds no name to torch (`import torch`), which the selection's `torch.where` needs"},
+     "the module binds no name to torch (`import torch`), which the fix's code needs (`torch.where`, `torch.nan`)"},
     {DeclineCode::SpansLinesUnformatted, "spans-lines-unformatted",
      "`{}` spans lines with a comment, a multi-line string or a trailing comma; graphmend does not reformat it"},
     {DeclineCode::ConditionShapeUnknown, "condition-shape-unknown",
@@ -458,7 +458,7 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::ItemTensorUnproven, "item-tensor-unproven",
      "`{}` is not proven a tensor; `.item()` of another type (a NumPy array) is not kept"},
     {DeclineCode::ItemValueUse, "item-value-use",
-     "`{}` is used in `{}`, not only as the number in `x + v`, `v + x`, `x * v`, `v * x` or `x / v` with "
+     "`{}` is used in `{}`, not only as the number in `x + v`, `x * v`, `v * x` or `x / v` with "
      "the tensor it was taken from; kept a tensor, it could change that result"},
     {DeclineCode::ItemOperandOtherTensor, "item-operand-other-tensor",
      "`{}` is an operand beside `{}`, not beside `{}` that it was taken from: with another dtype, a 0-d "

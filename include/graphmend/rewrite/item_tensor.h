@@ -2,14 +2,13 @@
 // taken from (GM401; doc: rules/GM401.md):
 //     scale = x.abs().amax().item()
 //     y = x / scale
-// becomes `scale = x.abs().amax().detach()`. The value is the amax or amin of the whole tensor `x`, so
-// it has x's dtype and is one of x's elements (exactly representable, never rounded); every use of
-// the name is `x op scale` with an operation measured to give the same bits for a 0-d tensor of
-// x's dtype as for the Python number, in eager, aot_eager and inductor
-// (bench/item_exactness.py, bench/RESULTS.md), but for one thing: under Inductor, a float32,
-// float64 or float16 tensor holding a NaN gives NaN results whose sign and payload bits differ. So
-// the fix is unsafe (nan-bits-under-inductor). `.detach()` keeps the gradient path cut, as the
-// Python number did.
+// becomes `scale = x.abs().amax().detach().nan_to_num(torch.nan, torch.inf, -torch.inf)`. The value
+// is the amax or amin of the whole tensor `x`, so it has x's dtype and is one of x's elements
+// (exactly representable, never rounded); every use of the name is `x op scale` with an operation
+// measured to give the same bits for a 0-d tensor of x's dtype as for the Python number, in eager,
+// aot_eager and inductor (bench/item_exactness.py, bench/RESULTS.md). `nan_to_num` gives a NaN
+// value the canonical NaN's bits, which the number carries into the compiled graph and Inductor's
+// reduction does not; `.detach()` keeps the gradient path cut, as the Python number did.
 #pragma once
 
 #include <variant>
@@ -26,7 +25,7 @@ namespace graphmend::rewrite {
 bool item_used_with_tensor(const analysis::FileContext& ctx, ir::Node item_call);
 
 // The rewrite of `name = x.<amax|amin>().item()` (optionally of `x.abs()`) into
-// `.detach()`, or why it is declined.
+// `.detach().nan_to_num(...)`, or why it is declined.
 std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext& ctx, ir::Node item_call,
                                                      FunctionIndex& index);
 

@@ -27,8 +27,6 @@ enum class UnsafeCode : std::uint8_t {
   // [Dense]
   ExpertOnEveryToken,
   ExpertOnEveryRow,
-  // GM401's `.item()` kept a tensor
-  NanBitsUnderInductor,
 };
 
 struct UnsafeEntry {
@@ -54,10 +52,6 @@ inline constexpr auto kUnsafeTable = std::to_array<UnsafeEntry>({
      "assumes an expert treats rows independently, as an MLP does; a matrix product over every row may round "
      "differently from one over the selected rows; each expert does the work of every row, not only its own; eager, "
      "and grad-enabled code, unchanged"},
-    // GM401's `.item()` kept a tensor
-    {UnsafeCode::NanBitsUnderInductor, "nan-bits-under-inductor",
-     "every value is the original's, in eager, aot_eager and inductor, but under Inductor a float32, "
-     "float64 or float16 tensor that holds a NaN gives NaN results with other sign and payload bits"},
 });
 
 constexpr bool unsafe_table_in_enum_order() {
@@ -67,7 +61,7 @@ constexpr bool unsafe_table_in_enum_order() {
   return true;
 }
 static_assert(unsafe_table_in_enum_order(), "kUnsafeTable must list every UnsafeCode once, in the enum's order");
-static_assert(static_cast<size_t>(UnsafeCode::NanBitsUnderInductor) + 1 == kUnsafeTable.size(),
+static_assert(static_cast<size_t>(UnsafeCode::ExpertOnEveryRow) + 1 == kUnsafeTable.size(),
               "every UnsafeCode needs a table entry");
 
 constexpr size_t field_count(UnsafeCode code) {
