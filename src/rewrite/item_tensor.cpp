@@ -1,7 +1,10 @@
 #include "graphmend/rewrite/item_tensor.h"
 
 #include <array>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -64,6 +67,38 @@ ir::Node statement_in(ir::Node block, ir::Node n) {
   return n;
 }
 
+
+// `name = value`'s value as ruff and black lay it out when it follows `name = ` at the statement's
+// indentation: on the line when the statement fits; else in parentheses on a line of its own (a
+// value with two or more method calls after a bracket keeps them); else, in them, one call a line,
+// the first with the name it is called on (the fluent style). Nullopt when a line still does not
+// fit, or the statement does not start its line.
+std::optional<std::string> laid_out(std::string_view name, std::string_view value, const StatementLayout& l) {
+  const size_t width = generated_line_length();
+  if (l.indent.size() + name.size() + 3 + value.size() <= width) return std::string(value);
+  if (!l.starts_line) return std::nullopt;
+  if (l.inner.size() + value.size() <= width) {
+    return "(" + l.newline + l.inner + std::string(value) + l.newline + std::string(l.indent) + ")";
+  }
+  std::vector<std::string_view> calls;  // split before each `.` that follows a closing bracket
+  size_t from = 0;
+  int depth = 0;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    depth += (c == '(' || c == '[') ? 1 : (c == ')' || c == ']') ? -1 : 0;
+    if (c == '.' && depth == 0 && i > 0 && value[i - 1] == ')') {
+      calls.push_back(value.substr(from, i - from));
+      from = i;
+    }
+  }
+  calls.push_back(value.substr(from));
+  std::string out = "(";
+  for (const std::string_view call : calls) {
+    if (l.inner.size() + call.size() > width) return std::nullopt;
+    out += l.newline + l.inner + std::string(call);
+  }
+  return out + l.newline + std::string(l.indent) + ")";
+}
 }  // namespace
 
 bool item_used_with_tensor(const analysis::FileContext& ctx, ir::Node item_call) {
@@ -210,21 +245,19 @@ std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext
   if (!torch_name) return Declined{decline<DeclineCode::NoTorchName>()};
   const std::string kept = fmt::format("detach().nan_to_num({0}.nan, {0}.inf, -{0}.inf)", *torch_name);
   const source::TextRange item_part{item_attribute.field(field::attribute).start(), item_call.end()};
+  const std::string_view text = m.text();
   source::Fix fix;
   fix.title = "keep the value a tensor: `.detach()` in place of `.item()`, its NaN made the number's";
-  const std::string_view text = m.text();
-  const bool one_line = text.substr(statement.start(), statement.end() - statement.start()).find('\n') ==
-                        std::string_view::npos;
-  const std::string line = std::string(text.substr(statement.start(), item_part.start - statement.start())) + kept +
-                           std::string(text.substr(item_part.end, statement.end() - item_part.end));
-  const StatementLayout layout = layout_of(m, statement);
-  if (one_line && layout.starts_line && layout.indent.size() + line.size() > generated_line_length()) {
-    // Wrapped as the formatter wraps it: the arguments of the call that ends the line go in.
-    const std::string wrapped = wrapped_line(line, layout.indent, layout.unit, layout.newline);
-    fix.edits.push_back(source::Edit::replace(statement.range(), wrapped.substr(layout.indent.size())));
-  } else {
+  const std::string_view call_text = text.substr(item_call.start(), item_call.end() - item_call.start());
+  if (call_text.find_first_of("\r\n") != std::string_view::npos) {
+    // Laid out over lines already: only `item()` changes, the rest keeps its layout.
     fix.edits.push_back(source::Edit::replace(item_part, kept));
+    return fix;
   }
+  const std::string value = std::string(text.substr(item_call.start(), item_part.start - item_call.start())) + kept;
+  const std::optional<std::string> written = laid_out(m.text(target), value, layout_of(m, statement));
+  if (!written) return Declined{decline<DeclineCode::ItemLineTooLong>(name)};
+  fix.edits.push_back(source::Edit::replace(item_call.range(), *written));
   return fix;
 }
 

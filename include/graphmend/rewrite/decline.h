@@ -166,6 +166,7 @@ enum class DeclineCode : std::uint8_t {
   ItemOperandOtherTensor,
   ItemUseNotAfter,
   ItemOperandRebound,
+  ItemLineTooLong,
 
   // [Dense] expert dispatch in fixed shapes (dense.cpp).
   DispatchLoopElse,
@@ -468,6 +469,8 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
     {DeclineCode::ItemOperandRebound, "item-operand-rebound",
      "`{}` may not be the same tensor at each use: it is bound again, deleted, its `.data` replaced, a "
      "name of another scope, or read by a nested function"},
+    {DeclineCode::ItemLineTooLong, "item-line-too-long",
+     "the statement that binds `{}`, fixed, does not fit the line length even with one method call a line"},
 
     // [Dense] expert dispatch in fixed shapes (dense.cpp).
     {DeclineCode::DispatchLoopElse, "dispatch-loop-else", "the loop has an `else` clause"},
