@@ -222,3 +222,47 @@ def test_many_generated_files_are_named_on_one_line(gm, tmp_path):
     assert all("the file says it is generated" in line for line in lines[:3])
     assert lines[3] == ("warning: 2 more files say they are generated and are left to their generators alike: "
                         "pkg/modeling_3.py, pkg/modeling_4.py")
+
+
+KEPT_TENSORS = '''import torch
+
+
+@torch.compile
+def short(x: torch.Tensor) -> torch.Tensor:
+    scale = x.abs().amax().item()
+    return x / scale
+
+
+@torch.compile
+def normalize(hidden: torch.Tensor) -> torch.Tensor:
+    largest_magnitude_seen = hidden.abs().amax().item()  # the peak
+    return hidden / largest_magnitude_seen
+
+
+@torch.compile
+def fluent(activations_of_the_layer_with_a_long_name: torch.Tensor) -> torch.Tensor:
+    largest_seen_so_far = activations_of_the_layer_with_a_long_name.abs().amax().item()
+    return activations_of_the_layer_with_a_long_name * largest_seen_so_far
+'''
+
+
+@pytest.mark.parametrize("width", [88, 119])
+def test_a_value_kept_a_tensor_is_laid_out_as_ruff_formats_it(gm, tmp_path, width):
+    """GM401's `.detach().nan_to_num(...)` lengthens a line: on it, in parentheses, or one method
+    call a line, whichever ruff itself writes at the project's line length."""
+    (tmp_path / "ruff.toml").write_text(f"line-length = {width}\n")
+    model = tmp_path / "model.py"
+    model.write_text(KEPT_TENSORS)
+    settings = ["--isolated", "--line-length", str(width)]
+    before = subprocess.run([str(RUFF), "format", "--check", *settings, "model.py"], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert before.returncode == 0, before.stdout
+    out = gm("fix", "model.py", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    fixed = model.read_text()
+    assert fixed.count(".nan_to_num(torch.nan, torch.inf, -torch.inf)") == 3 and ".item()" not in fixed
+    after = subprocess.run([str(RUFF), "format", "--check", "--diff", *settings, "model.py"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert after.returncode == 0, after.stdout + fixed
+    if width == 88:
+        assert "(\n        hidden.abs()" in fixed and "\n        .amax()\n" in fixed, fixed
