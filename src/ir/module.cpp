@@ -48,6 +48,27 @@ Node sole_expression(Node statement) {
                                                                                        : Node{};
 }
 
+namespace {
+
+// True when the import `statement` runs whenever the module does: a statement of the module, or
+// under module-level `if`s that are not for type checkers only (`if TYPE_CHECKING:`, `if False:`);
+// not in a `try`, a `with`, a class or a function (`global torch`).
+bool imported_when_module_runs(const Module& m, Node statement) {
+  for (Node at = statement ? statement.parent() : Node{}; at; at = at.parent()) {
+    if (at.is(kind::module_)) return true;
+    if (at.is(kind::block) || at.is(kind::else_clause)) continue;
+    if (!at.is(kind::if_statement) && !at.is(kind::elif_clause)) return false;
+    const std::string_view condition = m.text(at.field(field::condition));
+    if (condition == "TYPE_CHECKING" || condition == "typing.TYPE_CHECKING" || condition == "False" ||
+        condition == "0") {
+      return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<std::string> torch_name_at(const Module& m, Node at) {
   std::vector<std::string> found;
   for (const auto& [name, sym] : m.scopes[0].symbols) {
@@ -55,7 +76,8 @@ std::optional<std::string> torch_name_at(const Module& m, Node at) {
     bool only_torch = !symbol.bindings.empty();
     for (int b : symbol.bindings) {
       const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-      only_torch &= binding.kind == ir::BindingKind::Import && binding.import_path == "torch";
+      only_torch &= binding.kind == ir::BindingKind::Import && binding.import_path == "torch" &&
+                    imported_when_module_runs(m, binding.statement);
     }
     if (only_torch && m.lookup(m.scope_of(at), name) == sym) found.push_back(name);
   }

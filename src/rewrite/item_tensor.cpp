@@ -69,13 +69,15 @@ ir::Node statement_in(ir::Node block, ir::Node n) {
 
 
 // `name = value`'s value as ruff and black lay it out when it follows `name = ` at the statement's
-// indentation: on the line when the statement fits; else in parentheses on a line of its own (a
+// indentation: on the line when the statement fits, with the `trailing` columns after it (a
+// comment counts); else in parentheses on a line of its own (a
 // value with two or more method calls after a bracket keeps them); else, in them, one call a line,
 // the first with the name it is called on (the fluent style). Nullopt when a line still does not
 // fit, or the statement does not start its line.
-std::optional<std::string> laid_out(std::string_view name, std::string_view value, const StatementLayout& l) {
+std::optional<std::string> laid_out(std::string_view name, std::string_view value, const StatementLayout& l,
+                                    size_t trailing) {
   const size_t width = generated_line_length();
-  if (l.indent.size() + name.size() + 3 + value.size() <= width) return std::string(value);
+  if (l.indent.size() + name.size() + 3 + value.size() + trailing <= width) return std::string(value);
   if (!l.starts_line) return std::nullopt;
   if (l.inner.size() + value.size() <= width) {
     return "(" + l.newline + l.inner + std::string(value) + l.newline + std::string(l.indent) + ")";
@@ -98,6 +100,19 @@ std::optional<std::string> laid_out(std::string_view name, std::string_view valu
     out += l.newline + l.inner + std::string(call);
   }
   return out + l.newline + std::string(l.indent) + ")";
+}
+
+// True when `n` is inside a scope nested in the function `function` (a lambda, a comprehension or
+// generator, a class body, a nested `def`): a name there may be another variable, or read later.
+bool in_nested_scope(ir::Node n, ir::Node function) {
+  for (ir::Node at = n.parent(); at && at != function; at = at.parent()) {
+    if (at.is(kind::lambda) || at.is(kind::list_comprehension) || at.is(kind::set_comprehension) ||
+        at.is(kind::dictionary_comprehension) || at.is(kind::generator_expression) ||
+        at.is(kind::class_definition) || at.is(kind::function_definition)) {
+      return true;
+    }
+  }
+  return false;
 }
 }  // namespace
 
@@ -173,7 +188,7 @@ std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext
   syntax::walk(fn.node, [&](ir::Node n) {
     if (declined) return false;
     if (!n.is(kind::identifier) || n == target || m.text(n) != name) return true;
-    if (m.function_of(n) != fi) {
+    if (m.function_of(n) != fi || in_nested_scope(n, fn.node)) {
       declined = Declined{decline<DeclineCode::ItemNameUsedElsewhere>(name)};
       return false;
     }
@@ -207,6 +222,15 @@ std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext
   });
   if (declined) return std::move(*declined);
   if (uses == 0) return Declined{decline<DeclineCode::ItemValueUse>(name, name)};
+  // Every use runs in a graph, where the number enters as the canonical NaN: a graph break in a
+  // loop, `try`, `with` or `match` from here to the last use can make Dynamo run the rest
+  // eagerly, and there the number carries the bits of the NaN the compiled amax gave it.
+  for (ir::Node at = statement; at && at.start() <= last_statement.start(); at = at.next_named_sibling()) {
+    if (at.is(kind::for_statement) || at.is(kind::while_statement) || at.is(kind::try_statement) ||
+        at.is(kind::with_statement) || at.is(kind::match_statement)) {
+      return Declined{decline<DeclineCode::ItemUseMayRunEagerly>(name)};
+    }
+  }
 
   // 5. `x` is the same tensor at every use: a local or parameter of this function, read by no
   // nested scope, not bound again or deleted from this statement to the last that uses the value
@@ -226,10 +250,23 @@ std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext
   bool changed = false;
   syntax::walk(fn.node, [&](ir::Node n) {
     if (changed) return false;
-    if (n.is(kind::identifier) && m.text(n) == x_name && m.function_of(n) != fi) changed = true;
+    if (n.is(kind::identifier) && m.text(n) == x_name && (m.function_of(n) != fi || in_nested_scope(n, fn.node))) {
+      changed = true;
+    }
     if (n.is(kind::attribute) && n.field(field::object).is(kind::identifier) && m.text(n.field(field::object)) == x_name) {
       const std::string_view attribute = m.text(n.field(field::attribute));
       if (attribute == "data" || attribute == "set_") changed = true;
+    }
+    // `setattr(x, "data", ...)` and `torch.Tensor.set_(x, ...)` replace its data as `x.data = ...`
+    // does.
+    if (n.is(kind::call)) {
+      const std::string_view callee = m.text(n.field(field::function));
+      const std::string_view last = callee.substr(callee.rfind('.') == std::string_view::npos ? 0 : callee.rfind('.') + 1);
+      const std::vector<ir::Node> args = ir::children_without_comments(n.field(field::arguments));
+      if ((last == "setattr" || last == "__setattr__" || last == "set_") && !args.empty() &&
+          args.front().is(kind::identifier) && m.text(args.front()) == x_name) {
+        changed = true;
+      }
     }
     return !changed;
   });
@@ -255,7 +292,10 @@ std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext
     return fix;
   }
   const std::string value = std::string(text.substr(item_call.start(), item_part.start - item_call.start())) + kept;
-  const std::optional<std::string> written = laid_out(m.text(target), value, layout_of(m, statement));
+  // What follows the statement on its line (a comment) counts toward its width.
+  const size_t line_end = text.find_first_of("\r\n", statement.end());
+  const size_t trailing = (line_end == std::string_view::npos ? text.size() : line_end) - statement.end();
+  const std::optional<std::string> written = laid_out(m.text(target), value, layout_of(m, statement), trailing);
   if (!written) return Declined{decline<DeclineCode::ItemLineTooLong>(name)};
   fix.edits.push_back(source::Edit::replace(item_call.range(), *written));
   return fix;

@@ -167,6 +167,7 @@ enum class DeclineCode : std::uint8_t {
   ItemUseNotAfter,
   ItemOperandRebound,
   ItemLineTooLong,
+  ItemUseMayRunEagerly,
 
   // [Dense] expert dispatch in fixed shapes (dense.cpp).
   DispatchLoopElse,
@@ -471,6 +472,9 @@ inline constexpr auto kDeclineTable = std::to_array<DeclineEntry>({
      "name of another scope, or read by a nested function"},
     {DeclineCode::ItemLineTooLong, "item-line-too-long",
      "the statement that binds `{}`, fixed, does not fit the line length even with one method call a line"},
+    {DeclineCode::ItemUseMayRunEagerly, "item-use-may-run-eagerly",
+     "a loop, `try`, `with` or `match` comes before a use of `{}`: a graph break there can make Dynamo run the "
+     "use eagerly, where the number keeps the bits of a NaN the compiled amax gave it"},
 
     // [Dense] expert dispatch in fixed shapes (dense.cpp).
     {DeclineCode::DispatchLoopElse, "dispatch-loop-else", "the loop has an `else` clause"},
