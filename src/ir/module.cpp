@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <tuple>
 #include <unordered_set>
 
 #include "graphmend/ir/type_comments.h"
@@ -50,40 +51,40 @@ Node sole_expression(Node statement) {
 
 namespace {
 
-// True when the import `statement` runs whenever the module does: a statement of the module, or
-// under module-level `if`s that are not for type checkers only (`if TYPE_CHECKING:`, `if False:`);
-// not in a `try`, a `with`, a class or a function (`global torch`).
-bool imported_when_module_runs(const Module& m, Node statement) {
+// How surely the import `statement` runs whenever the module does: 2 for a statement of the
+// module itself, 1 under module-level `if`s that are not for type checkers only (`if
+// is_torch_available():`, not `if TYPE_CHECKING:` or `if False:`), 0 otherwise (in a `try`, a
+// `with`, a class or a function: `global torch`).
+int import_runs(const Module& m, Node statement) {
+  int sure = 2;
   for (Node at = statement ? statement.parent() : Node{}; at; at = at.parent()) {
-    if (at.is(kind::module_)) return true;
+    if (at.is(kind::module_)) return sure;
     if (at.is(kind::block) || at.is(kind::else_clause)) continue;
-    if (!at.is(kind::if_statement) && !at.is(kind::elif_clause)) return false;
+    if (!at.is(kind::if_statement) && !at.is(kind::elif_clause)) return 0;
     const std::string_view condition = m.text(at.field(field::condition));
-    if (condition == "TYPE_CHECKING" || condition == "typing.TYPE_CHECKING" || condition == "False" ||
-        condition == "0") {
-      return false;
-    }
+    if (condition.ends_with("TYPE_CHECKING") || condition == "False" || condition == "0") return 0;
+    sure = 1;
   }
-  return false;
+  return 0;
 }
 
 }  // namespace
 
 std::optional<std::string> torch_name_at(const Module& m, Node at) {
-  std::vector<std::string> found;
+  // Names bound only by imports of torch that run, the surest first, then `torch`, then by name.
+  std::vector<std::tuple<int, bool, std::string>> found;
   for (const auto& [name, sym] : m.scopes[0].symbols) {
     const ir::Symbol& symbol = m.symbols[static_cast<size_t>(sym)];
-    bool only_torch = !symbol.bindings.empty();
+    int sure = symbol.bindings.empty() ? 0 : 2;
     for (int b : symbol.bindings) {
       const ir::Binding& binding = m.bindings[static_cast<size_t>(b)];
-      only_torch &= binding.kind == ir::BindingKind::Import && binding.import_path == "torch" &&
-                    imported_when_module_runs(m, binding.statement);
+      const bool torch = binding.kind == ir::BindingKind::Import && binding.import_path == "torch";
+      sure = std::min(sure, torch ? import_runs(m, binding.statement) : 0);
     }
-    if (only_torch && m.lookup(m.scope_of(at), name) == sym) found.push_back(name);
+    if (sure > 0 && m.lookup(m.scope_of(at), name) == sym) found.emplace_back(-sure, name != "torch", name);
   }
   if (found.empty()) return std::nullopt;
-  std::sort(found.begin(), found.end());
-  return std::find(found.begin(), found.end(), "torch") != found.end() ? std::string("torch") : found.front();
+  return std::get<2>(*std::min_element(found.begin(), found.end()));
 }
 
 std::string snippet(const Module& m, Node n) {

@@ -253,21 +253,13 @@ std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext
     if (n.is(kind::identifier) && m.text(n) == x_name && (m.function_of(n) != fi || in_nested_scope(n, fn.node))) {
       changed = true;
     }
-    if (n.is(kind::attribute) && n.field(field::object).is(kind::identifier) && m.text(n.field(field::object)) == x_name) {
+    // New data for any tensor of the function (`y.data = ...`, `setattr(y, ...)`, `y.set_(...)`,
+    // `torch.Tensor.set_(y, ...)`): `y` may be another name for x.
+    if (n.is(kind::attribute)) {
       const std::string_view attribute = m.text(n.field(field::attribute));
-      if (attribute == "data" || attribute == "set_") changed = true;
+      if (attribute == "data" || attribute == "set_" || attribute == "__setattr__") changed = true;
     }
-    // `setattr(x, "data", ...)` and `torch.Tensor.set_(x, ...)` replace its data as `x.data = ...`
-    // does.
-    if (n.is(kind::call)) {
-      const std::string_view callee = m.text(n.field(field::function));
-      const std::string_view last = callee.substr(callee.rfind('.') == std::string_view::npos ? 0 : callee.rfind('.') + 1);
-      const std::vector<ir::Node> args = ir::children_without_comments(n.field(field::arguments));
-      if ((last == "setattr" || last == "__setattr__" || last == "set_") && !args.empty() &&
-          args.front().is(kind::identifier) && m.text(args.front()) == x_name) {
-        changed = true;
-      }
-    }
+    if (n.is(kind::call) && m.text(n.field(field::function)) == "setattr") changed = true;
     return !changed;
   });
   if (changed) return Declined{decline<DeclineCode::ItemOperandRebound>(x_name)};

@@ -227,9 +227,10 @@ std::string snippet(const Module& m, Node n);
 
 // The name module `m` binds torch to (`import torch`, `import torch as th`) as the code at `at`
 // sees it, so that generated code writes `torch.where` the way the module writes it; `torch`
-// when several names qualify. Only a name bound by imports of torch that run whenever the module
-// does counts: at module level or under its `if`s (`if is_torch_available():`), not under
-// `if TYPE_CHECKING:`, in a `try` or in a function. Null when none.
+// when several names qualify equally. Only a name bound by imports of torch that run whenever the
+// module does counts: at module level or under its `if`s (`if is_torch_available():`), not under
+// `if TYPE_CHECKING:`, in a `try` or in a function; one imported unconditionally is preferred.
+// Null when none.
 std::optional<std::string> torch_name_at(const Module& m, Node at);
 
 }  // namespace graphmend::ir
