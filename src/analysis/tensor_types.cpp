@@ -295,14 +295,15 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
   return {};
 }
 
-TypeOracle::Assumption::Assumption(TypeOracle& oracle, source::TextRange region, std::vector<std::string> names)
+TypeOracle::Assumption::Assumption(TypeOracle& oracle, const ir::Module& module, source::TextRange region,
+                                   std::vector<std::string> names)
     : oracle_(oracle) {
   oracle_.saved_memo_ = std::exchange(oracle_.memo_, {});
   oracle_.saved_binding_memo_ = std::exchange(oracle_.binding_memo_, {});
   oracle_.saved_unordered_plain_ = std::exchange(oracle_.unordered_plain_, {});
   oracle_.saved_returns_ = std::exchange(oracle_.returns_, {});
   oracle_.saved_self_stores_ = std::exchange(oracle_.self_stores_, {});
-  oracle_.assumed_ = Assumed{region, std::move(names)};
+  oracle_.assumed_ = Assumed{&module, region, std::move(names)};
 }
 
 TypeOracle::Assumption::~Assumption() {
@@ -315,7 +316,7 @@ TypeOracle::Assumption::~Assumption() {
 }
 
 ValueType TypeOracle::identifier(const ir::Module& m, ir::Node id) {
-  if (assumed_ && id.start() >= assumed_->region.start && id.end() <= assumed_->region.end) {
+  if (assumed_ && &m == assumed_->module && id.start() >= assumed_->region.start && id.end() <= assumed_->region.end) {
     const string_view name = m.text(id);
     for (const std::string& n : assumed_->names) {
       if (n == name) return of(ValueKind::Tensor);

@@ -140,6 +140,38 @@ TEST(Totality, OneTensorOperationsByTheMeasuredTable) {
   EXPECT_FALSE(of("t7").has_value() && of("t7")->kind == K::Total);  // `m` is a tensor only by its use
 }
 
+// A planner's assumption covers its own module's region: the callee `pick`, typed from its module
+// `b`, has an `x` at offsets inside `f`'s region in `a`, and that `x` (an int) stays what it is.
+TEST(TensorTypes, AnAssumptionHoldsInItsOwnModuleOnly) {
+  ParsedModule a = parse_module(
+      "from b import pick\n"
+      "def f(x, m):\n"
+      "    return pick(m)\n",
+      "a");
+  ParsedModule b = parse_module(
+      "def pick(m, x=3):\n"
+      "    return x\n",
+      "b");
+  analysis::Project project;
+  project.add(a.module.get());
+  project.add(b.module.get());
+  const ir::Module& am = *a.module;
+  const ir::Node call = find_node(am, "call", "pick(m)");
+  const ir::Node x_in_a = nth_identifier(am, "x", 0);
+  const ir::Node x_in_b = nth_identifier(*b.module, "x", 1);  // the one returned
+  ASSERT_TRUE(call && x_in_a && x_in_b);
+  ASSERT_GT(x_in_b.start(), find_node(am, "function_definition").start());  // inside f's region, by offset
+  analysis::TypeOracle plain(project);
+  const ValueKind returned = plain.type_of(am, call).kind;
+  ASSERT_NE(returned, ValueKind::Tensor);
+  analysis::TypeOracle types(project);
+  const ir::Node f = find_node(am, "function_definition");
+  const analysis::TypeOracle::Assumption assumed(types, am, {f.start(), f.end()}, {"x"});
+  EXPECT_EQ(types.type_of(am, x_in_a).kind, ValueKind::Tensor);
+  EXPECT_EQ(types.type_of(am, call).kind, returned);
+  EXPECT_EQ(types.type_of(*b.module, x_in_b).kind, plain.type_of(*b.module, x_in_b).kind);
+}
+
 TEST(TensorTypes, AParameterIsATensorByAUseThatRunsOnEveryCall) {
   Analysed a(
       "import torch\n"

@@ -75,11 +75,13 @@ class TypeOracle {
   ValueType parameter_type(const ir::Module& module, int function, size_t index);
 
   // A planner's hypothesis, which the code it emits checks at trace time: while an Assumption
-  // lives, every identifier inside `region` named in `names` is a plain tensor. Types computed
-  // meanwhile are kept apart and dropped with it; assumptions do not nest.
+  // lives, every identifier inside `region` of `module` named in `names` is a plain tensor (an
+  // identifier of another module at the same offsets is not: typing a callee reads its module).
+  // Types computed meanwhile are kept apart and dropped with it; assumptions do not nest.
   class Assumption {
    public:
-    Assumption(TypeOracle& oracle, source::TextRange region, std::vector<std::string> names);
+    Assumption(TypeOracle& oracle, const ir::Module& module, source::TextRange region,
+               std::vector<std::string> names);
     ~Assumption();
     Assumption(const Assumption&) = delete;
     Assumption& operator=(const Assumption&) = delete;
@@ -114,6 +116,7 @@ class TypeOracle {
   const SelfStores& self_stores(ClassRef cls);
 
   struct Assumed {
+    const ir::Module* module;
     source::TextRange region;
     std::vector<std::string> names;
   };
