@@ -189,11 +189,19 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
     return options.excluded ? options.excluded(path, fs::is_directory(path, ec), true) : patterns.matches_path(path);
   };
   std::set<std::string> seen;  // canonical paths
-  auto add = [&](const fs::path& p, bool explicit_arg, bool context_only,
-                 const std::optional<fs::path>& walk_root = std::nullopt) {
+  // The file standard input stands for (--stdin-filename): its copy on disk is no context, since
+  // it would be a second module of the same name, and the one an import resolved to would be
+  // whichever came first.
+  std::set<std::string> stdin_paths;
+  const auto canonical_key = [](const fs::path& p) {
     std::error_code ec;
     fs::path canonical = fs::weakly_canonical(p, ec);
-    const std::string key = ec ? p.lexically_normal().string() : canonical.string();
+    return ec ? p.lexically_normal().string() : canonical.string();
+  };
+  auto add = [&](const fs::path& p, bool explicit_arg, bool context_only,
+                 const std::optional<fs::path>& walk_root = std::nullopt) {
+    const std::string key = canonical_key(p);
+    if (context_only && stdin_paths.contains(key)) return;
     if (!seen.insert(key).second) return;
     std::string display = p.lexically_normal().string();
     if (display.starts_with("./")) display.erase(0, 2);
@@ -285,6 +293,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       f.explicit_arg = true;
       f.from_stdin = true;
       result.files.push_back(std::move(f));
+      if (!options.stdin_filename.empty()) stdin_paths.insert(canonical_key(name));
       if (options.project_context && !options.stdin_filename.empty()) {
         if (auto root = project_root_of(name)) context_roots.insert(*root);
       }

@@ -3,6 +3,8 @@
 import json
 import subprocess
 
+import pytest
+
 
 def findings(result):
     return [(d["filename"], d["code"]) for d in json.loads(result.stdout)["diagnostics"]]
@@ -115,6 +117,25 @@ def test_standard_input(gm, project):
     compile(r.stdout, "model.py", "exec")
     r = gm("check", "-", "x.py", cwd=project, stdin=text)
     assert r.returncode == 2
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+def test_standard_input_is_the_only_module_of_its_name(gm, tmp_path, absolute):
+    """An editor's unsaved text, given on standard input, is what imports in the project resolve to:
+    its stale copy on disk is no second module of the same name."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").touch()
+    (tmp_path / "pkg" / "train.py").write_text("import torch\nfrom pkg.model import step\nf = torch.compile(step)\n")
+    on_disk = "import torch\ndef step(x):\n    return x * 2\n"
+    edited = "import torch\ndef step(x):\n    if x.sum() > 0:\n        x = x * 2\n    return x\n"
+    (tmp_path / "pkg" / "model.py").write_text(on_disk)
+    name = str(tmp_path / "pkg" / "model.py") if absolute else "pkg/model.py"
+    for _ in range(3):  # the same answer every run
+        r = gm("check", "-", "--stdin-filename", name, "--output-format", "json", cwd=tmp_path, stdin=edited)
+        assert findings(r) == [(name, "GM101")], r.stdout + r.stderr
+    (tmp_path / "pkg" / "model.py").write_text(edited)
+    assert findings(gm("check", "pkg/model.py", "--output-format", "json", cwd=tmp_path)) == [("pkg/model.py", "GM101")]
 
 
 def test_a_tracked_symlink_is_walked_inside_a_git_work_tree(gm, project, tmp_path_factory):
