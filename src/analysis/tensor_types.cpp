@@ -295,15 +295,19 @@ ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
   return {};
 }
 
-TypeOracle::Assumption::Assumption(TypeOracle& oracle, const ir::Module& module, source::TextRange region,
-                                   std::vector<std::string> names)
+TypeOracle::Assumption::Assumption(TypeOracle& oracle, const ir::Module& module, int scope, source::TextRange region,
+                                   const std::vector<std::string>& names)
     : oracle_(oracle) {
   oracle_.saved_memo_ = std::exchange(oracle_.memo_, {});
   oracle_.saved_binding_memo_ = std::exchange(oracle_.binding_memo_, {});
   oracle_.saved_unordered_plain_ = std::exchange(oracle_.unordered_plain_, {});
   oracle_.saved_returns_ = std::exchange(oracle_.returns_, {});
   oracle_.saved_self_stores_ = std::exchange(oracle_.self_stores_, {});
-  oracle_.assumed_ = Assumed{&module, region, std::move(names)};
+  std::vector<int> symbols;
+  for (const std::string& name : names) {
+    if (const int symbol = module.lookup(scope, name); symbol >= 0) symbols.push_back(symbol);
+  }
+  oracle_.assumed_ = Assumed{&module, region, std::move(symbols)};
 }
 
 TypeOracle::Assumption::~Assumption() {
@@ -317,10 +321,8 @@ TypeOracle::Assumption::~Assumption() {
 
 ValueType TypeOracle::identifier(const ir::Module& m, ir::Node id) {
   if (assumed_ && &m == assumed_->module && id.start() >= assumed_->region.start && id.end() <= assumed_->region.end) {
-    const string_view name = m.text(id);
-    for (const std::string& n : assumed_->names) {
-      if (n == name) return of(ValueKind::Tensor);
-    }
+    const std::vector<int>& symbols = assumed_->symbols;
+    if (std::find(symbols.begin(), symbols.end(), m.lookup_at(id)) != symbols.end()) return of(ValueKind::Tensor);
   }
   const auto bindings = m.reaching_bindings(id);
   if (bindings.empty()) {

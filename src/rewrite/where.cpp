@@ -1391,7 +1391,9 @@ std::variant<Fix, Declined> WherePlanner::plan() {
   // at trace time by the compile-gated form.
   assumed_ = assumable_tensors(ctx_, *fn_, if_);
   std::optional<analysis::TypeOracle::Assumption> assumption;
-  if (!assumed_.empty()) assumption.emplace(ctx_.types, m_, source::TextRange{fn_->node.start(), if_.end()}, assumed_);
+  if (!assumed_.empty()) {
+    assumption.emplace(ctx_.types, m_, fn_->scope, source::TextRange{fn_->node.start(), if_.end()}, assumed_);
+  }
   if (auto bad = read_conditions()) return Declined{std::move(*bad)};
 
   auto single_return = [](ir::Node block) -> ir::Node {

@@ -166,10 +166,32 @@ TEST(TensorTypes, AnAssumptionHoldsInItsOwnModuleOnly) {
   ASSERT_NE(returned, ValueKind::Tensor);
   analysis::TypeOracle types(project);
   const ir::Node f = find_node(am, "function_definition");
-  const analysis::TypeOracle::Assumption assumed(types, am, {f.start(), f.end()}, {"x"});
+  const analysis::TypeOracle::Assumption assumed(types, am, am.functions[0].scope, {f.start(), f.end()}, {"x"});
   EXPECT_EQ(types.type_of(am, x_in_a).kind, ValueKind::Tensor);
   EXPECT_EQ(types.type_of(am, call).kind, returned);
   EXPECT_EQ(types.type_of(*b.module, x_in_b).kind, plain.type_of(*b.module, x_in_b).kind);
+}
+
+// ...and for the variable it names only: a comprehension's own `x` is another variable.
+TEST(TensorTypes, AnAssumptionHoldsForItsVariableOnly) {
+  ParsedModule parsed = parse_module(
+      "def f(x, xs):\n"
+      "    ys = [x for x in xs]\n"
+      "    return x\n");
+  const ir::Module& m = *parsed.module;
+  analysis::Project project;
+  project.add(&m);
+  const ir::Node in_comprehension = nth_identifier(m, "x", 1);
+  const ir::Node returned = nth_identifier(m, "x", 3);
+  ASSERT_TRUE(in_comprehension && returned);
+  analysis::TypeOracle plain(project);
+  const ValueKind element = plain.type_of(m, in_comprehension).kind;
+  ASSERT_NE(element, ValueKind::Tensor);
+  analysis::TypeOracle types(project);
+  const ir::Node f = find_node(m, "function_definition");
+  const analysis::TypeOracle::Assumption assumed(types, m, m.functions[0].scope, {f.start(), f.end()}, {"x"});
+  EXPECT_EQ(types.type_of(m, returned).kind, ValueKind::Tensor);
+  EXPECT_EQ(types.type_of(m, in_comprehension).kind, element);
 }
 
 TEST(TensorTypes, AParameterIsATensorByAUseThatRunsOnEveryCall) {

@@ -75,13 +75,14 @@ class TypeOracle {
   ValueType parameter_type(const ir::Module& module, int function, size_t index);
 
   // A planner's hypothesis, which the code it emits checks at trace time: while an Assumption
-  // lives, every identifier inside `region` of `module` named in `names` is a plain tensor (an
-  // identifier of another module at the same offsets is not: typing a callee reads its module).
-  // Types computed meanwhile are kept apart and dropped with it; assumptions do not nest.
+  // lives, every identifier inside `region` of `module` that names one of `names` as bound in
+  // `scope` is a plain tensor. Not another variable of the same name (a comprehension's, a
+  // lambda's), nor an identifier of another module at the same offsets (typing a callee reads its
+  // module). Types computed meanwhile are kept apart and dropped with it; assumptions do not nest.
   class Assumption {
    public:
-    Assumption(TypeOracle& oracle, const ir::Module& module, source::TextRange region,
-               std::vector<std::string> names);
+    Assumption(TypeOracle& oracle, const ir::Module& module, int scope, source::TextRange region,
+               const std::vector<std::string>& names);
     ~Assumption();
     Assumption(const Assumption&) = delete;
     Assumption& operator=(const Assumption&) = delete;
@@ -118,7 +119,7 @@ class TypeOracle {
   struct Assumed {
     const ir::Module* module;
     source::TextRange region;
-    std::vector<std::string> names;
+    std::vector<int> symbols;  // Module::symbols indices
   };
   std::optional<Assumed> assumed_;
   // A cached answer, or a query still being answered (met again: a cycle). One entry per key
