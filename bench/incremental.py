@@ -18,7 +18,6 @@ Writes bench/results/incremental.json and the incremental section of bench/RESUL
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import re
@@ -28,29 +27,25 @@ import sys
 import tempfile
 
 from _sections import replace_section
+from _timing import timed, write_results
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results"
 BEGIN = "<!-- incremental: begin (bench/incremental.py writes this section) -->"
 END = "<!-- incremental: end -->"
 CHANGED = "models/bert/modeling_bert.py"
 
 
-def timed(cmd: list[str], cwd: pathlib.Path, phases: bool = False) -> dict:
-    """Wall and CPU seconds, peak RSS in MB of one run; with `phases`, graphmend's own breakdown."""
+def timed_run(cmd: list[str], cwd: pathlib.Path, phases: bool = False) -> dict:
+    """timed(); with `phases`, graphmend's own breakdown of the run (GRAPHMEND_PHASES) too."""
     env = {k: v for k, v in os.environ.items() if k != "GRAPHMEND_PHASES"}
     if phases:
         env["GRAPHMEND_PHASES"] = "1"
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
-        done = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", t.name, *cmd], cwd=cwd, env=env,
-                              capture_output=True, text=True)
-        wall, user, system, kb = t.read().split()[-4:]
-    out = {"wall_s": float(wall), "cpu_s": round(float(user) + float(system), 2), "peak_rss_mb": int(kb) // 1024,
-           "stdout": done.stdout}
+    out = timed(cmd, cwd, env)
+    stderr = out.pop("stderr")
     if phases:
         out["phases"] = {
             m.group(1): {"wall_s": float(m.group(2)), "cpu_s": float(m.group(3)), "peak_rss_mb": int(m.group(4))}
-            for m in re.finditer(r"graphmend-phase (\S+) wall=(\S+) cpu=(\S+) peak_rss_mb=(\d+)", done.stderr)}
+            for m in re.finditer(r"graphmend-phase (\S+) wall=(\S+) cpu=(\S+) peak_rss_mb=(\d+)", stderr)}
     return out
 
 
@@ -68,7 +63,7 @@ def measure(commands: dict[str, list[str]], cwd: pathlib.Path, repeat: int) -> d
     runs: dict[str, list[dict]] = {name: [] for name in commands}
     for round_ in range(repeat + 1):
         for name, cmd in commands.items():
-            runs[name].append(timed(cmd, cwd, phases=round_ == repeat))
+            runs[name].append(timed_run(cmd, cwd, phases=round_ == repeat))
     return {name: best(r) for name, r in runs.items()}
 
 
@@ -114,7 +109,7 @@ def main() -> None:
         # measures every repeat alike.
         cache = ["--cache-dir", str(pathlib.Path(tmp) / "cache")]
         one = [gm, "check", "-j", jobs, *cache, *concise, f"transformers/{CHANGED}"]
-        timed(one, project)  # the full check a developer ran before the change (stores the results)
+        timed_run(one, project)  # the full check a developer ran before the change (stores the results)
         out.update(measure({"one_file_unchanged": one}, project, args.repeat))
         change_one_file(project / "transformers" / CHANGED)
         out.update(measure({
@@ -131,10 +126,8 @@ def main() -> None:
         "cold_check_vs_ruff_cpu": round(out["cold_check"]["cpu_s"] / out["ruff_check"]["cpu_s"], 2),
         "parse_floor_vs_ruff_cpu": round(out["parse_floor"]["cpu_s"] / out["ruff_check"]["cpu_s"], 2),
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "incremental.json").write_text(json.dumps(out, indent=2) + "\n")
     write_section(out)
-    print(json.dumps(out, indent=2))
+    write_results("incremental", out)
 
 
 def write_section(r: dict) -> None:

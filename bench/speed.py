@@ -23,25 +23,17 @@ import sys
 import tempfile
 
 from _sections import replace_section
+from _timing import timed, write_results
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results"
 BEGIN = "<!-- speed: begin (bench/speed.py writes this section) -->"
 END = "<!-- speed: end -->"
 
 
-def timed(cmd: list[str], cwd: pathlib.Path | None = None) -> tuple[float, int, str]:
-    """(wall seconds, peak RSS in MB, stdout) of one run."""
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
-        done = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name, *cmd], cwd=cwd,
-                              capture_output=True, text=True)
-        wall, kb = t.read().split()[-2:]
-    return float(wall), int(kb) // 1024, done.stdout
-
-
-def summary(runs: list[tuple[float, int, str]]) -> dict:
+def summary(runs: list[dict]) -> dict:
     """The best wall time of `timed` runs, their largest peak RSS, and the last one's stdout."""
-    return {"wall_s": min(r[0] for r in runs), "peak_rss_mb": max(r[1] for r in runs), "stdout": runs[-1][2]}
+    return {"wall_s": min(r["wall_s"] for r in runs), "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
+            "stdout": runs[-1]["stdout"]}
 
 
 def best(cmd: list[str], repeat: int, cwd: pathlib.Path | None = None) -> dict:
@@ -171,14 +163,14 @@ def main() -> None:
                                    "concise", str(fix_copy / "transformers")]))
         out["check"] = summary(check_runs)
         out["fix"] = summary(fix_runs)
-        pair_ratios = sorted(f[0] / c[0] for c, f in zip(check_runs, fix_runs))
+        pair_ratios = sorted(f["wall_s"] / c["wall_s"] for c, f in zip(check_runs, fix_runs))
         out["fix"]["median_pair_ratio"] = round(pair_ratios[len(pair_ratios) // 2], 2)
         # An unchanged tree, checked again: the first run stores the results, the next ones reuse them.
         cache = ["--cache-dir", str(work / "cache")]
         warm = [gm, "check", "-j", jobs, *cache, "--output-format", "concise", "--no-summary", str(tree)]
         stored = timed(warm)
         out["warm_check"] = best(warm, args.repeat)
-        out["warm_check"]["same_report"] = out["warm_check"]["stdout"] == stored[2] == out["check"]["stdout"]
+        out["warm_check"]["same_report"] = out["warm_check"]["stdout"] == stored["stdout"] == out["check"]["stdout"]
         out["ruff_check"] = best([ruff, "check", "--no-cache", "--isolated", "--select", "E,F,W", str(tree)],
                                  args.repeat)
         # tree-sitter's parse of every file, nothing else: what any check built on it cannot go below.
@@ -199,10 +191,8 @@ def main() -> None:
         "parse_floor_vs_ruff_time": round(out["parse_floor"]["wall_s"] / out["ruff_check"]["wall_s"], 2),
         "small_check_vs_ruff_time": round(out["small_check"]["wall_s"] / out["small_ruff_check"]["wall_s"], 2),
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "speed.json").write_text(json.dumps(out, indent=2) + "\n")
     write_section(out)
-    print(json.dumps(out, indent=2))
+    write_results("speed", out)
 
 
 def write_section(r: dict) -> None:

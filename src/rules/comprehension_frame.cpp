@@ -186,10 +186,9 @@ ir::Node name_that_traces(const RuleContext& ctx, ir::Node comprehension, ir::No
 // True when a comprehension before the loop lies before a break on the way to it: Dynamo compiles
 // the function up to that break, comprehension included, and skips only the frame that resumes
 // after it.
-bool compiled_before(std::span<const Diagnostic> found, std::string_view function, ir::Node comprehension,
-                     ir::Node loop) {
+bool compiled_before(std::span<const Diagnostic> found, int function, ir::Node comprehension, ir::Node loop) {
   return std::any_of(found.begin(), found.end(), [&](const Diagnostic& d) {
-    return d.graph_break && !d.consequence && d.function == function &&
+    return d.graph_break && !d.consequence && d.function_index == function &&
            d.range.start >= comprehension.end() && d.range.start < loop.start();
   });
 }
@@ -289,11 +288,11 @@ std::unique_ptr<FilePass> ComprehensionFrameRule::start(const RuleContext& ctx, 
         // Why Dynamo skips the function: a break in one of its loops, a break inside a `try`, or,
         // in a decorator's wrapper, a break in the function it wraps, called inside a `try`.
         std::string why, remedy;
-        ir::Node skipper = loop_that_skips(m, found, fn.qualname);
+        ir::Node skipper = loop_that_skips(m, found, c.function);
         if (skipper) {
           why = fmt::format("for the break in the loop at line {}", lines->line_of(skipper.start()));
           remedy = fmt::format("fix that one (the loop at line {})", lines->line_of(skipper.start()));
-        } else if ((skipper = try_that_skips(m, found, fn.qualname))) {
+        } else if ((skipper = try_that_skips(m, found, c.function))) {
           why = fmt::format("for the break inside the `try` at line {}", lines->line_of(skipper.start()));
           remedy = fmt::format("fix that one (the `try` at line {})", lines->line_of(skipper.start()));
         } else if ((skipper = try_around_wrapped_call(ctx_, c.function))) {
@@ -303,7 +302,7 @@ std::unique_ptr<FilePass> ComprehensionFrameRule::start(const RuleContext& ctx, 
           remedy = "fix the breaks of the functions it wraps, or call the wrapped function outside the `try` "
                    "(a `with` block lets Dynamo resume)";
         }
-        if (!skipper || compiled_before(found, fn.qualname, c.comprehension, skipper)) continue;
+        if (!skipper || compiled_before(found, c.function, c.comprehension, skipper)) continue;
         reports.emplace_back(
             c.function,
             make_diagnostic(

@@ -64,7 +64,7 @@ std::unique_ptr<FilePass> ResumedMethodCallRule::start(const RuleContext& ctx, D
       for (const Diagnostic& d : found) {
         if (d.graph_break != GraphBreak::DynamicShapeOperator || d.consequence) continue;
         // In a function Dynamo skips for a break in a loop or a `try` there is no resuming.
-        if (loop_that_skips(m, found, d.function) || try_that_skips(m, found, d.function)) continue;
+        if (loop_that_skips(m, found, d.function_index) || try_that_skips(m, found, d.function_index)) continue;
         const ir::Node site = m.root().named_descendant_for_range(d.range.start, d.range.end);
         if (!site) continue;
         const int function = m.function_of(site);

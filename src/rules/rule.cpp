@@ -38,11 +38,10 @@ std::optional<ir::Node> enclosing_loop(const ir::Module& m, source::TextRange si
 // The first statement, in source order, of `function` whose body (as enclosing_body_of reads it)
 // holds one of `found`'s breaks; null when none does.
 template <typename Holds>
-ir::Node first_holding_a_break(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function,
-                               Holds holds) {
+ir::Node first_holding_a_break(const ir::Module& m, std::span<const Diagnostic> found, int function, Holds holds) {
   ir::Node first;
   for (const Diagnostic& d : found) {
-    if (!d.graph_break || d.function != function || d.consequence) continue;
+    if (!d.graph_break || d.function_index != function || d.consequence) continue;
     const std::optional<ir::Node> statement = enclosing_body_of(m, d.range, holds);
     if (statement && (!first || statement->start() < first.start())) first = *statement;
   }
@@ -74,11 +73,11 @@ void note_breaks_in_loops(const ir::Module& m, std::vector<Diagnostic>& diagnost
 
 }  // namespace
 
-ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function) {
+ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, int function) {
   return first_holding_a_break(m, found, function, is_try);
 }
 
-ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function) {
+ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, int function) {
   return first_holding_a_break(m, found, function, is_loop);
 }
 
@@ -115,7 +114,7 @@ ir::Node try_around_outer_parameter_call(const ir::Module& m, int function) {
 void report_in_function(const RuleContext& ctx, DiagnosticSink& sink, int function, Diagnostic d) {
   const ir::Function& fn = ctx.module.functions[static_cast<size_t>(function)];
   const auto* region = ctx.regions.find(ctx.module, function);
-  sink.enter_function(fn.qualname, region ? std::string_view(region->reason) : std::string_view());
+  sink.enter_function(function, fn.qualname, region ? std::string_view(region->reason) : std::string_view());
   sink.report(std::move(d));
 }
 
@@ -149,7 +148,7 @@ void check_file(const RuleContext& ctx, std::span<const Rule* const> selected, D
     std::fill(skip_until.begin(), skip_until.end(), 0u);
     const ir::Function& fn = ctx.module.functions[static_cast<size_t>(fi)];
     const auto* region = ctx.regions.find(ctx.module, fi);
-    sink.enter_function(fn.qualname, region ? std::string_view(region->reason) : std::string_view());
+    sink.enter_function(fi, fn.qualname, region ? std::string_view(region->reason) : std::string_view());
     walk_body(fn, [&](ir::Node n) {
       const uint16_t symbol = n.symbol();
       if (symbol >= by_symbol.size()) return true;

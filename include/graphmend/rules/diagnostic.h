@@ -26,6 +26,10 @@ struct Diagnostic {
   std::optional<rewrite::Decline> decline_reason;  // why no fix, for fixable categories
   std::string help;                                // remedy, for sites no rule can rewrite
   std::string function;                            // qualname of the enclosing compiled function
+  // That function's index in the module's functions, while the rules run (-1 outside one; not
+  // cached). Rules match a finding to its function by this, not the qualname: the two `def f` in
+  // the arms of one `if` share a qualname.
+  int function_index = -1;
   std::string region_reason;                       // why that function is compiled code
   // A break that follows from another one (GM413, GM415): it goes away with that one, and it does
   // not itself make Dynamo skip a loop's function.

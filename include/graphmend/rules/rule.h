@@ -28,11 +28,13 @@ class DiagnosticSink {
  public:
   // The compiled function being walked (check_file sets it): every diagnostic reported from here
   // on names it, and why it is compiled code.
-  void enter_function(std::string_view qualname, std::string_view region_reason) {
+  void enter_function(int function, std::string_view qualname, std::string_view region_reason) {
+    function_index_ = function;
     function_ = qualname;
     region_reason_ = region_reason;
   }
   void report(Diagnostic d) {
+    d.function_index = function_index_;
     d.function = function_;
     d.region_reason = region_reason_;
     diagnostics_.push_back(std::move(d));
@@ -40,6 +42,7 @@ class DiagnosticSink {
   [[nodiscard]] std::vector<Diagnostic>& diagnostics() { return diagnostics_; }
 
  private:
+  int function_index_ = -1;
   std::string_view function_;
   std::string_view region_reason_;
   std::vector<Diagnostic> diagnostics_;
@@ -84,15 +87,15 @@ std::unique_ptr<FilePass> file_pass(Visit visit) {
   return std::make_unique<Pass>(std::move(visit));
 }
 
-// The loop of `function` (a qualified name) whose body holds one of `found`'s graph breaks, the
+// The loop of `function` (an index into the module's functions) whose body holds one of `found`'s graph breaks, the
 // first in source order: Dynamo cannot resume inside a loop, so it skips that function's frame and
 // runs its own code eagerly (GB7000). Null when there is none. A break inside a nested function, a
 // lambda or a comprehension is not one: those are frames of their own.
-ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function);
+ir::Node loop_that_skips(const ir::Module& m, std::span<const Diagnostic> found, int function);
 
 // The same for a `try` statement whose body holds one of `found`'s graph breaks: Python 3.11's
 // Dynamo cannot resume inside a `try` either, and skips the function (a `with` it resumes in).
-ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, std::string_view function);
+ir::Node try_that_skips(const ir::Module& m, std::span<const Diagnostic> found, int function);
 
 // In a decorator's wrapper (`function`, an index into ctx.module.functions), the `try` whose body
 // calls the function it wraps (a parameter of the decorator directly around it): when that

@@ -5,6 +5,7 @@ tests/fixtures/GM413 checks too); `log_cases()` lists the calls, and
 test_comprehension_frames.py compares Dynamo's graph-break log with them and with graphmend's
 findings."""
 import functools
+import sys
 
 import torch
 from torch import nn
@@ -238,6 +239,23 @@ for _cls in (SelectsRows, Doubles, SelectsInWith):
     _RECORDED[_cls()] = {"hidden_states": 1, "attentions": 2}
 
 
+# Two definitions of one name, in the arms of an `if`: the loop that breaks in the first says
+# nothing of the second, which Dynamo compiles whole.
+if sys.version_info >= (3, 99):
+    @torch.compile
+    def twin_definitions(x, xs, ys):
+        for y in ys:
+            print("step", y.shape)  # expect: GM201 fixed
+        return x
+else:
+    @torch.compile
+    def twin_definitions(x, xs, ys):
+        pairs = [  # not skipped: this definition has no loop
+            torch.mul(p, q) for p, q in zip(xs, ys)
+        ]
+        return x, pairs
+
+
 def log_cases():
     x = torch.randn(3)
     xs = [torch.randn(3), torch.randn(3)]
@@ -261,4 +279,5 @@ def log_cases():
         (SelectsRows(), (x,)),
         (Doubles(), (x,)),
         (SelectsInWith(), (x,)),
+        (twin_definitions, (x, xs, ys)),
     ]
