@@ -2,6 +2,7 @@
 
 #include <tree_sitter/api.h>
 
+#include "graphmend/syntax/parse_arena.h"
 #include "visible_walk.h"
 
 #include <algorithm>
@@ -236,36 +237,32 @@ uint32_t nesting_depth(Node root, uint32_t stop_above) {
 }
 
 
-void ParserDeleter::operator()(TSParser* p) const { ts_parser_delete(p); }
-
 const TSLanguage* python_language() { return tree_sitter_python(); }
 
-Parser::Parser() : parser_(ts_parser_new()) {
-  if (!ts_parser_set_language(parser_.get(), python_language())) {
+Parser::Parser() {
+  const ArenaScope arena;
+  if (!ts_parser_set_language(ts_parser_new(), python_language())) {
     throw std::runtime_error("tree-sitter-python grammar ABI is incompatible with the runtime");
   }
 }
 
 void use_allocator(void* (*malloc_fn)(size_t), void* (*calloc_fn)(size_t, size_t),
                    void* (*realloc_fn)(void*, size_t), void (*free_fn)(void*)) {
-  ts_set_allocator(malloc_fn, calloc_fn, realloc_fn, free_fn);
+  arena::set_upstream({malloc_fn, calloc_fn, realloc_fn, free_fn});
+  arena::install();
 }
 
 namespace {
 
-// tree-sitter's parse of `text`, copied flat; null when tree-sitter gives up.
-std::unique_ptr<TreeData> parse_flat(TSParser* parser, std::string_view text) {
-  TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+// tree-sitter's parse of `text`, copied flat; null when tree-sitter gives up. The parser and its
+// tree live in the parse's arena (parse_arena.h), and go with it, never deleted one by one.
+std::unique_ptr<TreeData> parse_flat(std::string_view text) {
+  const ArenaScope arena;
+  TSParser* parser = ts_parser_new();
+  if (!ts_parser_set_language(parser, python_language())) return nullptr;  // Parser() checked it
+  const TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
   if (tree == nullptr) return nullptr;
-  std::unique_ptr<TreeData> data;
-  try {
-    data = flatten(tree);
-  } catch (...) {
-    ts_tree_delete(tree);  // out of memory (or budget) while copying: tree-sitter's tree goes too
-    throw;
-  }
-  ts_tree_delete(tree);
-  return data;
+  return flatten(tree);
 }
 
 // Appends the top-level child `from` of `source`, with its subtree, to `out` (whose node 0 is the
@@ -341,7 +338,7 @@ struct Segments {
 
 std::optional<Tree> Parser::parse(std::string_view text) {
   last_parsed_bytes_ = text.size();
-  std::unique_ptr<TreeData> data = parse_flat(parser_.get(), text);
+  std::unique_ptr<TreeData> data = parse_flat(text);
   if (!data) return std::nullopt;
   return Tree(std::move(data));
 }
@@ -392,7 +389,7 @@ std::optional<Tree> Parser::parse_edited(std::string_view text, Node old_root, s
     const uint32_t until = to_the_end ? limit : moved(segments.bound[run_end + 1]);
     if (from > limit || limit > until || until > text.size()) return parse(text);
     parsed += until - from;
-    const std::unique_ptr<TreeData> chunk = parse_flat(parser_.get(), text.substr(from, until - from));
+    const std::unique_ptr<TreeData> chunk = parse_flat(text.substr(from, until - from));
     if (!chunk || chunk->nodes.empty() ||
         (chunk->nodes[0].flags & (detail::kHasError | detail::kError | detail::kMissing)) != 0) {
       return parse(text);

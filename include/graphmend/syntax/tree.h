@@ -17,7 +17,6 @@
 #include "graphmend/source/text.h"
 #include "graphmend/syntax/kinds.h"
 
-struct TSParser;
 struct TSLanguage;
 
 namespace graphmend::syntax {
@@ -131,10 +130,6 @@ class Tree {
   std::unique_ptr<detail::TreeData> data_;  // a stable address: Nodes outlive moves of the Tree
 };
 
-struct ParserDeleter {
-  void operator()(TSParser* p) const;
-};
-
 // A Python parser. Not thread-safe; use one per thread.
 class Parser {
  public:
@@ -157,7 +152,6 @@ class Parser {
   [[nodiscard]] size_t last_parsed_bytes() const { return last_parsed_bytes_; }
 
  private:
-  std::unique_ptr<TSParser, ParserDeleter> parser_;
   size_t last_parsed_bytes_ = 0;
 };
 

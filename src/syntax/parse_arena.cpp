@@ -1,0 +1,145 @@
+#include "graphmend/syntax/parse_arena.h"
+
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace graphmend::syntax {
+namespace {
+
+constexpr size_t kAlign = 16;               // malloc's alignment, which tree-sitter may rely on
+constexpr size_t kHeader = kAlign;          // before each block: its size, for reallocate
+constexpr size_t kFirstChunk = 256u << 10;  // kept between parses: most files need no more
+constexpr size_t kLargestChunk = 16u << 20;
+
+constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+void* plain_malloc(size_t n) { return std::malloc(n); }
+void* plain_calloc(size_t c, size_t n) { return std::calloc(c, n); }
+void* plain_realloc(void* p, size_t n) { return std::realloc(p, n); }
+void plain_free(void* p) { std::free(p); }
+
+// Constant-initialised: budget.cpp replaces it during static initialisation.
+Upstream g_upstream{plain_malloc, plain_calloc, plain_realloc, plain_free};
+
+struct Chunk {
+  Chunk* older;
+  size_t capacity;  // bytes of blocks after the chunk's own header
+  size_t used;
+};
+constexpr size_t kChunkHeader = round_up(sizeof(Chunk));
+
+char* blocks(Chunk* c) { return reinterpret_cast<char*>(c) + kChunkHeader; }
+
+struct ThreadArena {
+  bool active = false;
+  Chunk* newest = nullptr;
+  char* last_block = nullptr;  // the newest block: it can grow in place
+};
+thread_local ThreadArena t_arena;
+
+size_t& size_of_block(void* p) { return *reinterpret_cast<size_t*>(static_cast<char*>(p) - kHeader); }
+
+void* carve(ThreadArena& a, size_t bytes) {
+  const size_t need = kHeader + round_up(std::max<size_t>(bytes, 1));
+  if (a.newest == nullptr || a.newest->capacity - a.newest->used < need) {
+    const size_t grown = a.newest ? std::min(a.newest->capacity * 2, kLargestChunk) : kFirstChunk;
+    const size_t capacity = std::max(need, grown);
+    auto* c = static_cast<Chunk*>(g_upstream.malloc_fn(kChunkHeader + capacity));
+    if (c == nullptr) return nullptr;
+    *c = Chunk{a.newest, capacity, 0};
+    a.newest = c;
+  }
+  char* block = blocks(a.newest) + a.newest->used + kHeader;
+  a.newest->used += need;
+  size_of_block(block) = bytes;
+  a.last_block = block;
+  return block;
+}
+
+// Gives every chunk back to upstream but the oldest, emptied, when it is a first chunk's size.
+void reset(ThreadArena& a) {
+  while (a.newest != nullptr && (a.newest->older != nullptr || a.newest->capacity > kFirstChunk)) {
+    Chunk* older = a.newest->older;
+    g_upstream.free_fn(a.newest);
+    a.newest = older;
+  }
+  if (a.newest != nullptr) a.newest->used = 0;
+  a.last_block = nullptr;
+}
+
+}  // namespace
+
+void arena::install() {
+  // Once: tree-sitter's allocator is process-wide, and threads start scopes side by side.
+  static const bool installed =
+      (ts_set_allocator(arena::allocate, arena::allocate_zeroed, arena::reallocate, arena::release), true);
+  (void)installed;
+}
+
+ArenaScope::ArenaScope() : outermost_(!t_arena.active) {
+  arena::install();
+  t_arena.active = true;
+}
+
+ArenaScope::~ArenaScope() {
+  if (!outermost_) return;
+  reset(t_arena);
+  t_arena.active = false;
+}
+
+size_t ArenaScope::held_bytes() {
+  size_t held = 0;
+  for (const Chunk* c = t_arena.newest; c != nullptr; c = c->older) held += kChunkHeader + c->capacity;
+  return held;
+}
+
+namespace arena {
+
+void* allocate(size_t bytes) {
+  ThreadArena& a = t_arena;
+  return a.active ? carve(a, bytes) : g_upstream.malloc_fn(bytes);
+}
+
+void* allocate_zeroed(size_t count, size_t bytes) {
+  ThreadArena& a = t_arena;
+  if (!a.active) return g_upstream.calloc_fn(count, bytes);
+  if (bytes != 0 && count > SIZE_MAX / bytes) return nullptr;
+  void* p = carve(a, count * bytes);
+  if (p != nullptr) std::memset(p, 0, count * bytes);
+  return p;
+}
+
+void* reallocate(void* p, size_t bytes) {
+  ThreadArena& a = t_arena;
+  if (!a.active) return g_upstream.realloc_fn(p, bytes);
+  if (p == nullptr) return carve(a, bytes);
+  const size_t old = size_of_block(p);
+  // The newest block grows (or shrinks) in place while its chunk has room: an array pushed to
+  // again and again, as tree-sitter's are.
+  if (p == a.last_block) {
+    Chunk* c = a.newest;
+    const size_t start = static_cast<size_t>(static_cast<char*>(p) - blocks(c));
+    if (start + round_up(std::max<size_t>(bytes, 1)) <= c->capacity) {
+      c->used = start + round_up(std::max<size_t>(bytes, 1));
+      size_of_block(p) = bytes;
+      return p;
+    }
+  }
+  void* q = carve(a, bytes);
+  if (q != nullptr) std::memcpy(q, p, std::min(old, bytes));
+  return q;
+}
+
+void release(void* p) {
+  // Inside an arena a block lives until the scope ends.
+  if (!t_arena.active) g_upstream.free_fn(p);
+}
+
+void set_upstream(const Upstream& upstream) { g_upstream = upstream; }
+
+}  // namespace arena
+}  // namespace graphmend::syntax

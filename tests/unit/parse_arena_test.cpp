@@ -1,0 +1,114 @@
+// The parse arena (syntax/parse_arena.h): tree-sitter's allocator while a scope lives, plain
+// malloc outside one.
+#include "graphmend/syntax/parse_arena.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "graphmend/syntax/tree.h"
+
+namespace graphmend::syntax {
+namespace {
+
+bool aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+TEST(ParseArena, BlocksAreAlignedAsMallocsAre) {
+  const ArenaScope scope;
+  for (size_t bytes : {1u, 3u, 16u, 17u, 100u}) {
+    void* p = arena::allocate(bytes);
+    ASSERT_NE(p, nullptr);
+    EXPECT_TRUE(aligned(p)) << bytes;
+    std::memset(p, 0xab, bytes);
+  }
+}
+
+TEST(ParseArena, ZeroedAllocationIsZero) {
+  const ArenaScope scope;
+  auto* dirty = static_cast<unsigned char*>(arena::allocate(64));
+  std::memset(dirty, 0xff, 64);
+  auto* p = static_cast<unsigned char*>(arena::allocate_zeroed(8, 8));
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(p[i], 0) << i;
+}
+
+TEST(ParseArena, TheNewestBlockGrowsInPlace) {
+  const ArenaScope scope;
+  void* p = arena::allocate(32);
+  std::memset(p, 7, 32);
+  EXPECT_EQ(arena::reallocate(p, 4096), p);
+  EXPECT_EQ(static_cast<unsigned char*>(p)[31], 7);
+}
+
+TEST(ParseArena, AnOlderBlockMovesWithItsContent) {
+  const ArenaScope scope;
+  auto* p = static_cast<char*>(arena::allocate(16));
+  std::memcpy(p, "fifteen letters", 16);
+  (void)arena::allocate(16);  // p is no longer the newest
+  auto* q = static_cast<char*>(arena::reallocate(p, 1000));
+  EXPECT_NE(q, p);
+  EXPECT_TRUE(aligned(q));
+  EXPECT_STREQ(q, "fifteen letters");
+  // Shrinking keeps the prefix too.
+  auto* r = static_cast<char*>(arena::reallocate(q, 8));
+  EXPECT_EQ(std::string(r, 8), "fifteen ");
+  EXPECT_EQ(arena::reallocate(nullptr, 24) != nullptr, true);
+}
+
+TEST(ParseArena, ABlockLargerThanAChunkGetsOneOfItsOwn) {
+  const ArenaScope scope;
+  const size_t big = 64u << 20;
+  auto* p = static_cast<unsigned char*>(arena::allocate(big));
+  ASSERT_NE(p, nullptr);
+  p[0] = 1;
+  p[big - 1] = 2;
+  EXPECT_GE(ArenaScope::held_bytes(), big);
+}
+
+TEST(ParseArena, AScopeGivesBackAllButOneSmallChunk) {
+  {
+    const ArenaScope scope;
+    for (int i = 0; i < 10000; ++i) (void)arena::allocate(1000);
+    EXPECT_GE(ArenaScope::held_bytes(), 10000u * 1000u);
+  }
+  EXPECT_LE(ArenaScope::held_bytes(), 512u << 10);
+}
+
+TEST(ParseArena, AnInnerScopeLeavesTheOuterOnesMemory) {
+  const ArenaScope outer;
+  auto* p = static_cast<char*>(arena::allocate(16));
+  std::memcpy(p, "kept", 5);
+  { const ArenaScope inner; }
+  EXPECT_STREQ(p, "kept");
+  EXPECT_GE(ArenaScope::held_bytes(), 16u);
+}
+
+TEST(ParseArena, OutsideAScopeMemoryIsMallocs) {
+  void* p = arena::allocate(100);
+  ASSERT_NE(p, nullptr);
+  p = arena::reallocate(p, 10000);
+  ASSERT_NE(p, nullptr);
+  arena::release(p);  // a real free: the sanitizers and leak checkers see it
+  void* z = arena::allocate_zeroed(4, 4);
+  EXPECT_EQ(static_cast<unsigned char*>(z)[15], 0);
+  arena::release(z);
+}
+
+// Parses side by side leave nothing behind, and give the same tree each time.
+TEST(ParseArena, ParsesGiveTheSameTreeAndLeaveOneChunk) {
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "def f" + std::to_string(i) + "(x):\n    return [x * k for k in range(3)]\n";
+  Parser parser;
+  const std::optional<Tree> first = parser.parse(text);
+  const std::optional<Tree> second = parser.parse(text);
+  ASSERT_TRUE(first && second);
+  ASSERT_EQ(first->node_count(), second->node_count());
+  EXPECT_EQ(std::memcmp(first->root().tree_data()->nodes.data(), second->root().tree_data()->nodes.data(),
+                        first->node_count() * sizeof(detail::NodeData)),
+            0);
+  EXPECT_LE(ArenaScope::held_bytes(), 512u << 10);
+}
+
+}  // namespace
+}  // namespace graphmend::syntax
