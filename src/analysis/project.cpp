@@ -74,7 +74,7 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, int dep
       }
       if (b.kind == ir::BindingKind::Import) {
         // A re-export (`from .x import f` in a package): follow it.
-        std::string target = b.import_path;
+        std::string target(b.import_path);
         if (!tail.empty()) target += "." + tail;
         if (target != q) return resolve(target, depth + 1);
       }

@@ -48,14 +48,14 @@ ValueType comment_name_type(const ir::Module& m, string_view name) {
   const string_view root = name.substr(0, name.find('.'));
   const ir::Symbol* symbol = m.module_symbol_named(root);
   if (!symbol) return type_named(std::string(name));  // a builtin: int, float, bool
-  std::optional<std::string> imported;
+  std::optional<std::string_view> imported;
   for (int bi : symbol->bindings) {
     const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
     if (b.kind != ir::BindingKind::Import || (imported && *imported != b.import_path)) return {};
     imported = b.import_path;
   }
   if (!imported) return {};
-  return type_named(*imported + std::string(name.substr(root.size())));
+  return type_named(std::string(*imported) + std::string(name.substr(root.size())));
 }
 
 // Tensor methods whose result has the receiver's dtype (a mask stays a mask): those the API table

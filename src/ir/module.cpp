@@ -115,6 +115,8 @@ class Builder {
 
  private:
   Module& m_;
+  // Each scope's names while the module is built; Module's constructor then fills Scope::symbols.
+  std::vector<std::unordered_map<std::string, int>> names_;
 
   std::string_view text(Node n) const { return m_.text(n); }
 
@@ -124,6 +126,7 @@ class Builder {
     s.node = node;
     s.parent = parent;
     m_.scopes.push_back(std::move(s));
+    names_.emplace_back();
     const int id = static_cast<int>(m_.scopes.size() - 1);
     m_.scope_by_node_[node.id()] = id;
     return id;
@@ -131,8 +134,12 @@ class Builder {
 
   int module_scope() const { return 0; }
 
+  void set_import_path(int binding, std::string path) {
+    m_.bindings[static_cast<size_t>(binding)].import_path = m_.import_paths_.emplace_back(std::move(path));
+  }
+
   int symbol_in(int scope, std::string_view name) {
-    auto& syms = m_.scopes[static_cast<size_t>(scope)].symbols;
+    auto& syms = names_[static_cast<size_t>(scope)];
     auto it = syms.find(std::string(name));
     if (it != syms.end()) return it->second;
     Symbol s;
@@ -153,9 +160,9 @@ class Builder {
       for (int p = m_.scopes[static_cast<size_t>(scope)].parent; p >= 0;
            p = m_.scopes[static_cast<size_t>(p)].parent) {
         const auto& sc = m_.scopes[static_cast<size_t>(p)];
-        if (sc.kind == ScopeKind::Function && sc.symbols.contains(std::string(name))) {
-          return sc.symbols.at(std::string(name));
-        }
+        if (sc.kind != ScopeKind::Function) continue;
+        const auto& names = names_[static_cast<size_t>(p)];
+        if (const auto it = names.find(std::string(name)); it != names.end()) return it->second;
       }
     }
     return sym;
@@ -429,11 +436,11 @@ class Builder {
         std::string full(text(c));
         std::string first = full.substr(0, full.find('.'));
         int b = bind(scope, BindingKind::Import, c.named_child(0), stmt);
-        m_.bindings[static_cast<size_t>(b)].import_path = first;
+        set_import_path(b, std::move(first));
       } else if (c.is(kind::aliased_import)) {
         Node alias = c.field(field::alias);
         int b = bind(scope, BindingKind::Import, alias, stmt);
-        m_.bindings[static_cast<size_t>(b)].import_path = std::string(text(c.field(field::name)));
+        set_import_path(b, std::string(text(c.field(field::name))));
       }
     }
   }
@@ -467,8 +474,7 @@ class Builder {
       }
       if (alias.is(kind::dotted_name)) alias = alias.named_child(0);
       int b = bind(scope, BindingKind::Import, alias, stmt);
-      m_.bindings[static_cast<size_t>(b)].import_path =
-          from.empty() ? std::string(text(name)) : from + "." + std::string(text(name));
+      set_import_path(b, from.empty() ? std::string(text(name)) : from + "." + std::string(text(name)));
     }
   }
 
@@ -874,6 +880,18 @@ void Builder::build_cfg(const Module& m, int fi, Cfg& cfg) {
   cfg.index_definitions(m);
 }
 
+SymbolTable::const_iterator SymbolTable::find(std::string_view name) const {
+  const auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
+                                   [](const Entry& e, std::string_view n) { return e.first < n; });
+  return it != entries_.end() && it->first == name ? it : entries_.end();
+}
+
+void SymbolTable::assign(std::vector<Entry> entries) {
+  std::sort(entries.begin(), entries.end());
+  entries_ = std::move(entries);
+  entries_.shrink_to_fit();
+}
+
 Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string module_name)
     : file_(&file), tree_(std::move(tree)), module_name_(std::move(module_name)) {
   mentions_torch_ = file.text.find("torch") != std::string::npos;
@@ -896,7 +914,15 @@ Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string mo
   functions.shrink_to_fit();
   classes.shrink_to_fit();
   for (Symbol& s : symbols) s.bindings.shrink_to_fit();
+  // After the last move of `symbols`: the tables view the symbols' names.
+  std::vector<std::vector<SymbolTable::Entry>> tables(scopes.size());
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    tables[static_cast<size_t>(symbols[i].scope)].emplace_back(symbols[i].name, static_cast<int>(i));
+  }
+  for (size_t i = 0; i < scopes.size(); ++i) scopes[i].symbols.assign(std::move(tables[i]));
   for (Function& f : functions) f.params.shrink_to_fit();
+  cfg_built_ = std::make_unique<std::once_flag[]>(functions.size());
+  cfgs_ = std::make_unique<std::unique_ptr<Cfg>[]>(functions.size());
 }
 
 void Module::index_scopes() {
@@ -991,9 +1017,13 @@ int Module::lookup(int scope, std::string_view name) const {
 int Module::lookup_at(Node use) const { return lookup(scope_of(use), text(use)); }
 
 const Cfg& Module::cfg(int function) const {
-  LazyCfg& slot = *functions[static_cast<size_t>(function)].lazy_cfg;
-  std::call_once(slot.built, [&] { Builder::build_cfg(*this, function, slot.cfg); });
-  return slot.cfg;
+  const auto f = static_cast<size_t>(function);
+  std::call_once(cfg_built_[f], [&] {
+    auto cfg = std::make_unique<Cfg>();
+    Builder::build_cfg(*this, function, *cfg);
+    cfgs_[f] = std::move(cfg);
+  });
+  return *cfgs_[f];
 }
 
 std::optional<std::vector<int>> Module::ordered_reaching_bindings(Node use) const {
@@ -1096,7 +1126,7 @@ std::optional<std::string> Module::qualified_name(Node expr, int alias_hops) con
     const Binding& b = bindings[static_cast<size_t>(bi)];
     std::optional<std::string> q;
     if (b.kind == BindingKind::Import) {
-      q = b.import_path;
+      q = std::string(b.import_path);
     } else if ((b.kind == BindingKind::FunctionDef || b.kind == BindingKind::ClassDef) &&
                scopes[static_cast<size_t>(s.scope)].kind == ScopeKind::Module) {
       q = module_name_.empty() ? s.name : module_name_ + "." + s.name;

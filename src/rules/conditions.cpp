@@ -23,9 +23,9 @@ bool is_logger_expr(const RuleContext& ctx, const ir::Module& m, ir::Node expr, 
       const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
       if (b.kind == ir::BindingKind::Import) {
         // `from pkg.utils import logger`: look at the definition in the analysed files.
-        const std::string& path = b.import_path;
+        const std::string_view path = b.import_path;
         const auto dot = path.rfind('.');
-        if (dot == std::string::npos) return false;
+        if (dot == std::string_view::npos) return false;
         const ir::Module* other = ctx.project.find_module(path.substr(0, dot));
         if (!other) return false;
         auto it = other->scopes[0].symbols.find(path.substr(dot + 1));

@@ -139,10 +139,12 @@ TEST(Scopes, GlobalAndNonlocalRebindOuterSymbols) {
       "        total = 5\n"
       "    return total\n");
   const ir::Module& m = *p.module;
-  const int module_count = m.scopes[0].symbols.at("count");
+  ASSERT_TRUE(m.scopes[0].symbols.contains("count"));
+  const int module_count = m.scopes[0].symbols.find("count")->second;
   EXPECT_EQ(m.symbols[static_cast<size_t>(module_count)].bindings.size(), 2u);  // module + bump()
   const int outer_scope = m.functions[static_cast<size_t>(m.module_function("outer"))].scope;
-  const int total = m.scopes[static_cast<size_t>(outer_scope)].symbols.at("total");
+  ASSERT_TRUE(m.scopes[static_cast<size_t>(outer_scope)].symbols.contains("total"));
+  const int total = m.scopes[static_cast<size_t>(outer_scope)].symbols.find("total")->second;
   EXPECT_EQ(m.symbols[static_cast<size_t>(total)].bindings.size(), 2u);  // outer + inner
 }
 

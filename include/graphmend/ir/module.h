@@ -3,6 +3,7 @@
 // control-flow graphs with reaching definitions (def-use).
 #pragma once
 
+#include <deque>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "graphmend/ir/cfg.h"
@@ -48,7 +50,8 @@ struct Binding {
   Node statement;  // enclosing statement / clause / parameter
   Node value;      // RHS when the identifier is the whole target; else null
   Node annotation; // for parameters and annotated assignments
-  std::string import_path;  // Import: qualified name bound ("torch", "torch.nn", "torch.where")
+  // Import: the qualified name bound ("torch", "torch.nn", "torch.where"), kept by the module.
+  std::string_view import_path;
   int function = -1;        // FunctionDef: index into Module::functions
   int klass = -1;           // ClassDef: index into Module::classes
 };
@@ -61,6 +64,26 @@ struct Symbol {
   bool declared_nonlocal = false;
 };
 
+// A scope's names, each with its symbol (a Module::symbols index), sorted by name: views of the
+// symbols' own names, filled once the module is built (a map per scope took 26 MB of transformers'
+// IR; this takes 7).
+class SymbolTable {
+ public:
+  using Entry = std::pair<std::string_view, int>;
+  using const_iterator = std::vector<Entry>::const_iterator;
+
+  [[nodiscard]] const_iterator begin() const { return entries_.begin(); }
+  [[nodiscard]] const_iterator end() const { return entries_.end(); }
+  [[nodiscard]] size_t size() const { return entries_.size(); }
+  [[nodiscard]] const_iterator find(std::string_view name) const;
+  [[nodiscard]] bool contains(std::string_view name) const { return find(name) != end(); }
+  // Sorts `entries`, which name each symbol once, and keeps them.
+  void assign(std::vector<Entry> entries);
+
+ private:
+  std::vector<Entry> entries_;
+};
+
 struct Scope {
   ScopeKind kind = ScopeKind::Module;
   Node node;
@@ -70,7 +93,7 @@ struct Scope {
   source::TextRange inner;
   std::vector<source::TextRange> holes;
   std::vector<int> children;
-  std::unordered_map<std::string, int> symbols;  // name -> Module::symbols index
+  SymbolTable symbols;
   int function = -1;  // Function scopes: index into Module::functions
   int klass = -1;     // Class scopes: index into Module::classes
 };
@@ -86,13 +109,6 @@ struct Parameter {
   Kind kind = Kind::Regular;
 };
 
-// A function's control-flow graph, built on its first use (Module::cfg): most functions never run
-// under torch.compile and never need one.
-struct LazyCfg {
-  std::once_flag built;
-  Cfg cfg;
-};
-
 struct Function {
   Node node;           // function_definition
   Node outer;          // decorated_definition if decorated, else `node`
@@ -103,7 +119,6 @@ struct Function {
   int klass = -1;        // set when defined directly in a class body
   std::vector<Parameter> params;
   std::vector<Node> decorators;  // decorator expressions
-  std::unique_ptr<LazyCfg> lazy_cfg = std::make_unique<LazyCfg>();  // see Module::cfg
 };
 
 struct Class {
@@ -202,6 +217,11 @@ class Module {
   bool mentions_torch_ = false;
   source::GeneratedMarkers generated_;
   std::unordered_map<const void*, int> scope_by_node_;     // scope-introducing node -> scope
+  std::deque<std::string> import_paths_;  // what Binding::import_path views: a deque never moves them
+  // Each function's control-flow graph, built on its first use (cfg()): most functions never run
+  // under torch.compile and never need one, so only a flag and a pointer each stay empty.
+  std::unique_ptr<std::once_flag[]> cfg_built_;
+  std::unique_ptr<std::unique_ptr<Cfg>[]> cfgs_;
   void index_scopes();
   [[nodiscard]] std::optional<std::string> qualified_name(Node expr, int alias_hops) const;
 };
