@@ -178,9 +178,7 @@ class Builder {
     b.annotation = annotation;
     b.symbol = target_symbol(scope, text(target));
     m_.bindings.push_back(std::move(b));
-    const int id = static_cast<int>(m_.bindings.size() - 1);
-    m_.symbols[static_cast<size_t>(m_.bindings.back().symbol)].bindings.push_back(id);
-    return id;
+    return static_cast<int>(m_.bindings.size() - 1);
   }
 
   // global / nonlocal statements apply to the whole scope body, wherever they appear.
@@ -913,7 +911,18 @@ Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string mo
   bindings.shrink_to_fit();
   functions.shrink_to_fit();
   classes.shrink_to_fit();
-  for (Symbol& s : symbols) s.bindings.shrink_to_fit();
+  // Each symbol's bindings, in source order, as one run of a single array (one allocation a
+  // module, not one a symbol).
+  std::vector<size_t> next(symbols.size() + 1, 0);
+  for (const Binding& b : bindings) ++next[static_cast<size_t>(b.symbol) + 1];
+  for (size_t i = 1; i < next.size(); ++i) next[i] += next[i - 1];
+  symbol_bindings_.resize(bindings.size());
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    symbols[i].bindings = std::span<const int>(symbol_bindings_.data() + next[i], next[i + 1] - next[i]);
+  }
+  for (size_t bi = 0; bi < bindings.size(); ++bi) {
+    symbol_bindings_[next[static_cast<size_t>(bindings[bi].symbol)]++] = static_cast<int>(bi);
+  }
   // After the last move of `symbols`: the tables view the symbols' names.
   std::vector<std::vector<SymbolTable::Entry>> tables(scopes.size());
   for (size_t i = 0; i < symbols.size(); ++i) {
@@ -1045,7 +1054,8 @@ std::vector<int> Module::reaching_bindings(Node use) const {
   const int sym = lookup_at(use);
   if (sym < 0) return {};
   if (auto ordered = ordered_reaching(use, sym)) return std::move(*ordered);
-  return symbols[static_cast<size_t>(sym)].bindings;
+  const std::span<const int> all = symbols[static_cast<size_t>(sym)].bindings;
+  return {all.begin(), all.end()};
 }
 
 std::span<const int> Module::bindings_of(Node use) const {

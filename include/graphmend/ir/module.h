@@ -59,7 +59,8 @@ struct Binding {
 struct Symbol {
   std::string name;
   int scope = -1;
-  std::vector<int> bindings;  // indices into Module::bindings, in source order
+  // Indices into Module::bindings, in source order: a run of one array the module keeps.
+  std::span<const int> bindings;
   bool declared_global = false;
   bool declared_nonlocal = false;
 };
@@ -217,6 +218,7 @@ class Module {
   bool mentions_torch_ = false;
   source::GeneratedMarkers generated_;
   std::unordered_map<const void*, int> scope_by_node_;     // scope-introducing node -> scope
+  std::vector<int> symbol_bindings_;  // what Symbol::bindings view, symbol by symbol
   std::deque<std::string> import_paths_;  // what Binding::import_path views: a deque never moves them
   // Each function's control-flow graph, built on its first use (cfg()): most functions never run
   // under torch.compile and never need one, so only a flag and a pointer each stay empty.
