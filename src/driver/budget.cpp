@@ -81,7 +81,8 @@ void release(void* p) noexcept {
   std::free(p);
 }
 
-// tree-sitter's allocations (its trees) count too. C code cannot unwind, so these only record
+// tree-sitter's allocations (its trees) count too: during a parse, the chunks of the parse's arena
+// (syntax/parse_arena.h), tails not yet used included. C code cannot unwind, so these only record
 // what they allocate; the thread's next C++ allocation, right after the parse returns, finds the
 // balance over the limit and throws.
 // tree-sitter does not check for a null result: like its default allocator, stop with a message.

@@ -3,9 +3,12 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace graphmend::syntax {
 namespace {
@@ -14,6 +17,13 @@ constexpr size_t kAlign = 16;               // malloc's alignment, which tree-si
 constexpr size_t kHeader = kAlign;          // before each block: its size, for reallocate
 constexpr size_t kFirstChunk = 256u << 10;  // kept between parses: most files need no more
 constexpr size_t kLargestChunk = 16u << 20;
+// Freed blocks up to this size are kept by size (16-byte classes) and handed out again: error
+// recovery and the Python scanner free and allocate over and over, and without reuse a file full
+// of syntax errors took 10-25 times the memory malloc did (2.3 GB for 3.2 MB of broken lines).
+constexpr size_t kLargestReused = 64u << 10;
+constexpr size_t kClasses = kLargestReused / kAlign + 1;
+// tree-sitter never asks for this much; a larger request would overflow the arithmetic below.
+constexpr size_t kLargestRequest = SIZE_MAX / 4;
 
 constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
@@ -34,22 +44,55 @@ constexpr size_t kChunkHeader = round_up(sizeof(Chunk));
 
 char* blocks(Chunk* c) { return reinterpret_cast<char*>(c) + kChunkHeader; }
 
+// A freed block, in its size class's list: the link lies in the block's own bytes.
+struct FreeBlock {
+  FreeBlock* next;
+};
+
 struct ThreadArena {
   bool active = false;
   Chunk* newest = nullptr;
   char* last_block = nullptr;  // the newest block: it can grow in place
+  std::array<FreeBlock*, kClasses> freed{};  // by rounded size / kAlign
+
+  ThreadArena() = default;
+  ThreadArena(const ThreadArena&) = delete;
+  ThreadArena& operator=(const ThreadArena&) = delete;
+  ~ThreadArena() {  // the chunk kept for the next parse goes with its thread
+    while (newest != nullptr) {
+      Chunk* older = newest->older;
+      g_upstream.free_fn(newest);
+      newest = older;
+    }
+  }
 };
 thread_local ThreadArena t_arena;
 
 size_t& size_of_block(void* p) { return *reinterpret_cast<size_t*>(static_cast<char*>(p) - kHeader); }
 
+[[noreturn]] void out_of_memory(size_t bytes) {
+  // tree-sitter does not check for a null result; like its own allocator, stop with a message.
+  std::fprintf(stderr, "graphmend: tree-sitter could not allocate %zu bytes\n", bytes);
+  std::abort();
+}
+
 void* carve(ThreadArena& a, size_t bytes) {
-  const size_t need = kHeader + round_up(std::max<size_t>(bytes, 1));
+  if (bytes > kLargestRequest) out_of_memory(bytes);
+  const size_t rounded = round_up(std::max<size_t>(bytes, 1));
+  if (rounded <= kLargestReused) {
+    if (FreeBlock*& head = a.freed[rounded / kAlign]; head != nullptr) {
+      FreeBlock* block = head;
+      head = block->next;
+      size_of_block(block) = bytes;
+      return block;
+    }
+  }
+  const size_t need = kHeader + rounded;
   if (a.newest == nullptr || a.newest->capacity - a.newest->used < need) {
     const size_t grown = a.newest ? std::min(a.newest->capacity * 2, kLargestChunk) : kFirstChunk;
     const size_t capacity = std::max(need, grown);
     auto* c = static_cast<Chunk*>(g_upstream.malloc_fn(kChunkHeader + capacity));
-    if (c == nullptr) return nullptr;
+    if (c == nullptr) out_of_memory(kChunkHeader + capacity);
     *c = Chunk{a.newest, capacity, 0};
     a.newest = c;
   }
@@ -58,6 +101,15 @@ void* carve(ThreadArena& a, size_t bytes) {
   size_of_block(block) = bytes;
   a.last_block = block;
   return block;
+}
+
+void give_back(ThreadArena& a, void* p) {
+  if (p == nullptr) return;
+  const size_t rounded = round_up(std::max<size_t>(size_of_block(p), 1));
+  if (rounded > kLargestReused) return;  // rare: it stays until the scope ends
+  auto* block = static_cast<FreeBlock*>(p);
+  block->next = a.freed[rounded / kAlign];
+  a.freed[rounded / kAlign] = block;
 }
 
 // Gives every chunk back to upstream but the oldest, emptied, when it is a first chunk's size.
@@ -69,6 +121,7 @@ void reset(ThreadArena& a) {
   }
   if (a.newest != nullptr) a.newest->used = 0;
   a.last_block = nullptr;
+  a.freed.fill(nullptr);
 }
 
 }  // namespace
@@ -80,7 +133,8 @@ void arena::install() {
   (void)installed;
 }
 
-ArenaScope::ArenaScope() : outermost_(!t_arena.active) {
+ArenaScope::ArenaScope() : outermost_(kParseArena && !t_arena.active) {
+  if (!outermost_) return;
   arena::install();
   t_arena.active = true;
 }
@@ -107,9 +161,9 @@ void* allocate(size_t bytes) {
 void* allocate_zeroed(size_t count, size_t bytes) {
   ThreadArena& a = t_arena;
   if (!a.active) return g_upstream.calloc_fn(count, bytes);
-  if (bytes != 0 && count > SIZE_MAX / bytes) return nullptr;
+  if (bytes != 0 && count > SIZE_MAX / bytes) out_of_memory(SIZE_MAX);
   void* p = carve(a, count * bytes);
-  if (p != nullptr) std::memset(p, 0, count * bytes);
+  std::memset(p, 0, count * bytes);
   return p;
 }
 
@@ -123,23 +177,28 @@ void* reallocate(void* p, size_t bytes) {
   if (p == a.last_block) {
     Chunk* c = a.newest;
     const size_t start = static_cast<size_t>(static_cast<char*>(p) - blocks(c));
-    if (start + round_up(std::max<size_t>(bytes, 1)) <= c->capacity) {
+    if (bytes <= kLargestRequest && start + round_up(std::max<size_t>(bytes, 1)) <= c->capacity) {
       c->used = start + round_up(std::max<size_t>(bytes, 1));
       size_of_block(p) = bytes;
       return p;
     }
   }
   void* q = carve(a, bytes);
-  if (q != nullptr) std::memcpy(q, p, std::min(old, bytes));
+  std::memcpy(q, p, std::min(old, bytes));
+  give_back(a, p);
   return q;
 }
 
 void release(void* p) {
-  // Inside an arena a block lives until the scope ends.
-  if (!t_arena.active) g_upstream.free_fn(p);
+  ThreadArena& a = t_arena;
+  if (a.active) {
+    give_back(a, p);
+  } else {
+    g_upstream.free_fn(p);
+  }
 }
 
-void set_upstream(const Upstream& upstream) { g_upstream = upstream; }
+Upstream set_upstream(const Upstream& upstream) { return std::exchange(g_upstream, upstream); }
 
 }  // namespace arena
 }  // namespace graphmend::syntax

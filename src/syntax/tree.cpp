@@ -93,6 +93,22 @@ void for_each_child(const TreeData& tree, uint32_t parent, F&& f) {
   }
 }
 
+// The parser and tree of one parse. They live in the parse's arena (parse_arena.h) and go with it,
+// never deleted one by one; without an arena (under a sanitizer) they are deleted here.
+struct ParseObjects {
+  TSParser* parser = nullptr;
+  TSTree* tree = nullptr;
+  ParseObjects() = default;
+  ParseObjects(const ParseObjects&) = delete;
+  ParseObjects& operator=(const ParseObjects&) = delete;
+  ~ParseObjects() {
+    if constexpr (!kParseArena) {
+      if (tree != nullptr) ts_tree_delete(tree);
+      if (parser != nullptr) ts_parser_delete(parser);
+    }
+  }
+};
+
 }  // namespace
 
 uint32_t Node::count_children(bool named_only) const {
@@ -241,7 +257,9 @@ const TSLanguage* python_language() { return tree_sitter_python(); }
 
 Parser::Parser() {
   const ArenaScope arena;
-  if (!ts_parser_set_language(ts_parser_new(), python_language())) {
+  ParseObjects made;
+  made.parser = ts_parser_new();
+  if (!ts_parser_set_language(made.parser, python_language())) {
     throw std::runtime_error("tree-sitter-python grammar ABI is incompatible with the runtime");
   }
 }
@@ -254,15 +272,15 @@ void use_allocator(void* (*malloc_fn)(size_t), void* (*calloc_fn)(size_t, size_t
 
 namespace {
 
-// tree-sitter's parse of `text`, copied flat; null when tree-sitter gives up. The parser and its
-// tree live in the parse's arena (parse_arena.h), and go with it, never deleted one by one.
+// tree-sitter's parse of `text`, copied flat; null when tree-sitter gives up.
 std::unique_ptr<TreeData> parse_flat(std::string_view text) {
-  const ArenaScope arena;
-  TSParser* parser = ts_parser_new();
-  if (!ts_parser_set_language(parser, python_language())) return nullptr;  // Parser() checked it
-  const TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
-  if (tree == nullptr) return nullptr;
-  return flatten(tree);
+  const ArenaScope arena;  // declared first: it ends last
+  ParseObjects made;
+  made.parser = ts_parser_new();
+  if (!ts_parser_set_language(made.parser, python_language())) return nullptr;  // Parser() checked it
+  made.tree = ts_parser_parse_string(made.parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+  if (made.tree == nullptr) return nullptr;
+  return flatten(made.tree);
 }
 
 // Appends the top-level child `from` of `source`, with its subtree, to `out` (whose node 0 is the

@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <malloc.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 
 #include "graphmend/syntax/tree.h"
@@ -54,6 +58,24 @@ TEST(ParseArena, AnOlderBlockMovesWithItsContent) {
   auto* r = static_cast<char*>(arena::reallocate(q, 8));
   EXPECT_EQ(std::string(r, 8), "fifteen ");
   EXPECT_EQ(arena::reallocate(nullptr, 24) != nullptr, true);
+}
+
+TEST(ParseArena, AFreedBlockIsHandedOutAgainForItsSize) {
+  const ArenaScope scope;
+  void* p = arena::allocate(48);
+  (void)arena::allocate(16);  // p is not the newest block
+  arena::release(p);
+  EXPECT_EQ(arena::allocate(40), p);  // 40 and 48 bytes round to the same class
+  EXPECT_NE(arena::allocate(40), p);
+}
+
+TEST(ParseArena, AMovedBlockIsFreedForReuse) {
+  const ArenaScope scope;
+  void* p = arena::allocate(64);
+  (void)arena::allocate(16);
+  void* q = arena::reallocate(p, 128);  // moves: p is not the newest
+  ASSERT_NE(q, p);
+  EXPECT_EQ(arena::allocate(64), p);
 }
 
 TEST(ParseArena, ABlockLargerThanAChunkGetsOneOfItsOwn) {
@@ -108,6 +130,41 @@ TEST(ParseArena, ParsesGiveTheSameTreeAndLeaveOneChunk) {
                         first->node_count() * sizeof(detail::NodeData)),
             0);
   EXPECT_LE(ArenaScope::held_bytes(), 512u << 10);
+}
+
+// What the arena takes from upstream, at most, while it parses text full of syntax errors. Error
+// recovery frees and allocates over and over; with every free ignored, such text took 10-25 times
+// the memory malloc did (random tokens: 1.05 GB for 0.9 MB, against 96 MB).
+size_t g_held = 0;
+size_t g_peak = 0;
+Upstream g_counted{};
+void* counting_malloc(size_t n) {
+  void* p = g_counted.malloc_fn(n);
+  g_held += malloc_usable_size(p);
+  g_peak = std::max(g_peak, g_held);
+  return p;
+}
+void counting_free(void* p) {
+  if (p != nullptr) g_held -= malloc_usable_size(p);
+  g_counted.free_fn(p);
+}
+
+TEST(ParseArena, TextFullOfSyntaxErrorsStaysWithinMallocsMemory) {
+  const char* tokens[] = {"(", ")", "[", "]", "{", "}", ":", "=", "if", "def", "x", "1", "'s'", ",", "\n",
+                          "    ", "lambda", "for", "in", "*", "**", "f'{", "}'", "\"\"\""};
+  std::mt19937 random(1);
+  std::string text;
+  while (text.size() < (200u << 10)) {
+    text += tokens[random() % std::size(tokens)];
+    text += ' ';
+  }
+  g_counted = arena::set_upstream({counting_malloc, nullptr, nullptr, counting_free});
+  Parser parser;
+  const std::optional<Tree> tree = parser.parse(text);
+  arena::set_upstream(g_counted);
+  ASSERT_TRUE(tree && tree->has_error());
+  // malloc's own peak for this text is about 100 bytes a byte of text; without reuse, about 1,000.
+  EXPECT_LT(g_peak, 300 * text.size()) << g_peak;
 }
 
 }  // namespace
