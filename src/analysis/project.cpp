@@ -1,5 +1,7 @@
 #include "graphmend/analysis/project.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <set>
 
@@ -35,20 +37,45 @@ SelfStores index_self_stores(const ir::Module& m, const ir::Class& cls) {
 
 void Project::add(const ir::Module* module) {
   modules_.push_back(module);
-  if (!module->module_name().empty()) by_name_.emplace(module->module_name(), module);
+  if (!module->module_name().empty()) by_name_[module->module_name()].push_back(module);
 }
 
-const ir::Module* Project::find_module(std::string_view dotted) const {
+namespace {
+
+// The directory a module is found from on sys.path: its file's directory, left once for each
+// package it is nested in (a package's `__init__.py` once more).
+std::filesystem::path import_root(const ir::Module& module) {
+  std::filesystem::path dir = std::filesystem::absolute(module.file().path).lexically_normal().parent_path();
+  const std::string& name = module.module_name();
+  auto levels = std::count(name.begin(), name.end(), '.') + (module.is_package_init() ? 1 : 0);
+  for (; levels > 0; --levels) dir = dir.parent_path();
+  return dir;
+}
+
+}  // namespace
+
+const ir::Module* Project::find_module(std::string_view dotted, const ir::Module* importer) const {
   auto it = by_name_.find(std::string(dotted));
-  return it == by_name_.end() ? nullptr : it->second;
+  if (it == by_name_.end()) return nullptr;
+  const std::vector<const ir::Module*>& candidates = it->second;
+  if (candidates.size() == 1) return candidates.front();
+  if (!importer) return nullptr;
+  const std::filesystem::path root = import_root(*importer);
+  const ir::Module* found = nullptr;
+  for (const ir::Module* candidate : candidates) {
+    if (import_root(*candidate) != root) continue;
+    if (found) return nullptr;
+    found = candidate;
+  }
+  return found;
 }
 
-std::optional<Project::Def> Project::resolve(std::string_view qualified, int depth) const {
+std::optional<Project::Def> Project::resolve(std::string_view qualified, const ir::Module* importer, int depth) const {
   if (depth > 8) return std::nullopt;
   // Longest module prefix, then the remaining attribute path.
   std::string q(qualified);
   for (size_t cut = q.size(); cut != std::string::npos && cut > 0; cut = q.rfind('.', cut - 1)) {
-    const ir::Module* m = find_module(q.substr(0, cut));
+    const ir::Module* m = find_module(q.substr(0, cut), importer);
     if (!m) {
       if (cut == 0) break;
       continue;
@@ -76,7 +103,7 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, int dep
         // A re-export (`from .x import f` in a package): follow it.
         std::string target(b.import_path);
         if (!tail.empty()) target += "." + tail;
-        if (target != q) return resolve(target, depth + 1);
+        if (target != q) return resolve(target, m, depth + 1);
       }
     }
     return std::nullopt;
@@ -84,14 +111,14 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, int dep
   return std::nullopt;
 }
 
-std::optional<FunctionRef> Project::resolve_function(std::string_view qualified) const {
-  auto d = resolve(qualified, 0);
+std::optional<FunctionRef> Project::resolve_function(std::string_view qualified, const ir::Module* importer) const {
+  auto d = resolve(qualified, importer, 0);
   if (!d || d->kind != DefKind::Function) return std::nullopt;
   return FunctionRef{d->module, d->index};
 }
 
-std::optional<ClassRef> Project::resolve_class(std::string_view qualified) const {
-  auto d = resolve(qualified, 0);
+std::optional<ClassRef> Project::resolve_class(std::string_view qualified, const ir::Module* importer) const {
+  auto d = resolve(qualified, importer, 0);
   if (!d || d->kind != DefKind::Class) return std::nullopt;
   return ClassRef{d->module, d->index};
 }
@@ -109,7 +136,7 @@ std::optional<ClassRef> Project::class_of_expr(const ir::Module& module, ir::Nod
   }
   auto q = module.qualified_name(expr);
   if (!q) return std::nullopt;
-  return resolve_class(*q);
+  return resolve_class(*q, &module);
 }
 
 std::optional<FunctionRef> Project::function_of_expr(const ir::Module& module, ir::Node expr) const {
@@ -125,7 +152,7 @@ std::optional<FunctionRef> Project::function_of_expr(const ir::Module& module, i
   }
   auto q = module.qualified_name(expr);
   if (!q) return std::nullopt;
-  return resolve_function(*q);
+  return resolve_function(*q, &module);
 }
 
 std::vector<ClassRef> Project::bases_of(ClassRef cls) const {

@@ -26,7 +26,7 @@ bool is_logger_expr(const RuleContext& ctx, const ir::Module& m, ir::Node expr, 
         const std::string_view path = b.import_path;
         const auto dot = path.rfind('.');
         if (dot == std::string_view::npos) return false;
-        const ir::Module* other = ctx.project.find_module(path.substr(0, dot));
+        const ir::Module* other = ctx.project.find_module(path.substr(0, dot), &m);
         if (!other) return false;
         auto it = other->scopes[0].symbols.find(path.substr(dot + 1));
         if (it == other->scopes[0].symbols.end()) return false;

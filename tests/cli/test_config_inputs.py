@@ -138,6 +138,44 @@ def test_standard_input_is_the_only_module_of_its_name(gm, tmp_path, absolute):
     assert findings(gm("check", "pkg/model.py", "--output-format", "json", cwd=tmp_path)) == [("pkg/model.py", "GM101")]
 
 
+SCALE = "import torch\n\n\ndef scale(v, k):\n    if k > 0:\n        v = v * k\n    return v\n"
+
+
+@pytest.mark.parametrize("tensor_in", ["a", "b"])
+def test_a_script_imports_its_own_directorys_module_of_a_shared_name(gm, tmp_path, tensor_in):
+    """`a/model.py` and `b/model.py` are both the module `model`. Each directory's `train.py` imports
+    its own, as Python does when it runs that script, so only the `scale` that a compiled call
+    passes a tensor to branches on one, whichever directory comes first."""
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "model.py").write_text(SCALE)
+        k = "x.sum()" if d == tensor_in else "2"
+        (tmp_path / d / "train.py").write_text(
+            f"import torch\nfrom model import scale\n\n\n@torch.compile\ndef step(x):\n    return scale(x, {k})\n"
+        )
+    r = gm("check", ".", "--output-format", "json", cwd=tmp_path)
+    assert findings(r) == [(f"{tensor_in}/model.py", "GM101")], r.stdout + r.stderr
+
+
+def test_a_shared_module_name_outside_the_importers_root_reaches_neither(gm, tmp_path):
+    """A package module importing `model`, which names two scripts and neither beside the package,
+    gets neither: no guess at the first one."""
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "model.py").write_text(SCALE)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").touch()
+    (tmp_path / "pkg" / "train.py").write_text(
+        "import torch\nfrom model import scale\n\n\n@torch.compile\ndef step(x):\n    return scale(x, x.sum())\n"
+    )
+    r = gm("check", ".", "--output-format", "json", cwd=tmp_path)
+    assert findings(r) == [], r.stdout + r.stderr
+    # With one script of that name, the import reaches it wherever it is.
+    (tmp_path / "b" / "model.py").unlink()
+    r = gm("check", ".", "--output-format", "json", cwd=tmp_path)
+    assert findings(r) == [("a/model.py", "GM101")], r.stdout + r.stderr
+
+
 def test_a_tracked_symlink_is_walked_inside_a_git_work_tree(gm, project, tmp_path_factory):
     outside = tmp_path_factory.mktemp("outside") / "real.py"
     outside.write_text((project / "pkg" / "model.py").read_text())

@@ -40,12 +40,19 @@ class Project {
   void add(const ir::Module* module);
 
   [[nodiscard]] const std::vector<const ir::Module*>& modules() const { return modules_; }
-  [[nodiscard]] const ir::Module* find_module(std::string_view dotted) const;
+  // The analysed module that `importer` reaches by the absolute name `dotted`. Two analysed files
+  // may share a name: scripts outside any package are named by their stem, so `a/model.py` and
+  // `b/model.py` are both `model`. Python finds the one under the importer's own import root (the
+  // directory on sys.path it was itself found from: a script's directory, a package's parent), so
+  // that one is chosen. Where no candidate, or more than one, shares that root, or there is no
+  // importer, the name reaches none of them rather than a guess.
+  [[nodiscard]] const ir::Module* find_module(std::string_view dotted, const ir::Module* importer) const;
 
-  // Resolves a qualified name ("pkg.mod.func", "pkg.mod.Class.method", re-exports followed)
-  // to a definition in the analysed files.
-  [[nodiscard]] std::optional<FunctionRef> resolve_function(std::string_view qualified) const;
-  [[nodiscard]] std::optional<ClassRef> resolve_class(std::string_view qualified) const;
+  // Resolves a qualified name ("pkg.mod.func", "pkg.mod.Class.method", re-exports followed), as
+  // `importer` imports it, to a definition in the analysed files.
+  [[nodiscard]] std::optional<FunctionRef> resolve_function(std::string_view qualified,
+                                                            const ir::Module* importer) const;
+  [[nodiscard]] std::optional<ClassRef> resolve_class(std::string_view qualified, const ir::Module* importer) const;
 
   // Resolves an expression in `module` to a class / function definition.
   [[nodiscard]] std::optional<ClassRef> class_of_expr(const ir::Module& module, ir::Node expr) const;
@@ -63,10 +70,10 @@ class Project {
     const ir::Module* module;
     int index;
   };
-  [[nodiscard]] std::optional<Def> resolve(std::string_view qualified, int depth) const;
+  [[nodiscard]] std::optional<Def> resolve(std::string_view qualified, const ir::Module* importer, int depth) const;
 
   std::vector<const ir::Module*> modules_;
-  std::unordered_map<std::string, const ir::Module*> by_name_;
+  std::unordered_map<std::string, std::vector<const ir::Module*>> by_name_;  // in the order added
 };
 
 // Calls visit(parameter index, argument) for each argument of `call` (in `caller`) that binds a
