@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <malloc.h>
 
-#include <cstdio>
 #include <cstdlib>
 
 #include "graphmend/syntax/tree.h"
@@ -85,34 +84,26 @@ void release(void* p) noexcept {
 // (syntax/parse_arena.h), tails not yet used included. C code cannot unwind, so these only record
 // what they allocate; the thread's next C++ allocation, right after the parse returns, finds the
 // balance over the limit and throws.
-// tree-sitter does not check for a null result: like its default allocator, stop with a message.
-void* or_abort(void* p, size_t bytes) {
-  if (p == nullptr && bytes > 0) {
-    std::fprintf(stderr, "graphmend: tree-sitter could not allocate %zu bytes\n", bytes);
-    std::abort();
-  }
-  return p;
-}
-
+// A null result is the arena's to handle (it stops with a message, as tree-sitter would).
 void note_tree_allocation(void* p) {
   if (p != nullptr && t_budget.armed) t_budget.balance += static_cast<int64_t>(malloc_usable_size(p));
 }
 
 void* tree_malloc(size_t bytes) {
-  void* p = or_abort(std::malloc(bytes), bytes);
+  void* p = std::malloc(bytes);
   note_tree_allocation(p);
   return p;
 }
 
 void* tree_calloc(size_t count, size_t bytes) {
-  void* p = or_abort(std::calloc(count, bytes), count * bytes);
+  void* p = std::calloc(count, bytes);
   note_tree_allocation(p);
   return p;
 }
 
 void* tree_realloc(void* old, size_t bytes) {
   count_free(old);
-  void* p = or_abort(std::realloc(old, bytes), bytes);
+  void* p = std::realloc(old, bytes);
   note_tree_allocation(p);
   return p;
 }

@@ -58,8 +58,12 @@ struct ThreadArena {
   ThreadArena() = default;
   ThreadArena(const ThreadArena&) = delete;
   ThreadArena& operator=(const ThreadArena&) = delete;
-  ~ThreadArena() {  // the chunk kept for the next parse goes with its thread
-    while (newest != nullptr) {
+  ~ThreadArena() { free_chunks(false); }  // the chunk kept for the next parse goes with its thread
+
+  // Gives the chunks back to upstream, newest first; with `keep_first`, not the oldest when it is
+  // a first chunk's size.
+  void free_chunks(bool keep_first) {
+    while (newest != nullptr && !(keep_first && newest->older == nullptr && newest->capacity <= kFirstChunk)) {
       Chunk* older = newest->older;
       g_upstream.free_fn(newest);
       newest = older;
@@ -70,10 +74,15 @@ thread_local ThreadArena t_arena;
 
 size_t& size_of_block(void* p) { return *reinterpret_cast<size_t*>(static_cast<char*>(p) - kHeader); }
 
+// tree-sitter does not check for a null result: like its own allocator, stop with a message.
 [[noreturn]] void out_of_memory(size_t bytes) {
-  // tree-sitter does not check for a null result; like its own allocator, stop with a message.
   std::fprintf(stderr, "graphmend: tree-sitter could not allocate %zu bytes\n", bytes);
   std::abort();
+}
+
+void* or_out_of_memory(void* p, size_t bytes) {
+  if (p == nullptr && bytes > 0) out_of_memory(bytes);
+  return p;
 }
 
 void* carve(ThreadArena& a, size_t bytes) {
@@ -91,8 +100,7 @@ void* carve(ThreadArena& a, size_t bytes) {
   if (a.newest == nullptr || a.newest->capacity - a.newest->used < need) {
     const size_t grown = a.newest ? std::min(a.newest->capacity * 2, kLargestChunk) : kFirstChunk;
     const size_t capacity = std::max(need, grown);
-    auto* c = static_cast<Chunk*>(g_upstream.malloc_fn(kChunkHeader + capacity));
-    if (c == nullptr) out_of_memory(kChunkHeader + capacity);
+    auto* c = static_cast<Chunk*>(or_out_of_memory(g_upstream.malloc_fn(kChunkHeader + capacity), kChunkHeader + capacity));
     *c = Chunk{a.newest, capacity, 0};
     a.newest = c;
   }
@@ -114,11 +122,7 @@ void give_back(ThreadArena& a, void* p) {
 
 // Gives every chunk back to upstream but the oldest, emptied, when it is a first chunk's size.
 void reset(ThreadArena& a) {
-  while (a.newest != nullptr && (a.newest->older != nullptr || a.newest->capacity > kFirstChunk)) {
-    Chunk* older = a.newest->older;
-    g_upstream.free_fn(a.newest);
-    a.newest = older;
-  }
+  a.free_chunks(true);
   if (a.newest != nullptr) a.newest->used = 0;
   a.last_block = nullptr;
   a.freed.fill(nullptr);
@@ -155,12 +159,12 @@ namespace arena {
 
 void* allocate(size_t bytes) {
   ThreadArena& a = t_arena;
-  return a.active ? carve(a, bytes) : g_upstream.malloc_fn(bytes);
+  return a.active ? carve(a, bytes) : or_out_of_memory(g_upstream.malloc_fn(bytes), bytes);
 }
 
 void* allocate_zeroed(size_t count, size_t bytes) {
   ThreadArena& a = t_arena;
-  if (!a.active) return g_upstream.calloc_fn(count, bytes);
+  if (!a.active) return or_out_of_memory(g_upstream.calloc_fn(count, bytes), count * bytes);
   if (bytes != 0 && count > SIZE_MAX / bytes) out_of_memory(SIZE_MAX);
   void* p = carve(a, count * bytes);
   std::memset(p, 0, count * bytes);
@@ -169,7 +173,7 @@ void* allocate_zeroed(size_t count, size_t bytes) {
 
 void* reallocate(void* p, size_t bytes) {
   ThreadArena& a = t_arena;
-  if (!a.active) return g_upstream.realloc_fn(p, bytes);
+  if (!a.active) return or_out_of_memory(g_upstream.realloc_fn(p, bytes), bytes);
   if (p == nullptr) return carve(a, bytes);
   const size_t old = size_of_block(p);
   // The newest block grows (or shrinks) in place while its chunk has room: an array pushed to

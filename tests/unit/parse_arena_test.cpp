@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -115,6 +116,31 @@ TEST(ParseArena, OutsideAScopeMemoryIsMallocs) {
   void* z = arena::allocate_zeroed(4, 4);
   EXPECT_EQ(static_cast<unsigned char*>(z)[15], 0);
   arena::release(z);
+}
+
+// tree-sitter never checks for a null result, so memory upstream cannot give stops the program with
+// a message, inside a scope (a chunk) and outside one.
+void* no_malloc(size_t) { return nullptr; }
+void* no_calloc(size_t, size_t) { return nullptr; }
+void* no_realloc(void*, size_t) { return nullptr; }
+
+TEST(ParseArenaDeathTest, MemoryUpstreamCannotGiveStopsWithAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto exhaust = [](auto allocation) {
+    arena::set_upstream({no_malloc, no_calloc, no_realloc, std::free});
+    allocation();
+  };
+  const char* message = "graphmend: tree-sitter could not allocate";
+  EXPECT_DEATH(exhaust([] { (void)arena::allocate(100); }), message);
+  EXPECT_DEATH(exhaust([] { (void)arena::allocate_zeroed(4, 25); }), message);
+  EXPECT_DEATH(exhaust([] { (void)arena::reallocate(nullptr, 100); }), message);
+  if (kParseArena) {
+    EXPECT_DEATH(exhaust([] {
+                   ArenaScope scope;
+                   (void)arena::allocate(1u << 20);  // more than the first chunk kept
+                 }),
+                 message);
+  }
 }
 
 // Parses side by side leave nothing behind, and give the same tree each time.

@@ -57,7 +57,9 @@ class ArenaScope {
 
 namespace arena {
 // tree-sitter's allocator (ts_set_allocator installs these once): the thread's arena while an
-// ArenaScope lives, else upstream. Every result is aligned to 16 bytes, as malloc's are.
+// ArenaScope lives, else upstream. Every result is aligned to 16 bytes, as malloc's are. Where
+// upstream has no memory they stop the program with a message, as tree-sitter's own allocator does:
+// tree-sitter never checks for a null result.
 void* allocate(size_t bytes);
 void* allocate_zeroed(size_t count, size_t bytes);
 void* reallocate(void* p, size_t bytes);
