@@ -35,35 +35,60 @@ SelfStores index_self_stores(const ir::Module& m, const ir::Class& cls) {
   return out;
 }
 
-void Project::add(const ir::Module* module) {
-  modules_.push_back(module);
-  if (!module->module_name().empty()) by_name_[module->module_name()].push_back(module);
-}
-
 namespace {
 
-// The directory a module is found from on sys.path: its file's directory, left once for each
-// package it is nested in (a package's `__init__.py` once more).
-std::filesystem::path import_root(const ir::Module& module) {
-  std::filesystem::path dir = std::filesystem::absolute(module.file().path).lexically_normal().parent_path();
+namespace fs = std::filesystem;
+
+// How many packages `module` is nested in, from its name: `pkg.sub.model` two, a script's stem
+// (which may hold dots: `train.v2`) none.
+size_t package_levels(const ir::Module& module) {
   const std::string& name = module.module_name();
-  auto levels = std::count(name.begin(), name.end(), '.') + (module.is_package_init() ? 1 : 0);
-  for (; levels > 0; --levels) dir = dir.parent_path();
-  return dir;
+  if (module.is_package_init()) return static_cast<size_t>(std::count(name.begin(), name.end(), '.')) + 1;
+  const std::string stem = module.file().path.stem().string();
+  if (name == stem || !name.ends_with("." + stem)) return 0;
+  const std::string_view packages = std::string_view(name).substr(0, name.size() - stem.size() - 1);
+  return static_cast<size_t>(std::count(packages.begin(), packages.end(), '.')) + 1;
+}
+
+fs::path real(const fs::path& path) {
+  std::error_code error;
+  fs::path out = fs::weakly_canonical(path, error);
+  return error ? path : out;
 }
 
 }  // namespace
+
+void Project::add(const ir::Module* module) {
+  modules_.push_back(module);
+  if (module->module_name().empty()) return;
+  by_name_[module->module_name()].push_back(module);
+  // The directory on sys.path the module is found under: its file's directory, left once for each
+  // package it is nested in, then with links resolved (memoised: most modules share a few).
+  fs::path dir = fs::absolute(module->file().path).lexically_normal().parent_path();
+  for (size_t levels = package_levels(*module); levels > 0; --levels) dir = dir.parent_path();
+  auto [known, added] = real_dirs_.try_emplace(dir.string());
+  if (added) known->second = real(dir).string();
+  Roots roots{known->second, known->second};
+  // Where its own absolute imports look first: a script's (or notebook's) real directory, as Python
+  // puts it first on sys.path (a linked script: the directory of the file it links to).
+  if (module->module_name().starts_with('<')) {
+    roots.searched = roots.found_under;
+  } else if (package_levels(*module) == 0 && !module->is_package_init()) {
+    roots.searched = real(fs::absolute(module->file().path)).parent_path().string();
+  }
+  roots_.emplace(module, std::move(roots));
+}
 
 const ir::Module* Project::find_module(std::string_view dotted, const ir::Module* importer) const {
   auto it = by_name_.find(std::string(dotted));
   if (it == by_name_.end()) return nullptr;
   const std::vector<const ir::Module*>& candidates = it->second;
   if (candidates.size() == 1) return candidates.front();
-  if (!importer) return nullptr;
-  const std::filesystem::path root = import_root(*importer);
+  const auto importer_roots = importer ? roots_.find(importer) : roots_.end();
+  if (importer_roots == roots_.end()) return nullptr;
   const ir::Module* found = nullptr;
   for (const ir::Module* candidate : candidates) {
-    if (import_root(*candidate) != root) continue;
+    if (roots_.at(candidate).found_under != importer_roots->second.searched) continue;
     if (found) return nullptr;
     found = candidate;
   }
@@ -103,7 +128,7 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, const i
         // A re-export (`from .x import f` in a package): follow it.
         std::string target(b.import_path);
         if (!tail.empty()) target += "." + tail;
-        if (target != q) return resolve(target, m, depth + 1);
+        if (target != q) return resolve(target, importer, depth + 1);
       }
     }
     return std::nullopt;

@@ -176,6 +176,45 @@ def test_a_shared_module_name_outside_the_importers_root_reaches_neither(gm, tmp
     assert findings(r) == [("a/model.py", "GM101")], r.stdout + r.stderr
 
 
+COMPILED_STEP = "import torch\nfrom {source} import scale\n\n\n@torch.compile\ndef step(x):\n    return scale(x, x.sum())\n"
+
+
+def notebook(code):
+    cell = {"cell_type": "code", "metadata": {}, "source": code, "outputs": [], "execution_count": None}
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+# Two files named `model` and one compiled caller: the layout, the paths checked, and the `scale`
+# Python runs (checked with `python`, `jupyter` alike: the directory of the script it runs, links
+# resolved, comes first on sys.path; a re-export searches that path too).
+SHARED_NAME_LAYOUTS = {
+    "notebook": ({"model.py": SCALE, "b/model.py": SCALE, "b/nb.ipynb": notebook(COMPILED_STEP.format(source="model"))},
+                 ["."], "b/model.py"),
+    "dotted script stem": ({"model.py": SCALE, "b/model.py": SCALE, "b/train.v2.py": COMPILED_STEP.format(source="model")},
+                           ["."], "b/model.py"),
+    "linked script": ({"a/model.py": SCALE, "b/model.py": SCALE, "a/train.py": COMPILED_STEP.format(source="model"),
+                       "b/train.py": "-> ../a/train.py"}, ["b", "a/model.py"], "a/model.py"),
+    "linked script, other order": ({"a/model.py": SCALE, "b/model.py": SCALE,
+                                    "a/train.py": COMPILED_STEP.format(source="model"),
+                                    "b/train.py": "-> ../a/train.py"}, ["b", "a"], "a/model.py"),
+    "re-export": ({"model.py": SCALE, "a/model.py": SCALE, "common.py": "import torch\nfrom model import scale\n",
+                   "a/train.py": COMPILED_STEP.format(source="common")}, ["."], "a/model.py"),
+}
+
+
+@pytest.mark.parametrize("layout", SHARED_NAME_LAYOUTS)
+def test_a_shared_module_name_reaches_the_file_python_imports(gm, tmp_path, layout):
+    files, paths, imported = SHARED_NAME_LAYOUTS[layout]
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        if text.startswith("-> "):
+            (tmp_path / name).symlink_to(text[3:])
+        else:
+            (tmp_path / name).write_text(text)
+    r = gm("check", *paths, "--output-format", "json", cwd=tmp_path)
+    assert findings(r) == [(imported, "GM101")], r.stdout + r.stderr
+
+
 def test_a_tracked_symlink_is_walked_inside_a_git_work_tree(gm, project, tmp_path_factory):
     outside = tmp_path_factory.mktemp("outside") / "real.py"
     outside.write_text((project / "pkg" / "model.py").read_text())

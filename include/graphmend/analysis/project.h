@@ -42,14 +42,15 @@ class Project {
   [[nodiscard]] const std::vector<const ir::Module*>& modules() const { return modules_; }
   // The analysed module that `importer` reaches by the absolute name `dotted`. Two analysed files
   // may share a name: scripts outside any package are named by their stem, so `a/model.py` and
-  // `b/model.py` are both `model`. Python finds the one under the importer's own import root (the
-  // directory on sys.path it was itself found from: a script's directory, a package's parent), so
-  // that one is chosen. Where no candidate, or more than one, shares that root, or there is no
-  // importer, the name reaches none of them rather than a guess.
+  // `b/model.py` are both `model`. Python then finds the one under the directory it searches
+  // first: a script's (or a notebook's) own real directory, or for a package module the directory
+  // its top package is found under. So that one is chosen; where no candidate, or more than one,
+  // lies there, or there is no importer, the name reaches none of them rather than a guess.
   [[nodiscard]] const ir::Module* find_module(std::string_view dotted, const ir::Module* importer) const;
 
   // Resolves a qualified name ("pkg.mod.func", "pkg.mod.Class.method", re-exports followed), as
-  // `importer` imports it, to a definition in the analysed files.
+  // `importer` imports it, to a definition in the analysed files. A re-export is followed as
+  // `importer` would find it too: sys.path is the process's, whichever module imports.
   [[nodiscard]] std::optional<FunctionRef> resolve_function(std::string_view qualified,
                                                             const ir::Module* importer) const;
   [[nodiscard]] std::optional<ClassRef> resolve_class(std::string_view qualified, const ir::Module* importer) const;
@@ -74,6 +75,12 @@ class Project {
 
   std::vector<const ir::Module*> modules_;
   std::unordered_map<std::string, std::vector<const ir::Module*>> by_name_;  // in the order added
+  struct Roots {
+    std::string found_under;  // the directory on sys.path the module is found under (links resolved)
+    std::string searched;     // the directory its own absolute imports search first
+  };
+  std::unordered_map<const ir::Module*, Roots> roots_;  // set by add(), for modules with a name
+  std::unordered_map<std::string, std::string> real_dirs_;  // a directory -> the same with links resolved
 };
 
 // Calls visit(parameter index, argument) for each argument of `call` (in `caller`) that binds a
