@@ -23,11 +23,11 @@ bool is_newline_at(std::string_view text, uint32_t i) {
 // compiled code runs when" chains).
 std::string gate_header(std::string_view guard, std::string_view indent, std::string_view inner,
                         std::string_view newline) {
-  if (indent.size() + guard.size() + 4 <= generated_line_length()) return fmt::format("if {}:", guard);
+  if (indent.size() + display_width(guard) + 4 <= generated_line_length()) return fmt::format("if {}:", guard);
   std::string out = fmt::format("if ({}{}", newline, inner);
   std::vector<std::string_view> operands{guard};
   std::string_view op;
-  if (inner.size() + guard.size() > generated_line_length()) {
+  if (inner.size() + display_width(guard) > generated_line_length()) {
     for (std::string_view candidate : {std::string_view(" or "), std::string_view(" and ")}) {
       if (std::vector<std::string_view> split = top_level_split(guard, candidate); split.size() >= 2) {
         operands = std::move(split);
@@ -223,8 +223,9 @@ void call_through_runtime(const ir::Module& m, ir::Node function, source::Fix& f
   const size_t before = text.substr(0, function.start()).find_last_of("\r\n");
   const size_t line_start = before == std::string_view::npos ? 0 : before + 1;
   const size_t line_end = std::min(text.find_first_of("\r\n", function.start()), text.size());
-  const size_t rest = line_end - std::min<size_t>(function.end(), line_end);  // after the callee
-  const size_t width = function.start() - line_start + callee.size() + rest;
+  // The columns after the callee, and the line's with the longer callee.
+  const size_t rest = display_width(text.substr(function.end(), line_end - std::min<size_t>(function.end(), line_end)));
+  const size_t width = display_width(text.substr(line_start, function.start() - line_start)) + callee.size() + rest;
   if (width <= generated_line_length() || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
     fix.edits.push_back(source::Edit::replace(function.range(), callee));
     return;

@@ -77,9 +77,9 @@ ir::Node statement_in(ir::Node block, ir::Node n) {
 std::optional<std::string> laid_out(std::string_view name, std::string_view value, const StatementLayout& l,
                                     size_t trailing) {
   const size_t width = generated_line_length();
-  if (l.indent.size() + name.size() + 3 + value.size() + trailing <= width) return std::string(value);
+  if (l.indent.size() + display_width(name) + 3 + display_width(value) + trailing <= width) return std::string(value);
   if (!l.starts_line) return std::nullopt;
-  if (l.inner.size() + value.size() <= width) {
+  if (l.inner.size() + display_width(value) <= width) {
     return "(" + l.newline + l.inner + std::string(value) + l.newline + std::string(l.indent) + ")";
   }
   std::vector<std::string_view> calls;  // split before each `.` that follows a closing bracket
@@ -96,7 +96,7 @@ std::optional<std::string> laid_out(std::string_view name, std::string_view valu
   calls.push_back(value.substr(from));
   std::string out = "(";
   for (const std::string_view call : calls) {
-    if (l.inner.size() + call.size() > width) return std::nullopt;
+    if (l.inner.size() + display_width(call) > width) return std::nullopt;
     out += l.newline + l.inner + std::string(call);
   }
   return out + l.newline + std::string(l.indent) + ")";
@@ -286,7 +286,8 @@ std::variant<source::Fix, Declined> plan_item_tensor(const analysis::FileContext
   const std::string value = std::string(text.substr(item_call.start(), item_part.start - item_call.start())) + kept;
   // What follows the statement on its line (a comment) counts toward its width.
   const size_t line_end = text.find_first_of("\r\n", statement.end());
-  const size_t trailing = (line_end == std::string_view::npos ? text.size() : line_end) - statement.end();
+  const size_t trailing =
+      display_width(text.substr(statement.end(), (line_end == std::string_view::npos ? text.size() : line_end) - statement.end()));
   const std::optional<std::string> written = laid_out(m.text(target), value, layout_of(m, statement), trailing);
   if (!written) return Declined{decline<DeclineCode::ItemLineTooLong>(name)};
   fix.edits.push_back(source::Edit::replace(item_call.range(), *written));

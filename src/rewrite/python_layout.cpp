@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <locale.h>
+#include <wchar.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cwchar>
 
 namespace graphmend::rewrite {
 
@@ -13,6 +17,33 @@ thread_local size_t generated_line_length_now = 88;
 }  // namespace
 
 size_t generated_line_length() { return generated_line_length_now; }
+
+size_t display_width(std::string_view text) {
+  if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    return text.size();
+  }
+  // glibc's character widths, from Unicode's, for every thread alike whatever the process's locale.
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t{});
+  if (utf8 == locale_t{}) return text.size();
+  const locale_t previous = uselocale(utf8);
+  size_t width = 0;
+  std::mbstate_t state{};
+  for (size_t i = 0; i < text.size();) {
+    wchar_t c = 0;
+    const size_t n = std::mbrtowc(&c, text.data() + i, text.size() - i, &state);
+    if (n == 0 || n > text.size() - i) {  // a NUL, or a byte that does not start UTF-8
+      ++width;
+      ++i;
+      state = {};
+      continue;
+    }
+    const int w = wcwidth(c);
+    width += w > 0 ? static_cast<size_t>(w) : 0;  // control characters take none, as in ruff
+    i += n;
+  }
+  uselocale(previous);
+  return width;
+}
 
 GeneratedLineLength::GeneratedLineLength(size_t length) : previous_(generated_line_length_now) {
   generated_line_length_now = length;
@@ -40,7 +71,7 @@ std::string LayoutExpr::flat() const {
 
 namespace {
 
-bool fits(std::string_view line) { return line.size() <= generated_line_length(); }
+bool fits(std::string_view line) { return display_width(line) <= generated_line_length(); }
 
 void append(std::vector<std::string>& out, std::vector<std::string> more) {
   out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
@@ -224,7 +255,7 @@ std::optional<std::string> split_at_delimiters(std::string_view line, std::strin
   for (const auto& level : kLevels) {
     std::vector<std::string> next;
     for (const std::string& piece : pieces) {
-      if (indent.size() + piece.size() <= generated_line_length()) {
+      if (indent.size() + display_width(piece) <= generated_line_length()) {
         next.push_back(piece);
         continue;
       }
@@ -259,7 +290,7 @@ std::optional<std::string> split_at_delimiters(std::string_view line, std::strin
 std::string wrapped_line(std::string_view line, std::string_view indent, std::string_view unit,
                          std::string_view newline, bool inside_brackets) {
   const auto plain = [&] { return std::string(indent) + std::string(line); };
-  if (indent.size() + line.size() <= generated_line_length()) return plain();
+  if (indent.size() + display_width(line) <= generated_line_length()) return plain();
   // `head (`, then one `and` operand a line (each wrapped in turn, as black does), then `close`;
   // nothing when `expr` is not an `and` chain.
   const auto operand_lines = [&](std::string_view head, std::string_view expr,
@@ -292,7 +323,8 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
   const auto parenthesized = [&]() -> std::string {
     if (!assigns_name || line.ends_with(":")) return plain();
     const std::string_view value = line.substr(eq + 3);
-    if (indent.size() + unit.size() + value.size() > generated_line_length() || top_level_split(value, ",").empty()) {
+    if (indent.size() + unit.size() + display_width(value) > generated_line_length() ||
+        top_level_split(value, ",").empty()) {
       return plain();  // still too long, or a bracket or string left open
     }
     return std::string(indent) + std::string(line.substr(0, eq + 3)) + "(" + std::string(newline) + std::string(indent) +
@@ -328,7 +360,9 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
         opened.push_back(i);
       } else if (c == ')' || c == ']' || c == '}') {
         if (opened.empty()) break;
-        if (i == last && c == ')' && indent.size() + opened.back() + 1 <= generated_line_length()) open = opened.back();
+        if (i == last && c == ')' && indent.size() + display_width(line.substr(0, opened.back())) + 1 <= generated_line_length()) {
+          open = opened.back();
+        }
         opened.pop_back();
       }
     }
@@ -346,7 +380,7 @@ std::string wrapped_line(std::string_view line, std::string_view indent, std::st
   std::string out = std::string(indent) + std::string(line.substr(0, open + 1));
   // As black and ruff format: the arguments on one line of their own when they fit there, else
   // one per line.
-  if (indent.size() + unit.size() + inside.size() <= generated_line_length() && !inside.ends_with(",")) {
+  if (indent.size() + unit.size() + display_width(inside) <= generated_line_length() && !inside.ends_with(",")) {
     return out + std::string(newline) + std::string(indent) + std::string(unit) + std::string(inside) +
            std::string(newline) + std::string(indent) + std::string(tail);
   }

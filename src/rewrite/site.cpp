@@ -337,7 +337,7 @@ std::string helper_call(const std::string& callee, const std::vector<std::string
     multiline |= args[i].find('\n') != std::string::npos;
   }
   one_line += ")";
-  if (!multiline && lead + one_line.size() <= generated_line_length()) return one_line;
+  if (!multiline && lead + display_width(one_line) <= generated_line_length()) return one_line;
   std::string out = callee + "(";
   for (const std::string& arg : args) {
     std::vector<std::string_view> lines;
@@ -393,7 +393,7 @@ source::Helper site_helper(const std::string& name, const std::string& params, c
       bool fits = true;
       for (size_t from = 0; from <= candidate.size();) {
         const size_t to = std::min(candidate.find('\n', from), candidate.size());
-        fits = fits && to - from <= generated_line_length();
+        fits = fits && display_width(std::string_view(candidate).substr(from, to - from)) <= generated_line_length();
         from = to + 1;
       }
       if (fits) line = candidate;

@@ -126,7 +126,7 @@ std::string split_long_literals(std::string_view code) {
     const size_t lead = line.find_first_not_of(' ');
     std::optional<LiteralCuts> cuts;
     std::string_view tail;
-    if (brackets > 0 && line.size() > generated_line_length() && lead != std::string_view::npos) {
+    if (brackets > 0 && display_width(line) > generated_line_length() && lead != std::string_view::npos) {
       cuts = literal_cuts(line, lead);
       if (cuts) {
         tail = line.substr(cuts->end);
@@ -147,10 +147,11 @@ std::string split_long_literals(std::string_view code) {
         size_t cut = 0;
         for (size_t c : cuts->after_space) {
           if (c <= from) continue;
-          if (lead + prefix.size() + 2 + (c - from) > generated_line_length()) break;
+          if (lead + prefix.size() + 2 + display_width(line.substr(from, c - from)) > generated_line_length()) break;
           cut = c;
         }
-        const bool rest_fits = lead + prefix.size() + 2 + (close - from) + tail.size() <= generated_line_length();
+        const bool rest_fits =
+            lead + prefix.size() + 2 + display_width(line.substr(from, close - from)) + tail.size() <= generated_line_length();
         if (!first) out += '\n';
         first = false;
         out += indent;

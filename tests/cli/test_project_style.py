@@ -269,3 +269,34 @@ def test_a_value_kept_a_tensor_is_laid_out_as_ruff_formats_it(gm, tmp_path, widt
     assert after.returncode == 0, after.stdout + fixed
     if width == 88:
         assert "(\n        hidden.abs()" in fixed and "\n        .amax()\n" in fixed, fixed
+
+
+def wide_text_module():
+    """Guards and prints whose messages hold characters wider, in bytes, than the columns they take
+    ("—" is three bytes and one column, "中" three bytes and two), at every length around the line
+    length: the written lines fit by columns where they do not by bytes."""
+    lines = ["import torch", "", "", "class Model(torch.nn.Module):", "    def forward(self, x, mask):"]
+    for i in range(24):
+        words = ("mask — “docs” " if i % 2 else "掩码必须全部为真 ") + "x" * i
+        lines += [f"        if not mask[{i}].all():", f'            raise ValueError("{words}")']
+        lines += [f'        print("{words} {"y" * 10}")']
+    lines += ["        return x", ""]
+    return "\n".join(lines)
+
+
+def test_characters_wider_in_bytes_than_columns_are_laid_out_as_ruff_formats_them(gm, tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(wide_text_module(), encoding="utf-8")
+    settings = ["--isolated", "--line-length", "88"]
+    before = subprocess.run([str(RUFF), "format", "--check", *settings, "pkg/model.py"], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert before.returncode == 0, before.stdout
+    out = gm("fix", "pkg", cwd=tmp_path)
+    assert out.returncode in (0, 1), out.stdout + out.stderr
+    fixed = model.read_text(encoding="utf-8")
+    assert fixed.count("_graphmend.check(") == 24 and fixed.count("_graphmend.call(print)") == 24, fixed
+    after = subprocess.run([str(RUFF), "format", "--check", "--diff", *settings, "pkg/model.py"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert after.returncode == 0, after.stdout

@@ -32,6 +32,25 @@ TEST(GeneratedLineLength, AGuardSetsTheLengthForItsLifetimeAndRestoresThePreviou
   EXPECT_EQ(generated_line_length(), 88u);
 }
 
+// Columns as ruff counts them (its unicode-width): what a line is measured by against the length.
+TEST(DisplayWidth, CountsColumnsNotBytes) {
+  EXPECT_EQ(display_width("x = f(a, b)"), 11u);
+  EXPECT_EQ(display_width("\xe2\x80\x94"), 1u);                    // "—": three bytes, one column
+  EXPECT_EQ(display_width("\xe4\xb8\xad\xe6\x96\x87"), 4u);        // "中文": wide, two columns each
+  EXPECT_EQ(display_width("e\xcc\x81"), 1u);                       // "e" and a combining acute accent
+  EXPECT_EQ(display_width("a\xe2\x80\x8b" "b"), 2u);                // a zero-width space between
+  EXPECT_EQ(display_width("\xf0\x9f\x98\x80"), 2u);                // an emoji
+  EXPECT_EQ(display_width("\xff\xfe" "ab"), 4u);                     // not UTF-8: a byte a column
+}
+
+TEST(DisplayWidth, AWrappedLineFitsByColumns) {
+  const GeneratedLineLength length(20);
+  // 20 columns in 36 bytes: it stays on its line.
+  const std::string fits = "x = f(\"\xe2\x80\x94\xe2\x80\x94\xe2\x80\x94\xe2\x80\x94\xe2\x80\x94\xe2\x80\x94\xe2\x80\x94\xe2\x80\x94\", a)";
+  ASSERT_EQ(display_width(fits), 20u);
+  EXPECT_EQ(wrapped(fits), fits);
+}
+
 TEST(GeneratedLineLength, IsTheSettingOfTheThreadThatSetsIt) {
   const GeneratedLineLength here(40);
   size_t elsewhere = 0;

@@ -25,6 +25,11 @@ namespace graphmend::rewrite {
 // for one file's rules on the thread that runs them, so that the many layout helpers need no
 // extra parameter; an object of this class sets it for its lifetime.
 [[nodiscard]] size_t generated_line_length();
+// The columns `text` takes where ruff and black measure a line against the line length: two for a
+// wide or fullwidth character (CJK, most emoji), none for a combining mark or a zero-width one, one
+// for any other (bytes that are not UTF-8: one each). A line of ASCII takes its length in bytes;
+// "—" takes one column in three bytes, so a byte count would wrap lines the formatter joins again.
+[[nodiscard]] size_t display_width(std::string_view text);
 class GeneratedLineLength {
  public:
   explicit GeneratedLineLength(size_t length);
