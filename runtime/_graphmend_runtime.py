@@ -16,7 +16,7 @@ import os
 import sys
 import types
 
-RUNTIME_VERSION = "17"
+RUNTIME_VERSION = "18"
 
 # The runtime never imports torch itself: a patched module that imports torch only on
 # some paths (or not at all) must not start importing it. It uses torch once loaded.
@@ -725,7 +725,7 @@ def _exported(site, args):
     """
     try:
         _fail(site, args)
-    except Exception as error:  # noqa: BLE001 - any exception the site raises is the message
+    except Exception as error:  # noqa: BLE001 - whatever the site raises is the message
         return type(error).__name__ + ": " + str(error)
     return site.__name__
 

@@ -90,10 +90,18 @@ std::string runtime_binding(const RuntimeLink& link, const std::set<std::string>
   // the runtime file. The source never contains ''' (tests/runtime checks it).
   // Dynamo finds a traced function's globals by importing its module's name, so the inline
   // runtime is registered in sys.modules, as a submodule of the script's own name.
+  // The call is laid out as ruff and black format it: the script still passes the formatter.
   return fmt::format(
       "_graphmend = __import__(\"types\").ModuleType(__name__ + \".{0}\")\n"
       "__import__(\"sys\").modules[_graphmend.__name__] = _graphmend\n"
-      "exec(compile(r'''\n{1}''', \"<graphmend runtime>\", \"exec\"), _graphmend.__dict__)\n"
+      "exec(\n"
+      "    compile(\n"
+      "        r'''\n{1}''',\n"
+      "        \"<graphmend runtime>\",\n"
+      "        \"exec\",\n"
+      "    ),\n"
+      "    _graphmend.__dict__,\n"
+      ")\n"
       "_graphmend = _graphmend.bind(globals())",
       kRuntimeModule, runtime_sections(sections));
 }

@@ -300,3 +300,17 @@ def test_characters_wider_in_bytes_than_columns_are_laid_out_as_ruff_formats_the
     after = subprocess.run([str(RUFF), "format", "--check", "--diff", *settings, "pkg/model.py"], cwd=tmp_path,
                            capture_output=True, text=True)
     assert after.returncode == 0, after.stdout
+
+
+def test_a_loose_scripts_inline_runtime_is_laid_out_as_ruff_formats_it(gm, tmp_path):
+    """A script outside any package gets the runtime inline, in a call ruff leaves as it is."""
+    script = tmp_path / "train.py"
+    script.write_text("import torch\n\n\n@torch.compile\ndef step(x):\n    print(x)\n    return x * 2\n")
+    out = gm("fix", "train.py", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    fixed = script.read_text()
+    assert "_graphmend.call(print)" in fixed and "exec(\n" in fixed, fixed
+    for command in (["format", "--check", "--diff"], ["check", "--select", "E,F,W"]):
+        r = subprocess.run([str(RUFF), *command, "--isolated", "--no-cache", "train.py"], cwd=tmp_path,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr

@@ -137,7 +137,7 @@ TEST(Emission, ALooseScriptGetsTheRuntimeInlineAndNoFile) {
   auto r = gm("fix " + quoted(script));
   EXPECT_EQ(r.exit_code, 0) << r.out;
   const std::string text = read_bytes(script);
-  EXPECT_NE(text.find("exec(compile(r'''"), std::string::npos) << text;
+  EXPECT_NE(text.find("exec(\n    compile(\n        r'''\n"), std::string::npos) << text;
   EXPECT_NE(text.find("def _defer("), std::string::npos);
   EXPECT_EQ(text.find("def selectable("), std::string::npos) << "only the sections the script uses";
   EXPECT_FALSE(fs::exists(dir.path / "_graphmend_runtime.py"));
