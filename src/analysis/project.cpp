@@ -84,6 +84,7 @@ const ir::Module* Project::find_module(std::string_view dotted, const ir::Module
   if (it == by_name_.end()) return nullptr;
   const std::vector<const ir::Module*>& candidates = it->second;
   if (candidates.size() == 1) return candidates.front();
+  if (importer && importer->module_name() == dotted) return importer;  // its own names
   const auto importer_roots = importer ? roots_.find(importer) : roots_.end();
   if (importer_roots == roots_.end()) return nullptr;
   const ir::Module* found = nullptr;

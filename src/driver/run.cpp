@@ -820,7 +820,15 @@ class Run {
       const Unit& u = units_[i];
       // A notebook's text is its joined cells: marked, so no .py file's entry can stand for it.
       const std::string_view kind = u.current && u.current->notebook ? "\x1fnotebook" : "";
-      tree.add(u.input.display, u.input.module_name + "\x1f" + u.style.key() + "\x1f" + settings_[i]->key() + std::string(kind),
+      // A script's imports search the directory of the file it may link to (analysis::Project):
+      // a link pointed elsewhere resolves them elsewhere, with every text the same.
+      std::string searched;
+      if (u.input.module_name == u.input.path.stem().string()) {
+        std::error_code ec;
+        searched = "\x1f" + std::filesystem::weakly_canonical(std::filesystem::absolute(u.input.path, ec), ec).string();
+      }
+      tree.add(u.input.display,
+               u.input.module_name + "\x1f" + u.style.key() + "\x1f" + settings_[i]->key() + std::string(kind) + searched,
                u.input.context_only,
                u.current ? std::string_view(u.current->text) : std::string_view("\0unread", 7));
     }

@@ -225,7 +225,7 @@ void call_through_runtime(const ir::Module& m, ir::Node function, source::Fix& f
   const size_t line_end = std::min(text.find_first_of("\r\n", function.start()), text.size());
   // The columns after the callee, and the line's with the longer callee.
   const size_t rest = display_width(text.substr(function.end(), line_end - std::min<size_t>(function.end(), line_end)));
-  const size_t width = display_width(text.substr(line_start, function.start() - line_start)) + callee.size() + rest;
+  const size_t width = display_width(text.substr(line_start, function.start() - line_start)) + display_width(callee) + rest;
   if (width <= generated_line_length() || m.text(function).find_first_of("\r\n") != std::string_view::npos) {
     fix.edits.push_back(source::Edit::replace(function.range(), callee));
     return;

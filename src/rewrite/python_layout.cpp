@@ -18,11 +18,26 @@ thread_local size_t generated_line_length_now = 88;
 
 size_t generated_line_length() { return generated_line_length_now; }
 
+namespace {
+
+// One character's columns: glibc's, except where it has none to give. A control character takes
+// none (a tab one, as on the ASCII path); one newer than glibc's tables takes ruff's: two in the
+// ranges Unicode reserves for wide characters (emoji, CJK), else one.
+size_t columns_of(wchar_t c) {
+  if (const int w = wcwidth(c); w >= 0) return static_cast<size_t>(w);
+  if (c == L'\t') return 1;
+  if (c < 0x20 || (c >= 0x7f && c < 0xa0)) return 0;
+  return (c >= 0x1f000 && c <= 0x1fffd) || (c >= 0x20000 && c <= 0x3fffd) ? 2 : 1;
+}
+
+}  // namespace
+
 size_t display_width(std::string_view text) {
   if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     return text.size();
   }
   // glibc's character widths, from Unicode's, for every thread alike whatever the process's locale.
+  // Without that locale (a glibc before 2.35 lacks it), bytes: at worst a line wraps early.
   static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t{});
   if (utf8 == locale_t{}) return text.size();
   const locale_t previous = uselocale(utf8);
@@ -37,8 +52,7 @@ size_t display_width(std::string_view text) {
       state = {};
       continue;
     }
-    const int w = wcwidth(c);
-    width += w > 0 ? static_cast<size_t>(w) : 0;  // control characters take none, as in ruff
+    width += columns_of(c);
     i += n;
   }
   uselocale(previous);

@@ -58,12 +58,14 @@ struct ThreadArena {
   ThreadArena() = default;
   ThreadArena(const ThreadArena&) = delete;
   ThreadArena& operator=(const ThreadArena&) = delete;
-  ~ThreadArena() { free_chunks(false); }  // the chunk kept for the next parse goes with its thread
+  enum class Keep { Nothing, FirstChunk };
+  ~ThreadArena() { free_chunks(Keep::Nothing); }  // the chunk kept for the next parse goes with its thread
 
-  // Gives the chunks back to upstream, newest first; with `keep_first`, not the oldest when it is
-  // a first chunk's size.
-  void free_chunks(bool keep_first) {
-    while (newest != nullptr && !(keep_first && newest->older == nullptr && newest->capacity <= kFirstChunk)) {
+  // Gives the chunks back to upstream, newest first; with Keep::FirstChunk, not the oldest when it
+  // is a first chunk's size.
+  void free_chunks(Keep keep) {
+    while (newest != nullptr &&
+           !(keep == Keep::FirstChunk && newest->older == nullptr && newest->capacity <= kFirstChunk)) {
       Chunk* older = newest->older;
       g_upstream.free_fn(newest);
       newest = older;
@@ -122,7 +124,7 @@ void give_back(ThreadArena& a, void* p) {
 
 // Gives every chunk back to upstream but the oldest, emptied, when it is a first chunk's size.
 void reset(ThreadArena& a) {
-  a.free_chunks(true);
+  a.free_chunks(ThreadArena::Keep::FirstChunk);
   if (a.newest != nullptr) a.newest->used = 0;
   a.last_block = nullptr;
   a.freed.fill(nullptr);
@@ -163,9 +165,9 @@ void* allocate(size_t bytes) {
 }
 
 void* allocate_zeroed(size_t count, size_t bytes) {
+  if (bytes != 0 && count > SIZE_MAX / bytes) out_of_memory(SIZE_MAX);
   ThreadArena& a = t_arena;
   if (!a.active) return or_out_of_memory(g_upstream.calloc_fn(count, bytes), count * bytes);
-  if (bytes != 0 && count > SIZE_MAX / bytes) out_of_memory(SIZE_MAX);
   void* p = carve(a, count * bytes);
   std::memset(p, 0, count * bytes);
   return p;

@@ -215,6 +215,35 @@ def test_a_shared_module_name_reaches_the_file_python_imports(gm, tmp_path, layo
     assert findings(r) == [(imported, "GM101")], r.stdout + r.stderr
 
 
+def test_a_linked_module_reaches_its_own_definitions(gm, tmp_path):
+    """`b/model.py` links to `c/model.py`, beside a second `model` in `a/`: the names the linked
+    module reaches through itself are its own, wherever its link points."""
+    own = SCALE + "\n\n@torch.compile\ndef step(x):\n    g = scale\n    return g(x, x.sum())\n"
+    for name, text in {"a/model.py": SCALE, "c/model.py": own}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "model.py").symlink_to("../c/model.py")
+    r = gm("check", "a", "b", "--output-format", "json", "--no-cache", cwd=tmp_path)
+    assert findings(r) == [("b/model.py", "GM101")], r.stdout + r.stderr
+
+
+def test_the_result_cache_sees_a_scripts_link_pointed_elsewhere(gm, tmp_path):
+    """A linked script's imports search its target's directory: pointing the link at a copy
+    elsewhere, every analysed text the same, changes what they reach."""
+    for name, text in {"a/model.py": SCALE, "b/model.py": SCALE, "a/run.py": COMPILED_STEP.format(source="model"),
+                       "d/run.py": COMPILED_STEP.format(source="model")}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "b" / "run.py").symlink_to("../a/run.py")
+    first = gm("check", "b", "a/model.py", "--output-format", "json", cwd=tmp_path)
+    assert findings(first) == [("a/model.py", "GM101")], first.stdout + first.stderr
+    (tmp_path / "b" / "run.py").unlink()
+    (tmp_path / "b" / "run.py").symlink_to("../d/run.py")  # d/ holds no `model` the run analyses
+    again = gm("check", "b", "a/model.py", "--output-format", "json", cwd=tmp_path)
+    assert findings(again) == [], again.stdout + again.stderr
+
+
 def test_a_tracked_symlink_is_walked_inside_a_git_work_tree(gm, project, tmp_path_factory):
     outside = tmp_path_factory.mktemp("outside") / "real.py"
     outside.write_text((project / "pkg" / "model.py").read_text())

@@ -41,6 +41,8 @@ TEST(DisplayWidth, CountsColumnsNotBytes) {
   EXPECT_EQ(display_width("a\xe2\x80\x8b" "b"), 2u);                // a zero-width space between
   EXPECT_EQ(display_width("\xf0\x9f\x98\x80"), 2u);                // an emoji
   EXPECT_EQ(display_width("\xff\xfe" "ab"), 4u);                     // not UTF-8: a byte a column
+  EXPECT_EQ(display_width("\xf0\x9f\xab\xa8"), 2u);                // an emoji newer than some glibc's tables
+  EXPECT_EQ(display_width("\t\xe2\x80\x94"), display_width("\t-"));  // a tab: one column either way
 }
 
 TEST(DisplayWidth, AWrappedLineFitsByColumns) {

@@ -43,9 +43,11 @@ class Project {
   // The analysed module that `importer` reaches by the absolute name `dotted`. Two analysed files
   // may share a name: scripts outside any package are named by their stem, so `a/model.py` and
   // `b/model.py` are both `model`. Python then finds the one under the directory it searches
-  // first: a script's (or a notebook's) own real directory, or for a package module the directory
-  // its top package is found under. So that one is chosen; where no candidate, or more than one,
-  // lies there, or there is no importer, the name reaches none of them rather than a guess.
+  // first: a script's real directory (a linked script: its target's), a notebook's folder, or for
+  // a package module the directory its top package is found under. So that one is chosen (a module
+  // naming itself gets itself); where no candidate, or more than one, lies there, or there is no
+  // importer, the shared name reaches none of them rather than a guess. A name only one analysed
+  // file has reaches that file from any importer.
   [[nodiscard]] const ir::Module* find_module(std::string_view dotted, const ir::Module* importer) const;
 
   // Resolves a qualified name ("pkg.mod.func", "pkg.mod.Class.method", re-exports followed), as

@@ -26,9 +26,12 @@ namespace graphmend::rewrite {
 // extra parameter; an object of this class sets it for its lifetime.
 [[nodiscard]] size_t generated_line_length();
 // The columns `text` takes where ruff and black measure a line against the line length: two for a
-// wide or fullwidth character (CJK, most emoji), none for a combining mark or a zero-width one, one
-// for any other (bytes that are not UTF-8: one each). A line of ASCII takes its length in bytes;
-// "—" takes one column in three bytes, so a byte count would wrap lines the formatter joins again.
+// wide or fullwidth character (CJK, most emoji), none for a combining mark, a zero-width or a
+// control character, one for any other, a tab included (bytes that are not UTF-8: one each). A
+// line of ASCII takes its length in bytes; "—" takes one column in three bytes, so a byte count
+// would wrap lines the formatter joins again. The widths are the host glibc's tables (Unicode's,
+// as ruff's are): a character newer than those counts as Unicode reserves its range, and without
+// glibc's C.UTF-8 locale every byte counts one.
 [[nodiscard]] size_t display_width(std::string_view text);
 class GeneratedLineLength {
  public:
