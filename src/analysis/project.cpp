@@ -58,6 +58,11 @@ fs::path real(const fs::path& path) {
 
 }  // namespace
 
+std::optional<fs::path> script_search_directory(const fs::path& file, std::string_view module_name) {
+  if (module_name != file.stem().string()) return std::nullopt;
+  return real(fs::absolute(file)).parent_path();
+}
+
 void Project::add(const ir::Module* module) {
   modules_.push_back(module);
   if (module->module_name().empty()) return;
@@ -68,15 +73,8 @@ void Project::add(const ir::Module* module) {
   for (size_t levels = package_levels(*module); levels > 0; --levels) dir = dir.parent_path();
   auto [known, added] = real_dirs_.try_emplace(dir.string());
   if (added) known->second = real(dir).string();
-  Roots roots{known->second, known->second};
-  // Where its own absolute imports look first: a script's (or notebook's) real directory, as Python
-  // puts it first on sys.path (a linked script: the directory of the file it links to).
-  if (module->module_name().starts_with('<')) {
-    roots.searched = roots.found_under;
-  } else if (package_levels(*module) == 0 && !module->is_package_init()) {
-    roots.searched = real(fs::absolute(module->file().path)).parent_path().string();
-  }
-  roots_.emplace(module, std::move(roots));
+  const std::optional<fs::path> script_dir = script_search_directory(module->file().path, module->module_name());
+  roots_.emplace(module, Roots{known->second, script_dir ? script_dir->string() : known->second});
 }
 
 const ir::Module* Project::find_module(std::string_view dotted, const ir::Module* importer) const {

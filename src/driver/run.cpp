@@ -820,12 +820,11 @@ class Run {
       const Unit& u = units_[i];
       // A notebook's text is its joined cells: marked, so no .py file's entry can stand for it.
       const std::string_view kind = u.current && u.current->notebook ? "\x1fnotebook" : "";
-      // A script's imports search the directory of the file it may link to (analysis::Project):
-      // a link pointed elsewhere resolves them elsewhere, with every text the same.
+      // A script's imports search the directory of the file it may link to: a link pointed
+      // elsewhere resolves them elsewhere, with every text the same.
       std::string searched;
-      if (u.input.module_name == u.input.path.stem().string()) {
-        std::error_code ec;
-        searched = "\x1f" + std::filesystem::weakly_canonical(std::filesystem::absolute(u.input.path, ec), ec).string();
+      if (auto dir = analysis::script_search_directory(u.input.path, u.input.module_name)) {
+        searched = "\x1f" + dir->string();
       }
       tree.add(u.input.display,
                u.input.module_name + "\x1f" + u.style.key() + "\x1f" + settings_[i]->key() + std::string(kind) + searched,

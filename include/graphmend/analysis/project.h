@@ -1,6 +1,7 @@
 // The set of modules analysed in one run, and name resolution across them.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -34,6 +35,12 @@ using SelfStores = std::unordered_map<std::string, std::vector<SelfStore>>;
 
 // Every self-attribute store in a class's own methods (not its bases), in one walk.
 SelfStores index_self_stores(const ir::Module& module, const ir::Class& cls);
+
+// The directory a loose script's absolute imports search first: its file's real directory (a linked
+// script: its target's), which Python puts first on sys.path. Null for a package module (named by
+// its packages) and a notebook (named `<path>`): a script is the module named by its file's stem.
+std::optional<std::filesystem::path> script_search_directory(const std::filesystem::path& file,
+                                                             std::string_view module_name);
 
 class Project {
  public:
