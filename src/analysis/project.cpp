@@ -65,6 +65,7 @@ std::optional<fs::path> script_search_directory(const fs::path& file, std::strin
 
 void Project::add(const ir::Module* module) {
   modules_.push_back(module);
+  summaries_.emplace(module, summarize(*module));
   if (module->module_name().empty()) return;
   by_name_[module->module_name()].push_back(module);
   // The directory on sys.path the module is found under: its file's directory, left once for each
@@ -108,24 +109,22 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, const i
     std::string rest = q.substr(cut + 1);
     const std::string head = rest.substr(0, rest.find('.'));
     const std::string tail = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
-    auto sym_it = m->scopes[0].symbols.find(head);
-    if (sym_it == m->scopes[0].symbols.end()) return std::nullopt;
-    for (int bi : m->symbols[static_cast<size_t>(sym_it->second)].bindings) {
-      const ir::Binding& b = m->bindings[static_cast<size_t>(bi)];
-      if (b.kind == ir::BindingKind::FunctionDef && tail.empty()) {
-        return Def{DefKind::Function, m, b.function};
-      }
-      if (b.kind == ir::BindingKind::ClassDef) {
-        if (tail.empty()) return Def{DefKind::Class, m, b.klass};
+    const std::vector<ModuleSummary::Definition>* defs = summary_of(*m).definitions_of(head);
+    if (!defs) return std::nullopt;
+    for (const ModuleSummary::Definition& d : *defs) {
+      using Kind = ModuleSummary::Definition::Kind;
+      if (d.kind == Kind::Function && tail.empty()) return Def{DefKind::Function, m, d.index};
+      if (d.kind == Kind::Class) {
+        if (tail.empty()) return Def{DefKind::Class, m, d.index};
         if (tail.find('.') == std::string::npos) {
-          auto meth = find_method(ClassRef{m, b.klass}, tail);
+          auto meth = find_method(ClassRef{m, d.index}, tail);
           if (meth) return Def{DefKind::Function, meth->module, meth->function};
         }
         return std::nullopt;
       }
-      if (b.kind == ir::BindingKind::Import) {
+      if (d.kind == Kind::Import) {
         // A re-export (`from .x import f` in a package): follow it.
-        std::string target(b.import_path);
+        std::string target = d.import_path;
         if (!tail.empty()) target += "." + tail;
         if (target != q) return resolve(target, importer, depth + 1);
       }
@@ -179,11 +178,18 @@ std::optional<FunctionRef> Project::function_of_expr(const ir::Module& module, i
   return resolve_function(*q, &module);
 }
 
+const ModuleSummary& Project::summary_of(const ir::Module& module) const {
+  return summaries_.at(&module);
+}
+
 std::vector<ClassRef> Project::bases_of(ClassRef cls) const {
   std::vector<ClassRef> out;
-  const ir::Class& c = cls.module->classes[static_cast<size_t>(cls.klass)];
-  for (ir::Node base : c.bases) {
-    if (auto b = class_of_expr(*cls.module, base)) out.push_back(*b);
+  for (const ModuleSummary::Base& base : summary_of(*cls.module).classes[static_cast<size_t>(cls.klass)].bases) {
+    if (base.local_class >= 0) {
+      out.push_back(ClassRef{cls.module, base.local_class});
+    } else if (!base.qualified.empty()) {
+      if (auto b = resolve_class(base.qualified, cls.module)) out.push_back(*b);
+    }
   }
   return out;
 }
@@ -194,9 +200,8 @@ std::optional<FunctionRef> Project::find_method(ClassRef cls, std::string_view n
   for (size_t i = 0; i < queue.size() && i < 64; ++i) {
     ClassRef c = queue[i];
     if (!seen.insert({c.module, c.klass}).second) continue;
-    const ir::Class& k = c.module->classes[static_cast<size_t>(c.klass)];
-    auto it = k.methods.find(std::string(name));
-    if (it != k.methods.end()) return FunctionRef{c.module, it->second};
+    const int method = summary_of(*c.module).method_of(c.klass, name);
+    if (method >= 0) return FunctionRef{c.module, method};
     for (ClassRef b : bases_of(c)) queue.push_back(b);
   }
   return std::nullopt;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graphmend/analysis/summary.h"
 #include "graphmend/ir/module.h"
 
 namespace graphmend::analysis {
@@ -72,6 +73,8 @@ class Project {
   // Method lookup through the class and its (analysed) bases, in MRO-like order.
   [[nodiscard]] std::optional<FunctionRef> find_method(ClassRef cls, std::string_view name) const;
   [[nodiscard]] std::vector<ClassRef> bases_of(ClassRef cls) const;
+  // What resolution reads of an added module: its summary, taken when it was added.
+  [[nodiscard]] const ModuleSummary& summary_of(const ir::Module& module) const;
 
  private:
   enum class DefKind { Function, Class };
@@ -83,6 +86,7 @@ class Project {
   [[nodiscard]] std::optional<Def> resolve(std::string_view qualified, const ir::Module* importer, int depth) const;
 
   std::vector<const ir::Module*> modules_;
+  std::unordered_map<const ir::Module*, ModuleSummary> summaries_;
   std::unordered_map<std::string, std::vector<const ir::Module*>> by_name_;  // in the order added
   struct Roots {
     std::string found_under;  // the directory on sys.path the module is found under (links resolved)

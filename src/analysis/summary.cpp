@@ -1,0 +1,67 @@
+#include "graphmend/analysis/summary.h"
+
+#include <algorithm>
+
+namespace graphmend::analysis {
+
+namespace {
+
+// A base class expression as class_of_expr reads it in the class's own module.
+ModuleSummary::Base base_of(const ir::Module& m, ir::Node expr) {
+  expr = ir::unparenthesize(expr);
+  if (expr.is(kind::identifier)) {
+    const int sym = m.lookup_at(expr);
+    if (sym >= 0) {
+      for (int bi : m.symbols[static_cast<size_t>(sym)].bindings) {
+        const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
+        if (b.kind == ir::BindingKind::ClassDef) return {b.klass, {}};
+      }
+    }
+  }
+  std::optional<std::string> q = m.qualified_name(expr);
+  return {-1, q ? std::move(*q) : std::string()};
+}
+
+}  // namespace
+
+const std::vector<ModuleSummary::Definition>* ModuleSummary::definitions_of(std::string_view name) const {
+  auto it = std::lower_bound(names.begin(), names.end(), name,
+                             [](const auto& entry, std::string_view n) { return entry.first < n; });
+  return it != names.end() && it->first == name ? &it->second : nullptr;
+}
+
+int ModuleSummary::method_of(int klass, std::string_view name) const {
+  const auto& methods = classes[static_cast<size_t>(klass)].methods;
+  auto it = std::lower_bound(methods.begin(), methods.end(), name,
+                             [](const auto& entry, std::string_view n) { return entry.first < n; });
+  return it != methods.end() && it->first == name ? it->second : -1;
+}
+
+ModuleSummary summarize(const ir::Module& m) {
+  ModuleSummary out;
+  if (!m.scopes.empty()) {
+    // The module scope's table is sorted by name already.
+    for (const auto& [name, sym] : m.scopes[0].symbols) {
+      std::vector<ModuleSummary::Definition> defs;
+      for (int bi : m.symbols[static_cast<size_t>(sym)].bindings) {
+        const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
+        using Kind = ModuleSummary::Definition::Kind;
+        if (b.kind == ir::BindingKind::FunctionDef) defs.push_back({Kind::Function, b.function, {}});
+        if (b.kind == ir::BindingKind::ClassDef) defs.push_back({Kind::Class, b.klass, {}});
+        if (b.kind == ir::BindingKind::Import) defs.push_back({Kind::Import, -1, std::string(b.import_path)});
+      }
+      if (!defs.empty()) out.names.emplace_back(std::string(name), std::move(defs));
+    }
+  }
+  out.classes.reserve(m.classes.size());
+  for (const ir::Class& c : m.classes) {
+    ModuleSummary::ClassFacts facts;
+    for (ir::Node base : c.bases) facts.bases.push_back(base_of(m, base));
+    facts.methods.assign(c.methods.begin(), c.methods.end());
+    std::sort(facts.methods.begin(), facts.methods.end());
+    out.classes.push_back(std::move(facts));
+  }
+  return out;
+}
+
+}  // namespace graphmend::analysis
