@@ -870,9 +870,6 @@ class Run {
   // final text).
   void analyse_and_fix() {
     const std::vector<rules::Selection> selected = selections();
-    // Per-file flags that workers set side by side are bytes: std::vector<bool> packs them into
-    // shared words, and two threads setting neighbouring bits race (ThreadSanitizer found it).
-    std::vector<uint8_t> dirty(units_.size(), 1);
     bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
     // Gathered once, over the text on disk; each later pass carries it to the fixed modules.
     std::optional<analysis::ParameterEvidence> carried_evidence;
@@ -894,13 +891,13 @@ class Run {
       std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
       for (unsigned w = 0; w < jobs_; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project, &evidence));
       each_file([&](size_t i, unsigned w) {
-        if (!dirty[i] || !units_[i].current || units_[i].input.context_only) return;
+        if (!units_[i].current || units_[i].input.context_only) return;
         UnitFindings found = check_unit(units_[i], project, regions, *oracles[w], options_, *settings_[i], selected[i]);
         diags_[i] = std::move(found.diagnostics);
         warnings_[i] = std::move(found.warnings);
       }, iteration == 0 ? "checking" : "re-checking");
       phase_(iteration == 0 ? "check" : "re-check");
-      keep_copies_identical(dirty);
+      keep_copies_identical();
       if (iteration == 0 && (options_.fix || options_.diff)) first_diags_ = diags_;  // the text on disk
       for (size_t i = 0; i < units_.size(); ++i) {
         if (!failures_[i].message.empty()) diags_[i].clear();
@@ -909,7 +906,7 @@ class Run {
       if ((!options_.fix && !options_.diff) || analysis_only) return;
 
       std::vector<std::optional<analysis::ReplacedModule>> replaced(units_.size());
-      const std::vector<uint8_t> changed = apply_fixes(iteration, dirty, replaced);
+      const std::vector<uint8_t> changed = apply_fixes(iteration, replaced);
       if (std::find(changed.begin(), changed.end(), 1) == changed.end()) return;
       carried_evidence = analysis::carry_evidence(evidence, replacements(analysed, replaced));
       if (iteration + 1 >= options_.max_fix_iterations) {
@@ -921,38 +918,39 @@ class Run {
         }
         analysis_only = true;  // one more analysis, so the diagnostics describe the final text
       }
-      // Re-analyse only the files a fix changed. A fix adds only names of its own (the
-      // `_graphmend` binding, helpers no other file can name) and rewrites statements inside
-      // functions, so no other file's facts change: their diagnostics stand.
-      dirty = changed;
+      // The next pass analyses every file again, not only those a fix changed: other files read a
+      // changed file's function bodies (a callee's effects, its returns, whether tracing its
+      // callers may fail), so their findings and fixes may change too. The report then describes
+      // the text a fresh check would read, and a fix that a changed callee makes possible is
+      // applied in this run.
     }
   }
 
-  // Withholds the fixes that would make a "Copied from" pair differ (see copied_pairs.h); only the
-  // dirty files' fixes are applied in this pass.
-  void keep_copies_identical(const std::vector<uint8_t>& dirty) {
+  // Withholds the fixes that would make a "Copied from" pair differ (see copied_pairs.h).
+  void keep_copies_identical() {
     const source::Applicability required =
         options_.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
     std::vector<CopiedPairFile> files(units_.size());
     for (size_t i = 0; i < units_.size(); ++i) {
       if (!failures_[i].message.empty()) continue;  // its findings, if any, are from an older text
       files[i].module = units_[i].module.get();
-      if (dirty[i] && !units_[i].input.context_only) files[i].diagnostics = &diags_[i];
+      if (!units_[i].input.context_only) files[i].diagnostics = &diags_[i];
     }
     keep_copied_pairs_identical(files, required);
   }
 
-  // Applies every applicable fix of the dirty files; re-parses; reverts a file whose fix breaks
+  // Applies every applicable fix; re-parses; reverts a file whose fix breaks
   // its syntax. Returns which files changed (their fixed module, mapped to the one analysed, in
   // `replaced`).
-  std::vector<uint8_t> apply_fixes(int iteration, const std::vector<uint8_t>& dirty,
-                                   std::vector<std::optional<analysis::ReplacedModule>>& replaced) {
+  std::vector<uint8_t> apply_fixes(int iteration, std::vector<std::optional<analysis::ReplacedModule>>& replaced) {
     const source::Applicability required =
         options_.unsafe_fixes ? source::Applicability::Unsafe : source::Applicability::Safe;
+    // Per-file flags that workers set side by side are bytes: std::vector<bool> packs them into
+    // shared words, and two threads setting neighbouring bits race (ThreadSanitizer found it).
     std::vector<uint8_t> changed(units_.size(), 0);
     each_file([&](size_t i, unsigned w) {
       overlapped_[i] = 0;
-      if (!dirty[i] || !units_[i].module || units_[i].input.context_only) return;
+      if (!units_[i].module || units_[i].input.context_only) return;
       std::vector<const source::Fix*> fixes;
       std::unordered_set<const source::Fix*> listed;  // arms of one chain share their fix
       for (const auto& d : diags_[i]) {
@@ -966,9 +964,13 @@ class Run {
       fix::VerifiedResult verified = fix::apply_and_verify(units_[i].current->text, fixes, parsers_[w],
                                                            link_for_fixes(i, fixes), units_[i].module->root());
       if (verified.reverted) {
-        files_[i].notes.push_back(
+        // Once: a later pass re-analyses the file and may try the same fixes again.
+        const std::string note =
             "a fix introduced a syntax error; all fixes to this file were reverted (this is a "
-            "graphmend bug: please report it)");
+            "graphmend bug: please report it)";
+        if (std::find(files_[i].notes.begin(), files_[i].notes.end(), note) == files_[i].notes.end()) {
+          files_[i].notes.push_back(note);
+        }
         return;
       }
       fix::ApplyResult& applied = verified.applied;

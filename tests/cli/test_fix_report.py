@@ -1,8 +1,9 @@
 """What `fix` reports as left is what a fresh `check` of the files it wrote finds.
 
-A fix run analyses the tree once, then re-analyses only the files a pass changed, with facts
-carried over from the first pass (the call-site evidence that types unannotated parameters).
-These tests hold the run's report to the reference: `check` of the fixed tree from scratch.
+A fix run analyses the tree once, then after each pass that changed a file re-analyses every file
+(another file reads the changed one's function bodies), with facts carried over from the first
+pass (the call-site evidence that types unannotated parameters). These tests hold the run's report
+to the reference: `check` of the fixed tree from scratch.
 """
 
 import importlib.util
@@ -72,3 +73,50 @@ def test_findings_left_over_the_e2e_programs_are_a_fresh_checks(gm, tmp_path, un
     assert sum(f["fixes_applied"] for f in report["files"]) > 20  # the check below covers fixed files
     again = gm("check", *unsafe, "programs", "--no-cache", "--output-format", "json", cwd=tmp_path)
     assert findings(again.stdout) == findings(fixed.stdout)
+
+
+# `model.py` has nothing to fix: its branch calls `log_and_double`, whose print makes it decline.
+# The fix changes only helpers.py, and the decline names what the branch now calls. Before every
+# file was re-analysed, model.py kept the decline of the text before the fix ("calls `print`").
+PRINTING_HELPER = '''import torch
+
+
+def log_and_double(x):
+    print("doubling", x.shape)
+    return x * 2
+'''
+
+BRANCH_ON_HELPER = '''import torch
+
+from .helpers import log_and_double
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            y = log_and_double(x)
+        else:
+            y = x
+        return y
+'''
+
+
+def test_a_file_the_fix_left_alone_reports_what_it_reads_of_the_fixed_one(gm, tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text(PRINTING_HELPER)
+    (pkg / "model.py").write_text(BRANCH_ON_HELPER)
+    fixed = gm("fix", "pkg", "--output-format", "json", cwd=tmp_path)
+    assert fixed.returncode == 1, fixed.stderr
+    assert (pkg / "model.py").read_text() == BRANCH_ON_HELPER
+    assert (pkg / "helpers.py").read_text() != PRINTING_HELPER
+
+    def described(stdout):
+        return [(d["filename"], d["code"], d["message"], d["decline_code"], d["decline_reason"])
+                for d in json.loads(stdout)["diagnostics"]]
+
+    left = described(fixed.stdout)
+    assert [(f[0], f[1]) for f in left] == [("pkg/model.py", "GM101")]
+    again = gm("check", "pkg", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    assert described(again.stdout) == left
