@@ -33,29 +33,6 @@ bool is_torch_compile(const ir::Module& module, ir::Node expr) {
                *q == "torch.compiler.compile");
 }
 
-TraceExclusion trace_exclusion(const ir::Module& module, const ir::Function& function) {
-  for (ir::Node d : function.decorators) {
-    ir::Node callee = d.is(kind::call) ? d.field(field::function) : d;
-    const auto q = module.qualified_name(callee);
-    if (!q) continue;
-    if (*q == "torch.library.custom_op" || *q == "torch._library.custom_ops.custom_op" ||
-        *q == "torch.compiler.allow_in_graph" || *q == "torch._dynamo.allow_in_graph" ||
-        *q == "torch.compiler.assume_constant_result" || *q == "torch._dynamo.assume_constant_result") {
-      return TraceExclusion::Opaque;
-    }
-    if (*q != "torch.compiler.disable" && *q != "torch._dynamo.disable") continue;
-    if (!d.is(kind::call)) return TraceExclusion::Disabled;
-    for (ir::Node arg : d.field(field::arguments).named_children()) {
-      if (arg.is(kind::keyword_argument) && module.text(arg.field(field::name)) == "recursive" &&
-          module.text(arg.field(field::value)) == "False") {
-        return TraceExclusion::DisabledShallow;
-      }
-    }
-    return TraceExclusion::Disabled;
-  }
-  return TraceExclusion::None;
-}
-
 CompileRegions::CompileRegions(const Project& project) : project_(project) {
   for (const ir::Module* m : project.modules()) {
     if (m->mentions_torch()) seed(*m);
@@ -82,7 +59,7 @@ void CompileRegions::add(FunctionRef f, std::string reason, bool entry) {
     return;
   }
   // Only a function not yet in regions_ is asked: one kept out of Dynamo never enters it.
-  switch (trace_exclusion(*f.module, f.module->functions[static_cast<size_t>(f.function)])) {
+  switch (project_.facts_of(f).trace_exclusion) {
     case TraceExclusion::None:
       break;
     case TraceExclusion::Disabled:
@@ -109,11 +86,8 @@ std::vector<FunctionRef> CompileRegions::callers_of(FunctionRef callee) const {
 void CompileRegions::add_call(FunctionRef caller, ir::Node call, FunctionRef callee, bool via_attribute,
                               std::string reason) {
   // Through an attribute, a method receives its instance or class first, unless it is static.
-  const ir::Function& fn = callee.module->functions[static_cast<size_t>(callee.function)];
-  bool bound = via_attribute && fn.klass >= 0;
-  for (ir::Node d : fn.decorators) {
-    if (callee.module->text(d) == "staticmethod") bound = false;
-  }
+  const ModuleSummary::FunctionFacts& fn = project_.facts_of(callee);
+  const bool bound = via_attribute && fn.klass >= 0 && !fn.staticmethod;
   call_index_.try_emplace(call.id(), calls_.size());
   calls_to_[{callee.module, callee.function}].push_back(calls_.size());
   calls_.push_back({caller, call, callee, bound});
@@ -131,14 +105,21 @@ bool CompileRegions::is_nn_module_impl(ClassRef cls, int depth) const {
   auto key = std::make_pair(cls.module, cls.klass);
   if (auto it = module_class_cache_.find(key); it != module_class_cache_.end()) return it->second;
   module_class_cache_[key] = false;  // cycle guard
-  const ir::Class& c = cls.module->classes[static_cast<size_t>(cls.klass)];
+  const ModuleSummary& summary = project_.summary_of(*cls.module);
+  const bool defines_forward = summary.method_of(cls.klass, "forward") >= 0;
   bool result = false;
-  for (ir::Node base : c.bases) {
-    if (auto q = cls.module->qualified_name(base); q && is_torch_module_base(*q)) {
+  for (const ModuleSummary::Base& base : summary.classes[static_cast<size_t>(cls.klass)].bases) {
+    if (is_torch_module_base(base.qualified)) {
       result = true;
       break;
     }
-    if (auto b = project_.class_of_expr(*cls.module, base)) {
+    std::optional<ClassRef> b;
+    if (base.local_class >= 0) {
+      b = ClassRef{cls.module, base.local_class};
+    } else if (!base.qualified.empty()) {
+      b = project_.resolve_class(base.qualified, cls.module);
+    }
+    if (b) {
       if (is_nn_module_impl(*b, depth + 1)) {
         result = true;
         break;
@@ -146,12 +127,10 @@ bool CompileRegions::is_nn_module_impl(ClassRef cls, int depth) const {
       continue;
     }
     // A base outside the analysed files: a class that defines forward() is taken to be a Module.
-    if (c.methods.contains("forward") && !base.is(kind::keyword_argument)) {
-      auto q = cls.module->qualified_name(base);
-      if (!q || (*q != "object" && !q->starts_with("typing.") && !q->starts_with("abc."))) {
-        result = true;
-        break;
-      }
+    const std::string& q = base.qualified;
+    if (defines_forward && (q.empty() || (q != "object" && !q.starts_with("typing.") && !q.starts_with("abc.")))) {
+      result = true;
+      break;
     }
   }
   module_class_cache_[key] = result;
@@ -261,7 +240,7 @@ std::vector<ClassRef> CompileRegions::classes_passed_to_init(ClassRef owner, std
       if (!callee.is(kind::attribute) || sm.text(callee.field(field::attribute)) != "__init__") return true;
       ir::Node obj = ir::unparenthesize(callee.field(field::object));
       if (!obj.is(kind::call) || sm.text(obj.field(field::function)) != "super") return true;
-      for_each_argument(sm, n, *init, true, [&](int index, ir::Node arg) {
+      for_each_argument(project_, sm, n, *init, true, [&](int index, ir::Node arg) {
         if (index != param_index) return;
         arg = ir::unparenthesize(arg);
         if (auto c = instance_class(sm, arg)) {

@@ -249,7 +249,7 @@ std::optional<std::vector<Effect>> user_call_effects(const ir::Module& m, TypeOr
     if (p.kind == ir::Parameter::Kind::VarArgs || p.kind == ir::Parameter::Kind::VarKeyword) return std::nullopt;
   }
   bool matches = true;
-  const bool complete = for_each_argument(m, call, *callee, false, [&](int i, ir::Node argument) {
+  const bool complete = for_each_argument(types.project(), m, call, *callee, false, [&](int i, ir::Node argument) {
     const ValueType assumed = types.parameter_type(cm, callee->function, static_cast<size_t>(i));
     const ValueType passed = types.type_of(m, argument);
     if (assumed.tensor_or_optional()) {

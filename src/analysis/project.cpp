@@ -207,9 +207,9 @@ std::optional<FunctionRef> Project::find_method(ClassRef cls, std::string_view n
   return std::nullopt;
 }
 
-bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef callee, bool receiver_bound,
-                       const std::function<void(int, ir::Node)>& visit) {
-  const auto& params = callee.module->functions[static_cast<size_t>(callee.function)].params;
+bool for_each_argument(const Project& project, const ir::Module& caller, ir::Node call, FunctionRef callee,
+                       bool receiver_bound, const std::function<void(int, ir::Node)>& visit) {
+  const std::vector<ModuleSummary::Parameter>& params = project.facts_of(callee).params;
   ir::Node args = call.field(field::arguments);
   if (!args || !args.is(kind::argument_list)) return false;
   size_t next = receiver_bound ? 1 : 0;

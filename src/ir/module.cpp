@@ -646,7 +646,7 @@ class Builder {
     if (Node supers = def.field(field::superclasses)) {
       for (Node b : supers.named_children()) {
         visit_expr(b, scope);
-        if (!b.is(kind::keyword_argument)) c.bases.push_back(b);
+        if (!b.is(kind::keyword_argument) && !b.is(kind::comment)) c.bases.push_back(b);
       }
     }
     m_.classes.push_back(std::move(c));

@@ -395,7 +395,7 @@ std::optional<std::string> forward_not_new_storage(const analysis::FileContext& 
   // The caller's `ctx.module` function holding `call` is the one `follow` describes.
   Follow inner_follow{follow.user_modules_left, std::vector<bool>(forward.params.size(), false)};
   const int caller_fn = ctx.module.function_of(call);
-  analysis::for_each_argument(ctx.module, call, analysis::FunctionRef{&cm, forward_index}, true, [&](int p, ir::Node arg) {
+  analysis::for_each_argument(ctx.project, ctx.module, call, analysis::FunctionRef{&cm, forward_index}, true, [&](int p, ir::Node arg) {
     arg = ir::unparenthesize(arg);
     const bool tensor = ctx.types.type_of(ctx.module, arg).kind == analysis::ValueKind::Tensor ||
                         (caller_fn >= 0 && passed_tensor(ctx.module, ctx.module.functions[static_cast<size_t>(caller_fn)],

@@ -24,8 +24,8 @@ std::unique_ptr<FilePass> DisabledCallRule::start(const RuleContext& ctx, Diagno
   return file_pass([this, &ctx, &sink](ir::Node n) mutable {
     const std::optional<analysis::FunctionRef> callee = ctx.regions.callee_of(n);
     if (!callee) return true;
-    const ir::Function& fn = callee->module->functions[static_cast<size_t>(callee->function)];
-    const analysis::TraceExclusion exclusion = analysis::trace_exclusion(*callee->module, fn);
+    const analysis::ModuleSummary::FunctionFacts& fn = ctx.project.facts_of(*callee);
+    const analysis::TraceExclusion exclusion = fn.trace_exclusion;
     if (exclusion != analysis::TraceExclusion::Disabled && exclusion != analysis::TraceExclusion::DisabledShallow) {
       return true;
     }

@@ -229,7 +229,7 @@ class NoneTracker {
     const bool receiver_bound = fn_node.is(kind::attribute) && target.klass >= 0 && !target.params.empty() &&
                                 (target.params.front().name == "self" || target.params.front().name == "cls");
     int parameter = -1;
-    const bool complete = analysis::for_each_argument(m, use.call, *callee, receiver_bound, [&](int p, ir::Node arg) {
+    const bool complete = analysis::for_each_argument(ctx_.project, m, use.call, *callee, receiver_bound, [&](int p, ir::Node arg) {
       if (arg == use.argument || (use.argument.is(kind::keyword_argument) && arg == use.argument.field(field::value))) {
         parameter = p;
       }

@@ -547,6 +547,35 @@ TEST(CompileRegions, EntryPointsAndReachability) {
   EXPECT_FALSE(compiled("Net.__init__"));
 }
 
+// A class that defines forward() is taken to be an nn.Module only when a base lies outside the
+// analysed files; a comment among its bases is not a base.
+TEST(CompileRegions, ACommentAmongTheBasesIsNoBase) {
+  Analysed a(
+      "import torch\n"
+      "from torch import nn\n"
+      "class Mixin:\n"
+      "    pass\n"
+      "class Plain(\n"
+      "    Mixin,  # the only base\n"
+      "):\n"
+      "    def forward(self, x):\n"
+      "        return x\n"
+      "class Layer(\n"
+      "    Mixin,  # and a Module\n"
+      "    nn.Module,\n"
+      "):\n"
+      "    def forward(self, x):\n"
+      "        return x\n"
+      "class Outside(some_library.Base):\n"
+      "    def forward(self, x):\n"
+      "        return x\n");
+  analysis::CompileRegions regions(a.project);
+  EXPECT_FALSE(regions.is_nn_module({&a.m(), 1}));  // Plain
+  EXPECT_TRUE(regions.is_nn_module({&a.m(), 2}));   // Layer
+  EXPECT_TRUE(regions.is_nn_module({&a.m(), 3}));   // Outside: assumed
+  EXPECT_EQ(a.m().classes[1].bases.size(), 1u);
+}
+
 // What a decorator keeps out of Dynamo (any import spelling), and what that does to the regions: a
 // disabled or opaque function is never compiled code, nor is what only it calls, except below a
 // recursive=False disable, whose callees Dynamo compiles as new frames. The compiled caller's call

@@ -19,6 +19,9 @@ namespace graphmend::analysis {
 void PrintTo(const ModuleSummary::Base& base, std::ostream* os) {
   *os << "{" << base.local_class << ", \"" << base.qualified << "\"}";
 }
+void PrintTo(const ModuleSummary::Parameter& p, std::ostream* os) {
+  *os << "{\"" << p.name << "\", " << static_cast<int>(p.kind) << "}";
+}
 void PrintTo(const ModuleSummary::Definition& d, std::ostream* os) {
   *os << "{" << static_cast<int>(d.kind) << ", " << d.index << ", \"" << d.import_path << "\"}";
 }
@@ -66,7 +69,7 @@ TEST(ModuleSummary, KeepsTheModuleScopesDefinitionsInSourceOrderAndNothingElse) 
             m.functions[static_cast<size_t>(f[0].index)].node.start());
 }
 
-TEST(ModuleSummary, ABaseIsAClassOfItsOwnScopeOrAQualifiedNameOrNeither) {
+TEST(ModuleSummary, ABaseIsAClassOfItsOwnScopeOrAQualifiedNameOrBoth) {
   ParsedModule parsed = parse_module(
       "import torch.nn as nn\n"
       "from pkg.layers import Block\n"
@@ -93,7 +96,7 @@ TEST(ModuleSummary, ABaseIsAClassOfItsOwnScopeOrAQualifiedNameOrNeither) {
   EXPECT_NE(inner_base, outer_a);
   EXPECT_EQ(m.classes[static_cast<size_t>(inner_base)].name, "A");
   EXPECT_EQ(s.classes[static_cast<size_t>(c)].bases,
-            (std::vector<ModuleSummary::Base>{{outer_a, ""},
+            (std::vector<ModuleSummary::Base>{{outer_a, "m.A"},
                                               {-1, "torch.nn.Module"},
                                               {-1, "pkg.layers.Block"},
                                               {-1, ""},
@@ -123,6 +126,37 @@ TEST(ModuleSummary, FindsAClassesOwnMethodsByName) {
   const auto forward = project.find_method({&m, a}, "forward");
   ASSERT_TRUE(forward);
   EXPECT_EQ(m.functions[static_cast<size_t>(forward->function)].qualname, "Base.forward");
+}
+
+TEST(ModuleSummary, KeepsEachFunctionsSignatureAndWhatItsDecoratorsDoToTracing) {
+  ParsedModule parsed = parse_module(
+      "import torch\n"
+      "class A:\n"
+      "    @staticmethod\n"
+      "    def make(n, *rest, flag=False, **extra):\n"
+      "        pass\n"
+      "    @torch.compiler.disable(recursive=False)\n"
+      "    def shallow(self):\n"
+      "        pass\n"
+      "@torch.library.custom_op('m::op', mutates_args=())\n"
+      "def op(x: torch.Tensor) -> torch.Tensor:\n"
+      "    return x\n",
+      "m");
+  const ir::Module& m = *parsed.module;
+  const ModuleSummary s = analysis::summarize(m);
+  ASSERT_EQ(s.functions.size(), m.functions.size());
+  using P = ir::Parameter::Kind;
+  const ModuleSummary::FunctionFacts& make = s.functions[0];
+  EXPECT_EQ(make.qualname, "A.make");
+  EXPECT_EQ(make.klass, class_named(m, "A"));
+  EXPECT_TRUE(make.staticmethod);
+  EXPECT_EQ(make.trace_exclusion, analysis::TraceExclusion::None);
+  EXPECT_EQ(make.params, (std::vector<ModuleSummary::Parameter>{
+                             {"n", P::Regular}, {"rest", P::VarArgs}, {"flag", P::KeywordOnly}, {"extra", P::VarKeyword}}));
+  EXPECT_FALSE(s.functions[1].staticmethod);
+  EXPECT_EQ(s.functions[1].trace_exclusion, analysis::TraceExclusion::DisabledShallow);
+  EXPECT_EQ(s.functions[2].klass, -1);
+  EXPECT_EQ(s.functions[2].trace_exclusion, analysis::TraceExclusion::Opaque);
 }
 
 // Resolution across modules reads the summaries: a re-export followed to its definition, and a

@@ -85,15 +85,4 @@ class CompileRegions {
 // True if `expr` (a decorator or callee) names torch.compile (any import spelling).
 bool is_torch_compile(const ir::Module& module, ir::Node expr);
 
-// How a decorator keeps a function's body out of what Dynamo traces:
-// - Disabled: `@torch.compiler.disable` (or `@torch._dynamo.disable`), recursive=True by default:
-//   neither the function nor anything it calls is traced, and a call to it from compiled code
-//   breaks the graph;
-// - DisabledShallow: the same with `recursive=False`: what it calls is compiled as new frames;
-// - Opaque: `@torch.library.custom_op(...)`, `@torch.compiler.allow_in_graph`,
-//   `@torch._dynamo.assume_constant_result`: the call is one node of the graph (or a constant), and
-//   the body runs outside Dynamo; no break.
-enum class TraceExclusion { None, Disabled, DisabledShallow, Opaque };
-TraceExclusion trace_exclusion(const ir::Module& module, const ir::Function& function);
-
 }  // namespace graphmend::analysis

@@ -73,8 +73,11 @@ class Project {
   // Method lookup through the class and its (analysed) bases, in MRO-like order.
   [[nodiscard]] std::optional<FunctionRef> find_method(ClassRef cls, std::string_view name) const;
   [[nodiscard]] std::vector<ClassRef> bases_of(ClassRef cls) const;
-  // What resolution reads of an added module: its summary, taken when it was added.
+  // What other modules read of an added module: its summary, taken when it was added.
   [[nodiscard]] const ModuleSummary& summary_of(const ir::Module& module) const;
+  [[nodiscard]] const ModuleSummary::FunctionFacts& facts_of(FunctionRef f) const {
+    return summary_of(*f.module).functions[static_cast<size_t>(f.function)];
+  }
 
  private:
   enum class DefKind { Function, Class };
@@ -97,9 +100,10 @@ class Project {
 };
 
 // Calls visit(parameter index, argument) for each argument of `call` (in `caller`) that binds a
-// parameter of `callee`: positional ones in order after an implicit receiver, keywords by name;
-// a splat ends what can be known. Returns false when a splat hid some arguments.
-bool for_each_argument(const ir::Module& caller, ir::Node call, FunctionRef callee, bool receiver_bound,
-                       const std::function<void(int, ir::Node)>& visit);
+// parameter of `callee` (its parameters as the project's summary has them): positional ones in
+// order after an implicit receiver, keywords by name; a splat ends what can be known. Returns
+// false when a splat hid some arguments.
+bool for_each_argument(const Project& project, const ir::Module& caller, ir::Node call, FunctionRef callee,
+                       bool receiver_bound, const std::function<void(int, ir::Node)>& visit);
 
 }  // namespace graphmend::analysis

@@ -1,7 +1,8 @@
-// What other modules read of a module when they resolve a name into it, as plain data: no tree
-// nodes, so that it can outlive the module's tree (docs/incremental.md, the design's first fact:
-// a module's scope and its classes). analysis::Project answers name resolution, base classes and
-// method lookup from these alone.
+// What other modules read of a module, as plain data: no tree nodes, so that it can outlive the
+// module's tree (docs/incremental.md). So far: its scope's definitions, its classes' bases and
+// methods, and its functions' signatures and decorators. analysis::Project answers name
+// resolution, base classes and method lookup from these alone, and the compile regions read a
+// function's parameters and decorators from them.
 #pragma once
 
 #include <string>
@@ -13,6 +14,17 @@
 
 namespace graphmend::analysis {
 
+// How a decorator keeps a function's body out of what Dynamo traces:
+// - Disabled: `@torch.compiler.disable` (or `@torch._dynamo.disable`), recursive=True by default:
+//   neither the function nor anything it calls is traced, and a call to it from compiled code
+//   breaks the graph;
+// - DisabledShallow: the same with `recursive=False`: what it calls is compiled as new frames;
+// - Opaque: `@torch.library.custom_op(...)`, `@torch.compiler.allow_in_graph`,
+//   `@torch._dynamo.assume_constant_result`: the call is one node of the graph (or a constant), and
+//   the body runs outside Dynamo; no break.
+enum class TraceExclusion { None, Disabled, DisabledShallow, Opaque };
+TraceExclusion trace_exclusion(const ir::Module& module, const ir::Function& function);
+
 struct ModuleSummary {
   // A module-scope binding that resolution follows; bindings of other kinds (assignments, loops)
   // are left out, since resolution passes over them.
@@ -23,9 +35,9 @@ struct ModuleSummary {
     std::string import_path;  // Import: the qualified name it binds ("pkg.mod.f")
     friend bool operator==(const Definition&, const Definition&) = default;
   };
-  // A positional base class, as the class's own module names it: a class bound to that name in the
-  // module (`class B(A)` with `class A` beside it), else a qualified name to resolve through the
-  // project, else neither.
+  // A positional base class, as the class's own module names it: the class bound to that name in
+  // the module (`class B(A)` with `class A` beside it), if any; and its qualified name (empty when
+  // it has none, as `make()` has not), which resolves it through the project otherwise.
   struct Base {
     int local_class = -1;
     std::string qualified;
@@ -37,10 +49,25 @@ struct ModuleSummary {
     friend bool operator==(const ClassFacts&, const ClassFacts&) = default;
   };
 
+  struct Parameter {
+    std::string name;
+    ir::Parameter::Kind kind = ir::Parameter::Kind::Regular;
+    friend bool operator==(const Parameter&, const Parameter&) = default;
+  };
+  struct FunctionFacts {
+    std::string qualname;
+    int klass = -1;  // the class it is defined directly in: an index into the module's classes
+    std::vector<Parameter> params;
+    TraceExclusion trace_exclusion = TraceExclusion::None;
+    bool staticmethod = false;  // decorated with `@staticmethod`
+    friend bool operator==(const FunctionFacts&, const FunctionFacts&) = default;
+  };
+
   // The module-scope names with at least one definition, sorted by name; each name's definitions in
   // source order.
   std::vector<std::pair<std::string, std::vector<Definition>>> names;
-  std::vector<ClassFacts> classes;  // one per ir::Module::classes entry, in that order
+  std::vector<ClassFacts> classes;        // one per ir::Module::classes entry, in that order
+  std::vector<FunctionFacts> functions;  // one per ir::Module::functions entry, in that order
 
   [[nodiscard]] const std::vector<Definition>* definitions_of(std::string_view name) const;
   // The method `name` that class `klass` defines itself (not through a base), or -1.
