@@ -687,6 +687,7 @@ class Run {
     parsers_.resize(jobs_);
     failures_.resize(n);
     budgets_ = {options.budget, std::vector<std::chrono::nanoseconds>(n)};
+    reverted_.assign(n, 0);
     diags_.resize(n);
     warnings_.resize(n);
     syntax_errors_.assign(n, false);
@@ -865,11 +866,14 @@ class Run {
     return out;
   }
 
-  // Analyses every file; with fix or diff, applies the fixes and re-analyses the files they
-  // changed until no fix applies (or the pass limit, after which one more analysis describes the
-  // final text).
+  // Analyses every file; with fix or diff, applies the fixes and analyses every file again until
+  // no fix applies (or the pass limit, after which one more analysis describes the final text).
   void analyse_and_fix() {
     const std::vector<rules::Selection> selected = selections();
+    // Which files the last pass changed. Another file is checked again only because it reads
+    // them: that check of its unchanged text has a budget of its own, not what is left of its
+    // first one.
+    std::vector<uint8_t> changed(units_.size(), 1);
     bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
     // Gathered once, over the text on disk; each later pass carries it to the fixed modules.
     std::optional<analysis::ParameterEvidence> carried_evidence;
@@ -890,12 +894,19 @@ class Run {
       phase_("evidence");
       std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;
       for (unsigned w = 0; w < jobs_; ++w) oracles.push_back(std::make_unique<analysis::TypeOracle>(project, &evidence));
+      std::vector<std::chrono::nanoseconds> held(units_.size());
+      for (size_t i = 0; i < units_.size(); ++i) {
+        if (!changed[i]) std::swap(held[i], budgets_.spent[i]);
+      }
       each_file([&](size_t i, unsigned w) {
         if (!units_[i].current || units_[i].input.context_only) return;
         UnitFindings found = check_unit(units_[i], project, regions, *oracles[w], options_, *settings_[i], selected[i]);
         diags_[i] = std::move(found.diagnostics);
         warnings_[i] = std::move(found.warnings);
       }, iteration == 0 ? "checking" : "re-checking");
+      for (size_t i = 0; i < units_.size(); ++i) {
+        if (!changed[i]) budgets_.spent[i] = held[i];
+      }
       phase_(iteration == 0 ? "check" : "re-check");
       keep_copies_identical();
       if (iteration == 0 && (options_.fix || options_.diff)) first_diags_ = diags_;  // the text on disk
@@ -906,7 +917,7 @@ class Run {
       if ((!options_.fix && !options_.diff) || analysis_only) return;
 
       std::vector<std::optional<analysis::ReplacedModule>> replaced(units_.size());
-      const std::vector<uint8_t> changed = apply_fixes(iteration, replaced);
+      changed = apply_fixes(iteration, replaced);
       if (std::find(changed.begin(), changed.end(), 1) == changed.end()) return;
       carried_evidence = analysis::carry_evidence(evidence, replacements(analysed, replaced));
       if (iteration + 1 >= options_.max_fix_iterations) {
@@ -950,7 +961,7 @@ class Run {
     std::vector<uint8_t> changed(units_.size(), 0);
     each_file([&](size_t i, unsigned w) {
       overlapped_[i] = 0;
-      if (!units_[i].module || units_[i].input.context_only) return;
+      if (!units_[i].module || units_[i].input.context_only || reverted_[i]) return;
       std::vector<const source::Fix*> fixes;
       std::unordered_set<const source::Fix*> listed;  // arms of one chain share their fix
       for (const auto& d : diags_[i]) {
@@ -964,13 +975,10 @@ class Run {
       fix::VerifiedResult verified = fix::apply_and_verify(units_[i].current->text, fixes, parsers_[w],
                                                            link_for_fixes(i, fixes), units_[i].module->root());
       if (verified.reverted) {
-        // Once: a later pass re-analyses the file and may try the same fixes again.
-        const std::string note =
+        files_[i].notes.push_back(
             "a fix introduced a syntax error; all fixes to this file were reverted (this is a "
-            "graphmend bug: please report it)";
-        if (std::find(files_[i].notes.begin(), files_[i].notes.end(), note) == files_[i].notes.end()) {
-          files_[i].notes.push_back(note);
-        }
+            "graphmend bug: please report it)");
+        reverted_[i] = 1;  // its text stays as it was: later passes fix nothing in it
         return;
       }
       fix::ApplyResult& applied = verified.applied;
@@ -1165,6 +1173,7 @@ class Run {
   std::vector<syntax::Parser> parsers_;
   std::vector<FileFailure> failures_;
   FileBudgets budgets_;
+  std::vector<uint8_t> reverted_;  // a fix broke the file's syntax: its fixes were all reverted
   bool any_failure_ = false;
   // Findings per file, and what the cache or the last analysis said of each.
   std::vector<std::vector<rules::Diagnostic>> diags_;
