@@ -63,9 +63,9 @@ std::optional<fs::path> script_search_directory(const fs::path& file, std::strin
   return real(fs::absolute(file)).parent_path();
 }
 
-void Project::add(const ir::Module* module) {
+void Project::add(const ir::Module* module, std::shared_ptr<const ModuleSummary> summary) {
   modules_.push_back(module);
-  summaries_.emplace(module, summarize(*module));
+  summaries_.emplace(module, summary ? std::move(summary) : std::make_shared<const ModuleSummary>(summarize(*module)));
   if (module->module_name().empty()) return;
   by_name_[module->module_name()].push_back(module);
   // The directory on sys.path the module is found under: its file's directory, left once for each
@@ -179,7 +179,7 @@ std::optional<FunctionRef> Project::function_of_expr(const ir::Module& module, i
 }
 
 const ModuleSummary& Project::summary_of(const ir::Module& module) const {
-  return summaries_.at(&module);
+  return *summaries_.at(&module);
 }
 
 std::vector<ClassRef> Project::bases_of(ClassRef cls) const {

@@ -102,6 +102,7 @@ struct Unit {
   bool produced = false;  // `current` is text this run wrote (its generated block is up to date)
   std::shared_ptr<const source::SourceFile> current;  // text being analysed
   std::shared_ptr<const ir::Module> module;           // null when unread or unparsable
+  std::shared_ptr<const analysis::ModuleSummary> summary;  // of `module`, taken by the worker that built it
   std::optional<rules::Diagnostic> syntax_error;
 };
 
@@ -134,6 +135,7 @@ size_t deepest_indentation(std::string_view text) {
 // checked against CPython's tokenizer rules (fix::apply_and_verify), which is not run again.
 void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> verified = std::nullopt) {
   u.module.reset();
+  u.summary.reset();
   u.syntax_error.reset();
   const bool checked = verified.has_value();
   std::optional<syntax::Tree> tree = checked ? std::move(verified) : parser.parse(u.current->text);
@@ -185,6 +187,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
     return;
   }
   u.module = std::make_unique<ir::Module>(*u.current, std::move(*tree), u.input.module_name);
+  u.summary = std::make_shared<const analysis::ModuleSummary>(analysis::summarize(*u.module));
 }
 
 }  // namespace
@@ -193,6 +196,7 @@ struct ParsedFiles::Entry {
   std::shared_ptr<const source::SourceFile> file;
   std::string module_name;
   std::shared_ptr<const ir::Module> module;  // over `file`
+  std::shared_ptr<const analysis::ModuleSummary> summary;  // of `module`
   std::optional<rules::Diagnostic> syntax_error;
 };
 
@@ -798,12 +802,13 @@ class Run {
     if (earlier && earlier->module_name == u.input.module_name && earlier->file->text == u.current->text) {
       u.current = earlier->file;
       u.module = earlier->module;
+      u.summary = earlier->summary;
       u.syntax_error = earlier->syntax_error;
       return;
     }
     parse_unit(u, parser);
     options_.parsed->store(key, std::make_shared<const ParsedFiles::Entry>(
-                                    ParsedFiles::Entry{u.current, u.input.module_name, u.module, u.syntax_error}));
+                                    ParsedFiles::Entry{u.current, u.input.module_name, u.module, u.summary, u.syntax_error}));
   }
 
   // The editor's text of a file, when it has one (Options::unsaved).
@@ -882,7 +887,7 @@ class Run {
       std::vector<const ir::Module*> analysed(units_.size(), nullptr);  // compared as keys only, later
       for (size_t i = 0; i < units_.size(); ++i) {
         analysed[i] = units_[i].module.get();
-        if (analysed[i]) project.add(analysed[i]);
+        if (analysed[i]) project.add(analysed[i], units_[i].summary);
       }
       const analysis::CompileRegions regions(project);
       report_.compiled_functions = regions.size();

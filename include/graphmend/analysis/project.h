@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,7 +46,8 @@ std::optional<std::filesystem::path> script_search_directory(const std::filesyst
 
 class Project {
  public:
-  void add(const ir::Module* module);
+  // Adds a module, with its summary when the caller took one already (else taken here).
+  void add(const ir::Module* module, std::shared_ptr<const ModuleSummary> summary = nullptr);
 
   [[nodiscard]] const std::vector<const ir::Module*>& modules() const { return modules_; }
   // The analysed module that `importer` reaches by the absolute name `dotted`. Two analysed files
@@ -89,7 +91,7 @@ class Project {
   [[nodiscard]] std::optional<Def> resolve(std::string_view qualified, const ir::Module* importer, int depth) const;
 
   std::vector<const ir::Module*> modules_;
-  std::unordered_map<const ir::Module*, ModuleSummary> summaries_;
+  std::unordered_map<const ir::Module*, std::shared_ptr<const ModuleSummary>> summaries_;
   std::unordered_map<std::string, std::vector<const ir::Module*>> by_name_;  // in the order added
   struct Roots {
     std::string found_under;  // the directory on sys.path the module is found under (links resolved)
