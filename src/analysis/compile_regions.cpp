@@ -34,6 +34,13 @@ bool is_torch_compile(const ir::Module& module, ir::Node expr) {
 }
 
 CompileRegions::CompileRegions(const Project& project) : project_(project) {
+  // Every class's answer is settled here, in the project's order, so that rules running side by
+  // side only read it, and a chain of bases deeper than the limit answers the same whichever of
+  // its classes is asked first.
+  for (const ir::Module* m : project.modules()) {
+    const size_t classes = project.summary_of(*m).classes.size();
+    for (size_t ci = 0; ci < classes; ++ci) is_nn_module_impl({m, static_cast<int>(ci)}, 0);
+  }
   for (const ir::Module* m : project.modules()) {
     if (m->mentions_torch()) seed(*m);
   }
@@ -98,9 +105,12 @@ void CompileRegions::add_class_forward(ClassRef cls, const std::string& reason, 
   if (auto fwd = project_.find_method(cls, "forward")) add(*fwd, reason, entry);
 }
 
-bool CompileRegions::is_nn_module(ClassRef cls) const { return is_nn_module_impl(cls, 0); }
+bool CompileRegions::is_nn_module(ClassRef cls) const {
+  const auto it = module_class_cache_.find({cls.module, cls.klass});
+  return it != module_class_cache_.end() && it->second;
+}
 
-bool CompileRegions::is_nn_module_impl(ClassRef cls, int depth) const {
+bool CompileRegions::is_nn_module_impl(ClassRef cls, int depth) {
   if (depth > 16) return false;
   auto key = std::make_pair(cls.module, cls.klass);
   if (auto it = module_class_cache_.find(key); it != module_class_cache_.end()) return it->second;

@@ -547,6 +547,20 @@ TEST(CompileRegions, EntryPointsAndReachability) {
   EXPECT_FALSE(compiled("Net.__init__"));
 }
 
+// A chain of bases deeper than is_nn_module follows at once still reaches nn.Module: each class's
+// answer is settled in source order, the base before the class that names it.
+TEST(CompileRegions, ALongChainOfBasesReachesModule) {
+  std::string text = "import torch\nclass C0(torch.nn.Module):\n    pass\n";
+  for (int i = 1; i < 24; ++i) text += fmt::format("class C{}(C{}):\n    pass\n", i, i - 1);
+  text += "class Leaf(C23):\n    def forward(self, x):\n        return x\n";
+  Analysed a(std::move(text));
+  analysis::CompileRegions regions(a.project);
+  const int leaf = static_cast<int>(a.m().classes.size()) - 1;
+  EXPECT_TRUE(regions.is_nn_module({&a.m(), leaf}));
+  ASSERT_EQ(a.m().functions.size(), 1u);
+  EXPECT_TRUE(regions.is_compiled(a.m(), 0));  // Leaf.forward
+}
+
 // A class that defines forward() is taken to be an nn.Module only when a base lies outside the
 // analysed files; a comment among its bases is not a base.
 TEST(CompileRegions, ACommentAmongTheBasesIsNoBase) {

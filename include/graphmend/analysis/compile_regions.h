@@ -37,7 +37,8 @@ class CompileRegions {
     return find(module, function) != nullptr;
   }
   // True if `cls` derives from torch.nn.Module (through analysed bases; an unresolvable base of a
-  // class that defines `forward` is assumed to be a Module).
+  // class that defines `forward` is assumed to be a Module). Settled for every class of the
+  // project when the regions are built; false for a class of a module the project lacks.
   [[nodiscard]] bool is_nn_module(ClassRef cls) const;
   [[nodiscard]] size_t size() const { return regions_.size(); }
   // Every call from a compiled function to an analysed one, in a deterministic order.
@@ -64,7 +65,7 @@ class CompileRegions {
   std::vector<ClassRef> stored_classes(ClassRef owner, std::string_view attr);
   std::vector<ClassRef> classes_passed_to_init(ClassRef owner, std::string_view param, int depth);
   const std::vector<ClassRef>& subclasses_of(ClassRef cls);
-  bool is_nn_module_impl(ClassRef cls, int depth) const;
+  bool is_nn_module_impl(ClassRef cls, int depth);
 
   const Project& project_;
   std::map<std::pair<const ir::Module*, int>, RegionEntry> regions_;
@@ -76,7 +77,7 @@ class CompileRegions {
   std::unordered_map<const void*, size_t> call_index_;  // call node -> its first entry in calls_
   std::map<std::pair<const ir::Module*, int>, std::vector<size_t>> calls_to_;  // callee -> its entries in calls_
   std::map<std::pair<const ir::Module*, int>, std::vector<FunctionRef>> wrapped_;  // wrapper -> decorated functions
-  mutable std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;
+  std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;  // every class's is_nn_module
   std::map<const void*, SelfStores> self_stores_;  // by class node
   // Direct subclasses among the analysed classes, by base class; built on first use.
   std::optional<std::map<std::pair<const ir::Module*, int>, std::vector<ClassRef>>> subclasses_;
