@@ -358,3 +358,23 @@ def test_a_missing_path_is_an_error_without_a_clean_summary(gm, project):
     assert "Checked" not in r.stdout and "no graph-break sites" not in r.stdout
     r = gm("check", "missing.py", "pkg", "--output-format", "json", cwd=project)
     assert r.returncode == 2 and json.loads(r.stdout)["errors"][0]["filename"] == "missing.py"
+
+
+# A logger imported through a package's re-export (`from .log import logger` in its `__init__`) is
+# the logger the package's module made: its calls break the graph as a direct import's do.
+def test_a_logger_re_exported_by_a_package_is_a_logger(gm, tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "log.py").write_text("import logging\n\nlogger = logging.getLogger(__name__)\nlevel = 3\n")
+    (pkg / "__init__.py").write_text("from .log import level, logger\n")
+    (pkg / "model.py").write_text(
+        "import torch\n\nfrom pkg import level, logger\nfrom pkg.log import logger as direct\n\n\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        logger.info('x')\n"
+        "        direct.info('y')\n"
+        "        level.bit_length()\n"
+        "        return x\n")
+    r = gm("check", "pkg", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    found = [(d["filename"], d["code"], d["location"]["row"]) for d in json.loads(r.stdout)["diagnostics"]]
+    assert found == [("pkg/model.py", "GM202", 9), ("pkg/model.py", "GM202", 10)]
