@@ -88,6 +88,10 @@ def main() -> None:
     if transformers.__version__ != "4.52.4":
         sys.exit(f"bench/incremental.py measures transformers 4.52.4, not {transformers.__version__}")
     gm, ruff = args.graphmend, args.ruff
+    for tool, build in ((gm, "scripts/build.sh"), (args.parse_floor, "cmake --build build --target graphmend_parse_floor"),
+                        (ruff, "scripts/setup.sh")):
+        if not os.access(tool, os.X_OK):
+            sys.exit(f"bench/incremental.py: {tool} is missing: {build} makes it")
     jobs = str(os.cpu_count() or 1)
     out: dict = {"machine": f"{os.cpu_count()} CPUs",
                  "ruff": subprocess.run([ruff, "--version"], capture_output=True, text=True).stdout.strip(),
