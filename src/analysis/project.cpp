@@ -149,12 +149,8 @@ std::optional<ClassRef> Project::resolve_class(std::string_view qualified, const
 std::optional<ClassRef> Project::class_of_expr(const ir::Module& module, ir::Node expr) const {
   expr = ir::unparenthesize(expr);
   if (expr.is(kind::identifier)) {
-    const int sym = module.lookup_at(expr);
-    if (sym >= 0) {
-      for (int bi : module.symbols[static_cast<size_t>(sym)].bindings) {
-        const ir::Binding& b = module.bindings[static_cast<size_t>(bi)];
-        if (b.kind == ir::BindingKind::ClassDef) return ClassRef{&module, b.klass};
-      }
+    if (const ir::Binding* b = module.first_binding_at(expr, ir::BindingKind::ClassDef)) {
+      return ClassRef{&module, b->klass};
     }
   }
   auto q = module.qualified_name(expr);
@@ -165,12 +161,8 @@ std::optional<ClassRef> Project::class_of_expr(const ir::Module& module, ir::Nod
 std::optional<FunctionRef> Project::function_of_expr(const ir::Module& module, ir::Node expr) const {
   expr = ir::unparenthesize(expr);
   if (expr.is(kind::identifier)) {
-    const int sym = module.lookup_at(expr);
-    if (sym >= 0) {
-      for (int bi : module.symbols[static_cast<size_t>(sym)].bindings) {
-        const ir::Binding& b = module.bindings[static_cast<size_t>(bi)];
-        if (b.kind == ir::BindingKind::FunctionDef) return FunctionRef{&module, b.function};
-      }
+    if (const ir::Binding* b = module.first_binding_at(expr, ir::BindingKind::FunctionDef)) {
+      return FunctionRef{&module, b->function};
     }
   }
   auto q = module.qualified_name(expr);

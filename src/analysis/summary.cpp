@@ -13,16 +13,7 @@ ModuleSummary::Base base_of(const ir::Module& m, ir::Node expr) {
   if (q) base.qualified = std::move(*q);
   expr = ir::unparenthesize(expr);
   if (expr.is(kind::identifier)) {
-    const int sym = m.lookup_at(expr);
-    if (sym >= 0) {
-      for (int bi : m.symbols[static_cast<size_t>(sym)].bindings) {
-        const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
-        if (b.kind == ir::BindingKind::ClassDef) {
-          base.local_class = b.klass;
-          break;
-        }
-      }
-    }
+    if (const ir::Binding* b = m.first_binding_at(expr, ir::BindingKind::ClassDef)) base.local_class = b->klass;
   }
   return base;
 }

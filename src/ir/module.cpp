@@ -1200,6 +1200,15 @@ const Symbol* Module::module_symbol(Node use) const {
   return symbol.scope == 0 ? &symbol : nullptr;
 }
 
+const Binding* Module::first_binding_at(Node use, BindingKind kind) const {
+  const int sym = lookup_at(use);
+  if (sym < 0) return nullptr;
+  for (int bi : symbols[static_cast<size_t>(sym)].bindings) {
+    if (bindings[static_cast<size_t>(bi)].kind == kind) return &bindings[static_cast<size_t>(bi)];
+  }
+  return nullptr;
+}
+
 bool Module::bound_only_by(const Symbol& symbol, std::initializer_list<BindingKind> kinds) const {
   if (symbol.bindings.empty()) return false;
   return std::all_of(symbol.bindings.begin(), symbol.bindings.end(), [&](int b) {

@@ -47,12 +47,18 @@ class Model(torch.nn.Module):
 '''
 
 
-def test_a_fixed_module_keeps_the_evidence_other_modules_give_it(gm, tmp_path):
-    pkg = tmp_path / "pkg"
+def write_package(root: pathlib.Path, helpers: str, model: str) -> pathlib.Path:
+    """`pkg/` under `root`, with helpers.py and model.py."""
+    pkg = root / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "helpers.py").write_text(HELPERS)
-    (pkg / "model.py").write_text(MODEL)
+    (pkg / "helpers.py").write_text(helpers)
+    (pkg / "model.py").write_text(model)
+    return pkg
+
+
+def test_a_fixed_module_keeps_the_evidence_other_modules_give_it(gm, tmp_path):
+    pkg = write_package(tmp_path, HELPERS, MODEL)
     fixed = gm("fix", "pkg", "--output-format", "json", cwd=tmp_path)
     assert fixed.returncode == 1, fixed.stderr
     report = json.loads(fixed.stdout)
@@ -102,11 +108,7 @@ class Model(torch.nn.Module):
 
 
 def test_a_file_the_fix_left_alone_reports_what_it_reads_of_the_fixed_one(gm, tmp_path):
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "helpers.py").write_text(PRINTING_HELPER)
-    (pkg / "model.py").write_text(BRANCH_ON_HELPER)
+    pkg = write_package(tmp_path, PRINTING_HELPER, BRANCH_ON_HELPER)
     fixed = gm("fix", "pkg", "--output-format", "json", cwd=tmp_path)
     assert fixed.returncode == 1, fixed.stderr
     assert (pkg / "model.py").read_text() == BRANCH_ON_HELPER

@@ -202,6 +202,9 @@ class Module {
   [[nodiscard]] const Symbol* module_symbol_named(std::string_view name) const;
   // The module-level symbol the name at `use` refers to, or null (a local, a builtin).
   [[nodiscard]] const Symbol* module_symbol(Node use) const;
+  // The first binding of `kind`, in source order, of the name the identifier `use` refers to
+  // (lookup_at), or null: the class a name defines, for `class B(A)` or `A()`.
+  [[nodiscard]] const Binding* first_binding_at(Node use, BindingKind kind) const;
   // True when `symbol` is bound at least once, and only by bindings of `kinds`.
   [[nodiscard]] bool bound_only_by(const Symbol& symbol, std::initializer_list<BindingKind> kinds) const;
 
