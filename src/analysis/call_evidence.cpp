@@ -22,7 +22,7 @@ using Observation = std::pair<ParameterKey, ValueType>;
 // What one compiled call tells about its callee's parameters: a tensor, a tensor or None, or a
 // tuple of tensors.
 void observe(const CompiledCall& c, TypeOracle& types, std::vector<Observation>& out) {
-  for_each_argument(types.project(), *c.caller.module, c.call, c.callee, c.receiver_bound, [&](int parameter, ir::Node argument) {
+  for_each_argument(types.project(), *c.caller.module, c.call_node(), c.callee, c.receiver_bound, [&](int parameter, ir::Node argument) {
     const ValueType t = types.type_of(*c.caller.module, argument);
     ValueType seen;
     if (t.tensor_like()) {

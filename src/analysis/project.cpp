@@ -7,34 +7,6 @@
 
 namespace graphmend::analysis {
 
-SelfStores index_self_stores(const ir::Module& m, const ir::Class& cls) {
-  SelfStores out;
-  for (const auto& [method, fi] : cls.methods) {
-    (void)method;
-    syntax::walk(m.functions[static_cast<size_t>(fi)].node.field(field::body), [&](ir::Node n) {
-      if (n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
-      if (n.is(kind::assignment)) {
-        ir::Node left = n.field(field::left);
-        if (left.is(kind::attribute) && m.text(left.field(field::object)) == "self" && n.field(field::right)) {
-          out[std::string(m.text(left.field(field::attribute)))].push_back({n.field(field::right), false});
-        }
-      } else if (n.is(kind::call)) {
-        ir::Node fn = n.field(field::function);
-        ir::Node args = n.field(field::arguments);
-        if (fn.is(kind::attribute) && m.text(fn.field(field::attribute)) == "register_buffer" && args &&
-            args.named_child_count() >= 2 && args.named_child(0).is(kind::string)) {
-          std::string_view lit = m.text(args.named_child(0));
-          if (lit.size() >= 2) {
-            out[std::string(lit.substr(1, lit.size() - 2))].push_back({args.named_child(1), true});
-          }
-        }
-      }
-      return true;
-    });
-  }
-  return out;
-}
-
 namespace {
 
 namespace fs = std::filesystem;
@@ -170,6 +142,18 @@ std::optional<FunctionRef> Project::function_of_expr(const ir::Module& module, i
   return resolve_function(*q, &module);
 }
 
+std::optional<ClassRef> Project::class_of(const ir::Module& module, const ModuleSummary::NameRef& name) const {
+  if (name.local_class >= 0) return ClassRef{&module, name.local_class};
+  if (name.qualified < 0) return std::nullopt;
+  return resolve_class(summary_of(module).string(name.qualified), &module);
+}
+
+std::optional<FunctionRef> Project::function_of(const ir::Module& module, const ModuleSummary::NameRef& name) const {
+  if (name.local_function >= 0) return FunctionRef{&module, name.local_function};
+  if (name.qualified < 0) return std::nullopt;
+  return resolve_function(summary_of(module).string(name.qualified), &module);
+}
+
 const ModuleSummary& Project::summary_of(const ir::Module& module) const {
   return *summaries_.at(&module);
 }
@@ -199,25 +183,28 @@ std::optional<FunctionRef> Project::find_method(ClassRef cls, std::string_view n
   return std::nullopt;
 }
 
-bool for_each_argument(const Project& project, const ir::Module& caller, ir::Node call, FunctionRef callee,
-                       bool receiver_bound, const std::function<void(int, ir::Node)>& visit) {
-  const std::vector<ModuleSummary::Parameter>& params = project.facts_of(callee).params;
-  ir::Node args = call.field(field::arguments);
-  if (!args || !args.is(kind::argument_list)) return false;
+namespace {
+
+// Binds arguments to parameters as Python does, as far as it can be known: positional ones in
+// order after an implicit receiver, keywords by name; a splat ends what can be known. `read`
+// tells an argument's kind and, for a keyword, its name.
+template <typename Arguments, typename Read, typename Visit>
+bool bind_arguments(const std::vector<ModuleSummary::Parameter>& params, const Arguments& args, bool receiver_bound,
+                    Read read, Visit visit) {
+  using Kind = ModuleSummary::Argument::Kind;
   size_t next = receiver_bound ? 1 : 0;
   bool positional_open = true, complete = true;
-  for (ir::Node a : args.named_children()) {
-    if (a.is(kind::comment)) continue;
-    if (a.is(kind::list_splat) || a.is(kind::dictionary_splat)) {
+  for (const auto& a : args) {
+    const auto [kind, keyword] = read(a);
+    if (kind == Kind::ListSplat || kind == Kind::DictSplat) {
       positional_open = complete = false;
       continue;
     }
-    if (a.is(kind::keyword_argument)) {
-      const auto name = caller.text(a.field(field::name));
+    if (kind == Kind::Keyword) {
       for (size_t i = 0; i < params.size(); ++i) {
-        if (params[i].name == name && params[i].kind != ir::Parameter::Kind::VarArgs &&
+        if (params[i].name == keyword && params[i].kind != ir::Parameter::Kind::VarArgs &&
             params[i].kind != ir::Parameter::Kind::VarKeyword) {
-          visit(static_cast<int>(i), a.field(field::value));
+          visit(static_cast<int>(i), a);
         }
       }
       continue;
@@ -230,6 +217,37 @@ bool for_each_argument(const Project& project, const ir::Module& caller, ir::Nod
     visit(static_cast<int>(next++), a);
   }
   return complete;
+}
+
+}  // namespace
+
+bool for_each_argument(const Project& project, const ir::Module& caller, ir::Node call, FunctionRef callee,
+                       bool receiver_bound, const std::function<void(int, ir::Node)>& visit) {
+  using Kind = ModuleSummary::Argument::Kind;
+  ir::Node args = call.field(field::arguments);
+  if (!args || !args.is(kind::argument_list)) return false;
+  std::vector<ir::Node> list = ir::children_without_comments(args);
+  return bind_arguments(
+      project.facts_of(callee).params, list, receiver_bound,
+      [&](ir::Node a) -> std::pair<Kind, std::string_view> {
+        if (a.is(kind::list_splat)) return {Kind::ListSplat, {}};
+        if (a.is(kind::dictionary_splat)) return {Kind::DictSplat, {}};
+        if (a.is(kind::keyword_argument)) return {Kind::Keyword, caller.text(a.field(field::name))};
+        return {Kind::Positional, {}};
+      },
+      [&](int index, ir::Node a) { visit(index, a.is(kind::keyword_argument) ? a.field(field::value) : a); });
+}
+
+bool for_each_argument(const std::vector<ModuleSummary::Parameter>& params, const ModuleSummary& caller,
+                       const std::vector<ModuleSummary::Argument>& args, bool receiver_bound,
+                       const std::function<void(int, const ModuleSummary::Argument&)>& visit) {
+  return bind_arguments(
+      params, args, receiver_bound,
+      [&](const ModuleSummary::Argument& a) {
+        return std::pair<ModuleSummary::Argument::Kind, std::string_view>{
+            a.kind, a.keyword >= 0 ? std::string_view(caller.string(a.keyword)) : std::string_view()};
+      },
+      visit);
 }
 
 }  // namespace graphmend::analysis

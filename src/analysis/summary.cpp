@@ -1,8 +1,49 @@
 #include "graphmend/analysis/summary.h"
 
 #include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "graphmend/analysis/api_facts.h"
+#include "graphmend/source/text.h"
 
 namespace graphmend::analysis {
+
+SelfStores index_self_stores(const ir::Module& m, const ir::Class& cls) {
+  SelfStores out;
+  for (const auto& [method, fi] : cls.methods) {
+    (void)method;
+    syntax::walk(m.functions[static_cast<size_t>(fi)].node.field(field::body), [&](ir::Node n) {
+      if (n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
+      if (n.is(kind::assignment)) {
+        ir::Node left = n.field(field::left);
+        if (left.is(kind::attribute) && m.text(left.field(field::object)) == "self" && n.field(field::right)) {
+          out[std::string(m.text(left.field(field::attribute)))].push_back({n.field(field::right), false});
+        }
+      } else if (n.is(kind::call)) {
+        ir::Node fn = n.field(field::function);
+        ir::Node args = n.field(field::arguments);
+        if (fn.is(kind::attribute) && m.text(fn.field(field::attribute)) == "register_buffer" && args &&
+            args.named_child_count() >= 2 && args.named_child(0).is(kind::string)) {
+          std::string_view lit = m.text(args.named_child(0));
+          if (lit.size() >= 2) {
+            out[std::string(lit.substr(1, lit.size() - 2))].push_back({args.named_child(1), true});
+          }
+        }
+      }
+      return true;
+    });
+  }
+  return out;
+}
+
+bool is_torch_compile(const ir::Module& module, ir::Node expr) {
+  expr = ir::unparenthesize(expr);
+  if (expr.is(kind::call)) expr = expr.field(field::function);
+  auto q = module.qualified_name(expr);
+  return q && (*q == "torch.compile" || *q == "torch._dynamo.optimize" ||
+               *q == "torch.compiler.compile");
+}
 
 namespace {
 
@@ -16,6 +57,258 @@ ModuleSummary::Base base_of(const ir::Module& m, ir::Node expr) {
     if (const ir::Binding* b = m.first_binding_at(expr, ir::BindingKind::ClassDef)) base.local_class = b->klass;
   }
   return base;
+}
+
+bool is_nested_definition(ir::Node n) {
+  return n.is(kind::function_definition) || n.is(kind::class_definition) || n.is(kind::lambda);
+}
+
+// Takes the facts of one module; strings are interned as they come.
+class Summarizer {
+ public:
+  explicit Summarizer(const ir::Module& m) : m_(m) {}
+
+  ModuleSummary take();
+
+ private:
+  int intern(std::string_view text) {
+    auto [it, added] = interned_.try_emplace(std::string(text), static_cast<int>(out_.strings.size()));
+    if (added) out_.strings.push_back(it->first);
+    return it->second;
+  }
+  // As Project::function_of_expr and class_of_expr read `expr`.
+  ModuleSummary::NameRef name_ref(ir::Node expr) {
+    ModuleSummary::NameRef ref;
+    expr = ir::unparenthesize(expr);
+    if (expr.is(kind::identifier)) {
+      if (const ir::Binding* b = m_.first_binding_at(expr, ir::BindingKind::FunctionDef)) ref.local_function = b->function;
+      if (const ir::Binding* b = m_.first_binding_at(expr, ir::BindingKind::ClassDef)) ref.local_class = b->klass;
+    }
+    if (std::optional<std::string> q = m_.qualified_name(expr)) ref.qualified = intern(*q);
+    return ref;
+  }
+  ModuleSummary::Instance instance(ir::Node expr);
+  void take_calls(const ir::Function& f, ModuleSummary::FunctionFacts& facts);
+  void take_returns(int outer, ModuleSummary::FunctionFacts& facts);
+  void take_super_init_calls(const ir::Function& f, ModuleSummary::FunctionFacts& facts);
+  void take_self_stores(const ir::Class& c, ModuleSummary::ClassFacts& facts);
+  void take_compile_sites();
+
+  const ir::Module& m_;
+  ModuleSummary out_;
+  std::unordered_map<std::string, int> interned_;
+};
+
+// `Cls(...)`, or a name whose reaching bindings are each a call, `Cls(...).eval()` chains read
+// through; what CompileRegions takes for an instance.
+ModuleSummary::Instance Summarizer::instance(ir::Node expr) {
+  expr = ir::unparenthesize(expr);
+  if (expr.is(kind::call)) return {name_ref(expr.field(field::function))};
+  if (!expr.is(kind::identifier)) return {};
+  // Most names (parameters above all) are bound to no call at all: no need to ask which bindings
+  // reach, which builds the function's control flow.
+  const std::span<const int> all = m_.bindings_of(expr);
+  if (std::none_of(all.begin(), all.end(), [&](int bi) {
+        const ir::Node v = m_.bindings[static_cast<size_t>(bi)].value;
+        return v && ir::unparenthesize(v).is(kind::call);
+      })) {
+    return {};
+  }
+  ModuleSummary::Instance out;
+  for (int bi : m_.reaching_bindings(expr)) {
+    const ir::Binding& b = m_.bindings[static_cast<size_t>(bi)];
+    if (!b.value || !ir::unparenthesize(b.value).is(kind::call)) return {};
+    ir::Node value = ir::unparenthesize(b.value);
+    while (value.is(kind::call) && value.field(field::function).is(kind::attribute) &&
+           value.field(field::function).field(field::object).is(kind::call)) {
+      auto attr = m_.text(value.field(field::function).field(field::attribute));
+      if (!api::has(api::Space::ModuleMethod, attr, api::Fact::ReturnsSelf)) break;
+      value = value.field(field::function).field(field::object);
+    }
+    out.push_back(name_ref(value.field(field::function)));
+  }
+  return out;
+}
+
+void Summarizer::take_calls(const ir::Function& f, ModuleSummary::FunctionFacts& facts) {
+  using Receiver = ModuleSummary::CallSite::Receiver;
+  // A callee that names a parameter of the enclosing function (a wrapper calling what it wraps).
+  const ir::Function* outer =
+      f.enclosing_function >= 0 ? &m_.functions[static_cast<size_t>(f.enclosing_function)] : nullptr;
+  const auto is_outer_parameter = [&](ir::Node callee) {
+    const int sym = callee.is(kind::identifier) ? m_.lookup_at(callee) : -1;
+    if (sym < 0 || m_.symbols[static_cast<size_t>(sym)].scope != outer->scope) return false;
+    const auto& bindings = m_.symbols[static_cast<size_t>(sym)].bindings;
+    return std::any_of(bindings.begin(), bindings.end(), [&](int b) {
+      return m_.bindings[static_cast<size_t>(b)].kind == ir::BindingKind::Parameter;
+    });
+  };
+  syntax::walk(f.node.field(field::body), [&](ir::Node n) {
+    if (n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
+    if (!n.is(kind::call)) return true;
+    const ir::Node callee = ir::unparenthesize(n.field(field::function));
+    if (outer && !facts.calls_enclosing_parameter) facts.calls_enclosing_parameter = is_outer_parameter(callee);
+    ModuleSummary::CallSite site;
+    site.node = n.index();
+    site.callee = name_ref(callee);
+    site.via_attribute = callee.is(kind::attribute);
+    if (site.via_attribute && f.klass >= 0) {
+      const ir::Node obj = ir::unparenthesize(callee.field(field::object));
+      const std::string_view attr = m_.text(callee.field(field::attribute));
+      if (obj.is(kind::identifier) && m_.text(obj) == "self") {
+        site.receiver = Receiver::Self;
+      } else if (obj.is(kind::attribute)) {
+        const ir::Node owner = ir::unparenthesize(obj.field(field::object));
+        if (owner.is(kind::identifier) && m_.text(owner) == "self") {
+          site.receiver = Receiver::SelfMember;
+          site.member = intern(m_.text(obj.field(field::attribute)));
+        }
+      } else if (obj.is(kind::call) && m_.text(obj.field(field::function)) == "super") {
+        site.receiver = Receiver::Super;
+      }
+      if (site.receiver != Receiver::None) site.attribute = intern(attr);
+    }
+    if (!site.callee.empty() || site.receiver != Receiver::None) facts.calls.push_back(site);
+    return true;
+  });
+}
+
+// What a decorator `outer` gives in place of the function: the closures it returns by name, and
+// those it applies to one of its parameters in a `return`.
+void Summarizer::take_returns(int outer, ModuleSummary::FunctionFacts& facts) {
+  const ir::Function& o = m_.functions[static_cast<size_t>(outer)];
+  std::set<std::string_view> returned, applied;
+  syntax::walk(o.node.field(field::body), [&](ir::Node n) {
+    if (is_nested_definition(n)) return false;
+    if (!n.is(kind::return_statement) || n.named_child_count() != 1) return true;
+    const ir::Node value = ir::unparenthesize(n.named_child(0));
+    if (value.is(kind::identifier)) returned.insert(m_.text(value));
+    if (!value.is(kind::call)) return true;
+    const ir::Node fn = ir::unparenthesize(value.field(field::function));
+    const std::vector<ir::Node> args = ir::children_without_comments(value.field(field::arguments));
+    const bool passes_parameter = args.size() == 1 && args[0].is(kind::identifier) &&
+                                  std::any_of(o.params.begin(), o.params.end(),
+                                              [&](const ir::Parameter& p) { return p.name == m_.text(args[0]); });
+    if (fn.is(kind::identifier) && passes_parameter) applied.insert(m_.text(fn));
+    return true;
+  });
+  if (returned.empty() && applied.empty()) return;
+  for (size_t i = 0; i < m_.functions.size(); ++i) {
+    if (m_.functions[i].enclosing_function != outer) continue;
+    if (returned.contains(m_.functions[i].name)) facts.returned.push_back(static_cast<int>(i));
+    if (applied.contains(m_.functions[i].name)) facts.applied_in_return.push_back(static_cast<int>(i));
+  }
+}
+
+void Summarizer::take_super_init_calls(const ir::Function& f, ModuleSummary::FunctionFacts& facts) {
+  using Kind = ModuleSummary::Argument::Kind;
+  syntax::walk(f.node.field(field::body), [&](ir::Node n) {
+    if (is_nested_definition(n)) return false;
+    if (!n.is(kind::call)) return true;
+    const ir::Node callee = ir::unparenthesize(n.field(field::function));
+    if (!callee.is(kind::attribute) || m_.text(callee.field(field::attribute)) != "__init__") return true;
+    const ir::Node obj = ir::unparenthesize(callee.field(field::object));
+    if (!obj.is(kind::call) || m_.text(obj.field(field::function)) != "super") return true;
+    std::vector<ModuleSummary::Argument> args;
+    const ir::Node list = n.field(field::arguments);
+    if (list && list.is(kind::argument_list)) {
+      for (ir::Node a : list.named_children()) {
+        if (a.is(kind::comment)) continue;
+        ModuleSummary::Argument arg;
+        ir::Node value = a;
+        if (a.is(kind::list_splat)) {
+          arg.kind = Kind::ListSplat;
+        } else if (a.is(kind::dictionary_splat)) {
+          arg.kind = Kind::DictSplat;
+        } else if (a.is(kind::keyword_argument)) {
+          arg.kind = Kind::Keyword;
+          arg.keyword = intern(m_.text(a.field(field::name)));
+          value = a.field(field::value);
+        }
+        if (arg.kind == Kind::Positional || arg.kind == Kind::Keyword) {
+          value = ir::unparenthesize(value);
+          arg.instance = instance(value);
+          if (value.is(kind::identifier)) arg.identifier = intern(m_.text(value));
+        }
+        args.push_back(std::move(arg));
+      }
+    }
+    facts.super_init_calls.push_back(std::move(args));
+    return true;
+  });
+}
+
+void Summarizer::take_self_stores(const ir::Class& c, ModuleSummary::ClassFacts& facts) {
+  for (auto& [attr, stores] : index_self_stores(m_, c)) {
+    std::vector<ModuleSummary::StoreFact> kept;
+    for (const SelfStore& store : stores) {
+      if (store.buffer) continue;
+      const ir::Node right = ir::unparenthesize(store.value);
+      if (right.is(kind::call)) {
+        ModuleSummary::NameRef ref = name_ref(right.field(field::function));
+        if (!ref.empty()) kept.push_back({ref, -1});
+        continue;
+      }
+      // `self.attr = attr` in __init__, with `attr` one of its parameters.
+      if (!right.is(kind::identifier)) continue;
+      const int fi = m_.function_of(right);
+      if (fi < 0 || m_.functions[static_cast<size_t>(fi)].name != "__init__") continue;
+      // Bound only as a parameter: asked which bindings reach it only when it has others too,
+      // since that builds the function's control flow.
+      const auto is_parameter = [&](int b) {
+        return m_.bindings[static_cast<size_t>(b)].kind == ir::BindingKind::Parameter;
+      };
+      const std::span<const int> all = m_.bindings_of(right);
+      if (std::none_of(all.begin(), all.end(), is_parameter)) continue;
+      bool parameter_only = std::all_of(all.begin(), all.end(), is_parameter);
+      if (!parameter_only) {
+        const std::vector<int> reaching = m_.reaching_bindings(right);
+        parameter_only = !reaching.empty() && std::all_of(reaching.begin(), reaching.end(), is_parameter);
+      }
+      if (parameter_only) kept.push_back({{}, intern(m_.text(right))});
+    }
+    if (!kept.empty()) facts.self_stores.emplace_back(attr, std::move(kept));
+  }
+  std::sort(facts.self_stores.begin(), facts.self_stores.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+void Summarizer::take_compile_sites() {
+  // A module whose text names neither `compile` nor `optimize` has none, and is not walked.
+  if (m_.text().find("compile") == std::string_view::npos && m_.text().find("optimize") == std::string_view::npos) {
+    return;
+  }
+  using Kind = ModuleSummary::CompileSite::Kind;
+  const source::LineIndex lines(m_.text());
+  syntax::walk(m_.root(), [&](ir::Node n) {
+    if (!n.is(kind::call)) return true;
+    const ir::Node fn = n.field(field::function);
+    const ir::Node args = n.field(field::arguments);
+    ModuleSummary::CompileSite site;
+    site.line = static_cast<uint32_t>(lines.line_of(n.start()));
+    if (is_torch_compile(m_, fn) && args && args.named_child_count() > 0) {
+      const ir::Node target = ir::unparenthesize(args.named_child(0));
+      if (target.is(kind::keyword_argument)) return true;
+      site.kind = Kind::Target;
+      site.function = name_ref(target);
+      site.instance = instance(target);
+      if (target.is(kind::attribute)) {
+        const ir::Node obj = target.field(field::object);
+        site.owner = instance(obj);
+        site.attribute = intern(m_.text(target.field(field::attribute)));
+        if (obj.is(kind::identifier) && m_.text(obj) == "self") {
+          const int enclosing = m_.function_of(n);
+          if (enclosing >= 0) site.self_class = m_.functions[static_cast<size_t>(enclosing)].klass;
+        }
+      }
+      out_.compile_sites.push_back(std::move(site));
+    } else if (fn.is(kind::attribute) && m_.text(fn.field(field::attribute)) == "compile") {
+      site.kind = Kind::ObjectCompile;
+      site.instance = instance(fn.field(field::object));
+      if (!site.instance.empty()) out_.compile_sites.push_back(std::move(site));
+    }
+    return true;
+  });
 }
 
 }  // namespace
@@ -56,8 +349,16 @@ int ModuleSummary::method_of(int klass, std::string_view name) const {
   return it != methods.end() && it->first == name ? it->second : -1;
 }
 
-ModuleSummary summarize(const ir::Module& m) {
-  ModuleSummary out;
+const std::vector<ModuleSummary::StoreFact>* ModuleSummary::self_stores_of(int klass, std::string_view attr) const {
+  const auto& stores = classes[static_cast<size_t>(klass)].self_stores;
+  auto it = std::lower_bound(stores.begin(), stores.end(), attr,
+                             [](const auto& entry, std::string_view n) { return entry.first < n; });
+  return it != stores.end() && it->first == attr ? &it->second : nullptr;
+}
+
+ModuleSummary Summarizer::take() {
+  const ir::Module& m = m_;
+  out_.mentions_torch = m.mentions_torch();
   if (!m.scopes.empty()) {
     // The module scope's table is sorted by name already.
     for (const auto& [name, sym] : m.scopes[0].symbols) {
@@ -69,25 +370,48 @@ ModuleSummary summarize(const ir::Module& m) {
         if (b.kind == ir::BindingKind::ClassDef) defs.push_back({Kind::Class, b.klass, {}});
         if (b.kind == ir::BindingKind::Import) defs.push_back({Kind::Import, -1, std::string(b.import_path)});
       }
-      if (!defs.empty()) out.names.emplace_back(std::string(name), std::move(defs));
+      if (!defs.empty()) out_.names.emplace_back(std::string(name), std::move(defs));
     }
   }
-  out.classes.reserve(m.classes.size());
+  out_.classes.reserve(m.classes.size());
   for (const ir::Class& c : m.classes) {
     ModuleSummary::ClassFacts facts;
+    facts.qualname = c.qualname;
     for (ir::Node base : c.bases) facts.bases.push_back(base_of(m, base));
     facts.methods.assign(c.methods.begin(), c.methods.end());
     std::sort(facts.methods.begin(), facts.methods.end());
-    out.classes.push_back(std::move(facts));
+    for (ir::Node d : c.decorators) facts.compiled |= is_torch_compile(m, d);
+    take_self_stores(c, facts);
+    out_.classes.push_back(std::move(facts));
   }
-  out.functions.reserve(m.functions.size());
+  std::vector<bool> encloses(m.functions.size(), false);
   for (const ir::Function& f : m.functions) {
-    ModuleSummary::FunctionFacts facts{f.qualname, f.klass, {}, trace_exclusion(m, f), false};
-    for (const ir::Parameter& p : f.params) facts.params.push_back({p.name, p.kind});
-    for (ir::Node d : f.decorators) facts.staticmethod |= m.text(d) == "staticmethod";
-    out.functions.push_back(std::move(facts));
+    if (f.enclosing_function >= 0) encloses[static_cast<size_t>(f.enclosing_function)] = true;
   }
-  return out;
+  out_.functions.reserve(m.functions.size());
+  for (size_t fi = 0; fi < m.functions.size(); ++fi) {
+    const ir::Function& f = m.functions[fi];
+    ModuleSummary::FunctionFacts facts;
+    facts.qualname = f.qualname;
+    facts.klass = f.klass;
+    facts.trace_exclusion = trace_exclusion(m, f);
+    for (const ir::Parameter& p : f.params) facts.params.push_back({p.name, p.kind});
+    for (ir::Node d : f.decorators) {
+      facts.staticmethod |= m.text(d) == "staticmethod";
+      facts.compiled |= is_torch_compile(m, d);
+      const bool call = d.is(kind::call);
+      ModuleSummary::NameRef ref = name_ref(call ? d.field(field::function) : d);
+      if (!ref.empty()) facts.decorators.push_back({ref, call});
+    }
+    take_calls(f, facts);
+    if (encloses[fi]) take_returns(static_cast<int>(fi), facts);
+    if (f.klass >= 0 && f.name == "__init__") take_super_init_calls(f, facts);
+    out_.functions.push_back(std::move(facts));
+  }
+  if (m.mentions_torch()) take_compile_sites();
+  return std::move(out_);
 }
+
+ModuleSummary summarize(const ir::Module& m) { return Summarizer(m).take(); }
 
 }  // namespace graphmend::analysis

@@ -22,7 +22,7 @@ std::span<const syntax::Kind* const> DisabledCallRule::kinds() const {
 
 std::unique_ptr<FilePass> DisabledCallRule::start(const RuleContext& ctx, DiagnosticSink& sink) const {
   return file_pass([this, &ctx, &sink](ir::Node n) mutable {
-    const std::optional<analysis::FunctionRef> callee = ctx.regions.callee_of(n);
+    const std::optional<analysis::FunctionRef> callee = ctx.regions.callee_of(ctx.module, n);
     if (!callee) return true;
     const analysis::ModuleSummary::FunctionFacts& fn = ctx.project.facts_of(*callee);
     const analysis::TraceExclusion exclusion = fn.trace_exclusion;

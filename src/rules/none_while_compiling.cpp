@@ -222,7 +222,7 @@ class NoneTracker {
   // None is passed as, before anything rebinds it.
   std::vector<Raise> into_callee(const UseOfNone& use, int depth) const {
     const ir::Module& m = m_;
-    const std::optional<analysis::FunctionRef> callee = ctx_.regions.callee_of(use.call);
+    const std::optional<analysis::FunctionRef> callee = ctx_.regions.callee_of(m_, use.call);
     if (!callee || callee->module != &m) return {};
     const ir::Function& target = m.functions[static_cast<size_t>(callee->function)];
     const ir::Node fn_node = ir::unparenthesize(use.call.field(field::function));

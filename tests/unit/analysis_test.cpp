@@ -658,7 +658,7 @@ TEST(CompileRegions, DecoratorsThatKeepABodyOutOfDynamo) {
   size_t resolved_to_disabled = 0;
   syntax::walk(a.m().root(), [&](ir::Node n) {
     if (!n.is(kind::call)) return true;
-    if (auto callee = regions.callee_of(n)) {
+    if (auto callee = regions.callee_of(a.m(), n)) {
       const ir::Function& fn = callee->module->functions[static_cast<size_t>(callee->function)];
       const TraceExclusion e = analysis::trace_exclusion(*callee->module, fn);
       resolved_to_disabled += e == TraceExclusion::Disabled || e == TraceExclusion::DisabledShallow;

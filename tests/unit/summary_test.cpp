@@ -159,6 +159,198 @@ TEST(ModuleSummary, KeepsEachFunctionsSignatureAndWhatItsDecoratorsDoToTracing) 
   EXPECT_EQ(s.functions[2].trace_exclusion, analysis::TraceExclusion::Opaque);
 }
 
+int function_named(const ir::Module& m, std::string_view qualname) {
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    if (m.functions[i].qualname == qualname) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The text of a recorded call, read back through its stable id.
+std::string_view call_text(const ir::Module& m, const ModuleSummary::CallSite& site) {
+  return m.text(ir::Node(m.root().tree_data(), site.node));
+}
+
+TEST(ModuleSummary, RecordsTheCallsOfAFunctionsOwnBodyThatMayReachADefinition) {
+  ParsedModule parsed = parse_module(
+      "import torch.nn as nn\n"
+      "def helper(x):\n"
+      "    return x\n"
+      "class Block:\n"
+      "    pass\n"
+      "class Net(Base):\n"
+      "    def forward(self, x):\n"
+      "        y = x.view(-1)\n"
+      "        helper(nn.functional.relu(y))\n"
+      "        Block()\n"
+      "        self.g()\n"
+      "        self.sub.run()\n"
+      "        super().forward(x)\n"
+      "        def inner():\n"
+      "            helper(1)\n"
+      "        return (lambda: helper(2))()\n"
+      "def free(obj):\n"
+      "    obj.run()\n"
+      "    self.g()\n",
+      "m");
+  const ir::Module& m = *parsed.module;
+  const ModuleSummary s = analysis::summarize(m);
+  using Receiver = ModuleSummary::CallSite::Receiver;
+  const ModuleSummary::FunctionFacts& forward = s.functions[static_cast<size_t>(function_named(m, "Net.forward"))];
+  std::vector<std::string_view> texts;
+  for (const ModuleSummary::CallSite& c : forward.calls) texts.push_back(call_text(m, c));
+  // `x.view(-1)` and the lambda's own call name nothing that resolves; `inner`'s call is its own;
+  // a call in a lambda is the function's. (`super` is a global name, as any unbound one.)
+  EXPECT_EQ(texts, (std::vector<std::string_view>{"helper(nn.functional.relu(y))", "nn.functional.relu(y)", "Block()",
+                                                  "self.g()", "self.sub.run()", "super().forward(x)", "super()",
+                                                  "helper(2)"}));
+  ASSERT_EQ(forward.calls.size(), 8u);
+  EXPECT_EQ(forward.calls[0].callee.local_function, function_named(m, "helper"));
+  EXPECT_EQ(s.string(forward.calls[0].callee.qualified), "m.helper");
+  EXPECT_FALSE(forward.calls[0].via_attribute);
+  EXPECT_EQ(s.string(forward.calls[1].callee.qualified), "torch.nn.functional.relu");
+  EXPECT_TRUE(forward.calls[1].via_attribute);
+  EXPECT_EQ(forward.calls[1].receiver, Receiver::None);
+  EXPECT_EQ(forward.calls[2].callee.local_class, class_named(m, "Block"));
+  EXPECT_EQ(forward.calls[3].receiver, Receiver::Self);
+  EXPECT_EQ(s.string(forward.calls[3].attribute), "g");
+  EXPECT_EQ(forward.calls[4].receiver, Receiver::SelfMember);
+  EXPECT_EQ(s.string(forward.calls[4].member), "sub");
+  EXPECT_EQ(s.string(forward.calls[4].attribute), "run");
+  EXPECT_EQ(forward.calls[5].receiver, Receiver::Super);
+  EXPECT_EQ(s.string(forward.calls[5].attribute), "forward");
+  // A parameter's method names nothing. Outside a class `self` is a name like any other: unbound
+  // here, so a global name, but no receiver.
+  const ModuleSummary::FunctionFacts& free = s.functions[static_cast<size_t>(function_named(m, "free"))];
+  ASSERT_EQ(free.calls.size(), 1u);
+  EXPECT_EQ(call_text(m, free.calls[0]), "self.g()");
+  EXPECT_EQ(s.string(free.calls[0].callee.qualified), "self.g");
+  EXPECT_EQ(free.calls[0].receiver, Receiver::None);
+}
+
+TEST(ModuleSummary, KeepsTheSelfStoresThatTellAnAttributesClass) {
+  ParsedModule parsed = parse_module(
+      "import torch\n"
+      "class Block:\n"
+      "    pass\n"
+      "class Net:\n"
+      "    def __init__(self, inner, size, other):\n"
+      "        self.block = Block()\n"
+      "        self.inner = inner\n"
+      "        self.size = 3\n"
+      "        self.register_buffer('mask', torch.ones(size))\n"
+      "        other = Block()\n"
+      "        self.other = other\n"
+      "    def reset(self, inner):\n"
+      "        self.inner = inner\n",
+      "m");
+  const ir::Module& m = *parsed.module;
+  const ModuleSummary s = analysis::summarize(m);
+  const int net = class_named(m, "Net");
+  ASSERT_NE(s.self_stores_of(net, "block"), nullptr);
+  ASSERT_EQ(s.self_stores_of(net, "block")->size(), 1u);
+  EXPECT_EQ(s.self_stores_of(net, "block")->front().constructor.local_class, class_named(m, "Block"));
+  // `inner` is __init__'s parameter; the store in `reset` is not in __init__ and tells nothing.
+  ASSERT_NE(s.self_stores_of(net, "inner"), nullptr);
+  ASSERT_EQ(s.self_stores_of(net, "inner")->size(), 1u);
+  EXPECT_EQ(s.string(s.self_stores_of(net, "inner")->front().init_parameter), "inner");
+  EXPECT_EQ(s.self_stores_of(net, "size"), nullptr);   // a constant
+  EXPECT_EQ(s.self_stores_of(net, "mask"), nullptr);   // a buffer
+  EXPECT_EQ(s.self_stores_of(net, "other"), nullptr);  // rebound before the store: no longer the parameter
+}
+
+TEST(ModuleSummary, KeepsWhatADecoratorReturnsAndWhatSuperInitIsPassed) {
+  ParsedModule parsed = parse_module(
+      "import functools\n"
+      "def logged(func):\n"
+      "    def wrapper(*args):\n"
+      "        return func(*args)\n"
+      "    def unused():\n"
+      "        pass\n"
+      "    return wrapper\n"
+      "def maybe(func=None, *, flag=True):\n"
+      "    def wrap(f):\n"
+      "        return f\n"
+      "    return wrap(func)\n"
+      "class Block:\n"
+      "    pass\n"
+      "class Base:\n"
+      "    def __init__(self, block, n):\n"
+      "        pass\n"
+      "class Net(Base):\n"
+      "    @logged\n"
+      "    def __init__(self, n, *rest):\n"
+      "        super().__init__(Block(), n=n, *rest)\n",
+      "m");
+  const ir::Module& m = *parsed.module;
+  const ModuleSummary s = analysis::summarize(m);
+  const ModuleSummary::FunctionFacts& logged = s.functions[static_cast<size_t>(function_named(m, "logged"))];
+  EXPECT_EQ(logged.returned, (std::vector<int>{function_named(m, "logged.<locals>.wrapper")}));
+  EXPECT_TRUE(logged.applied_in_return.empty());
+  EXPECT_TRUE(s.functions[static_cast<size_t>(function_named(m, "logged.<locals>.wrapper"))].calls_enclosing_parameter);
+  EXPECT_FALSE(s.functions[static_cast<size_t>(function_named(m, "logged.<locals>.unused"))].calls_enclosing_parameter);
+  const ModuleSummary::FunctionFacts& maybe = s.functions[static_cast<size_t>(function_named(m, "maybe"))];
+  EXPECT_EQ(maybe.applied_in_return, (std::vector<int>{function_named(m, "maybe.<locals>.wrap")}));
+  const ModuleSummary::FunctionFacts& init = s.functions[static_cast<size_t>(function_named(m, "Net.__init__"))];
+  ASSERT_EQ(init.decorators.size(), 1u);
+  EXPECT_EQ(init.decorators[0].callee.local_function, function_named(m, "logged"));
+  EXPECT_FALSE(init.decorators[0].call);
+  ASSERT_EQ(init.super_init_calls.size(), 1u);
+  const std::vector<ModuleSummary::Argument>& args = init.super_init_calls[0];
+  using Kind = ModuleSummary::Argument::Kind;
+  ASSERT_EQ(args.size(), 3u);
+  EXPECT_EQ(args[0].kind, Kind::Positional);
+  ASSERT_EQ(args[0].instance.size(), 1u);
+  EXPECT_EQ(args[0].instance[0].local_class, class_named(m, "Block"));
+  EXPECT_EQ(args[1].kind, Kind::Keyword);
+  EXPECT_EQ(s.string(args[1].keyword), "n");
+  EXPECT_EQ(s.string(args[1].identifier), "n");
+  EXPECT_EQ(args[2].kind, Kind::ListSplat);
+  // Bound to Base.__init__'s parameters past `self`: Block() to `block`, n= to `n`; the splat
+  // leaves the binding incomplete.
+  std::vector<std::pair<int, Kind>> bound;
+  const bool complete = analysis::for_each_argument(
+      s.functions[static_cast<size_t>(function_named(m, "Base.__init__"))].params, s, args, true,
+      [&](int index, const ModuleSummary::Argument& a) { bound.emplace_back(index, a.kind); });
+  EXPECT_FALSE(complete);
+  EXPECT_EQ(bound, (std::vector<std::pair<int, Kind>>{{1, Kind::Positional}, {2, Kind::Keyword}}));
+}
+
+TEST(ModuleSummary, KeepsWhereTheModuleHandsSomethingToTorchCompile) {
+  ParsedModule parsed = parse_module(
+      "import torch\n"
+      "class Net(torch.nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x\n"
+      "    def fast(self):\n"
+      "        return torch.compile(self.forward)\n"
+      "@torch.compile\n"
+      "def step(x):\n"
+      "    return x\n"
+      "def f(x):\n"
+      "    return x\n"
+      "g = torch.compile(f)\n"
+      "net = Net()\n"
+      "net.compile()\n"
+      "torch.compile(mode='max-autotune')\n",
+      "m");
+  const ir::Module& m = *parsed.module;
+  const ModuleSummary s = analysis::summarize(m);
+  EXPECT_TRUE(s.mentions_torch);
+  EXPECT_TRUE(s.functions[static_cast<size_t>(function_named(m, "step"))].compiled);
+  EXPECT_FALSE(s.functions[static_cast<size_t>(function_named(m, "f"))].compiled);
+  using Kind = ModuleSummary::CompileSite::Kind;
+  ASSERT_EQ(s.compile_sites.size(), 3u);  // a call with only keywords hands nothing over
+  EXPECT_EQ(s.compile_sites[0].kind, Kind::Target);
+  EXPECT_EQ(s.compile_sites[0].line, 6u);
+  EXPECT_EQ(s.string(s.compile_sites[0].attribute), "forward");
+  EXPECT_EQ(s.compile_sites[0].self_class, class_named(m, "Net"));
+  EXPECT_EQ(s.compile_sites[1].function.local_function, function_named(m, "f"));
+  EXPECT_EQ(s.compile_sites[2].kind, Kind::ObjectCompile);
+  ASSERT_EQ(s.compile_sites[2].instance.size(), 1u);
+  EXPECT_EQ(s.compile_sites[2].instance[0].local_class, class_named(m, "Net"));
+}
+
 // Resolution across modules reads the summaries: a re-export followed to its definition, and a
 // method through a base in another module.
 TEST(ModuleSummary, ProjectResolvesReExportsAndInheritedMethodsAcrossModules) {

@@ -1,4 +1,5 @@
 // Which functions run under torch.compile: entry points plus everything statically reachable.
+// Found from the modules' summaries alone: no module's tree is read.
 #pragma once
 
 #include <map>
@@ -23,9 +24,11 @@ struct RegionEntry {
 // A call in a compiled function that resolves to a function of the analysed files.
 struct CompiledCall {
   FunctionRef caller;
-  ir::Node call;          // the call expression, in caller's module
+  uint32_t call = 0;  // the call expression: its index in the caller's tree (ModuleSummary::CallSite)
   FunctionRef callee;
   bool receiver_bound = false;  // the callee's first parameter (self, cls) is not in the arguments
+  // The call expression, while the caller's tree is held.
+  [[nodiscard]] ir::Node call_node() const { return ir::Node(caller.module->root().tree_data(), call); }
 };
 
 class CompileRegions {
@@ -43,8 +46,8 @@ class CompileRegions {
   [[nodiscard]] size_t size() const { return regions_.size(); }
   // Every call from a compiled function to an analysed one, in a deterministic order.
   [[nodiscard]] const std::vector<CompiledCall>& calls() const { return calls_; }
-  // The analysed function a compiled function's `call` resolves to, if calls() has it.
-  [[nodiscard]] std::optional<FunctionRef> callee_of(ir::Node call) const;
+  // The analysed function a compiled function's `call` (in `module`) resolves to, if calls() has it.
+  [[nodiscard]] std::optional<FunctionRef> callee_of(const ir::Module& module, ir::Node call) const;
   // The compiled functions with a call in calls() to `callee`, each once, in calls() order.
   [[nodiscard]] std::vector<FunctionRef> callers_of(FunctionRef callee) const;
   // The compiled functions that `wrapper`, a decorator's closure, stands in for (those decorated
@@ -54,11 +57,11 @@ class CompileRegions {
  private:
   void seed(const ir::Module& module);
   void close_over_calls();
+  void follow_decorators(FunctionRef f);
   void add(FunctionRef f, std::string reason, bool entry);
-  void add_call(FunctionRef caller, ir::Node call, FunctionRef callee, bool via_attribute, std::string reason);
+  void add_call(FunctionRef caller, uint32_t call, FunctionRef callee, bool via_attribute, std::string reason);
   void add_class_forward(ClassRef cls, const std::string& reason, bool entry);
-  std::optional<ClassRef> instance_class(const ir::Module& module, ir::Node expr) const;
-  const SelfStores& self_stores_of(ClassRef cls);
+  std::optional<ClassRef> instance_class(const ir::Module& module, const ModuleSummary::Instance& instance) const;
   // The classes whose instances `owner`'s methods store in `self.<attr>`: `self.attr = Cls(...)`,
   // or `self.attr = param` with `param` an `__init__` parameter, from what subclasses pass it
   // through `super().__init__(...)`.
@@ -74,16 +77,18 @@ class CompileRegions {
   std::set<std::pair<const ir::Module*, int>> shallow_disabled_;
   std::vector<FunctionRef> worklist_;
   std::vector<CompiledCall> calls_;
-  std::unordered_map<const void*, size_t> call_index_;  // call node -> its first entry in calls_
+  struct CallKeyHash {
+    size_t operator()(const std::pair<const ir::Module*, uint32_t>& k) const {
+      return std::hash<const void*>()(k.first) ^ (std::hash<uint32_t>()(k.second) * 0x9E3779B97F4A7C15ULL);
+    }
+  };
+  // (caller's module, call node) -> its first entry in calls_
+  std::unordered_map<std::pair<const ir::Module*, uint32_t>, size_t, CallKeyHash> call_index_;
   std::map<std::pair<const ir::Module*, int>, std::vector<size_t>> calls_to_;  // callee -> its entries in calls_
   std::map<std::pair<const ir::Module*, int>, std::vector<FunctionRef>> wrapped_;  // wrapper -> decorated functions
   std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;  // every class's is_nn_module
-  std::map<const void*, SelfStores> self_stores_;  // by class node
   // Direct subclasses among the analysed classes, by base class; built on first use.
   std::optional<std::map<std::pair<const ir::Module*, int>, std::vector<ClassRef>>> subclasses_;
 };
-
-// True if `expr` (a decorator or callee) names torch.compile (any import spelling).
-bool is_torch_compile(const ir::Module& module, ir::Node expr);
 
 }  // namespace graphmend::analysis

@@ -27,17 +27,6 @@ struct ClassRef {
   friend bool operator==(const ClassRef&, const ClassRef&) = default;
 };
 
-// A store to `self.<name>` in one of a class's methods: an assignment's value, or the tensor passed
-// to `self.register_buffer("<name>", value)`.
-struct SelfStore {
-  ir::Node value;
-  bool buffer = false;
-};
-using SelfStores = std::unordered_map<std::string, std::vector<SelfStore>>;
-
-// Every self-attribute store in a class's own methods (not its bases), in one walk.
-SelfStores index_self_stores(const ir::Module& module, const ir::Class& cls);
-
 // The directory a loose script's absolute imports search first: its file's real directory (a linked
 // script: its target's), which Python puts first on sys.path. Null for a package module (named by
 // its packages) and a notebook (named `<path>`): a script is the module named by its file's stem.
@@ -71,6 +60,11 @@ class Project {
   [[nodiscard]] std::optional<ClassRef> class_of_expr(const ir::Module& module, ir::Node expr) const;
   [[nodiscard]] std::optional<FunctionRef> function_of_expr(const ir::Module& module,
                                                             ir::Node expr) const;
+
+  // The same for a name as a module's summary records it (ModuleSummary::NameRef) in `module`.
+  [[nodiscard]] std::optional<ClassRef> class_of(const ir::Module& module, const ModuleSummary::NameRef& name) const;
+  [[nodiscard]] std::optional<FunctionRef> function_of(const ir::Module& module,
+                                                       const ModuleSummary::NameRef& name) const;
 
   // Method lookup through the class and its (analysed) bases, in MRO-like order.
   [[nodiscard]] std::optional<FunctionRef> find_method(ClassRef cls, std::string_view name) const;
@@ -107,5 +101,10 @@ class Project {
 // false when a splat hid some arguments.
 bool for_each_argument(const Project& project, const ir::Module& caller, ir::Node call, FunctionRef callee,
                        bool receiver_bound, const std::function<void(int, ir::Node)>& visit);
+// The same for a call's arguments as the caller's summary records them, and the callee's
+// parameters.
+bool for_each_argument(const std::vector<ModuleSummary::Parameter>& params, const ModuleSummary& caller,
+                       const std::vector<ModuleSummary::Argument>& args, bool receiver_bound,
+                       const std::function<void(int, const ModuleSummary::Argument&)>& visit);
 
 }  // namespace graphmend::analysis

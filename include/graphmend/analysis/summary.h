@@ -1,12 +1,14 @@
 // What other modules read of a module, as plain data: no tree nodes, so that it can outlive the
-// module's tree (docs/incremental.md). So far: its scope's definitions, its classes' bases and
-// methods, and its functions' signatures and decorators. analysis::Project answers name
-// resolution, base classes and method lookup from these alone, and the compile regions read a
-// function's parameters and decorators from them.
+// module's tree (docs/incremental.md). So far: its scope's definitions; its classes' bases,
+// methods and self-attribute stores; its functions' signatures, decorators and calls; and where it
+// hands something to torch.compile. analysis::Project answers name resolution, base classes and
+// method lookup from these alone, and the compile regions are found from them alone.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,6 +26,20 @@ namespace graphmend::analysis {
 //   the body runs outside Dynamo; no break.
 enum class TraceExclusion { None, Disabled, DisabledShallow, Opaque };
 TraceExclusion trace_exclusion(const ir::Module& module, const ir::Function& function);
+
+// True if `expr` (a decorator or callee) names torch.compile (any import spelling).
+bool is_torch_compile(const ir::Module& module, ir::Node expr);
+
+// A store to `self.<name>` in one of a class's methods: an assignment's value, or the tensor passed
+// to `self.register_buffer("<name>", value)`.
+struct SelfStore {
+  ir::Node value;
+  bool buffer = false;
+};
+using SelfStores = std::unordered_map<std::string, std::vector<SelfStore>>;
+
+// Every self-attribute store in a class's own methods (not its bases), in one walk.
+SelfStores index_self_stores(const ir::Module& module, const ir::Class& cls);
 
 struct ModuleSummary {
   // A module-scope binding that resolution follows; bindings of other kinds (assignments, loops)
@@ -43,10 +59,80 @@ struct ModuleSummary {
     std::string qualified;
     friend bool operator==(const Base&, const Base&) = default;
   };
+  // A name where the module uses it (a callee, a decorator, a constructor): the first function or
+  // class of this module its scopes bind it to, and its qualified name through imports, which the
+  // project resolves otherwise (Project::function_of, class_of read it as function_of_expr and
+  // class_of_expr read the expression).
+  struct NameRef {
+    int local_function = -1;
+    int local_class = -1;
+    int qualified = -1;  // an index into `strings`; -1 for none
+    [[nodiscard]] bool empty() const { return local_function < 0 && local_class < 0 && qualified < 0; }
+    friend bool operator==(const NameRef&, const NameRef&) = default;
+  };
+  // An expression known to hold an instance: `Cls(...)`, or a name that every binding reaching it
+  // binds to a call (`Cls(...).eval()` chains keep the instance). The constructors, one per
+  // binding; empty when nothing is known.
+  using Instance = std::vector<NameRef>;
+
+  // A store to `self.<attr>` in one of a class's own methods that can tell the attribute's class:
+  // `self.attr = Cls(...)` (the constructor), or `self.attr = attr` in `__init__` with `attr` bound
+  // only as its parameter (the parameter's name). Buffers and other values tell nothing.
+  struct StoreFact {
+    NameRef constructor;
+    int init_parameter = -1;  // into `strings`
+    friend bool operator==(const StoreFact&, const StoreFact&) = default;
+  };
   struct ClassFacts {
+    std::string qualname;
     std::vector<Base> bases;
     std::vector<std::pair<std::string, int>> methods;  // by name: an index into the module's functions
+    bool compiled = false;  // decorated with torch.compile
+    // By attribute name, sorted; each attribute's stores in the order its methods were walked.
+    std::vector<std::pair<std::string, std::vector<StoreFact>>> self_stores;
     friend bool operator==(const ClassFacts&, const ClassFacts&) = default;
+  };
+
+  // An argument of a call, as for_each_argument binds it to a parameter.
+  struct Argument {
+    enum class Kind : uint8_t { Positional, Keyword, ListSplat, DictSplat };
+    Kind kind = Kind::Positional;
+    int keyword = -1;     // Keyword: the parameter it names, into `strings`
+    Instance instance;    // the value, when it holds an instance
+    int identifier = -1;  // the value, when it is a bare name: the name, into `strings`
+    friend bool operator==(const Argument&, const Argument&) = default;
+  };
+  // A call in a function's own body (nested functions and classes have their own) that may reach
+  // a definition of the analysed files.
+  struct CallSite {
+    // A method call on the function's own instance, which only a method (a function defined directly
+    // in a class) resolves: `self.m()`, `self.x.m()`, `super().m()`.
+    enum class Receiver : uint8_t { None, Self, SelfMember, Super };
+    uint32_t node = 0;  // the call's index in the module's tree, stable for a given text
+    NameRef callee;     // the callee as a name
+    bool via_attribute = false;  // the callee is an attribute (`obj.m`): a method gets its receiver
+    Receiver receiver = Receiver::None;
+    int attribute = -1;  // Self, SelfMember, Super: `m`, into `strings`
+    int member = -1;     // SelfMember: `x`, into `strings`
+    friend bool operator==(const CallSite&, const CallSite&) = default;
+  };
+  // A decorator that names something: `@d` or `@d(...)`.
+  struct Decorator {
+    NameRef callee;
+    bool call = false;  // `@d(...)`: what `d` returns decorates
+    friend bool operator==(const Decorator&, const Decorator&) = default;
+  };
+  // A `torch.compile(target, ...)` or `obj.compile(...)` call anywhere in the module.
+  struct CompileSite {
+    enum class Kind : uint8_t { Target, ObjectCompile };
+    Kind kind = Kind::Target;
+    uint32_t line = 0;
+    NameRef function;     // Target: the target as a function
+    Instance instance;    // Target: the target as an instance; ObjectCompile: `obj`
+    Instance owner;       // Target `obj.m`: `obj`
+    int attribute = -1;   // Target `obj.m`: `m`, into `strings`
+    int self_class = -1;  // Target `self.m` in a method: the method's class
+    friend bool operator==(const CompileSite&, const CompileSite&) = default;
   };
 
   struct Parameter {
@@ -60,6 +146,17 @@ struct ModuleSummary {
     std::vector<Parameter> params;
     TraceExclusion trace_exclusion = TraceExclusion::None;
     bool staticmethod = false;  // decorated with `@staticmethod`
+    bool compiled = false;      // decorated with torch.compile
+    std::vector<Decorator> decorators;
+    std::vector<CallSite> calls;  // in pre-order
+    // The functions nested directly in it (indices into the module's functions) that it returns
+    // by name (`return wrapper`), and those it calls with one of its parameters in a `return`
+    // (`return wrap(func)`), each in index order.
+    std::vector<int> returned;
+    std::vector<int> applied_in_return;
+    bool calls_enclosing_parameter = false;  // a nested function that calls its enclosing one's parameter
+    // A method `__init__`: the arguments of each `super().__init__(...)` in its own body.
+    std::vector<std::vector<Argument>> super_init_calls;
     friend bool operator==(const FunctionFacts&, const FunctionFacts&) = default;
   };
 
@@ -68,10 +165,16 @@ struct ModuleSummary {
   std::vector<std::pair<std::string, std::vector<Definition>>> names;
   std::vector<ClassFacts> classes;        // one per ir::Module::classes entry, in that order
   std::vector<FunctionFacts> functions;  // one per ir::Module::functions entry, in that order
+  std::vector<CompileSite> compile_sites;  // in source order; none taken where torch is not mentioned
+  bool mentions_torch = false;
+  std::vector<std::string> strings;  // the names the facts above refer to by index, each once
 
   [[nodiscard]] const std::vector<Definition>* definitions_of(std::string_view name) const;
   // The method `name` that class `klass` defines itself (not through a base), or -1.
   [[nodiscard]] int method_of(int klass, std::string_view name) const;
+  // The stores to `self.<attr>` in class `klass`'s own methods, or null.
+  [[nodiscard]] const std::vector<StoreFact>* self_stores_of(int klass, std::string_view attr) const;
+  [[nodiscard]] const std::string& string(int index) const { return strings[static_cast<size_t>(index)]; }
   friend bool operator==(const ModuleSummary&, const ModuleSummary&) = default;
 };
 
