@@ -37,6 +37,10 @@ SelfStores index_self_stores(const ir::Module& m, const ir::Class& cls) {
   return out;
 }
 
+bool is_logger_factory(std::string_view q) {
+  return q == "logging.getLogger" || q.ends_with(".get_logger") || q.ends_with(".getLogger");
+}
+
 bool is_torch_compile(const ir::Module& module, ir::Node expr) {
   expr = ir::unparenthesize(expr);
   if (expr.is(kind::call)) expr = expr.field(field::function);
@@ -93,6 +97,10 @@ class Summarizer {
   void take_super_init_calls(const ir::Function& f, ModuleSummary::FunctionFacts& facts);
   void take_self_stores(const ir::Class& c, ModuleSummary::ClassFacts& facts);
   void take_compile_sites();
+  void take_loggers();
+  // The binding as a logger's, or nullopt when it binds none at any depth.
+  std::optional<ModuleSummary::LoggerBinding> logger_binding(int binding, int depth);
+  std::optional<int> logger_value(ir::Node expr, int depth);
 
   const ir::Module& m_;
   ModuleSummary out_;
@@ -311,6 +319,70 @@ void Summarizer::take_compile_sites() {
   });
 }
 
+// Past this many names followed, rules::is_logger answers no; so need the facts go no deeper.
+constexpr int kLoggerDepth = 5;
+
+std::optional<ModuleSummary::LoggerBinding> Summarizer::logger_binding(int binding, int depth) {
+  const ir::Binding& b = m_.bindings[static_cast<size_t>(binding)];
+  if (b.kind == ir::BindingKind::Import) return ModuleSummary::LoggerBinding{intern(b.import_path), -1};
+  if (!b.value) return std::nullopt;
+  const std::optional<int> value = logger_value(b.value, depth + 1);
+  if (!value) return std::nullopt;
+  return ModuleSummary::LoggerBinding{-1, *value};
+}
+
+std::optional<int> Summarizer::logger_value(ir::Node expr, int depth) {
+  expr = ir::unparenthesize(expr);
+  if (depth > kLoggerDepth) return std::nullopt;
+  ModuleSummary::LoggerValue value;
+  if (expr.is(kind::call)) {
+    const std::optional<std::string> q = m_.qualified_name(expr.field(field::function));
+    if (!q || !is_logger_factory(*q)) return std::nullopt;
+    value.factory = true;
+  } else if (expr.is(kind::identifier)) {
+    const std::vector<int> reaching = m_.reaching_bindings(expr);
+    if (reaching.empty()) return std::nullopt;
+    for (int bi : reaching) {
+      std::optional<ModuleSummary::LoggerBinding> b = logger_binding(bi, depth);
+      if (!b) return std::nullopt;
+      value.reaching.push_back(*b);
+    }
+  } else {
+    return std::nullopt;
+  }
+  out_.logger_values.push_back(std::move(value));
+  return static_cast<int>(out_.logger_values.size() - 1);
+}
+
+void Summarizer::take_loggers() {
+  if (m_.scopes.empty()) return;
+  for (const auto& [name, sym] : m_.scopes[0].symbols) {
+    const std::span<const int> bindings = m_.symbols[static_cast<size_t>(sym)].bindings;
+    // Only a name with a value that may be a logger: a call or another name.
+    const bool candidate = std::any_of(bindings.begin(), bindings.end(), [&](int bi) {
+      const ir::Binding& b = m_.bindings[static_cast<size_t>(bi)];
+      const ir::Node v = b.kind != ir::BindingKind::Import && b.value ? ir::unparenthesize(b.value) : ir::Node{};
+      return v && (v.is(kind::call) || v.is(kind::identifier));
+    });
+    if (!candidate) continue;
+    const size_t values = out_.logger_values.size();
+    std::vector<ModuleSummary::LoggerBinding> kept;
+    for (int bi : bindings) {
+      std::optional<ModuleSummary::LoggerBinding> b = logger_binding(bi, 0);
+      if (!b) {
+        kept.clear();
+        break;
+      }
+      kept.push_back(*b);
+    }
+    if (kept.empty()) {
+      out_.logger_values.resize(values);  // what this name's bindings took, dropped with it
+      continue;
+    }
+    out_.loggers.emplace_back(std::string(name), std::move(kept));
+  }
+}
+
 }  // namespace
 
 TraceExclusion trace_exclusion(const ir::Module& module, const ir::Function& function) {
@@ -349,6 +421,12 @@ int ModuleSummary::method_of(int klass, std::string_view name) const {
   return it != methods.end() && it->first == name ? it->second : -1;
 }
 
+const std::vector<ModuleSummary::LoggerBinding>* ModuleSummary::logger_bindings_of(std::string_view name) const {
+  auto it = std::lower_bound(loggers.begin(), loggers.end(), name,
+                             [](const auto& entry, std::string_view n) { return entry.first < n; });
+  return it != loggers.end() && it->first == name ? &it->second : nullptr;
+}
+
 const std::vector<ModuleSummary::StoreFact>* ModuleSummary::self_stores_of(int klass, std::string_view attr) const {
   const auto& stores = classes[static_cast<size_t>(klass)].self_stores;
   auto it = std::lower_bound(stores.begin(), stores.end(), attr,
@@ -363,14 +441,23 @@ ModuleSummary Summarizer::take() {
     // The module scope's table is sorted by name already.
     for (const auto& [name, sym] : m.scopes[0].symbols) {
       std::vector<ModuleSummary::Definition> defs;
+      bool defined = false;
       for (int bi : m.symbols[static_cast<size_t>(sym)].bindings) {
         const ir::Binding& b = m.bindings[static_cast<size_t>(bi)];
         using Kind = ModuleSummary::Definition::Kind;
-        if (b.kind == ir::BindingKind::FunctionDef) defs.push_back({Kind::Function, b.function, {}});
-        if (b.kind == ir::BindingKind::ClassDef) defs.push_back({Kind::Class, b.klass, {}});
-        if (b.kind == ir::BindingKind::Import) defs.push_back({Kind::Import, -1, std::string(b.import_path)});
+        if (b.kind == ir::BindingKind::FunctionDef) {
+          defs.push_back({Kind::Function, b.function, {}});
+        } else if (b.kind == ir::BindingKind::ClassDef) {
+          defs.push_back({Kind::Class, b.klass, {}});
+        } else if (b.kind == ir::BindingKind::Import) {
+          defs.push_back({Kind::Import, -1, std::string(b.import_path)});
+        } else {
+          defs.push_back({Kind::Other, -1, {}});
+          continue;
+        }
+        defined = true;
       }
-      if (!defs.empty()) out_.names.emplace_back(std::string(name), std::move(defs));
+      if (defined) out_.names.emplace_back(std::string(name), std::move(defs));
     }
   }
   out_.classes.reserve(m.classes.size());
@@ -403,12 +490,22 @@ ModuleSummary Summarizer::take() {
       ModuleSummary::NameRef ref = name_ref(call ? d.field(field::function) : d);
       if (!ref.empty()) facts.decorators.push_back({ref, call});
     }
+    if (const ir::Node returns = f.node.field(field::return_type)) {
+      const std::string_view text = m.text(returns);
+      for (std::string_view container : {"dict", "list", "set", "Dict", "List", "Set"}) {
+        facts.returns_container |= text == container ||
+                                   (text.starts_with(container) && text.size() > container.size() &&
+                                    text[container.size()] == '[' && text.back() == ']' &&
+                                    text.find('|') == std::string_view::npos);
+      }
+    }
     take_calls(f, facts);
     if (encloses[fi]) take_returns(static_cast<int>(fi), facts);
     if (f.klass >= 0 && f.name == "__init__") take_super_init_calls(f, facts);
     out_.functions.push_back(std::move(facts));
   }
   if (m.mentions_torch()) take_compile_sites();
+  take_loggers();
   return std::move(out_);
 }
 

@@ -51,19 +51,7 @@ bool returns_container(const RuleContext& ctx, ir::Node method) {
   const std::optional<analysis::ClassRef> cls = ctx.project.class_of_expr(m, value.field(field::function));
   if (!cls) return false;
   const std::optional<analysis::FunctionRef> found = ctx.project.find_method(*cls, m.text(method.field(field::attribute)));
-  if (!found) return false;
-  const ir::Function& fn = found->module->functions[static_cast<size_t>(found->function)];
-  const ir::Node returns = fn.node.field(field::return_type);
-  if (!returns) return false;
-  const std::string_view text = found->module->text(returns);
-  for (std::string_view container : {"dict", "list", "set", "Dict", "List", "Set"}) {
-    if (text == container || (text.starts_with(container) && text.size() > container.size() &&
-                              text[container.size()] == '[' && text.back() == ']' &&
-                              text.find('|') == std::string_view::npos)) {
-      return true;
-    }
-  }
-  return false;
+  return found && ctx.project.facts_of(*found).returns_container;
 }
 
 // True when the iterator of `iterable` is one Dynamo cannot start a frame on: a display or a

@@ -4,32 +4,47 @@ namespace graphmend::rules {
 
 namespace {
 
-bool is_logger_factory(const std::string& q) {
-  return q == "logging.getLogger" || q.ends_with(".get_logger") || q.ends_with(".getLogger");
-}
-
 bool is_logger_expr(const RuleContext& ctx, const ir::Module& m, ir::Node expr, int depth);
+bool is_logger_import(const RuleContext& ctx, const ir::Module& importer, std::string_view path, int depth);
+
+// A value of another module that may be a logger (analysis::ModuleSummary::LoggerValue), read as
+// is_logger_expr reads one of `m`'s own.
+bool is_logger_value(const RuleContext& ctx, const ir::Module& m, int value, int depth) {
+  if (depth > 4) return false;
+  const analysis::ModuleSummary& summary = ctx.project.summary_of(m);
+  const analysis::ModuleSummary::LoggerValue& v = summary.logger_values[static_cast<size_t>(value)];
+  if (v.factory) return true;
+  if (v.reaching.empty()) return false;
+  return std::all_of(v.reaching.begin(), v.reaching.end(), [&](const analysis::ModuleSummary::LoggerBinding& b) {
+    return b.import_path >= 0 ? is_logger_import(ctx, m, summary.string(b.import_path), depth)
+                              : is_logger_value(ctx, m, b.value, depth + 1);
+  });
+}
 
 // `from pkg.utils import logger`, as `importer` imports it: the definition in the analysed files,
 // followed through re-exports (`from .log import logger` in a package's `__init__`) as name
-// resolution follows them, from the same importer. Counts toward is_logger's depth.
+// resolution follows them, from the same importer. Read from the module's summary. Counts toward
+// is_logger's depth.
 bool is_logger_import(const RuleContext& ctx, const ir::Module& importer, std::string_view path, int depth) {
   if (depth > 4) return false;
   const auto dot = path.rfind('.');
   if (dot == std::string_view::npos) return false;
   const ir::Module* other = ctx.project.find_module(path.substr(0, dot), &importer);
   if (!other) return false;
-  auto it = other->scopes[0].symbols.find(path.substr(dot + 1));
-  if (it == other->scopes[0].symbols.end()) return false;
-  for (int ob : other->symbols[static_cast<size_t>(it->second)].bindings) {
-    const ir::Binding& o = other->bindings[static_cast<size_t>(ob)];
-    if (o.kind == ir::BindingKind::Import) {
-      if (!is_logger_import(ctx, importer, o.import_path, depth + 1)) return false;
-    } else if (!o.value || !is_logger_expr(ctx, *other, o.value, depth + 1)) {
-      return false;
-    }
+  const analysis::ModuleSummary& summary = ctx.project.summary_of(*other);
+  const std::string_view name = path.substr(dot + 1);
+  if (const auto* bindings = summary.logger_bindings_of(name)) {
+    return std::all_of(bindings->begin(), bindings->end(), [&](const analysis::ModuleSummary::LoggerBinding& b) {
+      return b.import_path >= 0 ? is_logger_import(ctx, importer, summary.string(b.import_path), depth + 1)
+                                : is_logger_value(ctx, *other, b.value, depth + 1);
+    });
   }
-  return true;
+  // Otherwise only a name bound by imports alone may be one.
+  const auto* defs = summary.definitions_of(name);
+  using Kind = analysis::ModuleSummary::Definition::Kind;
+  return defs && std::all_of(defs->begin(), defs->end(), [&](const analysis::ModuleSummary::Definition& d) {
+    return d.kind == Kind::Import && is_logger_import(ctx, importer, d.import_path, depth + 1);
+  });
 }
 
 // is_logger, at most 4 bindings deep.
@@ -38,7 +53,7 @@ bool is_logger_expr(const RuleContext& ctx, const ir::Module& m, ir::Node expr, 
   if (depth > 4) return false;
   if (expr.is(kind::call)) {
     auto q = callee_name(m, expr);
-    return q && is_logger_factory(*q);
+    return q && analysis::is_logger_factory(*q);
   }
   if (expr.is(kind::identifier)) {
     auto bindings = m.reaching_bindings(expr);

@@ -140,7 +140,11 @@ TEST(ModuleSummary, KeepsEachFunctionsSignatureAndWhatItsDecoratorsDoToTracing) 
       "        pass\n"
       "@torch.library.custom_op('m::op', mutates_args=())\n"
       "def op(x: torch.Tensor) -> torch.Tensor:\n"
-      "    return x\n",
+      "    return x\n"
+      "def table() -> dict[str, int]:\n"
+      "    return {}\n"
+      "def maybe() -> list | None:\n"
+      "    return None\n",
       "m");
   const ir::Module& m = *parsed.module;
   const ModuleSummary s = analysis::summarize(m);
@@ -157,6 +161,10 @@ TEST(ModuleSummary, KeepsEachFunctionsSignatureAndWhatItsDecoratorsDoToTracing) 
   EXPECT_EQ(s.functions[1].trace_exclusion, analysis::TraceExclusion::DisabledShallow);
   EXPECT_EQ(s.functions[2].klass, -1);
   EXPECT_EQ(s.functions[2].trace_exclusion, analysis::TraceExclusion::Opaque);
+  // The return annotation, as GM413 reads a method of another module: a list, set or dict.
+  EXPECT_FALSE(s.functions[2].returns_container);
+  EXPECT_TRUE(s.functions[3].returns_container);
+  EXPECT_FALSE(s.functions[4].returns_container);  // a union
 }
 
 int function_named(const ir::Module& m, std::string_view qualname) {
@@ -349,6 +357,43 @@ TEST(ModuleSummary, KeepsWhereTheModuleHandsSomethingToTorchCompile) {
   EXPECT_EQ(s.compile_sites[2].kind, Kind::ObjectCompile);
   ASSERT_EQ(s.compile_sites[2].instance.size(), 1u);
   EXPECT_EQ(s.compile_sites[2].instance[0].local_class, class_named(m, "Net"));
+}
+
+TEST(ModuleSummary, KeepsTheNamesThatMayBindALoggerWithEachOfTheirBindings) {
+  ParsedModule parsed = parse_module(
+      "import logging\n"
+      "from .log import shared\n"
+      "logger = logging.getLogger(__name__)\n"
+      "alias = logger\n"
+      "either = logger\n"
+      "either = shared\n"
+      "maybe = None\n"
+      "maybe = logging.getLogger()\n"
+      "count = len([])\n"
+      "try:\n"
+      "    from pkg.utils import fallback\n"
+      "except ImportError:\n"
+      "    fallback = None\n",
+      "pkg.m");
+  const ir::Module& m = *parsed.module;
+  const ModuleSummary s = analysis::summarize(m);
+  using Binding = ModuleSummary::LoggerBinding;
+  std::vector<std::string> names;
+  for (const auto& [name, bindings] : s.loggers) names.push_back(name);
+  // `maybe` is also None, `count` no factory's; `shared` is bound by an import alone (`names` has it).
+  EXPECT_EQ(names, (std::vector<std::string>{"alias", "either", "logger"}));
+  const std::vector<Binding>& logger = *s.logger_bindings_of("logger");
+  ASSERT_EQ(logger.size(), 1u);
+  EXPECT_TRUE(s.logger_values[static_cast<size_t>(logger[0].value)].factory);
+  const std::vector<Binding>& either = *s.logger_bindings_of("either");
+  ASSERT_EQ(either.size(), 2u);
+  const ModuleSummary::LoggerValue& second = s.logger_values[static_cast<size_t>(either[1].value)];
+  ASSERT_EQ(second.reaching.size(), 1u);
+  EXPECT_EQ(s.string(second.reaching[0].import_path), "pkg.log.shared");
+  // A name bound by an import and by something else keeps the other binding, as Other.
+  EXPECT_EQ(*s.definitions_of("fallback"),
+            (std::vector<ModuleSummary::Definition>{{Kind::Import, -1, "pkg.utils.fallback"}, {Kind::Other, -1, ""}}));
+  EXPECT_EQ(s.definitions_of("count"), nullptr);
 }
 
 // Resolution across modules reads the summaries: a re-export followed to its definition, and a

@@ -27,6 +27,10 @@ namespace graphmend::analysis {
 enum class TraceExclusion { None, Disabled, DisabledShallow, Opaque };
 TraceExclusion trace_exclusion(const ir::Module& module, const ir::Function& function);
 
+// True if the qualified name of a callee names a logger factory (`logging.getLogger`, a
+// `get_logger` helper).
+bool is_logger_factory(std::string_view qualified);
+
 // True if `expr` (a decorator or callee) names torch.compile (any import spelling).
 bool is_torch_compile(const ir::Module& module, ir::Node expr);
 
@@ -42,10 +46,11 @@ using SelfStores = std::unordered_map<std::string, std::vector<SelfStore>>;
 SelfStores index_self_stores(const ir::Module& module, const ir::Class& cls);
 
 struct ModuleSummary {
-  // A module-scope binding that resolution follows; bindings of other kinds (assignments, loops)
-  // are left out, since resolution passes over them.
+  // A module-scope binding that resolution follows. Bindings of other kinds (assignments, loops)
+  // are kept as Other only beside a definition, so that a name bound by more than imports is
+  // known to be; resolution passes over them.
   struct Definition {
-    enum class Kind { Function, Class, Import };
+    enum class Kind { Function, Class, Import, Other };
     Kind kind = Kind::Function;
     int index = -1;           // Function, Class: an index into the module's functions or classes
     std::string import_path;  // Import: the qualified name it binds ("pkg.mod.f")
@@ -122,6 +127,21 @@ struct ModuleSummary {
     bool call = false;  // `@d(...)`: what `d` returns decorates
     friend bool operator==(const Decorator&, const Decorator&) = default;
   };
+  // A binding of a module-scope name that may bind a logger, as rules::is_logger follows a name
+  // another module imports: an import (its path, followed), or a value (into logger_values).
+  struct LoggerBinding {
+    int import_path = -1;  // into `strings`
+    int value = -1;
+    friend bool operator==(const LoggerBinding&, const LoggerBinding&) = default;
+  };
+  // A value that may be a logger: a call of a logger factory (`logging.getLogger(...)`), or a
+  // name, with the bindings that reach it.
+  struct LoggerValue {
+    bool factory = false;
+    std::vector<LoggerBinding> reaching;
+    friend bool operator==(const LoggerValue&, const LoggerValue&) = default;
+  };
+
   // A `torch.compile(target, ...)` or `obj.compile(...)` call anywhere in the module.
   struct CompileSite {
     enum class Kind : uint8_t { Target, ObjectCompile };
@@ -147,6 +167,8 @@ struct ModuleSummary {
     TraceExclusion trace_exclusion = TraceExclusion::None;
     bool staticmethod = false;  // decorated with `@staticmethod`
     bool compiled = false;      // decorated with torch.compile
+    // Its return annotation is a list, set or dict: `-> dict`, `-> list[str]` (not a union).
+    bool returns_container = false;
     std::vector<Decorator> decorators;
     std::vector<CallSite> calls;  // in pre-order
     // The functions nested directly in it (indices into the module's functions) that it returns
@@ -166,12 +188,19 @@ struct ModuleSummary {
   std::vector<ClassFacts> classes;        // one per ir::Module::classes entry, in that order
   std::vector<FunctionFacts> functions;  // one per ir::Module::functions entry, in that order
   std::vector<CompileSite> compile_sites;  // in source order; none taken where torch is not mentioned
+  // The module-scope names bound by at least one value, each of whose bindings may bind a logger:
+  // every binding, in source order; sorted by name. A name bound only by imports is read from
+  // `names`, and any other name binds no logger.
+  std::vector<std::pair<std::string, std::vector<LoggerBinding>>> loggers;
+  std::vector<LoggerValue> logger_values;
   bool mentions_torch = false;
   std::vector<std::string> strings;  // the names the facts above refer to by index, each once
 
   [[nodiscard]] const std::vector<Definition>* definitions_of(std::string_view name) const;
   // The method `name` that class `klass` defines itself (not through a base), or -1.
   [[nodiscard]] int method_of(int klass, std::string_view name) const;
+  // The bindings of `name` if `loggers` has it, or null.
+  [[nodiscard]] const std::vector<LoggerBinding>* logger_bindings_of(std::string_view name) const;
   // The stores to `self.<attr>` in class `klass`'s own methods, or null.
   [[nodiscard]] const std::vector<StoreFact>* self_stores_of(int klass, std::string_view attr) const;
   [[nodiscard]] const std::string& string(int index) const { return strings[static_cast<size_t>(index)]; }
