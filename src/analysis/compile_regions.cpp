@@ -40,8 +40,9 @@ CompileRegions::CompileRegions(const Project& project) : project_(project) {
 }
 
 std::optional<FunctionRef> CompileRegions::callee_of(const ir::Module& module, ir::Node call) const {
-  const auto it = call_index_.find({&module, call.index()});
-  if (it == call_index_.end()) return std::nullopt;
+  if (call.tree_data() != module.root().tree_data()) return std::nullopt;  // a node of another tree
+  const auto it = entry_of_call_.find({&module, call.index()});
+  if (it == entry_of_call_.end()) return std::nullopt;
   return calls_[it->second].callee;
 }
 
@@ -87,7 +88,7 @@ void CompileRegions::add_call(FunctionRef caller, uint32_t call, FunctionRef cal
   // Through an attribute, a method receives its instance or class first, unless it is static.
   const ModuleSummary::FunctionFacts& fn = project_.facts_of(callee);
   const bool bound = via_attribute && fn.klass >= 0 && !fn.staticmethod;
-  call_index_.try_emplace(std::pair{caller.module, call}, calls_.size());
+  entry_of_call_.try_emplace(std::pair{caller.module, call}, calls_.size());
   calls_to_[{callee.module, callee.function}].push_back(calls_.size());
   calls_.push_back({caller, call, callee, bound});
   add(callee, std::move(reason), false);
@@ -310,26 +311,27 @@ void CompileRegions::close_over_calls() {
         fn.klass >= 0 ? std::optional<ClassRef>(ClassRef{&m, fn.klass}) : std::nullopt;
     for (const ModuleSummary::CallSite& call : fn.calls) {
       if (auto target = project_.function_of(m, call.callee)) {
-        add_call(f, call.node, *target, call.via_attribute, why);
+        add_call(f, call.call_index, *target, call.via_attribute, why);
         continue;
       }
       if (auto cls = project_.class_of(m, call.callee)) {
         if (auto init = project_.find_method(*cls, "__init__")) add(*init, why, false);
         continue;
       }
-      // A receiver is recorded only for a method's calls: own_class is set.
+      // A receiver is recorded only for a method's calls.
+      if (!own_class) continue;
       switch (call.receiver) {
         case Receiver::None:
           break;
         case Receiver::Self: {
           const std::string& attr = summary.string(call.attribute);
           if (auto meth = project_.find_method(*own_class, attr)) {
-            add_call(f, call.node, *meth, true, why);
+            add_call(f, call.call_index, *meth, true, why);
             break;
           }
           // self.sub(...) where self.sub = SomeModule(...) somewhere in the class.
           for (ClassRef sub : stored_classes(*own_class, attr)) {
-            if (auto fwd = project_.find_method(sub, "forward")) add_call(f, call.node, *fwd, true, why);
+            if (auto fwd = project_.find_method(sub, "forward")) add_call(f, call.call_index, *fwd, true, why);
           }
           break;
         }
@@ -337,14 +339,14 @@ void CompileRegions::close_over_calls() {
           // self.sub.method(...), with self.sub's class known the same way.
           for (ClassRef sub : stored_classes(*own_class, summary.string(call.member))) {
             if (auto meth = project_.find_method(sub, summary.string(call.attribute))) {
-              add_call(f, call.node, *meth, true, why);
+              add_call(f, call.call_index, *meth, true, why);
             }
           }
           break;
         case Receiver::Super:
           for (ClassRef base : project_.bases_of(*own_class)) {
             if (auto meth = project_.find_method(base, summary.string(call.attribute))) {
-              add_call(f, call.node, *meth, true, why);
+              add_call(f, call.call_index, *meth, true, why);
               break;
             }
           }

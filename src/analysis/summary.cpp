@@ -5,37 +5,10 @@
 #include <unordered_map>
 
 #include "graphmend/analysis/api_facts.h"
+#include "graphmend/analysis/self_stores.h"
 #include "graphmend/source/text.h"
 
 namespace graphmend::analysis {
-
-SelfStores index_self_stores(const ir::Module& m, const ir::Class& cls) {
-  SelfStores out;
-  for (const auto& [method, fi] : cls.methods) {
-    (void)method;
-    syntax::walk(m.functions[static_cast<size_t>(fi)].node.field(field::body), [&](ir::Node n) {
-      if (n.is(kind::function_definition) || n.is(kind::class_definition)) return false;
-      if (n.is(kind::assignment)) {
-        ir::Node left = n.field(field::left);
-        if (left.is(kind::attribute) && m.text(left.field(field::object)) == "self" && n.field(field::right)) {
-          out[std::string(m.text(left.field(field::attribute)))].push_back({n.field(field::right), false});
-        }
-      } else if (n.is(kind::call)) {
-        ir::Node fn = n.field(field::function);
-        ir::Node args = n.field(field::arguments);
-        if (fn.is(kind::attribute) && m.text(fn.field(field::attribute)) == "register_buffer" && args &&
-            args.named_child_count() >= 2 && args.named_child(0).is(kind::string)) {
-          std::string_view lit = m.text(args.named_child(0));
-          if (lit.size() >= 2) {
-            out[std::string(lit.substr(1, lit.size() - 2))].push_back({args.named_child(1), true});
-          }
-        }
-      }
-      return true;
-    });
-  }
-  return out;
-}
 
 bool is_logger_factory(std::string_view q) {
   return q == "logging.getLogger" || q.ends_with(".get_logger") || q.ends_with(".getLogger");
@@ -88,7 +61,10 @@ class Summarizer {
       if (const ir::Binding* b = m_.first_binding_at(expr, ir::BindingKind::FunctionDef)) ref.local_function = b->function;
       if (const ir::Binding* b = m_.first_binding_at(expr, ir::BindingKind::ClassDef)) ref.local_class = b->klass;
     }
-    if (std::optional<std::string> q = m_.qualified_name(expr)) ref.qualified = intern(*q);
+    // The project resolves a name through a module it names first: an undotted one (`len`,
+    // `super`) never resolves, and is not kept.
+    std::optional<std::string> q = m_.qualified_name(expr);
+    if (q && q->find('.') != std::string::npos) ref.qualified = intern(*q);
     return ref;
   }
   ModuleSummary::Instance instance(ir::Node expr);
@@ -157,7 +133,7 @@ void Summarizer::take_calls(const ir::Function& f, ModuleSummary::FunctionFacts&
     const ir::Node callee = ir::unparenthesize(n.field(field::function));
     if (outer && !facts.calls_enclosing_parameter) facts.calls_enclosing_parameter = is_outer_parameter(callee);
     ModuleSummary::CallSite site;
-    site.node = n.index();
+    site.call_index = n.index();
     site.callee = name_ref(callee);
     site.via_attribute = callee.is(kind::attribute);
     if (site.via_attribute && f.klass >= 0) {
@@ -261,19 +237,17 @@ void Summarizer::take_self_stores(const ir::Class& c, ModuleSummary::ClassFacts&
       if (!right.is(kind::identifier)) continue;
       const int fi = m_.function_of(right);
       if (fi < 0 || m_.functions[static_cast<size_t>(fi)].name != "__init__") continue;
-      // Bound only as a parameter: asked which bindings reach it only when it has others too,
-      // since that builds the function's control flow.
+      // Bound only as a parameter where it is read. A name no parameter binds is not asked which
+      // bindings reach it, which builds the function's control flow.
       const auto is_parameter = [&](int b) {
         return m_.bindings[static_cast<size_t>(b)].kind == ir::BindingKind::Parameter;
       };
       const std::span<const int> all = m_.bindings_of(right);
       if (std::none_of(all.begin(), all.end(), is_parameter)) continue;
-      bool parameter_only = std::all_of(all.begin(), all.end(), is_parameter);
-      if (!parameter_only) {
-        const std::vector<int> reaching = m_.reaching_bindings(right);
-        parameter_only = !reaching.empty() && std::all_of(reaching.begin(), reaching.end(), is_parameter);
+      const std::vector<int> reaching = m_.reaching_bindings(right);
+      if (!reaching.empty() && std::all_of(reaching.begin(), reaching.end(), is_parameter)) {
+        kept.push_back({{}, intern(m_.text(right))});
       }
-      if (parameter_only) kept.push_back({{}, intern(m_.text(right))});
     }
     if (!kept.empty()) facts.self_stores.emplace_back(attr, std::move(kept));
   }
@@ -319,8 +293,6 @@ void Summarizer::take_compile_sites() {
   });
 }
 
-// Past this many names followed, rules::is_logger answers no; so need the facts go no deeper.
-constexpr int kLoggerDepth = 5;
 
 std::optional<ModuleSummary::LoggerBinding> Summarizer::logger_binding(int binding, int depth) {
   const ir::Binding& b = m_.bindings[static_cast<size_t>(binding)];
@@ -333,7 +305,7 @@ std::optional<ModuleSummary::LoggerBinding> Summarizer::logger_binding(int bindi
 
 std::optional<int> Summarizer::logger_value(ir::Node expr, int depth) {
   expr = ir::unparenthesize(expr);
-  if (depth > kLoggerDepth) return std::nullopt;
+  if (depth > kMaxLoggerDepth) return std::nullopt;  // no reader follows it further
   ModuleSummary::LoggerValue value;
   if (expr.is(kind::call)) {
     const std::optional<std::string> q = m_.qualified_name(expr.field(field::function));

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "graphmend/analysis/self_stores.h"
 #include "graphmend/rules/conditions.h"
 #include "graphmend/source/text.h"
 

@@ -10,7 +10,7 @@ bool is_logger_import(const RuleContext& ctx, const ir::Module& importer, std::s
 // A value of another module that may be a logger (analysis::ModuleSummary::LoggerValue), read as
 // is_logger_expr reads one of `m`'s own.
 bool is_logger_value(const RuleContext& ctx, const ir::Module& m, int value, int depth) {
-  if (depth > 4) return false;
+  if (depth > analysis::kMaxLoggerDepth) return false;
   const analysis::ModuleSummary& summary = ctx.project.summary_of(m);
   const analysis::ModuleSummary::LoggerValue& v = summary.logger_values[static_cast<size_t>(value)];
   if (v.factory) return true;
@@ -26,7 +26,7 @@ bool is_logger_value(const RuleContext& ctx, const ir::Module& m, int value, int
 // resolution follows them, from the same importer. Read from the module's summary. Counts toward
 // is_logger's depth.
 bool is_logger_import(const RuleContext& ctx, const ir::Module& importer, std::string_view path, int depth) {
-  if (depth > 4) return false;
+  if (depth > analysis::kMaxLoggerDepth) return false;
   const auto dot = path.rfind('.');
   if (dot == std::string_view::npos) return false;
   const ir::Module* other = ctx.project.find_module(path.substr(0, dot), &importer);
@@ -47,10 +47,10 @@ bool is_logger_import(const RuleContext& ctx, const ir::Module& importer, std::s
   });
 }
 
-// is_logger, at most 4 bindings deep.
+// is_logger, at most kMaxLoggerDepth bindings deep.
 bool is_logger_expr(const RuleContext& ctx, const ir::Module& m, ir::Node expr, int depth) {
   expr = ir::unparenthesize(expr);
-  if (depth > 4) return false;
+  if (depth > analysis::kMaxLoggerDepth) return false;
   if (expr.is(kind::call)) {
     auto q = callee_name(m, expr);
     return q && analysis::is_logger_factory(*q);

@@ -590,6 +590,115 @@ TEST(CompileRegions, ACommentAmongTheBasesIsNoBase) {
   EXPECT_EQ(a.m().classes[1].bases.size(), 1u);
 }
 
+// The regions follow calls into another module from its summary: a method of an instance that
+// a subclass two levels down passes to `__init__`, `super()`, the wrappers a decorator of another
+// module returns (bare, called, or applied in a `return`), and `torch.compile(obj.method)`.
+TEST(CompileRegions, FollowsCallsIntoAnotherModule) {
+  ParsedModule layers = parse_module(
+      "import torch\n"
+      "def logged(func):\n"
+      "    def wrapper(*args):\n"
+      "        return func(*args)\n"
+      "    return wrapper\n"
+      "def configurable(flag=True):\n"
+      "    def decorate(func):\n"
+      "        def inner(*args):\n"
+      "            return func(*args)\n"
+      "        return inner\n"
+      "    return decorate\n"
+      "def either(func=None, *, flag=True):\n"
+      "    def wrap(f):\n"
+      "        def call(*args):\n"
+      "            return f(*args)\n"
+      "        return call\n"
+      "    return wrap(func)\n"
+      "def helper(x):\n"
+      "    return x\n"
+      "class Block:\n"
+      "    def run(self, x):\n"
+      "        return x\n"
+      "    def forward(self, x):\n"
+      "        return x\n"
+      "class Base(torch.nn.Module):\n"
+      "    def __init__(self, block):\n"
+      "        super().__init__()\n"
+      "        self.block = block\n"
+      "    def forward(self, x):\n"
+      "        return self.block.run(x)\n"
+      "    def step(self, x):\n"
+      "        return x\n"
+      "    def unused(self):\n"
+      "        pass\n",
+      "pkg.layers");
+  ParsedModule model = parse_module(
+      "import torch\n"
+      "from pkg.layers import Base, Block, helper, logged, configurable, either\n"
+      "class Mid(Base):\n"
+      "    def __init__(self, block):\n"
+      "        super().__init__(block)\n"
+      "class Net(Mid):\n"
+      "    def __init__(self):\n"
+      "        super().__init__((Block()))\n"
+      "    @logged\n"
+      "    def forward(self, x):\n"
+      "        x = super().step(x)\n"
+      "        return self.more(helper(x))\n"
+      "    @configurable(flag=False)\n"
+      "    def more(self, x):\n"
+      "        return self.last(x)\n"
+      "    @either\n"
+      "    def last(self, x):\n"
+      "        return x\n"
+      "class Solo:\n"
+      "    def go(self, x):\n"
+      "        return x\n"
+      "s = Solo()\n"
+      "g = torch.compile(s.go)\n",
+      "pkg.model");
+  analysis::Project project;
+  project.add(layers.module.get());
+  project.add(model.module.get());
+  analysis::CompileRegions regions(project);
+  const auto ref = [](const ParsedModule& p, std::string_view qualname) {
+    for (size_t i = 0; i < p.module->functions.size(); ++i) {
+      if (p.module->functions[i].qualname == qualname) return analysis::FunctionRef{p.module.get(), static_cast<int>(i)};
+    }
+    ADD_FAILURE() << "no function " << qualname;
+    return analysis::FunctionRef{};
+  };
+  const auto reason = [&](const ParsedModule& p, std::string_view qualname) -> std::string {
+    const analysis::FunctionRef f = ref(p, qualname);
+    const analysis::RegionEntry* entry = regions.find(*f.module, f.function);
+    return entry ? entry->reason : "not compiled";
+  };
+  EXPECT_EQ(reason(layers, "Block.run"), "called from compiled Base.forward");  // Block() passed two levels up
+  EXPECT_EQ(reason(layers, "Base.step"), "called from compiled Net.forward");   // super().step
+  EXPECT_EQ(reason(layers, "helper"), "called from compiled Net.forward");
+  EXPECT_EQ(reason(model, "Net.last"), "called from compiled Net.more");
+  EXPECT_EQ(reason(layers, "logged.<locals>.wrapper"), "wrapper of decorator on Net.forward");
+  EXPECT_EQ(reason(layers, "configurable.<locals>.decorate.<locals>.inner"), "wrapper of decorator on Net.more");
+  EXPECT_EQ(reason(layers, "either.<locals>.wrap.<locals>.call"), "wrapper of decorator on Net.last");
+  EXPECT_EQ(reason(model, "Solo.go"), "passed to torch.compile at line 23");
+  EXPECT_EQ(reason(layers, "Block.forward"), "not compiled");  // no Module: its own forward is no entry
+  EXPECT_EQ(reason(layers, "Base.unused"), "not compiled");
+  EXPECT_EQ(reason(layers, "configurable.<locals>.decorate"), "not compiled");  // runs at import
+  const std::span<const analysis::FunctionRef> wrapped = regions.wrapped_by(ref(layers, "logged.<locals>.wrapper"));
+  ASSERT_EQ(wrapped.size(), 1u);
+  EXPECT_EQ(wrapped[0], ref(model, "Net.forward"));
+  // Each recorded call leads back to its node, and its callee is found from that node in its own
+  // module only.
+  size_t runs = 0;
+  for (const analysis::CompiledCall& call : regions.calls()) {
+    if (call.callee != ref(layers, "Block.run")) continue;
+    ++runs;
+    EXPECT_EQ(layers.module->text(call.call_node()), "self.block.run(x)");
+    EXPECT_TRUE(call.receiver_bound);
+    EXPECT_EQ(regions.callee_of(*layers.module, call.call_node()), ref(layers, "Block.run"));
+    EXPECT_EQ(regions.callee_of(*model.module, call.call_node()), std::nullopt);
+  }
+  EXPECT_EQ(runs, 1u);
+}
+
 // What a decorator keeps out of Dynamo (any import spelling), and what that does to the regions: a
 // disabled or opaque function is never compiled code, nor is what only it calls, except below a
 // recursive=False disable, whose callees Dynamo compiles as new frames. The compiled caller's call

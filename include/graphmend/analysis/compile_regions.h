@@ -24,11 +24,11 @@ struct RegionEntry {
 // A call in a compiled function that resolves to a function of the analysed files.
 struct CompiledCall {
   FunctionRef caller;
-  uint32_t call = 0;  // the call expression: its index in the caller's tree (ModuleSummary::CallSite)
+  uint32_t call_index = 0;  // the call expression's index in the caller's tree (ModuleSummary::CallSite)
   FunctionRef callee;
   bool receiver_bound = false;  // the callee's first parameter (self, cls) is not in the arguments
   // The call expression, while the caller's tree is held.
-  [[nodiscard]] ir::Node call_node() const { return ir::Node(caller.module->root().tree_data(), call); }
+  [[nodiscard]] ir::Node call_node() const { return ir::Node(caller.module->root().tree_data(), call_index); }
 };
 
 class CompileRegions {
@@ -46,7 +46,8 @@ class CompileRegions {
   [[nodiscard]] size_t size() const { return regions_.size(); }
   // Every call from a compiled function to an analysed one, in a deterministic order.
   [[nodiscard]] const std::vector<CompiledCall>& calls() const { return calls_; }
-  // The analysed function a compiled function's `call` (in `module`) resolves to, if calls() has it.
+  // The analysed function a compiled function's `call` (a node of `module`'s tree) resolves to, if
+  // calls() has it.
   [[nodiscard]] std::optional<FunctionRef> callee_of(const ir::Module& module, ir::Node call) const;
   // The compiled functions with a call in calls() to `callee`, each once, in calls() order.
   [[nodiscard]] std::vector<FunctionRef> callers_of(FunctionRef callee) const;
@@ -82,8 +83,8 @@ class CompileRegions {
       return std::hash<const void*>()(k.first) ^ (std::hash<uint32_t>()(k.second) * 0x9E3779B97F4A7C15ULL);
     }
   };
-  // (caller's module, call node) -> its first entry in calls_
-  std::unordered_map<std::pair<const ir::Module*, uint32_t>, size_t, CallKeyHash> call_index_;
+  // (caller's module, call index) -> its first entry in calls_
+  std::unordered_map<std::pair<const ir::Module*, uint32_t>, size_t, CallKeyHash> entry_of_call_;
   std::map<std::pair<const ir::Module*, int>, std::vector<size_t>> calls_to_;  // callee -> its entries in calls_
   std::map<std::pair<const ir::Module*, int>, std::vector<FunctionRef>> wrapped_;  // wrapper -> decorated functions
   std::map<std::pair<const ir::Module*, int>, bool> module_class_cache_;  // every class's is_nn_module

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -30,20 +29,13 @@ TraceExclusion trace_exclusion(const ir::Module& module, const ir::Function& fun
 // True if the qualified name of a callee names a logger factory (`logging.getLogger`, a
 // `get_logger` helper).
 bool is_logger_factory(std::string_view qualified);
+// How many bindings deep a name is followed to find whether it binds a logger; past it, it binds
+// none.
+inline constexpr int kMaxLoggerDepth = 4;
 
 // True if `expr` (a decorator or callee) names torch.compile (any import spelling).
 bool is_torch_compile(const ir::Module& module, ir::Node expr);
 
-// A store to `self.<name>` in one of a class's methods: an assignment's value, or the tensor passed
-// to `self.register_buffer("<name>", value)`.
-struct SelfStore {
-  ir::Node value;
-  bool buffer = false;
-};
-using SelfStores = std::unordered_map<std::string, std::vector<SelfStore>>;
-
-// Every self-attribute store in a class's own methods (not its bases), in one walk.
-SelfStores index_self_stores(const ir::Module& module, const ir::Class& cls);
 
 struct ModuleSummary {
   // A module-scope binding that resolution follows. Bindings of other kinds (assignments, loops)
@@ -107,13 +99,13 @@ struct ModuleSummary {
     int identifier = -1;  // the value, when it is a bare name: the name, into `strings`
     friend bool operator==(const Argument&, const Argument&) = default;
   };
-  // A call in a function's own body (nested functions and classes have their own) that may reach
-  // a definition of the analysed files.
+  // A call in a function's own body (nested functions and classes have their own) whose callee is
+  // a name the project could resolve (of this module, or dotted) or a method of its own instance.
   struct CallSite {
     // A method call on the function's own instance, which only a method (a function defined directly
     // in a class) resolves: `self.m()`, `self.x.m()`, `super().m()`.
     enum class Receiver : uint8_t { None, Self, SelfMember, Super };
-    uint32_t node = 0;  // the call's index in the module's tree, stable for a given text
+    uint32_t call_index = 0;  // the call's index in the module's tree, stable for a given text
     NameRef callee;     // the callee as a name
     bool via_attribute = false;  // the callee is an attribute (`obj.m`): a method gets its receiver
     Receiver receiver = Receiver::None;
@@ -207,7 +199,7 @@ struct ModuleSummary {
   friend bool operator==(const ModuleSummary&, const ModuleSummary&) = default;
 };
 
-// Takes the summary from a built module, in one pass over its module scope and classes.
+// Takes the summary from a built module: its scopes, and a walk of each function's body.
 ModuleSummary summarize(const ir::Module& module);
 
 }  // namespace graphmend::analysis

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graphmend/analysis/project.h"
+#include "graphmend/analysis/self_stores.h"
 
 namespace graphmend::analysis {
 
