@@ -175,7 +175,7 @@ std::vector<ClassRef> CompileRegions::stored_classes(ClassRef owner, std::string
   if (!stores) return out;
   for (const ModuleSummary::StoreFact& store : *stores) {
     if (store.init_parameter >= 0) {
-      for (ClassRef c : classes_passed_to_init(owner, summary.string(store.init_parameter), 0)) add_once(out, c);
+      for (ClassRef c : classes_passed_to_init(owner, summary.interned(store.init_parameter), 0)) add_once(out, c);
     } else if (auto c = project_.class_of(*owner.module, store.constructor)) {
       add_once(out, *c);
     }
@@ -207,7 +207,7 @@ std::vector<ClassRef> CompileRegions::classes_passed_to_init(ClassRef owner, std
         if (auto c = instance_class(*sub.module, arg.instance)) {
           add_once(out, *c);
         } else if (arg.identifier >= 0) {
-          for (ClassRef passed : classes_passed_to_init(sub, ss.string(arg.identifier), depth + 1)) add_once(out, passed);
+          for (ClassRef passed : classes_passed_to_init(sub, ss.interned(arg.identifier), depth + 1)) add_once(out, passed);
         }
       });
     }
@@ -249,7 +249,7 @@ void CompileRegions::seed(const ir::Module& m) {
       add_class_forward(*cls, why, true);
     } else if (site.attribute >= 0) {
       // torch.compile(obj.method) / torch.compile(self.forward)
-      const std::string& name = summary.string(site.attribute);
+      const std::string& name = summary.interned(site.attribute);
       if (auto owner = instance_class(m, site.owner)) {
         if (auto meth = project_.find_method(*owner, name)) add(*meth, why, true);
       } else if (site.self_class >= 0) {
@@ -324,7 +324,7 @@ void CompileRegions::close_over_calls() {
         case Receiver::None:
           break;
         case Receiver::Self: {
-          const std::string& attr = summary.string(call.attribute);
+          const std::string& attr = summary.interned(call.attribute);
           if (auto meth = project_.find_method(*own_class, attr)) {
             add_call(f, call.call_index, *meth, true, why);
             break;
@@ -337,15 +337,15 @@ void CompileRegions::close_over_calls() {
         }
         case Receiver::SelfMember:
           // self.sub.method(...), with self.sub's class known the same way.
-          for (ClassRef sub : stored_classes(*own_class, summary.string(call.member))) {
-            if (auto meth = project_.find_method(sub, summary.string(call.attribute))) {
+          for (ClassRef sub : stored_classes(*own_class, summary.interned(call.member))) {
+            if (auto meth = project_.find_method(sub, summary.interned(call.attribute))) {
               add_call(f, call.call_index, *meth, true, why);
             }
           }
           break;
         case Receiver::Super:
           for (ClassRef base : project_.bases_of(*own_class)) {
-            if (auto meth = project_.find_method(base, summary.string(call.attribute))) {
+            if (auto meth = project_.find_method(base, summary.interned(call.attribute))) {
               add_call(f, call.call_index, *meth, true, why);
               break;
             }

@@ -145,13 +145,13 @@ std::optional<FunctionRef> Project::function_of_expr(const ir::Module& module, i
 std::optional<ClassRef> Project::class_of(const ir::Module& module, const ModuleSummary::NameRef& name) const {
   if (name.local_class >= 0) return ClassRef{&module, name.local_class};
   if (name.qualified < 0) return std::nullopt;
-  return resolve_class(summary_of(module).string(name.qualified), &module);
+  return resolve_class(summary_of(module).interned(name.qualified), &module);
 }
 
 std::optional<FunctionRef> Project::function_of(const ir::Module& module, const ModuleSummary::NameRef& name) const {
   if (name.local_function >= 0) return FunctionRef{&module, name.local_function};
   if (name.qualified < 0) return std::nullopt;
-  return resolve_function(summary_of(module).string(name.qualified), &module);
+  return resolve_function(summary_of(module).interned(name.qualified), &module);
 }
 
 const ModuleSummary& Project::summary_of(const ir::Module& module) const {
@@ -245,7 +245,7 @@ bool for_each_argument(const std::vector<ModuleSummary::Parameter>& params, cons
       params, args, receiver_bound,
       [&](const ModuleSummary::Argument& a) {
         return std::pair<ModuleSummary::Argument::Kind, std::string_view>{
-            a.kind, a.keyword >= 0 ? std::string_view(caller.string(a.keyword)) : std::string_view()};
+            a.kind, a.keyword >= 0 ? std::string_view(caller.interned(a.keyword)) : std::string_view()};
       },
       visit);
 }

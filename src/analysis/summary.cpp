@@ -244,8 +244,8 @@ void Summarizer::take_self_stores(const ir::Class& c, ModuleSummary::ClassFacts&
       };
       const std::span<const int> all = m_.bindings_of(right);
       if (std::none_of(all.begin(), all.end(), is_parameter)) continue;
-      const std::vector<int> reaching = m_.reaching_bindings(right);
-      if (!reaching.empty() && std::all_of(reaching.begin(), reaching.end(), is_parameter)) {
+      const std::vector<int> reached_by = m_.reaching_bindings(right);
+      if (!reached_by.empty() && std::all_of(reached_by.begin(), reached_by.end(), is_parameter)) {
         kept.push_back({{}, intern(m_.text(right))});
       }
     }
@@ -312,12 +312,12 @@ std::optional<int> Summarizer::logger_value(ir::Node expr, int depth) {
     if (!q || !is_logger_factory(*q)) return std::nullopt;
     value.factory = true;
   } else if (expr.is(kind::identifier)) {
-    const std::vector<int> reaching = m_.reaching_bindings(expr);
-    if (reaching.empty()) return std::nullopt;
-    for (int bi : reaching) {
+    const std::vector<int> reached_by = m_.reaching_bindings(expr);
+    if (reached_by.empty()) return std::nullopt;
+    for (int bi : reached_by) {
       std::optional<ModuleSummary::LoggerBinding> b = logger_binding(bi, depth);
       if (!b) return std::nullopt;
-      value.reaching.push_back(*b);
+      value.bound_by.push_back(*b);
     }
   } else {
     return std::nullopt;

@@ -14,9 +14,9 @@ bool is_logger_value(const RuleContext& ctx, const ir::Module& m, int value, int
   const analysis::ModuleSummary& summary = ctx.project.summary_of(m);
   const analysis::ModuleSummary::LoggerValue& v = summary.logger_values[static_cast<size_t>(value)];
   if (v.factory) return true;
-  if (v.reaching.empty()) return false;
-  return std::all_of(v.reaching.begin(), v.reaching.end(), [&](const analysis::ModuleSummary::LoggerBinding& b) {
-    return b.import_path >= 0 ? is_logger_import(ctx, m, summary.string(b.import_path), depth)
+  if (v.bound_by.empty()) return false;
+  return std::all_of(v.bound_by.begin(), v.bound_by.end(), [&](const analysis::ModuleSummary::LoggerBinding& b) {
+    return b.import_path >= 0 ? is_logger_import(ctx, m, summary.interned(b.import_path), depth)
                               : is_logger_value(ctx, m, b.value, depth + 1);
   });
 }
@@ -35,7 +35,7 @@ bool is_logger_import(const RuleContext& ctx, const ir::Module& importer, std::s
   const std::string_view name = path.substr(dot + 1);
   if (const auto* bindings = summary.logger_bindings_of(name)) {
     return std::all_of(bindings->begin(), bindings->end(), [&](const analysis::ModuleSummary::LoggerBinding& b) {
-      return b.import_path >= 0 ? is_logger_import(ctx, importer, summary.string(b.import_path), depth + 1)
+      return b.import_path >= 0 ? is_logger_import(ctx, importer, summary.interned(b.import_path), depth + 1)
                                 : is_logger_value(ctx, *other, b.value, depth + 1);
     });
   }

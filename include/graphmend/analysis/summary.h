@@ -130,7 +130,7 @@ struct ModuleSummary {
   // name, with the bindings that reach it.
   struct LoggerValue {
     bool factory = false;
-    std::vector<LoggerBinding> reaching;
+    std::vector<LoggerBinding> bound_by;  // a name: the bindings that reach it
     friend bool operator==(const LoggerValue&, const LoggerValue&) = default;
   };
 
@@ -195,7 +195,7 @@ struct ModuleSummary {
   [[nodiscard]] const std::vector<LoggerBinding>* logger_bindings_of(std::string_view name) const;
   // The stores to `self.<attr>` in class `klass`'s own methods, or null.
   [[nodiscard]] const std::vector<StoreFact>* self_stores_of(int klass, std::string_view attr) const;
-  [[nodiscard]] const std::string& string(int index) const { return strings[static_cast<size_t>(index)]; }
+  [[nodiscard]] const std::string& interned(int index) const { return strings[static_cast<size_t>(index)]; }
   friend bool operator==(const ModuleSummary&, const ModuleSummary&) = default;
 };
 
