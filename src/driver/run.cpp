@@ -746,6 +746,7 @@ class Run {
                                               "report it)",
                                               failures_[i].message)};
       units_[i].module.reset();
+      units_[i].summary.reset();
       units_[i].current.reset();
       // Its report shows the file as it is: nothing changed, nothing to write or diff.
       files_[i].keep_original_text();
