@@ -380,30 +380,33 @@ TraceExclusion trace_exclusion(const ir::Module& module, const ir::Function& fun
   return TraceExclusion::None;
 }
 
-const std::vector<ModuleSummary::Definition>* ModuleSummary::definitions_of(std::string_view name) const {
-  auto it = std::lower_bound(names.begin(), names.end(), name,
+namespace {
+
+// The value of `name` in a table of (name, value) pairs sorted by name, or null.
+template <typename Value>
+const Value* find_by_name(const std::vector<std::pair<std::string, Value>>& table, std::string_view name) {
+  auto it = std::lower_bound(table.begin(), table.end(), name,
                              [](const auto& entry, std::string_view n) { return entry.first < n; });
-  return it != names.end() && it->first == name ? &it->second : nullptr;
+  return it != table.end() && it->first == name ? &it->second : nullptr;
+}
+
+}  // namespace
+
+const std::vector<ModuleSummary::Definition>* ModuleSummary::definitions_of(std::string_view name) const {
+  return find_by_name(names, name);
 }
 
 int ModuleSummary::method_of(int klass, std::string_view name) const {
-  const auto& methods = classes[static_cast<size_t>(klass)].methods;
-  auto it = std::lower_bound(methods.begin(), methods.end(), name,
-                             [](const auto& entry, std::string_view n) { return entry.first < n; });
-  return it != methods.end() && it->first == name ? it->second : -1;
+  const int* method = find_by_name(classes[static_cast<size_t>(klass)].methods, name);
+  return method ? *method : -1;
 }
 
 const std::vector<ModuleSummary::LoggerBinding>* ModuleSummary::logger_bindings_of(std::string_view name) const {
-  auto it = std::lower_bound(loggers.begin(), loggers.end(), name,
-                             [](const auto& entry, std::string_view n) { return entry.first < n; });
-  return it != loggers.end() && it->first == name ? &it->second : nullptr;
+  return find_by_name(loggers, name);
 }
 
 const std::vector<ModuleSummary::StoreFact>* ModuleSummary::self_stores_of(int klass, std::string_view attr) const {
-  const auto& stores = classes[static_cast<size_t>(klass)].self_stores;
-  auto it = std::lower_bound(stores.begin(), stores.end(), attr,
-                             [](const auto& entry, std::string_view n) { return entry.first < n; });
-  return it != stores.end() && it->first == attr ? &it->second : nullptr;
+  return find_by_name(classes[static_cast<size_t>(klass)].self_stores, attr);
 }
 
 ModuleSummary Summarizer::take() {
