@@ -18,6 +18,7 @@ Writes bench/results/incremental.json and the incremental section of bench/RESUL
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import re
@@ -80,6 +81,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graphmend", default=str(ROOT / "build" / "graphmend"))
     parser.add_argument("--parse-floor", default=str(ROOT / "build" / "graphmend_parse_floor"))
+    parser.add_argument("--summary-load", default=str(ROOT / "build" / "graphmend_summary_load"))
     parser.add_argument("--ruff", default=str(pathlib.Path(sys.executable).parent / "ruff"))
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
@@ -89,6 +91,7 @@ def main() -> None:
         sys.exit(f"bench/incremental.py measures transformers 4.52.4, not {transformers.__version__}")
     gm, ruff = args.graphmend, args.ruff
     for tool, build in ((gm, "scripts/build.sh"), (args.parse_floor, "cmake --build build --target graphmend_parse_floor"),
+                        (args.summary_load, "cmake --build build --target graphmend_summary_load"),
                         (ruff, "scripts/setup.sh")):
         if not os.access(tool, os.X_OK):
             sys.exit(f"bench/incremental.py: {tool} is missing: {build} makes it")
@@ -114,7 +117,17 @@ def main() -> None:
         cache = ["--cache-dir", str(pathlib.Path(tmp) / "cache")]
         one = [gm, "check", "-j", jobs, *cache, *concise, f"transformers/{CHANGED}"]
         timed_run(one, project)  # the full check a developer ran before the change (stores the results)
-        out.update(measure({"one_file_unchanged": one}, project, args.repeat))
+        # The module summaries that full check stored, all read back: what a check of one changed
+        # file would read in place of parsing the rest.
+        out.update(measure({"one_file_unchanged": one,
+                            "summaries_read": [args.summary_load, "-j", jobs, cache[1]]}, project, args.repeat))
+        out["summaries_read"]["loaded"] = json.loads(out["summaries_read"]["stdout"])
+        # A cold check with the cache on, so that it stores every file's summary (the folder is
+        # emptied before each run, inside the timed command).
+        fresh = pathlib.Path(tmp) / "fresh-cache"
+        out.update(measure({"cold_check_storing": [
+            "sh", "-c", 'rm -rf "$0" && exec "$@"', str(fresh), gm, "check", "-j", jobs, "--cache-dir", str(fresh),
+            *concise, "transformers"]}, project, args.repeat))
         change_one_file(project / "transformers" / CHANGED)
         out.update(measure({
             "one_file_changed": [gm, "check", "-j", jobs, "--no-cache", *concise, f"transformers/{CHANGED}"],
@@ -124,7 +137,7 @@ def main() -> None:
         out["one_file_changed"]["findings"] = len(out["one_file_changed"]["stdout"].splitlines())
         out["one_file_no_project_context"]["findings"] = len(out["one_file_no_project_context"]["stdout"].splitlines())
     for key in ("cold_check", "ruff_check", "parse_floor", "one_file_unchanged", "one_file_changed",
-                "one_file_no_project_context"):
+                "one_file_no_project_context", "summaries_read", "cold_check_storing"):
         out[key].pop("stdout", None)
     out["ratios"] = {
         "cold_check_vs_ruff_cpu": round(out["cold_check"]["cpu_s"] / out["ruff_check"]["cpu_s"], 2),
@@ -137,6 +150,7 @@ def main() -> None:
 def write_section(r: dict) -> None:
     cold, ruff, floor = r["cold_check"], r["ruff_check"], r["parse_floor"]
     one, same, local = r["one_file_changed"], r["one_file_unchanged"], r["one_file_no_project_context"]
+    stored, storing = r["summaries_read"], r["cold_check_storing"]
     phases = cold["phases"]
 
     def stage(name: str, before: str | None) -> str:
@@ -167,6 +181,11 @@ def write_section(r: dict) -> None:
         f"{same['peak_rss_mb']} MB |",
         f"| the same file with `--no-project-context` ({local['findings']} findings against {one['findings']}) | "
         f"{local['wall_s']} s | {local['cpu_s']} s | {local['peak_rss_mb']} MB |",
+        f"| cold `check` of the tree with the cache on: every file's summary stored | {storing['wall_s']} s | "
+        f"{storing['cpu_s']} s | {storing['peak_rss_mb']} MB |",
+        f"| reading back the {stored['loaded']['summaries']} stored summaries ({stored['loaded']['bytes'] / 1e6:.1f} MB on disk), "
+        f"held (`build/graphmend_summary_load`) | {stored['wall_s']} s | {stored['cpu_s']} s | "
+        f"{stored['peak_rss_mb']} MB |",
         "",
         "Where the cold check's CPU goes (GRAPHMEND_PHASES): reading, parsing and building the IR of every file "
         f"{stage('read', None)}; compile regions {stage('regions', 'read')}; call evidence "

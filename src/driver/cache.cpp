@@ -1,10 +1,12 @@
 #include "graphmend/driver/cache.h"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,8 +14,10 @@
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <unordered_set>
 #include <nlohmann/json.hpp>
 
+#include "graphmend/analysis/summary_codec.h"
 #include "graphmend/rules/registry.h"
 
 namespace graphmend::driver::cache {
@@ -107,11 +111,14 @@ rules::Diagnostic diagnostic_from(const json& j) {
   return d;
 }
 
-// The binary's identity: a rebuild changes its modification time.
-std::string binary_identity() {
-  struct stat st {};
-  if (::stat("/proc/self/exe", &st) != 0) return "unknown";
-  return fmt::format("{}:{}:{}:{}.{}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+// The binary's identity: a rebuild changes its modification time. Taken once per process.
+const std::string& binary_identity() {
+  static const std::string identity = [] {
+    struct stat st {};
+    if (::stat("/proc/self/exe", &st) != 0) return std::string("unknown");
+    return fmt::format("{}:{}:{}:{}.{}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  }();
+  return identity;
 }
 
 std::filesystem::path entry_path(const std::filesystem::path& dir, const std::string& key) {
@@ -120,15 +127,42 @@ std::filesystem::path entry_path(const std::filesystem::path& dir, const std::st
 
 // Writes `bytes` to `path` through a temporary file in its folder, so a reader sees the old
 // entry or the new one, never part of one.
-void write_whole(const std::filesystem::path& path, const std::string& bytes) {
+bool write_whole(const std::filesystem::path& path, const std::string& bytes) {
   std::string temp = (path.parent_path() / ".entry-XXXXXX").string();
   const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return;
+  if (fd < 0) return false;
   ::fchmod(fd, 0644);  // mkstemp's 0600 would keep a shared checkout's other users from the cache
   const bool ok = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
   ::close(fd);
-  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) ::unlink(temp.c_str());
+  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+    ::unlink(temp.c_str());
+    return false;
+  }
+  return true;
 }
+
+// Creates `dir` with a `.gitignore` that keeps it out of version control, and `folder` in it.
+bool make_folder(const std::filesystem::path& dir, const std::filesystem::path& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) return false;
+  if (!std::filesystem::exists(dir / ".gitignore", ec)) {
+    std::ofstream(dir / ".gitignore") << "# Created by graphmend: its result cache, never to be committed.\n*\n";
+  }
+  return true;
+}
+
+// Two independent 64-bit hashes of `bytes`, as 32 hex digits.
+std::string hash128(std::string_view bytes) {
+  return fmt::format("{:016x}{:016x}", mix(std::hash<std::string_view>{}(bytes)), word_hash(bytes));
+}
+
+std::filesystem::path summaries_file(const std::filesystem::path& dir) {
+  return dir / fmt::format("summaries-v{}", analysis::kSummaryFormat);
+}
+
+// The first line of the summaries file; its entries follow.
+constexpr std::string_view kSummariesMagic = "graphmend module summaries\n";
 
 // Keeps the newest kMaxEntries entries: each distinct set of paths and settings (a pre-commit run
 // names other files each time) has an entry of its own, and the folder must not grow without end.
@@ -186,13 +220,8 @@ std::optional<Entry> load(const std::filesystem::path& dir, const std::string& k
 }
 
 void store(const std::filesystem::path& dir, const std::string& key, const Entry& entry) {
-  std::error_code ec;
   const std::filesystem::path path = entry_path(dir, key);
-  std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) return;
-  if (!std::filesystem::exists(dir / ".gitignore", ec)) {
-    std::ofstream(dir / ".gitignore") << "# Created by graphmend: its result cache, never to be committed.\n*\n";
-  }
+  if (!make_folder(dir, path.parent_path())) return;
   json files = json::array();
   for (const FileResult& f : entry.files) {
     json diagnostics = json::array();
@@ -211,6 +240,80 @@ void store(const std::filesystem::path& dir, const std::string& key, const Entry
   }
   write_whole(path, bytes);
   prune(path.parent_path());
+}
+
+std::string summary_key(std::string_view module_name, bool package_init, std::string_view text) {
+  const std::string head =
+      fmt::format("{}\n{}\n{}\n{}\n", GRAPHMEND_VERSION, binary_identity(), module_name, package_init ? "init" : "module");
+  return fmt::format("{}{}", hash128(head).substr(0, 16), hash128(text));
+}
+
+SummaryStore::SummaryStore(std::filesystem::path dir) : dir_(std::move(dir)) {
+  const int fd = ::open(summaries_file(dir_).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    bytes_.resize(static_cast<size_t>(st.st_size));
+    if (::read(fd, bytes_.data(), bytes_.size()) != static_cast<ssize_t>(bytes_.size())) bytes_.clear();
+  }
+  ::close(fd);
+  std::string_view rest = bytes_;
+  if (!rest.starts_with(kSummariesMagic)) return;
+  rest.remove_prefix(kSummariesMagic.size());
+  // Entry after entry, each `<key> <checksum> <length>\n` and its bytes; a damaged header ends the
+  // reading, since the next one's place is not known.
+  while (!rest.empty()) {
+    const size_t end = rest.find('\n');
+    if (end == std::string_view::npos) return;
+    const std::string_view header = rest.substr(0, end);
+    const size_t a = header.find(' ');
+    const size_t b = a == std::string_view::npos ? a : header.find(' ', a + 1);
+    if (b == std::string_view::npos) return;
+    size_t length = 0;
+    const char* digits_end = header.data() + header.size();
+    const auto [at, error] = std::from_chars(header.data() + b + 1, digits_end, length);
+    if (error != std::errc() || at != digits_end || length > rest.size() - end - 1) return;
+    const std::string_view key = header.substr(0, a);
+    if (index_.try_emplace(key, Entry{header.substr(a + 1, b - a - 1), rest.substr(end + 1, length)}).second) {
+      order_.push_back(key);
+    }
+    rest.remove_prefix(end + 1 + length);
+  }
+}
+
+std::optional<analysis::ModuleSummary> SummaryStore::find(std::string_view key) const {
+  const auto it = index_.find(key);
+  if (it == index_.end() || it->second.checksum != hash128(it->second.payload)) return std::nullopt;
+  return analysis::decode(it->second.payload);
+}
+
+size_t SummaryStore::save(const RunSummaries& run, size_t keep) const {
+  const size_t added = static_cast<size_t>(
+      std::count_if(run.begin(), run.end(), [](const RunSummary& r) { return !r.found && r.summary; }));
+  if (added == 0 || !make_folder(dir_, dir_)) return 0;
+  std::string out(kSummariesMagic);
+  std::unordered_set<std::string_view> written;
+  const auto put = [&](std::string_view key, std::string_view checksum, std::string_view payload) {
+    if (!written.insert(key).second) return;  // two files of one name and text share a key
+    out += fmt::format("{} {} {}\n", key, checksum, payload.size());
+    out += payload;
+  };
+  for (const RunSummary& r : run) {
+    if (!r.summary) continue;
+    if (r.found) {
+      const Entry& e = index_.at(r.key);
+      put(r.key, e.checksum, e.payload);
+    } else {
+      const std::string payload = analysis::encode(*r.summary);
+      put(r.key, hash128(payload), payload);
+    }
+  }
+  for (const std::string_view key : order_) {
+    if (written.size() >= keep) break;
+    const Entry& e = index_.at(key);
+    put(key, e.checksum, e.payload);
+  }
+  return write_whole(summaries_file(dir_), out) ? added : 0;
 }
 
 }  // namespace graphmend::driver::cache

@@ -131,9 +131,27 @@ size_t deepest_indentation(std::string_view text) {
   return deepest;
 }
 
+// The module's summary: the one `store` keeps for the same module and text, else taken now; with no
+// store, taken now. `record` notes which, for SummaryStore::save.
+std::shared_ptr<const analysis::ModuleSummary> summary_of(const ir::Module& module, const cache::SummaryStore* store,
+                                                          cache::SummaryStore::RunSummary* record) {
+  if (!store) return std::make_shared<const analysis::ModuleSummary>(analysis::summarize(module));
+  record->key = cache::summary_key(module.module_name(), module.is_package_init(), module.file().text);
+  std::optional<analysis::ModuleSummary> stored = store->find(record->key);
+  // The key names the text and the binary, so the summary is this module's; its tables' sizes are
+  // checked all the same, since readers index the module's functions and classes by them.
+  record->found = stored && stored->functions.size() == module.functions.size() &&
+                  stored->classes.size() == module.classes.size();
+  record->summary = std::make_shared<const analysis::ModuleSummary>(record->found ? std::move(*stored)
+                                                                                  : analysis::summarize(module));
+  return record->summary;
+}
+
 // Builds the unit's IR from its text, or from `verified`: that text's tree, already parsed and
-// checked against CPython's tokenizer rules (fix::apply_and_verify), which is not run again.
-void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> verified = std::nullopt) {
+// checked against CPython's tokenizer rules (fix::apply_and_verify), which is not run again. With
+// a store, the module's summary is read from there when it has one (`record` notes it).
+void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> verified = std::nullopt,
+                const cache::SummaryStore* store = nullptr, cache::SummaryStore::RunSummary* record = nullptr) {
   u.module.reset();
   u.summary.reset();
   u.syntax_error.reset();
@@ -187,7 +205,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
     return;
   }
   u.module = std::make_unique<ir::Module>(*u.current, std::move(*tree), u.input.module_name);
-  u.summary = std::make_shared<const analysis::ModuleSummary>(analysis::summarize(*u.module));
+  u.summary = summary_of(*u.module, store, record);
 }
 
 }  // namespace
@@ -658,6 +676,10 @@ class PhaseLog {
                                          seconds(usage.ru_utime) + seconds(usage.ru_stime), usage.ru_maxrss / 1024);
     std::fputs(line.c_str(), stderr);
   }
+  // A line of counts beside the stages.
+  void note(std::string_view line) const {
+    if (enabled_) std::fputs(fmt::format("{}\n", line).c_str(), stderr);
+  }
 
  private:
   bool enabled_;
@@ -853,9 +875,18 @@ class Run {
       report_.compiled_functions = entry->compiled_functions;
       return;
     }
+    // Each module's summary kept for later runs: read back where its text is unchanged, taken and
+    // stored where not.
+    const cache::SummaryStore summaries(*options_.cache_dir);
+    cache::SummaryStore::RunSummaries run_summaries(units_.size());
     each_file([&](size_t i, unsigned w) {
-      if (units_[i].current) parse_unit(units_[i], parsers_[w]);
+      if (units_[i].current) parse_unit(units_[i], parsers_[w], std::nullopt, &summaries, &run_summaries[i]);
     }, "parsing");
+    const size_t read = static_cast<size_t>(std::count_if(run_summaries.begin(), run_summaries.end(),
+                                                          [](const auto& r) { return r.found; }));
+    // The file keeps several times the project's files: older texts' summaries for a while.
+    const size_t stored = summaries.save(run_summaries, std::max<size_t>(4096, 4 * units_.size()));
+    phase_.note(fmt::format("graphmend-summaries read={} stored={}", read, stored));
     phase_("parse");
     drop_failed();
   }

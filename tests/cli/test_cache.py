@@ -159,3 +159,74 @@ def test_the_cache_folder_keeps_itself_out_of_git_and_honours_config_and_env(gm,
     gm("check", "pkg", cwd=package / "pkg")  # from a subfolder: relative to the configuration
     assert list((package / "build" / "gm" / "v1").glob("*.json"))
     assert not (package / "pkg" / ".graphmend_cache").exists()
+
+
+def summary_counts(stderr):
+    """What a run with GRAPHMEND_PHASES reports of its stored module summaries: (read, stored)."""
+    (match,) = re.findall(r"^graphmend-summaries read=(\d+) stored=(\d+)$", stderr, re.MULTILINE)
+    return int(match[0]), int(match[1])
+
+
+def summaries(root):
+    """The keys of the module summaries the cache folder keeps, in its file's order."""
+    (path,) = (root / ".graphmend_cache").glob("summaries-v*")
+    data = path.read_bytes()
+    magic = b"graphmend module summaries\n"
+    assert data.startswith(magic)
+    keys, at = [], len(magic)
+    while at < len(data):
+        end = data.index(b"\n", at)
+        key, _checksum, length = data[at:end].decode().split(" ")
+        keys.append(key)
+        at = end + 1 + int(length)
+    assert at == len(data)
+    return keys
+
+
+def test_each_modules_summary_is_kept_and_read_back_while_its_file_is_unchanged(gm, package):
+    phases = {"GRAPHMEND_PHASES": "1"}
+    first = gm("check", "pkg", cwd=package, env=phases)
+    assert summary_counts(first.stderr) == (0, 3)  # __init__, model, helpers
+    assert len(summaries(package)) == 3
+
+    # One file changed: the run cannot replay the last one's findings, and takes that file's
+    # summary afresh; the other two come from the store. The findings are a fresh run's.
+    (package / "pkg" / "helpers.py").write_text(HELPERS + "\n\ndef unused():\n    print('never')\n")
+    second = gm("check", "pkg", cwd=package, env=phases)
+    assert summary_counts(second.stderr) == (2, 1)
+    assert len(summaries(package)) == 4  # the old text's summary stays, for a branch switched back
+    fresh = gm("check", "pkg", "--no-cache", cwd=package)
+    assert (second.returncode, normalised(second.stdout)) == (fresh.returncode, normalised(fresh.stdout))
+
+    # The change undone: every summary is read back, and the findings are the first run's.
+    (package / "pkg" / "helpers.py").write_text(HELPERS)
+    (package / "pkg" / "model.py").write_text(MODEL + "\n")
+    third = gm("check", "pkg", cwd=package, env=phases)
+    assert summary_counts(third.stderr) == (2, 1)
+    assert normalised(third.stdout) == normalised(first.stdout)
+
+
+def test_a_damaged_summary_is_taken_afresh_and_replaced(gm, package):
+    phases = {"GRAPHMEND_PHASES": "1"}
+    expected = gm("check", "pkg", "--no-cache", cwd=package)
+
+    def check_without_the_result_entry():
+        for entry in entries(package):
+            entry.unlink()  # so that the run analyses, and reads the summaries
+        r = gm("check", "pkg", cwd=package, env=phases)
+        assert (r.returncode, normalised(r.stdout)) == (expected.returncode, normalised(expected.stdout))
+        return summary_counts(r.stderr)
+
+    gm("check", "pkg", cwd=package)
+    (path,) = (package / ".graphmend_cache").glob("summaries-v*")
+    data = bytearray(path.read_bytes())
+    data[-5] ^= 0x20  # in the last entry's bytes: that entry's checksum no longer holds
+    path.write_bytes(bytes(data))
+    assert check_without_the_result_entry() == (2, 1)
+    assert check_without_the_result_entry() == (3, 0)  # replaced
+
+    # Garbage in place of the file: every summary is taken again, and the file written anew.
+    path.write_bytes(b"\x00" * 100)
+    assert check_without_the_result_entry() == (0, 3)
+    assert len(summaries(package)) == 3
+    assert check_without_the_result_entry() == (3, 0)

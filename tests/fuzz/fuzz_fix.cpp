@@ -6,7 +6,9 @@
 //   - a second fix of the output changes nothing (idempotence);
 //   - a file that is not processed (binary, not UTF-8, ...) or has a syntax error is not changed;
 //   - Parser::parse_edited gives the whole parse's tree, node for node, for an edit the input
-//     picks (where, how much it replaces, and with which of its own bytes).
+//     picks (where, how much it replaces, and with which of its own bytes);
+//   - a module's summary comes back from its bytes as it was taken (analysis::encode, decode), and
+//     the input's own bytes, read as a stored summary, give nothing or a consistent summary.
 // Built by tests/fuzz/CMakeLists.txt with clang (-DGRAPHMEND_FUZZ=ON); run by scripts/fuzz.sh.
 #include <algorithm>
 #include <cstdint>
@@ -18,7 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "graphmend/analysis/summary_codec.h"
 #include "graphmend/driver/run.h"
+#include "graphmend/ir/module.h"
+#include "graphmend/rules/registry.h"
 #include "graphmend/syntax/tree.h"
 
 namespace {
@@ -107,11 +112,36 @@ void check_parse_edited(const std::string& input) {
   }
 }
 
+// One input in four (the top bits of its last byte, independent of check_parse_edited's pick):
+// a parse and a walk more would slow every run under ASan.
+void check_summary_round_trip(const std::string& input) {
+  if (const auto stored = graphmend::analysis::decode(input); stored && !graphmend::analysis::is_consistent(*stored)) {
+    violated("bytes decoded to an inconsistent summary");
+  }
+  if (input.empty() || (static_cast<unsigned char>(input.back()) >> 6) != 0) return;
+  graphmend::syntax::Parser parser;
+  auto tree = parser.parse(input);
+  if (!tree || tree->has_error()) return;
+  // What the driver refuses to build an IR of (the nesting its walks' stack allows).
+  const uint32_t limit = graphmend::rules::kMaxNesting;
+  if (graphmend::syntax::nesting_depth(tree->root(), limit) > limit) return;
+  graphmend::source::SourceFile file;
+  file.path = "pkg/fuzzed.py";
+  file.text = input;
+  const graphmend::ir::Module module(file, std::move(*tree), "pkg.fuzzed");
+  const graphmend::analysis::ModuleSummary summary = graphmend::analysis::summarize(module);
+  if (!graphmend::analysis::is_consistent(summary)) violated("a module's summary is inconsistent");
+  if (graphmend::analysis::decode(graphmend::analysis::encode(summary)) != summary) {
+    violated("a module's summary does not come back from its bytes");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   check_parse_edited(input);
+  check_summary_round_trip(input);
   const bool in_package = as_package_module(input);
   const graphmend::driver::FileReport first = fix_text(input, in_package);
   if (first.error || first.syntax_error) {

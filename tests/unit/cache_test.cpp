@@ -2,8 +2,12 @@
 // key and digest it was stored with.
 #include <gtest/gtest.h>
 
-#include <fstream>
+#include <fmt/format.h>
 
+#include <fstream>
+#include <iterator>
+
+#include "graphmend/analysis/summary_codec.h"
 #include "graphmend/driver/cache.h"
 #include "graphmend/rules/registry.h"
 #include "test_support.h"
@@ -127,6 +131,101 @@ TEST(ResultCache, TheDigestSeesEveryFieldOfEveryFile) {
   EXPECT_NE(base, digest({{"a.py", "a", "x = 1\n"}, {"b.py", "b", "y = 2\n"}}, true));  // role
   // Field boundaries count: moving bytes from one field to the next is a change.
   EXPECT_NE(digest({{"a.py", "ab", "c"}}), digest({{"a.py", "a", "bc"}}));
+}
+
+
+analysis::ModuleSummary a_summary() {
+  testing::ParsedModule p = testing::parse_module(
+      "import torch\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return helper(x)\n\n"
+      "def helper(x):\n    return x\n",
+      "pkg.m");
+  return analysis::summarize(*p.module);
+}
+
+std::filesystem::path summaries_file(const std::filesystem::path& dir) {
+  return dir / fmt::format("summaries-v{}", analysis::kSummaryFormat);
+}
+
+SummaryStore::RunSummary taken(std::string key, const analysis::ModuleSummary& s) {
+  return {std::move(key), std::make_shared<const analysis::ModuleSummary>(s), false};
+}
+
+TEST(SummaryStore, ASummaryComesBackUnderItsKeyOnly) {
+  testing::TempDir dir;
+  const analysis::ModuleSummary s = a_summary();
+  const std::string key = summary_key("pkg.m", false, "text");
+  EXPECT_FALSE(SummaryStore(dir.path).find(key));
+  EXPECT_EQ(SummaryStore(dir.path).save({taken(key, s)}, 10), 1u);
+  const SummaryStore store(dir.path);
+  const std::optional<analysis::ModuleSummary> back = store.find(key);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, s);
+  EXPECT_FALSE(store.find(summary_key("pkg.m", false, "other text")));
+  EXPECT_TRUE(std::filesystem::exists(dir.path / ".gitignore"));
+}
+
+TEST(SummaryStore, TheKeySeesTheModulesNameItsRoleAndItsText) {
+  const std::string base = summary_key("pkg.m", false, "x = 1\n");
+  EXPECT_EQ(base, summary_key("pkg.m", false, "x = 1\n"));
+  EXPECT_NE(base, summary_key("pkg.n", false, "x = 1\n"));
+  EXPECT_NE(base, summary_key("pkg.m", true, "x = 1\n"));
+  EXPECT_NE(base, summary_key("pkg.m", false, "x = 2\n"));
+}
+
+TEST(SummaryStore, ARunThatFoundEverythingWritesNothing) {
+  testing::TempDir dir;
+  const std::string key = summary_key("pkg.m", false, "text");
+  SummaryStore(dir.path).save({taken(key, a_summary())}, 10);
+  const auto before = std::filesystem::last_write_time(summaries_file(dir.path));
+  const SummaryStore store(dir.path);
+  const auto found = std::make_shared<const analysis::ModuleSummary>(*store.find(key));
+  EXPECT_EQ(store.save({{key, found, true}}, 10), 0u);
+  EXPECT_EQ(std::filesystem::last_write_time(summaries_file(dir.path)), before);
+}
+
+TEST(SummaryStore, AnyChangedByteOfAnEntryLosesThatEntryOnly) {
+  testing::TempDir dir;
+  const analysis::ModuleSummary s = a_summary();
+  const std::string first = summary_key("pkg.a", false, "a");
+  const std::string second = summary_key("pkg.b", false, "b");
+  SummaryStore(dir.path).save({taken(first, s), taken(second, s)}, 10);
+  std::string bytes;
+  {
+    std::ifstream in(summaries_file(dir.path), std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // The second entry starts at its key, after the first entry's bytes.
+  const size_t second_starts = bytes.find(second);
+  ASSERT_NE(second_starts, std::string::npos);
+  for (size_t at = 0; at < bytes.size(); ++at) {
+    std::string damaged = bytes;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x20);
+    std::ofstream(summaries_file(dir.path), std::ios::binary | std::ios::trunc) << damaged;
+    const SummaryStore store(dir.path);
+    if (at < second_starts) {
+      EXPECT_FALSE(store.find(first)) << "byte " << at;
+    } else {
+      EXPECT_EQ(store.find(first), s) << "byte " << at;
+      EXPECT_FALSE(store.find(second)) << "byte " << at;
+    }
+  }
+  std::ofstream(summaries_file(dir.path), std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 1);
+  EXPECT_TRUE(SummaryStore(dir.path).find(first));
+  EXPECT_FALSE(SummaryStore(dir.path).find(second));
+}
+
+TEST(SummaryStore, TheFileKeepsTheRunsSummariesThenTheMostRecentOthersUpToItsBound) {
+  testing::TempDir dir;
+  const analysis::ModuleSummary s = a_summary();
+  const auto key = [](int i) { return summary_key("pkg.m", false, std::to_string(i)); };
+  // Five runs, each of one text of the module: the file keeps the newest four.
+  for (int i = 0; i < 5; ++i) SummaryStore(dir.path).save({taken(key(i), s)}, 4);
+  SummaryStore store(dir.path);
+  EXPECT_EQ(store.keys(), (std::vector<std::string_view>{key(4), key(3), key(2), key(1)}));
+  // A run that reads the oldest and adds one: they come first, then the others while room is left.
+  const auto found = std::make_shared<const analysis::ModuleSummary>(*store.find(key(1)));
+  EXPECT_EQ(store.save({{key(1), found, true}, taken(key(5), s)}, 4), 1u);
+  EXPECT_EQ(SummaryStore(dir.path).keys(), (std::vector<std::string_view>{key(1), key(5), key(4), key(3)}));
 }
 
 }  // namespace

@@ -12,11 +12,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "graphmend/analysis/summary.h"
 #include "graphmend/rules/diagnostic.h"
 
 namespace graphmend::driver::cache {
@@ -57,5 +61,52 @@ std::optional<Entry> load(const std::filesystem::path& dir, const std::string& k
 // Stores `entry` under `key` (replacing what was there), creating `dir` with a `.gitignore` that
 // keeps it out of version control, and removes all but the 32 newest entries. Failures are ignored.
 void store(const std::filesystem::path& dir, const std::string& key, const Entry& entry);
+
+// Each module's summary (analysis::ModuleSummary), kept apart from the run entries: unlike a run's
+// findings, a summary depends on its own file alone, so it stays valid while that file does,
+// whatever else changed (docs/incremental.md). A summary is stored under a key of what it is taken
+// from: the module's name, whether it is a package's `__init__`, its text, and graphmend's version
+// and binary.
+std::string summary_key(std::string_view module_name, bool package_init, std::string_view text);
+
+// The summaries a cache folder keeps, all in one file (`summaries-v<format>`): a project's
+// thousands of summaries written as one file take a few milliseconds, where a file each took
+// about a second of the system's time to create. Each entry carries its key and a checksum of its
+// bytes, which find() checks before it decodes them (analysis::decode checks them again, field by
+// field), so a damaged entry reads as none and the others stay. A file that cannot be read is an
+// empty store; one that cannot be written leaves the run as it was.
+class SummaryStore {
+ public:
+  // Reads the folder's summaries, if any.
+  explicit SummaryStore(std::filesystem::path dir);
+
+  // The summary stored under `key`, if its entry is whole. Safe to call from several threads.
+  [[nodiscard]] std::optional<analysis::ModuleSummary> find(std::string_view key) const;
+  // The keys it holds, in the file's order (the last run's first).
+  [[nodiscard]] const std::vector<std::string_view>& keys() const { return order_; }
+
+  // A summary of one run's module, under its key: read from this store (find), or taken anew.
+  struct RunSummary {
+    std::string key;
+    std::shared_ptr<const analysis::ModuleSummary> summary;
+    bool found = false;  // find(key) gave it: its stored bytes are written again as they are
+  };
+  using RunSummaries = std::vector<RunSummary>;
+  // Writes the folder's file again when `run` holds a summary not found here (else leaves it):
+  // first the run's summaries, then those it had of other texts, the most recently written first,
+  // up to `keep` in all, so that the file stays bounded while an edited file's older text (a branch
+  // switched back) keeps its summary for a while. Returns how many summaries it added.
+  size_t save(const RunSummaries& run, size_t keep) const;
+
+ private:
+  std::filesystem::path dir_;
+  std::string bytes_;  // the file as read
+  struct Entry {
+    std::string_view checksum;
+    std::string_view payload;
+  };
+  std::unordered_map<std::string_view, Entry> index_;  // views into bytes_
+  std::vector<std::string_view> order_;               // the keys in file order
+};
 
 }  // namespace graphmend::driver::cache

@@ -1,0 +1,143 @@
+"""Issue #51's check of incremental analysis: a check that keeps what it can between runs reports
+exactly what a check that keeps nothing reports.
+
+A copy of transformers 4.52.4 under a pyproject.toml is checked once whole, with the cache on
+(as a developer's first run). Then edits are made one after another, as commits would, each of
+a kind that changes what other files read of the edited one:
+  - a module-level function's definition removed;
+  - a `print` added to a helper that a compiled `forward` of its module calls;
+  - a class's first base changed.
+The edits are picked at random with fixed seeds. After each, the edited file and two other
+modeling files are checked as pre-commit runs it (those files named, the project found from
+them), once with the cache kept from the runs before and once with `--no-cache`. The reports,
+JSON with every fix (`--unsafe-fixes`), must be byte-identical but for the run's duration, and
+the cached run must have read the other files' summaries back from the cache.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import pathlib
+import random
+import re
+import shutil
+import subprocess
+
+import pytest
+
+EDITS_PER_KIND = 2
+SEEDS = [0]
+
+
+def report(graphmend_bin, project, files, *flags):
+    env = {**os.environ, "GRAPHMEND_PHASES": "1"}
+    out = subprocess.run([graphmend_bin, "check", "--unsafe-fixes", "--fix-generated", "--output-format", "json",
+                          *flags, *files], cwd=project, capture_output=True, text=True, env=env, check=False)
+    assert out.returncode in (0, 1), out.stderr[-2000:]
+    counts = re.findall(r"^graphmend-summaries read=(\d+) stored=(\d+)$", out.stderr, re.MULTILINE)
+    return re.sub(r'"elapsed_ms": [0-9.e+-]+', '"elapsed_ms": 0', out.stdout), counts
+
+
+def lines_of(node):
+    """The 0-based line span of a statement with its decorators."""
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - 1
+    return first, node.end_lineno
+
+
+def remove_a_definition(path: pathlib.Path, rng: random.Random) -> str | None:
+    text = path.read_text()
+    tree = ast.parse(text)
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not defs:
+        return None
+    node = rng.choice(defs)
+    lines = text.splitlines(keepends=True)
+    first, last = lines_of(node)
+    path.write_text("".join(lines[:first] + lines[last:]))
+    return f"removed def {node.name} from {path.name}"
+
+
+def print_in_a_helper(path: pathlib.Path, rng: random.Random) -> str | None:
+    text = path.read_text()
+    tree = ast.parse(text)
+    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    called = set()
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        for fn in (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"):
+            for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
+                if isinstance(call.func, ast.Name) and call.func.id in helpers:
+                    called.add(call.func.id)
+    if not called:
+        return None
+    helper = helpers[rng.choice(sorted(called))]
+    body = helper.body
+    first = body[1] if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        else body[0]
+    if first.lineno == helper.lineno:
+        return None  # a one-line definition
+    lines = text.splitlines(keepends=True)
+    indent = " " * first.col_offset
+    lines.insert(first.lineno - 1, f'{indent}print("graphmend incremental edit")\n')
+    path.write_text("".join(lines))
+    return f"print added to {helper.name} in {path.name}"
+
+
+def change_a_base(path: pathlib.Path, rng: random.Random) -> str | None:
+    text = path.read_text()
+    tree = ast.parse(text)
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.bases]
+    if len(classes) < 2:
+        return None
+    node = rng.choice(classes[1:])
+    earlier = [c.name for c in classes if c.lineno < node.lineno]
+    new_base = rng.choice(earlier + ["object"])
+    base = node.bases[0]
+    lines = text.splitlines(keepends=True)
+    if base.lineno != base.end_lineno:
+        return None
+    line = lines[base.lineno - 1]
+    lines[base.lineno - 1] = line[:base.col_offset] + new_base + line[base.end_col_offset:]
+    path.write_text("".join(lines))
+    return f"base of {node.name} in {path.name} changed to {new_base}"
+
+
+EDITS = [remove_a_definition, print_in_a_helper, change_a_base]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_checks_after_random_edits_report_what_a_check_keeping_nothing_reports(graphmend_bin, tmp_path, seed):
+    import transformers
+
+    assert transformers.__version__ == "4.52.4"
+    project = tmp_path / "project"
+    shutil.copytree(pathlib.Path(transformers.__file__).parent, project / "transformers")
+    (project / "pyproject.toml").write_text('[project]\nname = "transformers"\n')
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    modeling = sorted(p.relative_to(project).as_posix() for p in (project / "transformers" / "models").rglob("modeling_*.py")
+                      if not p.name.startswith(("modeling_tf_", "modeling_flax_")))
+    shared = ["transformers/modeling_utils.py", "transformers/pytorch_utils.py", "transformers/activations.py"]
+    rng = random.Random(seed)
+
+    _, counts = report(graphmend_bin, project, ["transformers"], *cache)
+    assert counts and counts[0][1] != "0", "the first run stores every file's summary"
+
+    done, findings = [], 0
+    for kind in EDITS * EDITS_PER_KIND:
+        for _ in range(50):  # a file the edit applies to
+            edited = rng.choice(modeling + shared)
+            what = kind(project / edited, rng)
+            if what:
+                break
+        assert what, f"no file for {kind.__name__}"
+        done.append(what)
+        files = [edited, *rng.sample([m for m in modeling if m != edited], 2)]
+        kept, kept_counts = report(graphmend_bin, project, files, *cache)
+        fresh, _ = report(graphmend_bin, project, files, "--no-cache")
+        assert kept == fresh, f"after: {done}"
+        read, stored = map(int, kept_counts[0])
+        assert read > 1000 and stored >= 1, (done, kept_counts)  # the others' summaries came back
+        findings += len(json.loads(kept)["diagnostics"])
+    assert findings > 0, "reports with findings were compared"
+    print(f"\nseed {seed}: {done}; {findings} findings compared")
