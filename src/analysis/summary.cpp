@@ -486,4 +486,16 @@ ModuleSummary Summarizer::take() {
 
 ModuleSummary summarize(const ir::Module& m) { return Summarizer(m).take(); }
 
+bool fits(const ModuleSummary& summary, const ir::Module& module) {
+  if (summary.functions.size() != module.functions.size() || summary.classes.size() != module.classes.size()) {
+    return false;
+  }
+  const syntax::detail::TreeData* tree = module.root().tree_data();
+  return std::all_of(summary.functions.begin(), summary.functions.end(), [&](const ModuleSummary::FunctionFacts& f) {
+    return std::all_of(f.calls.begin(), f.calls.end(), [&](const ModuleSummary::CallSite& c) {
+      return c.call_index < tree->nodes.size() && ir::Node(tree, c.call_index).is(kind::call);
+    });
+  });
+}
+
 }  // namespace graphmend::analysis

@@ -90,6 +90,31 @@ class Writer {
   }
 };
 
+// The fewest bytes a value of type T encodes to: one per scalar, string and vector (its count), the
+// sum of the fields for a struct.
+template <class T> size_t min_encoded_size();
+
+struct MinSize {
+  template <class... T> void operator()(T&...) { total += (min_encoded_size<T>() + ...); }
+  size_t total = 0;
+};
+
+template <class T> size_t min_encoded_size() {
+  if constexpr (IsPair<T>::value) {
+    return min_encoded_size<typename T::first_type>() + min_encoded_size<typename T::second_type>();
+  } else if constexpr (std::is_class_v<T> && !IsVector<T>::value && !std::is_same_v<T, std::string>) {
+    static const size_t size = [] {
+      MinSize m;
+      T value{};
+      fields(m, value);
+      return m.total;
+    }();
+    return size;
+  } else {
+    return 1;
+  }
+}
+
 // Reads what Writer wrote; the first mismatch makes it fail, and every later read is a no-op.
 class Reader {
  public:
@@ -109,11 +134,12 @@ class Reader {
     }
     return ok_ = false;
   }
-  // A count of elements, each of which takes at least one byte: never more than the bytes left, so
-  // damaged bytes cannot ask for a large allocation.
-  bool count(size_t& n) {
+  // A count of elements that each take at least `element_size` bytes: never more than the bytes
+  // left hold, so what damaged bytes make the reader allocate stays within a small multiple of
+  // their size (a struct's size over its smallest encoding).
+  bool count(size_t& n, size_t element_size) {
     uint64_t v = 0;
-    if (!number(v) || v > rest_.size()) return ok_ = false;
+    if (!number(v) || v > rest_.size() / element_size) return ok_ = false;
     n = static_cast<size_t>(v);
     return true;
   }
@@ -138,12 +164,12 @@ class Reader {
       v = static_cast<uint32_t>(n);
     } else if constexpr (std::is_same_v<T, std::string>) {
       size_t n = 0;
-      if (!count(n)) return;
+      if (!count(n, 1)) return;
       v.assign(rest_.substr(0, n));
       rest_.remove_prefix(n);
     } else if constexpr (IsVector<T>::value) {
       size_t n = 0;
-      if (!count(n)) return;
+      if (!count(n, min_encoded_size<typename T::value_type>())) return;
       v.clear();
       v.reserve(n);
       for (size_t i = 0; i < n && ok_; ++i) get(v.emplace_back());
@@ -188,8 +214,17 @@ class Consistency {
       for (const S::Decorator& d : f.decorators) name(d.callee);
       for (const S::CallSite& c : f.calls) {
         name(c.callee);
-        optional_string(c.attribute);
-        optional_string(c.member);
+        // A method call on the instance names its method, and `self.x.m()` its member too.
+        if (c.receiver == S::CallSite::Receiver::None) {
+          optional_string(c.attribute);
+        } else {
+          string(c.attribute);
+        }
+        if (c.receiver == S::CallSite::Receiver::SelfMember) {
+          string(c.member);
+        } else {
+          optional_string(c.member);
+        }
       }
       for (const int nested : f.returned) function(nested);
       for (const int nested : f.applied_in_return) function(nested);
@@ -208,8 +243,12 @@ class Consistency {
       optional_string(c.attribute);
       optional_class(c.self_class);
     }
-    for (const auto& [logger, bindings] : s_.loggers) bindings_in_range(bindings);
-    for (const S::LoggerValue& v : s_.logger_values) bindings_in_range(v.bound_by);
+    // The logger values form a forest, as summarize() writes them: a value's bindings name values
+    // before it, and each value is named once. A reader's walk of them then takes at most one
+    // step per value.
+    std::vector<uint8_t> named(s_.logger_values.size(), 0);
+    for (const auto& [logger, bindings] : s_.loggers) bindings_in_range(bindings, s_.logger_values.size(), named);
+    for (size_t i = 0; i < s_.logger_values.size(); ++i) bindings_in_range(s_.logger_values[i].bound_by, i, named);
     sorted(s_.names);
     sorted(s_.loggers);
     return ok_;
@@ -221,6 +260,7 @@ class Consistency {
   void klass(int i) { ok_ = ok_ && in(i, s_.classes.size()); }
   void optional_class(int i) { ok_ = ok_ && (i == -1 || in(i, s_.classes.size())); }
   void optional_string(int i) { ok_ = ok_ && (i == -1 || in(i, s_.strings.size())); }
+  void string(int i) { ok_ = ok_ && in(i, s_.strings.size()); }
   void name(const S::NameRef& r) {
     ok_ = ok_ && (r.local_function == -1 || in(r.local_function, s_.functions.size()));
     optional_class(r.local_class);
@@ -229,10 +269,15 @@ class Consistency {
   void instance(const S::Instance& constructors) {
     for (const S::NameRef& r : constructors) name(r);
   }
-  void bindings_in_range(const std::vector<S::LoggerBinding>& bindings) {
+  // Each binding either an import (its path) or a value among the first `values`, named once.
+  void bindings_in_range(const std::vector<S::LoggerBinding>& bindings, size_t values, std::vector<uint8_t>& named) {
     for (const S::LoggerBinding& b : bindings) {
-      optional_string(b.import_path);
-      ok_ = ok_ && (b.value == -1 || in(b.value, s_.logger_values.size()));
+      if (b.import_path >= 0) {
+        ok_ = ok_ && b.value == -1 && in(b.import_path, s_.strings.size());
+      } else {
+        ok_ = ok_ && in(b.value, values) && !named[static_cast<size_t>(b.value)]++;
+      }
+      if (!ok_) return;
     }
   }
   // The lookups by name (ModuleSummary::definitions_of and the others) search these in order.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -127,7 +128,20 @@ std::filesystem::path entry_path(const std::filesystem::path& dir, const std::st
 
 // Writes `bytes` to `path` through a temporary file in its folder, so a reader sees the old
 // entry or the new one, never part of one.
+// Removes the temporaries of writers that did not finish (a run killed while writing): any an
+// hour old. A live writer's is seconds old.
+void remove_stale_temporaries(const std::filesystem::path& folder) {
+  std::error_code ec;
+  const auto stale = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const auto& e : std::filesystem::directory_iterator(folder, ec)) {
+    if (!e.path().filename().string().starts_with(".entry-")) continue;
+    const auto when = e.last_write_time(ec);
+    if (!ec && when < stale) std::filesystem::remove(e.path(), ec);
+  }
+}
+
 bool write_whole(const std::filesystem::path& path, const std::string& bytes) {
+  remove_stale_temporaries(path.parent_path());
   std::string temp = (path.parent_path() / ".entry-XXXXXX").string();
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) return false;
@@ -161,8 +175,12 @@ std::filesystem::path summaries_file(const std::filesystem::path& dir) {
   return dir / fmt::format("summaries-v{}", analysis::kSummaryFormat);
 }
 
-// The first line of the summaries file; its entries follow.
-constexpr std::string_view kSummariesMagic = "graphmend module summaries\n";
+// The first line of the summaries file, naming the version and binary that wrote it; its entries
+// follow.
+std::string summaries_header() {
+  return fmt::format("graphmend module summaries {}\n",
+                     hash128(fmt::format("{}\n{}", GRAPHMEND_VERSION, binary_identity())).substr(0, 16));
+}
 
 // Keeps the newest kMaxEntries entries: each distinct set of paths and settings (a pre-commit run
 // names other files each time) has an entry of its own, and the folder must not grow without end.
@@ -254,12 +272,19 @@ SummaryStore::SummaryStore(std::filesystem::path dir) : dir_(std::move(dir)) {
   struct stat st {};
   if (::fstat(fd, &st) == 0 && st.st_size > 0) {
     bytes_.resize(static_cast<size_t>(st.st_size));
-    if (::read(fd, bytes_.data(), bytes_.size()) != static_cast<ssize_t>(bytes_.size())) bytes_.clear();
+    size_t got = 0;
+    while (got < bytes_.size()) {  // a large read may come back in parts
+      const ssize_t n = ::read(fd, bytes_.data() + got, bytes_.size() - got);
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got != bytes_.size()) bytes_.clear();
   }
   ::close(fd);
   std::string_view rest = bytes_;
-  if (!rest.starts_with(kSummariesMagic)) return;
-  rest.remove_prefix(kSummariesMagic.size());
+  const std::string first_line = summaries_header();
+  if (!rest.starts_with(first_line)) return;
+  rest.remove_prefix(first_line.size());
   // Entry after entry, each `<key> <checksum> <length>\n` and its bytes; a damaged header ends the
   // reading, since the next one's place is not known.
   while (!rest.empty()) {
@@ -274,7 +299,7 @@ SummaryStore::SummaryStore(std::filesystem::path dir) : dir_(std::move(dir)) {
     const auto [at, error] = std::from_chars(header.data() + b + 1, digits_end, length);
     if (error != std::errc() || at != digits_end || length > rest.size() - end - 1) return;
     const std::string_view key = header.substr(0, a);
-    if (index_.try_emplace(key, Entry{header.substr(a + 1, b - a - 1), rest.substr(end + 1, length)}).second) {
+    if (index_.try_emplace(key, Stored{header.substr(a + 1, b - a - 1), rest.substr(end + 1, length)}).second) {
       order_.push_back(key);
     }
     rest.remove_prefix(end + 1 + length);
@@ -291,26 +316,31 @@ size_t SummaryStore::save(const RunSummaries& run, size_t keep) const {
   const size_t added = static_cast<size_t>(
       std::count_if(run.begin(), run.end(), [](const RunSummary& r) { return !r.found && r.summary; }));
   if (added == 0 || !make_folder(dir_, dir_)) return 0;
-  std::string out(kSummariesMagic);
+  std::string out = summaries_header();
   std::unordered_set<std::string_view> written;
   const auto put = [&](std::string_view key, std::string_view checksum, std::string_view payload) {
     if (!written.insert(key).second) return;  // two files of one name and text share a key
     out += fmt::format("{} {} {}\n", key, checksum, payload.size());
     out += payload;
   };
+  const size_t header_size = out.size();
   for (const RunSummary& r : run) {
     if (!r.summary) continue;
     if (r.found) {
-      const Entry& e = index_.at(r.key);
+      const Stored& e = index_.at(r.key);
       put(r.key, e.checksum, e.payload);
     } else {
       const std::string payload = analysis::encode(*r.summary);
       put(r.key, hash128(payload), payload);
     }
   }
+  // The run's entries, each with its line; the others may take three times as much.
+  const size_t run_end = out.size();
+  const size_t others_limit = 3 * (run_end - header_size);
   for (const std::string_view key : order_) {
-    if (written.size() >= keep) break;
-    const Entry& e = index_.at(key);
+    const Stored& e = index_.at(key);
+    const size_t size = fmt::formatted_size("{} {} {}\n", key, e.checksum, e.payload.size()) + e.payload.size();
+    if (written.size() >= keep || out.size() - run_end + size > others_limit) break;
     put(key, e.checksum, e.payload);
   }
   return write_whole(summaries_file(dir_), out) ? added : 0;

@@ -131,27 +131,31 @@ size_t deepest_indentation(std::string_view text) {
   return deepest;
 }
 
-// The module's summary: the one `store` keeps for the same module and text, else taken now; with no
-// store, taken now. `record` notes which, for SummaryStore::save.
-std::shared_ptr<const analysis::ModuleSummary> summary_of(const ir::Module& module, const cache::SummaryStore* store,
-                                                          cache::SummaryStore::RunSummary* record) {
-  if (!store) return std::make_shared<const analysis::ModuleSummary>(analysis::summarize(module));
-  record->key = cache::summary_key(module.module_name(), module.is_package_init(), module.file().text);
-  std::optional<analysis::ModuleSummary> stored = store->find(record->key);
-  // The key names the text and the binary, so the summary is this module's; its tables' sizes are
-  // checked all the same, since readers index the module's functions and classes by them.
-  record->found = stored && stored->functions.size() == module.functions.size() &&
-                  stored->classes.size() == module.classes.size();
-  record->summary = std::make_shared<const analysis::ModuleSummary>(record->found ? std::move(*stored)
-                                                                                  : analysis::summarize(module));
-  return record->summary;
+// Where parse_unit finds a module's summary: a store of earlier runs' summaries, and this
+// module's record for SummaryStore::save.
+struct SummaryLookup {
+  const cache::SummaryStore& store;
+  cache::SummaryStore::RunSummary& record;
+};
+
+// The module's summary: the one the store keeps for the same module and text, else taken now;
+// with no lookup, taken now.
+std::shared_ptr<const analysis::ModuleSummary> summary_of(const ir::Module& module, SummaryLookup* lookup) {
+  if (!lookup) return std::make_shared<const analysis::ModuleSummary>(analysis::summarize(module));
+  cache::SummaryStore::RunSummary& record = lookup->record;
+  record.key = cache::summary_key(module.module_name(), module.is_package_init(), module.file().text);
+  std::optional<analysis::ModuleSummary> stored = lookup->store.find(record.key);
+  record.found = stored && analysis::fits(*stored, module);
+  record.summary = std::make_shared<const analysis::ModuleSummary>(record.found ? std::move(*stored)
+                                                                                : analysis::summarize(module));
+  return record.summary;
 }
 
 // Builds the unit's IR from its text, or from `verified`: that text's tree, already parsed and
 // checked against CPython's tokenizer rules (fix::apply_and_verify), which is not run again. With
-// a store, the module's summary is read from there when it has one (`record` notes it).
+// a lookup, the module's summary is read from its store when that has one.
 void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> verified = std::nullopt,
-                const cache::SummaryStore* store = nullptr, cache::SummaryStore::RunSummary* record = nullptr) {
+                SummaryLookup* lookup = nullptr) {
   u.module.reset();
   u.summary.reset();
   u.syntax_error.reset();
@@ -205,7 +209,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
     return;
   }
   u.module = std::make_unique<ir::Module>(*u.current, std::move(*tree), u.input.module_name);
-  u.summary = summary_of(*u.module, store, record);
+  u.summary = summary_of(*u.module, lookup);
 }
 
 }  // namespace
@@ -880,7 +884,8 @@ class Run {
     const cache::SummaryStore summaries(*options_.cache_dir);
     cache::SummaryStore::RunSummaries run_summaries(units_.size());
     each_file([&](size_t i, unsigned w) {
-      if (units_[i].current) parse_unit(units_[i], parsers_[w], std::nullopt, &summaries, &run_summaries[i]);
+      SummaryLookup lookup{summaries, run_summaries[i]};
+      if (units_[i].current) parse_unit(units_[i], parsers_[w], std::nullopt, &lookup);
     }, "parsing");
     const size_t read = static_cast<size_t>(std::count_if(run_summaries.begin(), run_summaries.end(),
                                                           [](const auto& r) { return r.found; }));

@@ -171,9 +171,8 @@ def summaries(root):
     """The keys of the module summaries the cache folder keeps, in its file's order."""
     (path,) = (root / ".graphmend_cache").glob("summaries-v*")
     data = path.read_bytes()
-    magic = b"graphmend module summaries\n"
-    assert data.startswith(magic)
-    keys, at = [], len(magic)
+    assert data.startswith(b"graphmend module summaries ")  # and the build that wrote them
+    keys, at = [], data.index(b"\n") + 1
     while at < len(data):
         end = data.index(b"\n", at)
         key, _checksum, length = data[at:end].decode().split(" ")
@@ -230,3 +229,14 @@ def test_a_damaged_summary_is_taken_afresh_and_replaced(gm, package):
     assert check_without_the_result_entry() == (0, 3)
     assert len(summaries(package)) == 3
     assert check_without_the_result_entry() == (3, 0)
+
+
+def test_summaries_another_build_stored_are_not_read(gm, package, graphmend_bin, tmp_path):
+    phases = {"GRAPHMEND_PHASES": "1"}
+    gm("check", "pkg", cwd=package)
+    other = tmp_path / "bin" / "graphmend"
+    other.parent.mkdir()
+    shutil.copy2(graphmend_bin, other)
+    r = gm("check", "pkg", cwd=package, env=phases, binary=other)
+    assert summary_counts(r.stderr) == (0, 3)
+    assert len(summaries(package)) == 3  # the other build's summaries are dropped, not kept beside

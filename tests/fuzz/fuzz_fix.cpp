@@ -131,6 +131,7 @@ void check_summary_round_trip(const std::string& input) {
   const graphmend::ir::Module module(file, std::move(*tree), "pkg.fuzzed");
   const graphmend::analysis::ModuleSummary summary = graphmend::analysis::summarize(module);
   if (!graphmend::analysis::is_consistent(summary)) violated("a module's summary is inconsistent");
+  if (!graphmend::analysis::fits(summary, module)) violated("a module's summary does not fit it");
   if (graphmend::analysis::decode(graphmend::analysis::encode(summary)) != summary) {
     violated("a module's summary does not come back from its bytes");
   }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 
@@ -226,6 +227,32 @@ TEST(SummaryStore, TheFileKeepsTheRunsSummariesThenTheMostRecentOthersUpToItsBou
   const auto found = std::make_shared<const analysis::ModuleSummary>(*store.find(key(1)));
   EXPECT_EQ(store.save({{key(1), found, true}, taken(key(5), s)}, 4), 1u);
   EXPECT_EQ(SummaryStore(dir.path).keys(), (std::vector<std::string_view>{key(1), key(5), key(4), key(3)}));
+}
+
+TEST(SummaryStore, OtherTextsKeepNoMoreThanThreeTimesTheBytesOfTheRunsOwn) {
+  testing::TempDir dir;
+  std::string text = "import torch\n";
+  for (int i = 0; i < 40; ++i) text += fmt::format("\ndef f{}(x):\n    return torch.relu(f{}(x))\n", i, i + 1);
+  testing::ParsedModule big = testing::parse_module(text, "pkg.big");
+  const analysis::ModuleSummary large = analysis::summarize(*big.module);
+  const analysis::ModuleSummary small;
+  // With its line (a key, a checksum, a length), a small summary's entry takes about 90 bytes.
+  ASSERT_GT(analysis::encode(large).size(), 3 * 100u);
+  const auto key = [](int i) { return summary_key("pkg.m", false, std::to_string(i)); };
+  SummaryStore(dir.path).save({taken(key(0), large)}, 100);
+  for (int i = 1; i <= 3; ++i) SummaryStore(dir.path).save({taken(key(i), small)}, 100);
+  // The large summary of an older text outweighs three times a run of one small summary.
+  EXPECT_EQ(SummaryStore(dir.path).keys(), (std::vector<std::string_view>{key(3), key(2), key(1)}));
+}
+
+TEST(SummaryStore, AWritersLeftoverTemporaryIsRemovedOnceStale) {
+  testing::TempDir dir;
+  const std::filesystem::path stale = dir.write(".entry-AAAAAA", "a killed writer's bytes");
+  const std::filesystem::path live = dir.write(".entry-BBBBBB", "a writer's bytes, being written");
+  std::filesystem::last_write_time(stale, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
+  SummaryStore(dir.path).save({taken(summary_key("pkg.m", false, "text"), a_summary())}, 10);
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
 }
 
 }  // namespace

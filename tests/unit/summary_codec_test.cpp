@@ -4,6 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "graphmend/analysis/call_evidence.h"
+#include "graphmend/analysis/compile_regions.h"
+#include "graphmend/analysis/project.h"
+#include "graphmend/analysis/tensor_types.h"
+#include "graphmend/rewrite/site.h"
+#include "graphmend/rules/conditions.h"
+#include "graphmend/rules/rule.h"
+
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -164,6 +172,54 @@ TEST(SummaryCodec, AnIndexOutOfItsTableIsNoSummary) {
   ModuleSummary f = s;
   std::swap(f.names.front(), f.names.back());
   EXPECT_TRUE(refused(f));
+  // A method call on the instance without its method's name, or `self.x.m()` without `x`.
+  for (const auto receiver : {ModuleSummary::CallSite::Receiver::Self, ModuleSummary::CallSite::Receiver::SelfMember,
+                              ModuleSummary::CallSite::Receiver::Super}) {
+    ModuleSummary g = s;
+    g.functions[0].calls.push_back({.receiver = receiver, .attribute = -1, .member = 0});
+    EXPECT_TRUE(refused(g));
+  }
+  ModuleSummary h = s;
+  h.functions[0].calls.push_back({.receiver = ModuleSummary::CallSite::Receiver::SelfMember, .attribute = 0});
+  EXPECT_TRUE(refused(h));
+}
+
+TEST(SummaryCodec, LoggerValuesAreAForestOfBindingsThatEachNameOneThing) {
+  const ModuleSummary s = summary_of(kEverything);
+  ASSERT_GE(s.logger_values.size(), 2u);
+  const auto refused = [](const ModuleSummary& damaged) {
+    return !analysis::is_consistent(damaged) && !analysis::decode(analysis::encode(damaged));
+  };
+  // A binding that is neither an import nor a value, or both.
+  ModuleSummary a = s;
+  a.loggers[0].second.push_back({.import_path = -1, .value = -1});
+  EXPECT_TRUE(refused(a));
+  ModuleSummary b = s;
+  b.loggers[0].second.push_back({.import_path = 0, .value = 0});
+  EXPECT_TRUE(refused(b));
+  // A value named twice: shared values would let a reader's walk take time to the power of the depth.
+  ModuleSummary c = s;
+  c.logger_values.push_back({.bound_by = {{.value = 0}}});
+  c.logger_values.push_back({.bound_by = {{.value = 0}}});
+  EXPECT_TRUE(refused(c));
+  // A value that names itself or a later one.
+  ModuleSummary d = s;
+  d.logger_values.push_back({.bound_by = {{.value = static_cast<int>(d.logger_values.size())}}});
+  EXPECT_TRUE(refused(d));
+}
+
+TEST(SummaryCodec, ASummaryFitsTheModuleItWasTakenOf) {
+  testing::ParsedModule p = testing::parse_module(kEverything, "pkg.model");
+  const ModuleSummary s = analysis::summarize(*p.module);
+  EXPECT_TRUE(analysis::fits(s, *p.module));
+  testing::ParsedModule other = testing::parse_module("def f():\n    return g()\n", "pkg.model");
+  EXPECT_FALSE(analysis::fits(s, *other.module));
+  ModuleSummary far = s;
+  far.functions[0].calls.push_back({.call_index = 0x7ffffff0});
+  EXPECT_FALSE(analysis::fits(far, *p.module));
+  ModuleSummary not_a_call = s;
+  not_a_call.functions[0].calls.push_back({.call_index = 0});  // the module node
+  EXPECT_FALSE(analysis::fits(not_a_call, *p.module));
 }
 
 TEST(SummaryCodec, AnEnumValueItDoesNotHaveIsNoSummary) {
@@ -182,11 +238,20 @@ TEST(SummaryCodec, AnEnumValueItDoesNotHaveIsNoSummary) {
   EXPECT_TRUE(analysis::decode(damaged));
 }
 
-// Random damage anywhere: every result is either nothing or a summary its readers can trust.
-TEST(SummaryCodec, DamagedBytesNeverGiveAnInconsistentSummary) {
-  const std::string bytes = analysis::encode(summary_of(kEverything));
+// Random damage anywhere: every result is either nothing or a summary its readers can trust. Those
+// that fit the module are read as a check reads them: the compile regions and the call evidence
+// over a project of that module, and the logger rules.
+TEST(SummaryCodec, DamagedBytesNeverGiveASummaryThatMisleadsAReader) {
+  testing::ParsedModule p = testing::parse_module(kEverything, "pkg.model");
+  // A module that reaches into it: its loggers, its classes, its functions.
+  testing::ParsedModule importer = testing::parse_module(
+      "import torch\nfrom pkg.model import logger, log, other, VALUE, Base, Model, helper, train\n\n"
+      "@torch.compile\ndef run(x):\n    logger.info(x)\n    log.info(x)\n    other.info(x)\n    VALUE.info(x)\n"
+      "    y = Base(3, Model(2))(x)\n    return helper(train(y), scale=x)\n",
+      "pkg.importer");
+  const std::string bytes = analysis::encode(analysis::summarize(*p.module));
   std::mt19937 random(51);
-  int decoded = 0;
+  int decoded = 0, read = 0;
   for (int trial = 0; trial < 20000; ++trial) {
     std::string damaged = bytes;
     const int changes = 1 + static_cast<int>(random() % 3);
@@ -199,13 +264,28 @@ TEST(SummaryCodec, DamagedBytesNeverGiveAnInconsistentSummary) {
       }
       if (damaged.empty()) damaged = "x";
     }
-    if (const std::optional<ModuleSummary> s = analysis::decode(damaged)) {
+    if (std::optional<ModuleSummary> s = analysis::decode(damaged)) {
       EXPECT_TRUE(analysis::is_consistent(*s));
       ++decoded;
+      if (!analysis::fits(*s, *p.module)) continue;
+      ++read;
+      analysis::Project project;
+      project.add(p.module.get(), std::make_shared<const ModuleSummary>(std::move(*s)));
+      project.add(importer.module.get());
+      const analysis::CompileRegions regions(project);
+      analysis::gather_parameter_evidence(project, regions);
+      analysis::TypeOracle types(project);
+      const analysis::FixOptions options;
+      rewrite::SiteNamer names(*importer.module);
+      const rules::RuleContext context{{*importer.module, project, regions, types, options}, names};
+      for (const char* logger : {"logger", "log", "other", "VALUE"}) {
+        rules::is_logger(context, *importer.module, testing::nth_identifier(*importer.module, logger, 1));
+      }
     }
   }
   // Some damage leaves a valid summary (a changed letter of a name): the check is not vacuous.
   EXPECT_GT(decoded, 0);
+  EXPECT_GT(read, 0);
 }
 
 TEST(SummaryCodec, ACountLargerThanTheBytesLeftIsNoSummary) {

@@ -202,4 +202,10 @@ struct ModuleSummary {
 // Takes the summary from a built module: its scopes, and a walk of each function's body.
 ModuleSummary summarize(const ir::Module& module);
 
+// True if `summary` can stand for `module` where readers hold both: as many functions and classes,
+// and each call site's index names a call of the module's tree. A stored summary is checked so
+// before it is used (its key names the module's text, so this fails only for damaged bytes that
+// kept their checksum).
+bool fits(const ModuleSummary& summary, const ir::Module& module);
+
 }  // namespace graphmend::analysis

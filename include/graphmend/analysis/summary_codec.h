@@ -1,10 +1,11 @@
 // A module's summary as bytes and back, so that it can be kept between runs (docs/incremental.md).
 //
 // The bytes are compact (integers as variable-length numbers, each string once in the summary's
-// table) and read without trust: decode() checks every length against the bytes left, every enum
-// against its values, and every index a fact holds against the table it points into, so damaged
-// bytes give nullopt, never a summary that would send a reader out of range. Whoever stores them
-// (driver/cache.h) adds a header with a checksum and the key.
+// table) and read without trust: decode() checks every count against what the bytes left can hold,
+// every enum against its values, and every index a fact holds against the table it points into,
+// so damaged bytes give nullopt, never a summary that would send a reader out of the summary's
+// tables. (Call sites index the module's tree, which only the module can check: analysis::fits.)
+// Whoever stores them (driver/cache.h) adds a header with a checksum and the key.
 #pragma once
 
 #include <optional>
@@ -20,13 +21,14 @@ namespace graphmend::analysis {
 inline constexpr int kSummaryFormat = 1;
 std::string encode(const ModuleSummary& summary);
 
-// The summary that `bytes` encode, if they are exactly one summary that encode() could have
-// written of a consistent summary (every index in range, every table sorted as its lookup needs);
+// The summary that `bytes` encode, if they hold one summary and nothing more, and it is consistent;
 // nullopt otherwise.
 std::optional<ModuleSummary> decode(std::string_view bytes);
 
-// True if every index in `summary` points into its table and each table that is looked up by
-// name is sorted by name: what a reader of a summary takes for granted.
+// True if every index in `summary` points into its table, each table that is looked up by name is
+// sorted by name, a method call on the instance names its method, and the logger values form a
+// forest (each named once, by a later value or the module's table): what a reader of a summary
+// takes for granted.
 bool is_consistent(const ModuleSummary& summary);
 
 }  // namespace graphmend::analysis

@@ -71,10 +71,11 @@ std::string summary_key(std::string_view module_name, bool package_init, std::st
 
 // The summaries a cache folder keeps, all in one file (`summaries-v<format>`): a project's
 // thousands of summaries written as one file take a few milliseconds, where a file each took
-// about a second of the system's time to create. Each entry carries its key and a checksum of its
-// bytes, which find() checks before it decodes them (analysis::decode checks them again, field by
-// field), so a damaged entry reads as none and the others stay. A file that cannot be read is an
-// empty store; one that cannot be written leaves the run as it was.
+// about a second of the system's time to create. The file names the graphmend version and binary
+// that wrote it, and is an empty store to any other. Each entry carries its key and a checksum of
+// its bytes, which find() checks before it decodes them (analysis::decode checks them again, field
+// by field), so a damaged entry reads as none and the others stay. A file that cannot be read is
+// an empty store; one that cannot be written leaves the run as it was.
 class SummaryStore {
  public:
   // Reads the folder's summaries, if any.
@@ -94,18 +95,19 @@ class SummaryStore {
   using RunSummaries = std::vector<RunSummary>;
   // Writes the folder's file again when `run` holds a summary not found here (else leaves it):
   // first the run's summaries, then those it had of other texts, the most recently written first,
-  // up to `keep` in all, so that the file stays bounded while an edited file's older text (a branch
-  // switched back) keeps its summary for a while. Returns how many summaries it added.
+  // while they number fewer than `keep` in all and take no more than three times the bytes of the
+  // run's own. So the file stays bounded, while an edited file's older text (a branch switched
+  // back) keeps its summary for a while. Returns how many summaries it added.
   size_t save(const RunSummaries& run, size_t keep) const;
 
  private:
   std::filesystem::path dir_;
   std::string bytes_;  // the file as read
-  struct Entry {
+  struct Stored {
     std::string_view checksum;
     std::string_view payload;
   };
-  std::unordered_map<std::string_view, Entry> index_;  // views into bytes_
+  std::unordered_map<std::string_view, Stored> index_;  // views into bytes_
   std::vector<std::string_view> order_;               // the keys in file order
 };
 
