@@ -187,8 +187,20 @@ std::vector<ClassRef> CompileRegions::stored_classes(ClassRef owner, std::string
 // `super().__init__(...)` in their own `__init__`: an instance `Cls(...)` (or a name bound only to
 // one), or a parameter of their own, followed to their subclasses in turn.
 std::vector<ClassRef> CompileRegions::classes_passed_to_init(ClassRef owner, std::string_view param, int depth) {
+  if (depth > 4) return {};
+  // Each question answered once: subclasses that pass their parameter up many times over (or
+  // many subclasses passing the same one) would otherwise ask it again for every call, to the
+  // power of the depth.
+  const auto key = std::tuple{owner.module, owner.klass, std::string(param), depth};
+  if (const auto it = passed_to_init_.find(key); it != passed_to_init_.end()) return it->second;
+  std::vector<ClassRef> out = classes_passed_to_init_uncached(owner, param, depth);
+  passed_to_init_.emplace(key, out);
+  return out;
+}
+
+std::vector<ClassRef> CompileRegions::classes_passed_to_init_uncached(ClassRef owner, std::string_view param,
+                                                                      int depth) {
   std::vector<ClassRef> out;
-  if (depth > 4) return out;
   auto init = project_.find_method(owner, "__init__");
   if (!init || init->module != owner.module) return out;
   const std::vector<ModuleSummary::Parameter>& params = project_.facts_of(*init).params;

@@ -67,8 +67,17 @@ const ir::Module* Project::find_module(std::string_view dotted, const ir::Module
   return found;
 }
 
-std::optional<Project::Def> Project::resolve(std::string_view qualified, const ir::Module* importer, int depth) const {
-  if (depth > 8) return std::nullopt;
+std::optional<Project::Def> Project::resolve(std::string_view qualified, const ir::Module* importer,
+                                             Budget& budget) const {
+  if (budget.depth > 8 || --budget.steps < 0) return std::nullopt;
+  // One level deeper for what this resolution asks in turn (a re-export, a class's bases).
+  struct Deeper {
+    Budget& b;
+    explicit Deeper(Budget& budget_) : b(budget_) { ++b.depth; }
+    ~Deeper() { --b.depth; }
+    Deeper(const Deeper&) = delete;
+    Deeper& operator=(const Deeper&) = delete;
+  } deeper(budget);
   // Longest module prefix, then the remaining attribute path.
   std::string q(qualified);
   for (size_t cut = q.size(); cut != std::string::npos && cut > 0; cut = q.rfind('.', cut - 1)) {
@@ -89,7 +98,7 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, const i
       if (d.kind == Kind::Class) {
         if (tail.empty()) return Def{DefKind::Class, m, d.index};
         if (tail.find('.') == std::string::npos) {
-          auto meth = find_method(ClassRef{m, d.index}, tail);
+          auto meth = find_method(ClassRef{m, d.index}, tail, budget);
           if (meth) return Def{DefKind::Function, meth->module, meth->function};
         }
         return std::nullopt;
@@ -98,7 +107,7 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, const i
         // A re-export (`from .x import f` in a package): follow it.
         std::string target = d.import_path;
         if (!tail.empty()) target += "." + tail;
-        if (target != q) return resolve(target, importer, depth + 1);
+        if (target != q) return resolve(target, importer, budget);
       }
     }
     return std::nullopt;
@@ -107,13 +116,20 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, const i
 }
 
 std::optional<FunctionRef> Project::resolve_function(std::string_view qualified, const ir::Module* importer) const {
-  auto d = resolve(qualified, importer, 0);
+  Budget budget;
+  auto d = resolve(qualified, importer, budget);
   if (!d || d->kind != DefKind::Function) return std::nullopt;
   return FunctionRef{d->module, d->index};
 }
 
 std::optional<ClassRef> Project::resolve_class(std::string_view qualified, const ir::Module* importer) const {
-  auto d = resolve(qualified, importer, 0);
+  Budget budget;
+  return resolve_class(qualified, importer, budget);
+}
+
+std::optional<ClassRef> Project::resolve_class(std::string_view qualified, const ir::Module* importer,
+                                               Budget& budget) const {
+  auto d = resolve(qualified, importer, budget);
   if (!d || d->kind != DefKind::Class) return std::nullopt;
   return ClassRef{d->module, d->index};
 }
@@ -159,18 +175,28 @@ const ModuleSummary& Project::summary_of(const ir::Module& module) const {
 }
 
 std::vector<ClassRef> Project::bases_of(ClassRef cls) const {
+  Budget budget;
+  return bases_of(cls, budget);
+}
+
+std::vector<ClassRef> Project::bases_of(ClassRef cls, Budget& budget) const {
   std::vector<ClassRef> out;
   for (const ModuleSummary::Base& base : summary_of(*cls.module).classes[static_cast<size_t>(cls.klass)].bases) {
     if (base.local_class >= 0) {
       out.push_back(ClassRef{cls.module, base.local_class});
     } else if (!base.qualified.empty()) {
-      if (auto b = resolve_class(base.qualified, cls.module)) out.push_back(*b);
+      if (auto b = resolve_class(base.qualified, cls.module, budget)) out.push_back(*b);
     }
   }
   return out;
 }
 
 std::optional<FunctionRef> Project::find_method(ClassRef cls, std::string_view name) const {
+  Budget budget;
+  return find_method(cls, name, budget);
+}
+
+std::optional<FunctionRef> Project::find_method(ClassRef cls, std::string_view name, Budget& budget) const {
   std::set<std::pair<const ir::Module*, int>> seen;
   std::vector<ClassRef> queue{cls};
   for (size_t i = 0; i < queue.size() && i < 64; ++i) {
@@ -178,7 +204,7 @@ std::optional<FunctionRef> Project::find_method(ClassRef cls, std::string_view n
     if (!seen.insert({c.module, c.klass}).second) continue;
     const int method = summary_of(*c.module).method_of(c.klass, name);
     if (method >= 0) return FunctionRef{c.module, method};
-    for (ClassRef b : bases_of(c)) queue.push_back(b);
+    for (ClassRef b : bases_of(c, budget)) queue.push_back(b);
   }
   return std::nullopt;
 }

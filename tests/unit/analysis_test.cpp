@@ -593,6 +593,52 @@ TEST(CompileRegions, ACommentAmongTheBasesIsNoBase) {
 // The regions follow calls into another module from its summary: a method of an instance that
 // a subclass two levels down passes to `__init__`, `super()`, the wrappers a decorator of another
 // module returns (bare, called, or applied in a `return`), and `torch.compile(obj.method)`.
+// A base named through a class's own method sends resolution through the class's bases, which
+// name it again: resolution gives up within its budget instead of recursing without end (this
+// two-line file crashed `check` with a stack overflow).
+TEST(CompileRegions, AClassBasedOnItsOwnMethodResolvesNoBase) {
+  Analysed a(
+      "class B(B.m):\n"
+      "    pass\n"
+      "class C(D.m):\n"
+      "    def m(self):\n"
+      "        pass\n"
+      "class D(C.m):\n"
+      "    def m(self):\n"
+      "        pass\n");
+  const analysis::CompileRegions regions(a.project);
+  EXPECT_TRUE(a.project.bases_of({&a.m(), 0}).empty());
+  EXPECT_FALSE(regions.is_nn_module({&a.m(), 0}));
+  EXPECT_FALSE(a.project.find_method({&a.m(), 0}, "m"));
+  EXPECT_TRUE(a.project.find_method({&a.m(), 1}, "m"));
+}
+
+// What subclasses pass up through `super().__init__(sub)` reaches the class that stores it, however
+// often each passes it: the question is answered once per class, parameter and depth.
+TEST(CompileRegions, AnInstancePassedUpAChainOfInitsIsStoredWhereverItLands) {
+  std::string text =
+      "import torch\n"
+      "from torch import nn\n"
+      "class Helper:\n"
+      "    def run(self, x):\n"
+      "        return x\n"
+      "class A(nn.Module):\n"
+      "    def __init__(self, sub):\n"
+      "        super().__init__()\n"
+      "        self.sub = sub\n"
+      "    def forward(self, x):\n"
+      "        return self.sub.run(x)\n";
+  const char* chain[] = {"A", "B", "C", "D"};
+  for (int k = 1; k < 4; ++k) {
+    text += fmt::format("class {}({}):\n    def __init__(self, sub):\n", chain[k], chain[k - 1]);
+    for (int copy = 0; copy < 30; ++copy) text += "        super().__init__(sub)\n";
+  }
+  text += "class E(D):\n    def __init__(self):\n        super().__init__(Helper())\n";
+  Analysed a(text);
+  const analysis::CompileRegions regions(a.project);
+  EXPECT_TRUE(regions.is_compiled(a.m(), 0));  // Helper.run, reached from A.forward
+}
+
 TEST(CompileRegions, FollowsCallsIntoAnotherModule) {
   ParsedModule layers = parse_module(
       "import torch\n"

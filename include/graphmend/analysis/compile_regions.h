@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -68,6 +69,8 @@ class CompileRegions {
   // through `super().__init__(...)`.
   std::vector<ClassRef> stored_classes(ClassRef owner, std::string_view attr);
   std::vector<ClassRef> classes_passed_to_init(ClassRef owner, std::string_view param, int depth);
+  std::vector<ClassRef> classes_passed_to_init_uncached(ClassRef owner, std::string_view param, int depth);
+  std::map<std::tuple<const ir::Module*, int, std::string, int>, std::vector<ClassRef>> passed_to_init_;
   const std::vector<ClassRef>& subclasses_of(ClassRef cls);
   bool is_nn_module_impl(ClassRef cls, int depth);
 

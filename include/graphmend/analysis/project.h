@@ -82,7 +82,19 @@ class Project {
     const ir::Module* module;
     int index;
   };
-  [[nodiscard]] std::optional<Def> resolve(std::string_view qualified, const ir::Module* importer, int depth) const;
+  // What one top-level query may spend: a name resolved through a class's method (`A.m`) looks
+  // through the class's bases, which are names to resolve in turn, so the steps are shared by the
+  // whole query and nested ones count against its depth. A class based on its own method
+  // (`class B(B.m)`) or a long chain of such names ends there, unresolved.
+  struct Budget {
+    int depth = 0;
+    int steps = 256;
+  };
+  [[nodiscard]] std::optional<Def> resolve(std::string_view qualified, const ir::Module* importer, Budget& budget) const;
+  [[nodiscard]] std::optional<ClassRef> resolve_class(std::string_view qualified, const ir::Module* importer,
+                                                      Budget& budget) const;
+  [[nodiscard]] std::optional<FunctionRef> find_method(ClassRef cls, std::string_view name, Budget& budget) const;
+  [[nodiscard]] std::vector<ClassRef> bases_of(ClassRef cls, Budget& budget) const;
 
   std::vector<const ir::Module*> modules_;
   std::unordered_map<const ir::Module*, std::shared_ptr<const ModuleSummary>> summaries_;
