@@ -121,7 +121,9 @@ def main() -> None:
         # file would read in place of parsing the rest.
         out.update(measure({"one_file_unchanged": one,
                             "summaries_read": [args.summary_load, "-j", jobs, cache[1]]}, project, args.repeat))
-        out["summaries_read"]["loaded"] = json.loads(out["summaries_read"]["stdout"])
+        out["summaries_read"]["loaded"] = loaded = json.loads(out["summaries_read"]["stdout"])
+        if loaded["decoded"] != out["corpus"]["files"]:
+            sys.exit(f"bench/incremental.py: the summary store gave back {loaded}, not every file's summary")
         # A cold check with the cache on, so that it stores every file's summary (the folder is
         # emptied before each run, inside the timed command).
         fresh = pathlib.Path(tmp) / "fresh-cache"

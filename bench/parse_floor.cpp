@@ -15,21 +15,13 @@
 
 #include "graphmend/syntax/tree.h"
 
+#include "jobs_and_path.h"
+
 int main(int argc, char** argv) {
-  unsigned jobs = 1;
-  std::filesystem::path root;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "-j" && i + 1 < argc) {
-      jobs = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
-    } else {
-      root = arg;
-    }
-  }
-  if (root.empty()) {
-    std::fprintf(stderr, "usage: graphmend_parse_floor [-j N] PATH\n");
-    return 2;
-  }
+  const std::optional<JobsAndPath> args = parse_jobs_and_path(argc, argv, "graphmend_parse_floor [-j N] PATH");
+  if (!args) return 2;
+  const unsigned jobs = args->jobs;
+  const std::filesystem::path root = args->path;
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {

@@ -17,23 +17,16 @@
 #include "graphmend/analysis/summary_codec.h"
 #include "graphmend/driver/cache.h"
 
+#include "jobs_and_path.h"
+
 int main(int argc, char** argv) {
-  unsigned jobs = 1;
-  std::filesystem::path dir;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "-j" && i + 1 < argc) {
-      jobs = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
-    } else {
-      dir = arg;
-    }
-  }
-  if (dir.empty()) {
-    std::fprintf(stderr, "usage: graphmend_summary_load [-j N] CACHE_DIR\n");
-    return 2;
-  }
+  const std::optional<JobsAndPath> args = parse_jobs_and_path(argc, argv, "graphmend_summary_load [-j N] CACHE_DIR");
+  if (!args) return 2;
+  const unsigned jobs = args->jobs;
+  const std::filesystem::path dir = args->path;
   const auto start = std::chrono::steady_clock::now();
-  const graphmend::driver::cache::SummaryStore store(dir);
+  // graphmend wrote the file, not this tool: another binary.
+  const graphmend::driver::cache::SummaryStore store(dir, graphmend::driver::cache::SummaryStore::Writer::AnyBuild);
   const auto& keys = store.keys();
   // Held to the end, as a check holds them: the peak RSS is theirs and the file's.
   std::vector<std::optional<graphmend::analysis::ModuleSummary>> summaries(keys.size());
@@ -53,5 +46,5 @@ int main(int argc, char** argv) {
   const auto bytes = std::filesystem::file_size(dir / ("summaries-v" + std::to_string(graphmend::analysis::kSummaryFormat)), ec);
   std::printf("{\"summaries\": %zu, \"decoded\": %zu, \"bytes\": %zu, \"wall_s\": %.3f}\n", keys.size(),
               decoded.load(), ec ? size_t{0} : static_cast<size_t>(bytes), wall);
-  return decoded.load() == keys.size() ? 0 : 1;
+  return !keys.empty() && decoded.load() == keys.size() ? 0 : 1;
 }

@@ -258,11 +258,12 @@ class Consistency {
   static bool in(int index, size_t size) { return index >= 0 && static_cast<size_t>(index) < size; }
   void function(int i) { ok_ = ok_ && in(i, s_.functions.size()); }
   void klass(int i) { ok_ = ok_ && in(i, s_.classes.size()); }
+  void optional_function(int i) { ok_ = ok_ && (i == -1 || in(i, s_.functions.size())); }
   void optional_class(int i) { ok_ = ok_ && (i == -1 || in(i, s_.classes.size())); }
   void optional_string(int i) { ok_ = ok_ && (i == -1 || in(i, s_.strings.size())); }
   void string(int i) { ok_ = ok_ && in(i, s_.strings.size()); }
   void name(const S::NameRef& r) {
-    ok_ = ok_ && (r.local_function == -1 || in(r.local_function, s_.functions.size()));
+    optional_function(r.local_function);
     optional_class(r.local_class);
     optional_string(r.qualified);
   }

@@ -126,8 +126,6 @@ std::filesystem::path entry_path(const std::filesystem::path& dir, const std::st
   return dir / fmt::format("v{}", kFormat) / (key + ".json");
 }
 
-// Writes `bytes` to `path` through a temporary file in its folder, so a reader sees the old
-// entry or the new one, never part of one.
 // Removes the temporaries of writers that did not finish (a run killed while writing): any an
 // hour old. A live writer's is seconds old.
 void remove_stale_temporaries(const std::filesystem::path& folder) {
@@ -140,6 +138,8 @@ void remove_stale_temporaries(const std::filesystem::path& folder) {
   }
 }
 
+// Writes `bytes` to `path` through a temporary file in its folder, so a reader sees the old
+// entry or the new one, never part of one.
 bool write_whole(const std::filesystem::path& path, const std::string& bytes) {
   remove_stale_temporaries(path.parent_path());
   std::string temp = (path.parent_path() / ".entry-XXXXXX").string();
@@ -212,8 +212,7 @@ void TreeDigest::add(std::string_view display, std::string_view module_name, boo
 std::string TreeDigest::hex() const { return fmt::format("{:016x}{:016x}-{}", a_, b_, files_); }
 
 std::string run_key(std::string_view material) {
-  const std::string all = fmt::format("{}\n{}\n{}", GRAPHMEND_VERSION, binary_identity(), material);
-  return fmt::format("{:016x}{:016x}", mix(std::hash<std::string_view>{}(all)), word_hash(all));
+  return hash128(fmt::format("{}\n{}\n{}", GRAPHMEND_VERSION, binary_identity(), material));
 }
 
 std::optional<Entry> load(const std::filesystem::path& dir, const std::string& key, const std::string& digest) {
@@ -266,7 +265,7 @@ std::string summary_key(std::string_view module_name, bool package_init, std::st
   return fmt::format("{}{}", hash128(head).substr(0, 16), hash128(text));
 }
 
-SummaryStore::SummaryStore(std::filesystem::path dir) : dir_(std::move(dir)) {
+SummaryStore::SummaryStore(std::filesystem::path dir, Writer writer) : dir_(std::move(dir)) {
   const int fd = ::open(summaries_file(dir_).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   struct stat st {};
@@ -283,8 +282,14 @@ SummaryStore::SummaryStore(std::filesystem::path dir) : dir_(std::move(dir)) {
   ::close(fd);
   std::string_view rest = bytes_;
   const std::string first_line = summaries_header();
-  if (!rest.starts_with(first_line)) return;
-  rest.remove_prefix(first_line.size());
+  if (writer == Writer::AnyBuild) {
+    const std::string_view magic = std::string_view(first_line).substr(0, first_line.rfind(' ') + 1);
+    if (!rest.starts_with(magic) || rest.find('\n') == std::string_view::npos) return;
+    rest.remove_prefix(rest.find('\n') + 1);
+  } else {
+    if (!rest.starts_with(first_line)) return;
+    rest.remove_prefix(first_line.size());
+  }
   // Entry after entry, each `<key> <checksum> <length>\n` and its bytes; a damaged header ends the
   // reading, since the next one's place is not known.
   while (!rest.empty()) {

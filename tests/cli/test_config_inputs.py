@@ -360,6 +360,12 @@ def test_a_missing_path_is_an_error_without_a_clean_summary(gm, project):
     assert r.returncode == 2 and json.loads(r.stdout)["errors"][0]["filename"] == "missing.py"
 
 
+def findings_by_row(gm, root):
+    """What `check pkg` finds under `root`: findings() with each diagnostic's row."""
+    r = gm("check", "pkg", "--no-cache", "--output-format", "json", cwd=root)
+    return [(d["filename"], d["code"], d["location"]["row"]) for d in json.loads(r.stdout)["diagnostics"]]
+
+
 # A logger imported through a package's re-export (`from .log import logger` in its `__init__`) is
 # the logger the package's module made: its calls break the graph as a direct import's do.
 def test_a_logger_re_exported_by_a_package_is_a_logger(gm, tmp_path):
@@ -375,8 +381,7 @@ def test_a_logger_re_exported_by_a_package_is_a_logger(gm, tmp_path):
         "        direct.info('y')\n"
         "        level.bit_length()\n"
         "        return x\n")
-    r = gm("check", "pkg", "--no-cache", "--output-format", "json", cwd=tmp_path)
-    found = [(d["filename"], d["code"], d["location"]["row"]) for d in json.loads(r.stdout)["diagnostics"]]
+    found = findings_by_row(gm, tmp_path)
     assert found == [("pkg/model.py", "GM202", 9), ("pkg/model.py", "GM202", 10)]
 
 
@@ -396,6 +401,5 @@ def test_a_logger_imported_many_times_over_through_modules_is_a_logger(gm, tmp_p
         "    def forward(self, x):\n"
         "        lg.info('x')\n"
         "        return x\n")
-    r = gm("check", "pkg", "--no-cache", "--output-format", "json", cwd=tmp_path)
-    found = [(d["filename"], d["code"], d["location"]["row"]) for d in json.loads(r.stdout)["diagnostics"]]
+    found = findings_by_row(gm, tmp_path)
     assert found == [("pkg/model.py", "GM202", 8)]

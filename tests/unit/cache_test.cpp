@@ -165,6 +165,24 @@ TEST(SummaryStore, ASummaryComesBackUnderItsKeyOnly) {
   EXPECT_TRUE(std::filesystem::exists(dir.path / ".gitignore"));
 }
 
+TEST(SummaryStore, AnotherBuildsFileIsEmptyToACheckButReadableByATool) {
+  testing::TempDir dir;
+  const std::string key = summary_key("pkg.m", false, "text");
+  SummaryStore(dir.path).save({taken(key, a_summary())}, 10);
+  std::string bytes;
+  {
+    std::ifstream in(summaries_file(dir.path), std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // The first line ends in the writer's build: make it another's.
+  const size_t build = bytes.find('\n') - 16;
+  bytes.replace(build, 16, std::string(16, '0'));
+  std::ofstream(summaries_file(dir.path), std::ios::binary | std::ios::trunc) << bytes;
+  EXPECT_TRUE(SummaryStore(dir.path).keys().empty());
+  const SummaryStore any(dir.path, SummaryStore::Writer::AnyBuild);
+  EXPECT_EQ(any.find(key), a_summary());
+}
+
 TEST(SummaryStore, TheKeySeesTheModulesNameItsRoleAndItsText) {
   const std::string base = summary_key("pkg.m", false, "x = 1\n");
   EXPECT_EQ(base, summary_key("pkg.m", false, "x = 1\n"));

@@ -91,6 +91,11 @@ ModuleSummary summary_of(const std::string& text, const std::string& name = "pkg
   return analysis::summarize(*p.module);
 }
 
+// A damaged summary is refused both ways: it is not consistent, and its bytes decode to nothing.
+bool refused(const ModuleSummary& damaged) {
+  return !analysis::is_consistent(damaged) && !analysis::decode(analysis::encode(damaged));
+}
+
 TEST(SummaryCodec, EveryKindOfFactComesBackAsItWasTaken) {
   const ModuleSummary s = summary_of(kEverything);
   // The module holds what the round trip is to carry: none of these may be empty.
@@ -150,9 +155,6 @@ TEST(SummaryCodec, BytesCutShortOrRunningOnAreNoSummary) {
 TEST(SummaryCodec, AnIndexOutOfItsTableIsNoSummary) {
   const ModuleSummary s = summary_of(kEverything);
   ASSERT_TRUE(analysis::decode(analysis::encode(s)));
-  const auto refused = [](const ModuleSummary& damaged) {
-    return !analysis::is_consistent(damaged) && !analysis::decode(analysis::encode(damaged));
-  };
   ModuleSummary a = s;
   a.classes[0].methods[0].second = static_cast<int>(a.functions.size());
   EXPECT_TRUE(refused(a));
@@ -187,9 +189,6 @@ TEST(SummaryCodec, AnIndexOutOfItsTableIsNoSummary) {
 TEST(SummaryCodec, LoggerValuesAreAForestOfBindingsThatEachNameOneThing) {
   const ModuleSummary s = summary_of(kEverything);
   ASSERT_GE(s.logger_values.size(), 2u);
-  const auto refused = [](const ModuleSummary& damaged) {
-    return !analysis::is_consistent(damaged) && !analysis::decode(analysis::encode(damaged));
-  };
   // A binding that is neither an import nor a value, or both.
   ModuleSummary a = s;
   a.loggers[0].second.push_back({.import_path = -1, .value = -1});

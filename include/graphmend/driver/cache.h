@@ -78,8 +78,11 @@ std::string summary_key(std::string_view module_name, bool package_init, std::st
 // an empty store; one that cannot be written leaves the run as it was.
 class SummaryStore {
  public:
+  // Whose file to read: a check reads only what its own build wrote (another build's summaries
+  // may differ); a tool that measures the file (bench/summary_load.cpp) reads any.
+  enum class Writer { ThisBuild, AnyBuild };
   // Reads the folder's summaries, if any.
-  explicit SummaryStore(std::filesystem::path dir);
+  explicit SummaryStore(std::filesystem::path dir, Writer writer = Writer::ThisBuild);
 
   // The summary stored under `key`, if its entry is whole. Safe to call from several threads.
   [[nodiscard]] std::optional<analysis::ModuleSummary> find(std::string_view key) const;
