@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <exception>
+#include <limits>
+#include <optional>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -36,9 +39,52 @@ void observe(const CompiledCall& c, TypeOracle& types, std::vector<Observation>&
   });
 }
 
-}  // namespace
+// The evidence of the functions `reads` (sorted), in key order.
+std::vector<Observation> evidence_of(const ParameterEvidence& evidence, const std::vector<FunctionRef>& reads) {
+  std::vector<Observation> out;
+  for (const FunctionRef& f : reads) {
+    for (auto it = evidence.lower_bound(ParameterKey{f.module, f.function, std::numeric_limits<int>::min()});
+         it != evidence.end() && it->first.module == f.module && it->first.function == f.function; ++it) {
+      out.push_back(*it);
+    }
+  }
+  return out;
+}
 
-ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions, unsigned jobs) {
+// True when `evidence` holds for the functions a typing read what it held then.
+bool reads_as_now(const EvidenceMemo::Typing& typing, const ParameterEvidence& evidence) {
+  auto expected = typing.evidence_read.begin();
+  for (const FunctionRef& f : typing.reads) {
+    for (auto it = evidence.lower_bound(ParameterKey{f.module, f.function, std::numeric_limits<int>::min()});
+         it != evidence.end() && it->first.module == f.module && it->first.function == f.function; ++it) {
+      if (expected == typing.evidence_read.end() || !(expected->first == it->first && expected->second == it->second)) {
+        return false;
+      }
+      ++expected;
+    }
+  }
+  return expected == typing.evidence_read.end();
+}
+
+bool by_address(const FunctionRef& a, const FunctionRef& b) {
+  return std::pair{a.module, a.function} < std::pair{b.module, b.function};
+}
+
+void sort_unique(std::vector<const ir::Module*>& modules) {
+  std::sort(modules.begin(), modules.end());
+  modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
+}
+
+using CallerKey = std::pair<const ir::Module*, int>;
+
+// A memo's records, where a gathering takes typings from and keeps them in.
+struct MemoUse {
+  std::map<CallerKey, EvidenceMemo::Caller>* before = nullptr;  // null: nothing to reuse; emptied as taken
+  std::map<CallerKey, EvidenceMemo::Caller> after;
+  EvidenceMemo::Counts counts;
+};
+
+ParameterEvidence gather(const Project& project, const CompileRegions& regions, unsigned jobs, MemoUse* memo) {
   const std::vector<CompiledCall>& calls = regions.calls();
   // The calls of each compiled function, typed together by a fresh oracle of their own: what
   // their types depend on, of the evidence, is then exactly what that oracle read. A round types
@@ -48,15 +94,38 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
     std::vector<size_t> calls;
     std::vector<Observation> seen;
     std::vector<FunctionRef> reads;
+    std::vector<const ir::Module*> modules;  // what the last typing read, with a memo
     bool stale = true;
+    EvidenceMemo::Caller* before = nullptr;  // the memo's record, where its calls and modules stand
+    EvidenceMemo::Caller* after = nullptr;         // this gathering's record, with a memo
   };
   std::vector<Caller> callers;
   {
-    std::map<std::pair<const ir::Module*, int>, size_t> index;  // first appearance in calls()
+    std::map<CallerKey, size_t> index;  // first appearance in calls()
     for (size_t i = 0; i < calls.size(); ++i) {
-      const auto [it, added] = index.emplace(std::pair{calls[i].caller.module, calls[i].caller.function}, callers.size());
+      const auto [it, added] = index.emplace(CallerKey{calls[i].caller.module, calls[i].caller.function}, callers.size());
       if (added) callers.emplace_back();
       callers[it->second].calls.push_back(i);
+    }
+    if (memo) {
+      std::unordered_set<const ir::Module*> present(project.modules().begin(), project.modules().end());
+      for (const auto& [key, k] : index) {
+        Caller& c = callers[k];
+        EvidenceMemo::Caller& record = memo->after[key];
+        for (size_t i : c.calls) {
+          record.calls.push_back({calls[i].call_index, calls[i].callee, calls[i].receiver_bound});
+          record.modules.push_back(calls[i].callee.module);
+        }
+        record.modules.push_back(key.first);
+        c.after = &record;
+        if (!memo->before) continue;
+        const auto known = memo->before->find(key);
+        if (known == memo->before->end() || known->second.calls != record.calls) continue;
+        const std::vector<const ir::Module*>& read = known->second.modules;
+        if (std::all_of(read.begin(), read.end(), [&](const ir::Module* m) { return present.contains(m); })) {
+          c.before = &known->second;
+        }
+      }
     }
   }
   ParameterEvidence evidence;
@@ -65,6 +134,20 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
     size_t todo_calls = 0;
     for (Caller& c : callers) {
       if (!c.stale) continue;
+      // A typing of the memo's that read the evidence as it is now would be made again as it was.
+      // It is taken out: the evidence a caller reads differs from round to round.
+      auto same = c.before ? std::find_if(c.before->typings.begin(), c.before->typings.end(),
+                                          [&](const EvidenceMemo::Typing& t) { return reads_as_now(t, evidence); })
+                           : std::vector<EvidenceMemo::Typing>::iterator();
+      if (c.before && same != c.before->typings.end()) {
+        c.seen = same->seen;
+        c.reads = same->reads;
+        c.after->typings.push_back(std::move(*same));
+        c.before->typings.erase(same);
+        c.after->modules.insert(c.after->modules.end(), c.before->modules.begin(), c.before->modules.end());
+        ++memo->counts.reused;
+        continue;
+      }
       todo.push_back(&c);
       todo_calls += c.calls.size();
     }
@@ -80,13 +163,21 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
           Caller& c = *todo[t];
           c.seen.clear();
           c.reads.clear();
-          TypeOracle types(project, &evidence);
-          types.record_evidence_reads(&c.reads);
-          for (size_t i : c.calls) observe(calls[i], types, c.seen);
-          std::sort(c.reads.begin(), c.reads.end(), [](const FunctionRef& a, const FunctionRef& b) {
-            return std::pair{a.module, a.function} < std::pair{b.module, b.function};
-          });
+          c.modules.clear();
+          {
+            std::optional<Project::ReadLog> log;
+            if (memo) log.emplace(c.modules);
+            TypeOracle types(project, &evidence);
+            types.record_evidence_reads(&c.reads);
+            for (size_t i : c.calls) observe(calls[i], types, c.seen);
+          }
+          std::sort(c.reads.begin(), c.reads.end(), by_address);
           c.reads.erase(std::unique(c.reads.begin(), c.reads.end()), c.reads.end());
+          if (memo) {
+            for (const FunctionRef& f : c.reads) c.modules.push_back(f.module);
+            c.after->typings.push_back({c.seen, c.reads, evidence_of(evidence, c.reads)});
+            c.after->modules.insert(c.after->modules.end(), c.modules.begin(), c.modules.end());
+          }
         }
       } catch (...) {
         failures[k] = std::current_exception();
@@ -100,6 +191,7 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
     for (const std::exception_ptr& e : failures) {
       if (e) std::rethrow_exception(e);
     }
+    if (memo) memo->counts.typed += todo.size();
     ParameterEvidence found = evidence;
     for (const Caller& c : callers) {
       for (const auto& [key, type] : c.seen) {
@@ -114,7 +206,7 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
     }
     if (found == evidence) break;
     // Keys are only ever added or strengthened: the functions whose evidence changed.
-    std::set<std::pair<const ir::Module*, int>> changed;
+    std::set<CallerKey> changed;
     for (const auto& [key, type] : found) {
       const auto before = evidence.find(key);
       if (before == evidence.end() || !(before->second == type)) changed.emplace(key.module, key.function);
@@ -125,7 +217,40 @@ ParameterEvidence gather_parameter_evidence(const Project& project, const Compil
     }
     evidence = std::move(found);
   }
+  if (memo) {
+    for (auto& [key, record] : memo->after) sort_unique(record.modules);
+  }
   return evidence;
+}
+
+}  // namespace
+
+ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions, unsigned jobs) {
+  return gather(project, regions, jobs, nullptr);
+}
+
+ParameterEvidence EvidenceMemo::gather(const Project& project, const CompileRegions& regions, unsigned jobs,
+                                       std::vector<std::shared_ptr<const ir::Module>> modules) {
+  const std::lock_guard lock(mutex_);
+  std::vector<std::string> layout = project.layout();
+  MemoUse use;
+  if (layout == layout_) use.before = &callers_;
+  ParameterEvidence evidence = analysis::gather(project, regions, jobs, &use);
+  // The records name modules of `project`; they stand only while those modules are kept.
+  std::unordered_set<const ir::Module*> owned;
+  for (const auto& m : modules) owned.insert(m.get());
+  const bool all_owned = std::all_of(project.modules().begin(), project.modules().end(),
+                                     [&](const ir::Module* m) { return owned.contains(m); });
+  callers_ = all_owned ? std::move(use.after) : decltype(callers_){};
+  layout_ = std::move(layout);
+  modules_ = std::move(modules);
+  counts_ = use.counts;
+  return evidence;
+}
+
+EvidenceMemo::Counts EvidenceMemo::last_counts() const {
+  const std::lock_guard lock(mutex_);
+  return counts_;
 }
 
 ReplacedModule replaced_module(const ir::Module& before, const ir::Module& after) {

@@ -54,7 +54,10 @@ const ir::Module* Project::find_module(std::string_view dotted, const ir::Module
   auto it = by_name_.find(std::string(dotted));
   if (it == by_name_.end()) return nullptr;
   const std::vector<const ir::Module*>& candidates = it->second;
-  if (candidates.size() == 1) return candidates.front();
+  if (candidates.size() == 1) {
+    note_read(*candidates.front());
+    return candidates.front();
+  }
   if (importer && importer->module_name() == dotted) return importer;  // its own names
   const auto importer_roots = importer ? roots_.find(importer) : roots_.end();
   if (importer_roots == roots_.end()) return nullptr;
@@ -64,6 +67,7 @@ const ir::Module* Project::find_module(std::string_view dotted, const ir::Module
     if (found) return nullptr;
     found = candidate;
   }
+  if (found) note_read(*found);
   return found;
 }
 
@@ -170,8 +174,34 @@ std::optional<FunctionRef> Project::function_of(const ir::Module& module, const 
   return resolve_function(summary_of(module).interned(name.qualified), &module);
 }
 
+namespace {
+thread_local std::vector<const ir::Module*>* module_reads = nullptr;  // the open ReadLog's, if any
+}  // namespace
+
+Project::ReadLog::ReadLog(std::vector<const ir::Module*>& modules) : outer_(module_reads) { module_reads = &modules; }
+
+Project::ReadLog::~ReadLog() { module_reads = outer_; }
+
+void Project::note_read(const ir::Module& module) {
+  // Most notes repeat the last one (a query types many expressions of one module).
+  if (module_reads && (module_reads->empty() || module_reads->back() != &module)) module_reads->push_back(&module);
+}
+
 const ModuleSummary& Project::summary_of(const ir::Module& module) const {
+  note_read(module);
   return *summaries_.at(&module);
+}
+
+std::vector<std::string> Project::layout() const {
+  std::vector<std::string> out;
+  out.reserve(modules_.size());
+  for (const ir::Module* m : modules_) {
+    const auto roots = roots_.find(m);
+    out.push_back(roots == roots_.end() ? m->module_name()
+                                        : m->module_name() + '\0' + roots->second.found_under + '\0' +
+                                              roots->second.searched);
+  }
+  return out;
 }
 
 std::vector<ClassRef> Project::bases_of(ClassRef cls) const {

@@ -198,6 +198,7 @@ ValueType TypeOracle::type_of(const ir::Module& module, ir::Node expr) {
 }
 
 ValueType TypeOracle::compute(const ir::Module& m, ir::Node e) {
+  Project::note_read(m);
   if (e.is(kind::parenthesized_expression)) return type_of(m, e.named_child(0));
   if (e.is(kind::named_expression)) return type_of(m, e.field(field::value));  // `(m := value)` is its value
   if (e.is(kind::integer) || e.is(kind::float_) || e.is(kind::string) || e.is(kind::concatenated_string) ||
@@ -465,6 +466,7 @@ void TypeOracle::end_outermost_query(ValueType& result) {
 }
 
 ValueType TypeOracle::parameter_type(const ir::Module& m, int function, size_t index) {
+  Project::note_read(m);
   const ir::Function& f = m.functions[static_cast<size_t>(function)];
   if (index >= f.params.size() || f.scope < 0) return {};
   const auto& symbols = m.scopes[static_cast<size_t>(f.scope)].symbols;
@@ -683,6 +685,7 @@ ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {
 }
 
 const SelfStores& TypeOracle::self_stores(ClassRef cls) {
+  Project::note_read(*cls.module);
   const ir::Class& k = cls.module->classes[static_cast<size_t>(cls.klass)];
   auto it = self_stores_.find(k.node.id());
   if (it == self_stores_.end()) it = self_stores_.emplace(k.node.id(), index_self_stores(*cls.module, k)).first;
@@ -707,6 +710,7 @@ ValueType TypeOracle::self_attribute(const ir::Module& m, int klass, std::string
 }
 
 ValueType TypeOracle::function_return(FunctionRef f) {
+  Project::note_read(*f.module);
   const ir::Function& fn = f.module->functions[static_cast<size_t>(f.function)];
   const void* key = fn.node.id();
   if (auto it = returns_.find(key); it != returns_.end()) return it->second;

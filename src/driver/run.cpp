@@ -908,6 +908,24 @@ class Run {
     return out;
   }
 
+  // The call evidence of the project: from the run's memo where it has one, which keeps the
+  // modules until the next run's.
+  analysis::ParameterEvidence gather_evidence(const analysis::Project& project, const analysis::CompileRegions& regions) {
+    if (!options_.evidence_memo) return analysis::gather_parameter_evidence(project, regions, jobs_);
+    std::vector<std::shared_ptr<const ir::Module>> modules;
+    for (const Unit& u : units_) {
+      if (!u.module) continue;
+      // The module with the text it views, in one owner.
+      const auto both = std::make_shared<std::pair<std::shared_ptr<const source::SourceFile>,
+                                                   std::shared_ptr<const ir::Module>>>(u.current, u.module);
+      modules.emplace_back(both, u.module.get());
+    }
+    analysis::ParameterEvidence evidence = options_.evidence_memo->gather(project, regions, jobs_, std::move(modules));
+    const analysis::EvidenceMemo::Counts counts = options_.evidence_memo->last_counts();
+    phase_.note(fmt::format("graphmend-evidence typed={} reused={}", counts.typed, counts.reused));
+    return evidence;
+  }
+
   // Analyses every file; with fix or diff, applies the fixes and analyses every file again until
   // no fix applies (or the pass limit, after which one more analysis describes the final text).
   void analyse_and_fix() {
@@ -929,9 +947,7 @@ class Run {
       const analysis::CompileRegions regions(project);
       report_.compiled_functions = regions.size();
       phase_("regions");
-      const analysis::ParameterEvidence evidence = carried_evidence ? std::move(*carried_evidence)
-                                                                    : analysis::gather_parameter_evidence(
-                                                                          project, regions, jobs_);
+      const analysis::ParameterEvidence evidence = carried_evidence ? std::move(*carried_evidence) : gather_evidence(project, regions);
       carried_evidence.reset();
       phase_("evidence");
       std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;

@@ -18,7 +18,8 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 // The run `graphmend check - --stdin-filename PATH` makes from PATH's folder: the nearest
 // configuration's settings, as the command line reads them when it is given no flags.
 std::variant<driver::Options, std::string> options_for(const Document& doc, const Documents& open,
-                                                       std::shared_ptr<driver::ParsedFiles> parsed) {
+                                                       std::shared_ptr<driver::ParsedFiles> parsed,
+                                                       std::shared_ptr<analysis::EvidenceMemo> evidence) {
   driver::Settings settings;
   if (const std::optional<std::filesystem::path> file = driver::find_config(doc.path)) {
     auto loaded = driver::load_config(*file);
@@ -32,6 +33,7 @@ std::variant<driver::Options, std::string> options_for(const Document& doc, cons
   o.stdin_text = doc.text;
   o.unsaved = open.unsaved_except(doc);
   o.parsed = std::move(parsed);
+  o.evidence_memo = std::move(evidence);
   return o;
 }
 
@@ -75,7 +77,7 @@ FileAnalysis Analyzer::analyse(const Document& doc, const Documents& open) {
   FileAnalysis out;
   out.version = doc.version;
   out.text = doc.text;
-  auto options = options_for(doc, open, parsed_);
+  auto options = options_for(doc, open, parsed_, evidence_);
   if (auto* problem = std::get_if<std::string>(&options)) {
     out.problem = *problem;
     return out;
@@ -112,7 +114,7 @@ std::optional<DocumentFix> Analyzer::fix_one(const FileAnalysis& analysis, const
 }
 
 std::optional<DocumentFix> Analyzer::fix_all(const Document& doc, const Documents& open) {
-  auto options = options_for(doc, open, parsed_);
+  auto options = options_for(doc, open, parsed_, evidence_);
   if (std::holds_alternative<std::string>(options)) return std::nullopt;
   driver::Options& o = std::get<driver::Options>(options);
   o.fix = true;

@@ -232,6 +232,51 @@ async def test_project_context_comes_from_disk_and_from_open_buffers(client: Lan
 
 
 @pytest.mark.asyncio
+async def test_evidence_kept_between_changes_is_what_a_fresh_check_finds(client: LanguageClient, workspace,
+                                                                          tmp_path_factory):
+    """The server keeps what each compiled call passed (the call evidence) from one change to the
+    next, and types again only the calls a change reaches. Here the helper's branch breaks the
+    graph only while a tensor reaches it: from model.py's forward, through two functions of
+    mid.py, which no change touches. Each step's findings are `graphmend check`'s of the same texts on disk."""
+    await start(client, workspace)
+    pkg = workspace / "pkg"
+    helpers = pkg / "helpers.py"
+    helpers.write_text("def scale(v):\n    if v > 0:\n        return v\n    return -v\n")
+    # relay's calls read nothing of helpers.py: only what model.py passes tells them apart.
+    (pkg / "mid.py").write_text("from .helpers import scale\n\n\ndef relay(h):\n    return pass_on(h)\n\n\n"
+                                "def pass_on(g):\n    return scale(g)\n")
+    passing = {"a tensor": "relay(x)", "an int": "relay(3)"}
+    model_text = PRINT_MODEL.replace('        print("forward", x.shape)\n', "        h = {}\n").replace(
+        "import torch\n", "import torch\n\nfrom .mid import relay\n").replace("(self, x)", "(self, x: torch.Tensor)")
+    (pkg / "model.py").write_text(model_text.format(passing["a tensor"]))
+    on_disk = tmp_path_factory.mktemp("cli")
+    shutil.copytree(workspace, on_disk, dirs_exist_ok=True)
+
+    def cli(helpers_text, passed):
+        (on_disk / "pkg" / "helpers.py").write_text(helpers_text)
+        (on_disk / "pkg" / "model.py").write_text(model_text.format(passing[passed]))
+        return [(code, row - 1, message) for code, row, _, message in cli_findings(on_disk / "pkg" / "helpers.py")]
+
+    text = helpers.read_text()
+    found = await open_document(client, helpers)
+    assert [(d.code, d.range.start.line) for d in found] == [("GM101", 1)]
+    assert [(d.code, d.range.start.line, d.message) for d in found] == cli(text, "a tensor")
+    await open_document(client, pkg / "model.py")
+    version = {"helpers": 1, "model": 1}
+    for passed in ["an int", "a tensor", "an int", "a tensor"]:
+        version["model"] += 1
+        await change_document(client, pkg / "model.py", version["model"], [
+            types.TextDocumentContentChangeWholeDocument(text=model_text.format(passing[passed]))])
+        version["helpers"] += 1
+        text += "\n"  # a keystroke in the helper: its findings are analysed again
+        found = await change_document(client, helpers, version["helpers"], [
+            types.TextDocumentContentChangeWholeDocument(text=text)])
+        expected = cli(text, passed)
+        assert [(d.code, d.range.start.line, d.message) for d in found] == expected, passed
+        assert len(expected) == (1 if passed == "a tensor" else 0), passed
+
+
+@pytest.mark.asyncio
 async def test_quickfix_and_fix_all_write_what_graphmend_fix_writes(client: LanguageClient, workspace, tmp_path_factory):
     expected = tmp_path_factory.mktemp("cli")
     shutil.copytree(workspace, expected, dirs_exist_ok=True)

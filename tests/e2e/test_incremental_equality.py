@@ -106,18 +106,25 @@ def change_a_base(path: pathlib.Path, rng: random.Random) -> str | None:
 EDITS = [remove_a_definition, print_in_a_helper, change_a_base]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_checks_after_random_edits_report_what_a_check_keeping_nothing_reports(graphmend_bin, tmp_path, seed):
+def transformers_project(tmp_path):
+    """A copy of transformers under a pyproject.toml; its PyTorch modeling files; modules many of
+    them import."""
     import transformers
 
     assert transformers.__version__ == "4.52.4"
     project = tmp_path / "project"
     shutil.copytree(pathlib.Path(transformers.__file__).parent, project / "transformers")
     (project / "pyproject.toml").write_text('[project]\nname = "transformers"\n')
-    cache = ["--cache-dir", str(tmp_path / "cache")]
     modeling = sorted(p.relative_to(project).as_posix() for p in (project / "transformers" / "models").rglob("modeling_*.py")
                       if not p.name.startswith(("modeling_tf_", "modeling_flax_")))
     shared = ["transformers/modeling_utils.py", "transformers/pytorch_utils.py", "transformers/activations.py"]
+    return project, modeling, shared
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_checks_after_random_edits_report_what_a_check_keeping_nothing_reports(graphmend_bin, tmp_path, seed):
+    project, modeling, shared = transformers_project(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
     rng = random.Random(seed)
 
     _, counts = report(graphmend_bin, project, ["transformers"], *cache)
@@ -141,3 +148,112 @@ def test_checks_after_random_edits_report_what_a_check_keeping_nothing_reports(g
         findings += len(json.loads(kept)["diagnostics"])
     assert findings > 0, "reports with findings were compared"
     print(f"\nseed {seed}: {done}; {findings} findings compared")
+
+
+class Server:
+    """`graphmend server` driven by raw LSP frames."""
+
+    def __init__(self, graphmend_bin, root, stderr):
+        self.process = subprocess.Popen([graphmend_bin, "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=stderr, env={**os.environ, "GRAPHMEND_PHASES": "1"})
+        self.versions = {}
+        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"capabilities": {}, "rootUri": root.as_uri()}})
+        self.read()
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def send(self, message):
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def read(self):
+        length = None
+        while True:
+            line = self.process.stdout.readline()
+            assert line, "the server closed its output"
+            if not line.strip():
+                break
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        return json.loads(self.process.stdout.read(length))
+
+    def show(self, path, text):
+        """Opens or changes the document at `path` to `text`; returns its findings as
+        (code, line, column, message), 1-based like the CLI's."""
+        uri = path.as_uri()
+        if uri in self.versions:
+            self.versions[uri] += 1
+            self.send({"jsonrpc": "2.0", "method": "textDocument/didChange",
+                       "params": {"textDocument": {"uri": uri, "version": self.versions[uri]},
+                                  "contentChanges": [{"text": text}]}})
+        else:
+            self.versions[uri] = 1
+            self.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                       "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}})
+        while True:
+            m = self.read()
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri:
+                # Those with a code: the findings (the CLI's warnings have none).
+                return sorted((d["code"], d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1,
+                               d["message"]) for d in m["params"]["diagnostics"] if "code" in d)
+
+    def close(self):
+        self.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+        self.read()
+        self.send({"jsonrpc": "2.0", "method": "exit"})
+        assert self.process.wait(timeout=60) == 0
+
+
+def cli_findings(graphmend_bin, project, file):
+    out = subprocess.run([graphmend_bin, "check", "--no-cache", "--output-format", "json", file], cwd=project,
+                         capture_output=True, text=True, check=False)
+    assert out.returncode in (0, 1), out.stderr[-2000:]
+    return sorted((d["code"], d["location"]["row"], d["location"]["column"], d["message"])
+                  for d in json.loads(out.stdout)["diagnostics"])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_editor_server_after_random_edits_reports_what_a_fresh_check_reports(graphmend_bin, tmp_path, seed):
+    """The server keeps the project's parses and its call evidence between changes. One
+    modeling file is open; the same kinds of edits as above are made, each to an open buffer and
+    its file alike (the open file itself, a module many models import, or another model), and
+    after each the open file and the edited one are analysed again. Each analysis must report
+    what `graphmend check --no-cache` reports of that file on disk, and the evidence must have
+    been taken from what the server kept."""
+    project, modeling, shared = transformers_project(tmp_path)
+    rng = random.Random(seed)
+    watched = project / rng.choice(modeling)
+    stderr = open(tmp_path / "server.log", "wb")
+    server = Server(graphmend_bin, project, stderr)
+    text = watched.read_text()
+    assert server.show(watched, text) == cli_findings(graphmend_bin, project, watched)
+
+    done, findings = [], 0
+    for n, kind in enumerate(EDITS * EDITS_PER_KIND):
+        # In turn: the open file, a shared module, another model (any model, where the edit
+        # finds nothing to change in the first).
+        targets = [[watched.relative_to(project).as_posix()], shared, modeling][n % 3]
+        for attempt in range(60):
+            edited = project / rng.choice(targets if attempt < 10 else modeling)
+            what = kind(edited, rng)
+            if what:
+                break
+        assert what, f"no file for {kind.__name__}"
+        done.append(what)
+        found = server.show(edited, edited.read_text())
+        assert found == cli_findings(graphmend_bin, project, edited), f"after: {done}"
+        text = watched.read_text() + "\n"  # a keystroke in the open file: analysed again
+        watched.write_text(text)
+        found = server.show(watched, text)
+        assert found == cli_findings(graphmend_bin, project, watched), f"after: {done}"
+        findings += len(found)
+    server.close()
+    stderr.close()
+    counts = [tuple(map(int, c)) for c in re.findall(r"^graphmend-evidence typed=(\d+) reused=(\d+)$",
+                                                     (tmp_path / "server.log").read_text(), re.MULTILINE)]
+    assert len(counts) == 1 + 2 * len(done)
+    assert counts[0][1] == 0 and all(reused > 1000 for _, reused in counts[1:]), counts
+    assert findings > 0, "analyses with findings were compared"
+    print(f"\nseed {seed}: {watched.name}; {done}; {findings} findings compared; evidence (typed, reused): {counts}")

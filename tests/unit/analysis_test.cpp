@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <optional>
 
 #include "graphmend/analysis/api_facts.h"
@@ -997,6 +998,193 @@ TEST(TensorTypes, ParameterEvidenceIsTheSameOnAnyNumberOfThreads) {
   size_t typed_n = 0;
   for (const auto& [key, type] : three) typed_n += key.parameter == 1;
   EXPECT_EQ(typed_n, 0u);  // every `n` is only passed ints
+}
+
+// Modules by name, each replaced by a new one when its text is set: the project an editor
+// analyses keystroke after keystroke.
+class Workspace {
+ public:
+  void set(const std::string& name, std::string text) {
+    auto parsed = std::make_shared<ParsedModule>(parse_module(std::move(text), name));
+    modules_[name] = std::shared_ptr<const ir::Module>(parsed, parsed->module.get());
+  }
+  void remove(const std::string& name) { modules_.erase(name); }
+  [[nodiscard]] const ir::Module& module(const std::string& name) const { return *modules_.at(name); }
+
+  // The evidence as the memo gathers it, and as a fresh gathering does: they must be equal.
+  std::pair<analysis::ParameterEvidence, analysis::ParameterEvidence> gather(analysis::EvidenceMemo& memo,
+                                                                             unsigned jobs = 1) const {
+    analysis::Project project;
+    std::vector<std::shared_ptr<const ir::Module>> owners;
+    for (const auto& [name, m] : modules_) {
+      project.add(m.get());
+      owners.push_back(m);
+    }
+    const analysis::CompileRegions regions(project);
+    return {memo.gather(project, regions, jobs, owners), analysis::gather_parameter_evidence(project, regions)};
+  }
+
+  // The evidence of `module.function`'s parameter `parameter`.
+  [[nodiscard]] ValueKind kind_of(const analysis::ParameterEvidence& evidence, const std::string& module,
+                                  std::string_view function, int parameter) const {
+    const ir::Module& m = *modules_.at(module);
+    const auto it = evidence.find({&m, m.module_function(function), parameter});
+    return it == evidence.end() ? ValueKind::Unknown : it->second.kind;
+  }
+
+ private:
+  std::map<std::string, std::shared_ptr<const ir::Module>> modules_;
+};
+
+// The memo types again only the callers a change reaches: its own module's, those whose typing
+// read the changed module (a callee's return, a re-export), and those that read evidence the
+// change moved; a module a name newly finds starts it afresh. Each time the evidence equals a
+// fresh gathering's.
+TEST(EvidenceMemo, TypesAgainOnlyTheCallersAChangeReaches) {
+  Workspace w;
+  w.set("layers",
+        "import torch\n"
+        "def make(v):\n"
+        "    return v\n"
+        "def scale(v, k):\n"
+        "    return deep(v)\n"
+        "def deep(w):\n"
+        "    return w\n");
+  w.set("api", "from layers import make\n");
+  w.set("model",
+        "import torch\n"
+        "import api, layers\n"
+        "@torch.compile\n"
+        "def forward(x: torch.Tensor):\n"
+        "    h = api.make(x)\n"
+        "    return layers.scale(h, 2)\n");
+  w.set("other",
+        "import torch\n"
+        "import layers\n"
+        "@torch.compile\n"
+        "def run(y: torch.Tensor):\n"
+        "    return layers.deep(3)\n");
+  analysis::EvidenceMemo memo;
+  auto [memoised, fresh] = w.gather(memo);
+  EXPECT_EQ(memoised, fresh);
+  EXPECT_EQ(w.kind_of(fresh, "layers", "scale", 0), ValueKind::LikelyTensor);
+  EXPECT_EQ(w.kind_of(fresh, "layers", "deep", 0), ValueKind::LikelyTensor);  // through scale, a round later
+  EXPECT_EQ(memo.last_counts().reused, 0u);
+  const size_t typed_at_first = memo.last_counts().typed;
+  EXPECT_GE(typed_at_first, 3u);  // forward, scale (twice: its evidence came a round later), run
+
+  // Nothing changed: nothing is typed.
+  std::tie(memoised, fresh) = w.gather(memo);
+  EXPECT_EQ(memoised, fresh);
+  EXPECT_EQ(memo.last_counts().typed, 0u);
+  EXPECT_EQ(memo.last_counts().reused, typed_at_first);
+
+  // A module no other caller reads: its own caller alone.
+  w.set("other",
+        "import torch\n"
+        "import layers\n"
+        "@torch.compile\n"
+        "def run(y: torch.Tensor):\n"
+        "    return layers.deep(y)\n");
+  std::tie(memoised, fresh) = w.gather(memo);
+  EXPECT_EQ(memoised, fresh);
+  EXPECT_EQ(memo.last_counts().typed, 1u);
+
+  // A callee's return, read through a re-export, changes: the caller in another module is typed
+  // again, and so is scale, whose evidence the change moved.
+  w.set("layers",
+        "import torch\n"
+        "def make(v):\n"
+        "    return 3\n"
+        "def scale(v, k):\n"
+        "    return deep(v)\n"
+        "def deep(w):\n"
+        "    return w\n");
+  std::tie(memoised, fresh) = w.gather(memo);
+  EXPECT_EQ(memoised, fresh);
+  EXPECT_EQ(w.kind_of(fresh, "layers", "scale", 0), ValueKind::Unknown);
+  EXPECT_EQ(w.kind_of(fresh, "layers", "deep", 0), ValueKind::LikelyTensor);  // run passes its tensor now
+  EXPECT_GE(memo.last_counts().typed, 2u);
+  EXPECT_EQ(memo.last_counts().reused, 0u);  // run read layers too: deep's parameters
+
+  // A module that a failed name now finds: everything is typed afresh.
+  w.set("model",
+        "import torch\n"
+        "import helpers, layers\n"
+        "@torch.compile\n"
+        "def forward(x: torch.Tensor):\n"
+        "    return layers.scale(helpers.make(x), 2)\n");
+  std::tie(memoised, fresh) = w.gather(memo);
+  EXPECT_EQ(memoised, fresh);
+  EXPECT_EQ(w.kind_of(fresh, "layers", "scale", 0), ValueKind::Unknown);
+  w.set("helpers", "def make(v):\n    return v\n");
+  std::tie(memoised, fresh) = w.gather(memo);
+  EXPECT_EQ(memoised, fresh);
+  EXPECT_EQ(w.kind_of(fresh, "layers", "scale", 0), ValueKind::LikelyTensor);
+  EXPECT_EQ(memo.last_counts().reused, 0u);
+}
+
+// A module of random code calling the others': compiled functions and nn.Module classes (whose
+// forward is compiled) based on other modules' classes, passing tensors, ints, tuples and other
+// calls' results along.
+std::string random_module(std::mt19937& random, int index, int modules) {
+  const auto pick = [&](std::initializer_list<std::string> options) {
+    return *(options.begin() + std::uniform_int_distribution<size_t>(0, options.size() - 1)(random));
+  };
+  const auto other = [&]() { return std::uniform_int_distribution<int>(0, modules - 1)(random); };
+  const auto function = [&]() { return fmt::format("m{}.f{}", other(), std::uniform_int_distribution<int>(0, 2)(random)); };
+  std::string text = "import torch\n";
+  for (int m = 0; m < modules; ++m) text += fmt::format("import m{}\n", m);
+  const std::string base = random() % 2 ? "torch.nn.Module" : fmt::format("m{}.C{}", other(), other());
+  text += fmt::format("class C{}({}):\n    def __init__(self):\n        super().__init__()\n        self.w = {}\n",
+                      index, base, pick({"torch.ones(2)", "3", "None", "(torch.ones(1), torch.ones(1))"}));
+  text += fmt::format("    def forward(self, x):\n        return {}(self.w, x)\n", function());
+  for (int f = 0; f < 3; ++f) {
+    if (random() % 3 == 0) text += "@torch.compile\n";
+    text += fmt::format("def f{}({}, q):\n", f, random() % 4 == 0 ? "p: torch.Tensor" : "p");
+    for (int statements = 1 + static_cast<int>(random() % 3); statements > 0; --statements) {
+      if (random() % 2) {
+        text += fmt::format("    r = {}\n", pick({"p", "q", "p.sum()", "torch.ones(2)", "3", "(p, q)", function() + "(p, q)", "None"}));
+      } else {
+        const auto arg = [&]() { return pick({"p", "q", "torch.zeros(1)", "1", "(p, p)", function() + "(q, p)"}); };
+        text += fmt::format("    {}({}, {})\n", function(), arg(), arg());
+      }
+    }
+    text += fmt::format("    return {}\n", pick({"p", "q", "3", "torch.ones(1)", function() + "(p, q)", "None"}));
+  }
+  return text;
+}
+
+// Edit after edit, the memo's evidence is a fresh gathering's: a module rewritten, parsed again
+// with the same text, or added and removed.
+TEST(EvidenceMemo, EqualsAFreshGatheringAfterRandomEdits) {
+  constexpr int kModules = 5;
+  std::mt19937 random(20261207);
+  Workspace w;
+  for (int m = 0; m < kModules; ++m) w.set(fmt::format("m{}", m), random_module(random, m, kModules));
+  std::map<std::string, std::string> texts;
+  analysis::EvidenceMemo memo;
+  size_t typed = 0, reused = 0, tensors = 0;
+  for (int step = 0; step < 200; ++step) {
+    const int m = static_cast<int>(random() % (kModules + 1));
+    const std::string name = fmt::format("m{}", m);
+    const unsigned what = random() % 10;
+    if (m == kModules && what < 5) {
+      w.remove(name);  // a module the others' names find, or not
+    } else if (what < 2 && m < kModules) {
+      w.set(name, std::string(w.module(name).text()));  // the same text, a new module
+    } else {
+      w.set(name, random_module(random, m, kModules));
+    }
+    const auto [memoised, fresh] = w.gather(memo, 1 + step % 2);
+    ASSERT_EQ(memoised, fresh) << "step " << step;
+    typed += memo.last_counts().typed;
+    reused += memo.last_counts().reused;
+    for (const auto& [key, type] : fresh) tensors += type.kind == ValueKind::LikelyTensor;
+  }
+  EXPECT_GT(tensors, 200u);  // the programs pass tensors along
+  EXPECT_GT(reused, 0u);  // the memo's typings are taken, not only made (each call here reaches every module)
+  EXPECT_GT(typed, 0u);
 }
 
 // Evidence by function name and parameter, for comparing the evidence of two texts.

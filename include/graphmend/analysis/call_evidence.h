@@ -3,6 +3,13 @@
 // the analysed files pass it.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/tensor_types.h"
@@ -18,6 +25,58 @@ namespace graphmend::analysis {
 // would be typed the same). Up to `jobs` threads, with the same result for any number of them.
 ParameterEvidence gather_parameter_evidence(const Project& project, const CompileRegions& regions,
                                             unsigned jobs = 1);
+
+// What one gathering typed for each compiled caller, kept for the next gathering over a project
+// that changed in a few modules (the editor server, at each keystroke), which then types again
+// only the callers whose inputs changed. Its result is the evidence gather_parameter_evidence
+// finds, exactly: typing a caller is a function of its calls, of the modules its typing read (the
+// code it typed, the summaries its names resolved through, as Project::ReadLog notes them) and of
+// the evidence it read, and a typing is reused only where all of those are the same.
+// - A module is the same when it is the same object: the memo keeps the modules of the gathering
+//   that filled it alive, so that no other module can take one's address later.
+// - Where the project's layout (Project::layout) changed, a name may find another module: the
+//   memo starts afresh.
+// - The evidence a typing read is compared by value: the evidence of every function it read.
+// Thread-safe: one gathering at a time.
+class EvidenceMemo {
+ public:
+  // The evidence of `project`, as gather_parameter_evidence(project, regions, jobs) finds it.
+  // `modules` own the project's modules: the memo keeps them until the next gathering.
+  ParameterEvidence gather(const Project& project, const CompileRegions& regions, unsigned jobs,
+                           std::vector<std::shared_ptr<const ir::Module>> modules);
+
+  // What the last gathering did: callers typed afresh, and typings taken from the memo.
+  struct Counts {
+    size_t typed = 0;
+    size_t reused = 0;
+  };
+  [[nodiscard]] Counts last_counts() const;
+
+  // One typing of a caller's calls: what it saw, and what it read.
+  struct Typing {
+    std::vector<std::pair<ParameterKey, ValueType>> seen;
+    std::vector<FunctionRef> reads;                                  // functions whose evidence it read
+    std::vector<std::pair<ParameterKey, ValueType>> evidence_read;  // their evidence then
+  };
+  struct Call {
+    uint32_t call_index = 0;
+    FunctionRef callee;
+    bool receiver_bound = false;
+    friend bool operator==(const Call&, const Call&) = default;
+  };
+  struct Caller {
+    std::vector<Call> calls;
+    std::vector<const ir::Module*> modules;  // read by its typings, its own and its callees' included
+    std::vector<Typing> typings;             // one per round that typed it
+  };
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<const ir::Module*, int>, Caller> callers_;
+  std::vector<std::string> layout_;
+  std::vector<std::shared_ptr<const ir::Module>> modules_;
+  Counts counts_;
+};
 
 // A module of the project that fixes replaced, and the function of its replacement that stands
 // for each of its functions (-1: none).

@@ -75,6 +75,27 @@ class Project {
     return summary_of(*f.module).functions[static_cast<size_t>(f.function)];
   }
 
+  // Where each added module is found, as find_module reads it: its name and the directories it is
+  // found under and searches first, in the order added. Two projects with the same layout find the
+  // same module, by position, for every name and importer.
+  [[nodiscard]] std::vector<std::string> layout() const;
+
+  // The modules an answer depended on, for memoising it (call_evidence.h, EvidenceMemo). While a
+  // ReadLog lives, this thread's lookups note each module they find or whose summary they read,
+  // and a TypeOracle each module whose code it types (note_read). A log opened inside another
+  // takes the notes until it closes.
+  class ReadLog {
+   public:
+    explicit ReadLog(std::vector<const ir::Module*>& modules);
+    ~ReadLog();
+    ReadLog(const ReadLog&) = delete;
+    ReadLog& operator=(const ReadLog&) = delete;
+
+   private:
+    std::vector<const ir::Module*>* outer_;
+  };
+  static void note_read(const ir::Module& module);
+
  private:
   enum class DefKind { Function, Class };
   struct Def {

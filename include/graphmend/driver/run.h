@@ -22,6 +22,10 @@
 #include "graphmend/rules/selection.h"
 #include "graphmend/source/source_file.h"
 
+namespace graphmend::analysis {
+class EvidenceMemo;
+}  // namespace graphmend::analysis
+
 namespace graphmend::driver {
 
 // Files parsed by earlier runs, kept for later ones (a language server's, between keystrokes): a
@@ -54,6 +58,9 @@ struct Options {
   // unsaved buffers, which the other files' analysis sees as the project's current state.
   std::map<std::filesystem::path, std::string> unsaved;
   std::shared_ptr<ParsedFiles> parsed;  // none: every file is parsed
+  // The call evidence of an earlier run, kept beside `parsed`: a run types again only the compiled
+  // callers whose inputs changed (analysis/call_evidence.h). None: every caller is typed.
+  std::shared_ptr<analysis::EvidenceMemo> evidence_memo;
   unsigned jobs = 0;  // 0 = hardware concurrency
   source::ReadOptions read;
   Budget budget;  // per file: over it, the file is skipped and reported (exit 2)

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "graphmend/analysis/call_evidence.h"
 #include "graphmend/driver/run.h"
 #include "graphmend/server/documents.h"
 #include "graphmend/source/edit.h"
@@ -36,7 +37,8 @@ struct DocumentFix {
 };
 
 // Keeps the project's parsed files between runs: a keystroke re-parses the document, not the
-// project (driver::ParsedFiles).
+// project (driver::ParsedFiles); and the call evidence, so that it types again only the compiled
+// callers the change reaches (analysis::EvidenceMemo).
 class Analyzer {
  public:
   // The findings of `doc`'s current text, with `open`'s other documents as unsaved buffers.
@@ -50,6 +52,7 @@ class Analyzer {
  private:
   syntax::Parser parser_;
   std::shared_ptr<driver::ParsedFiles> parsed_ = std::make_shared<driver::ParsedFiles>();
+  std::shared_ptr<analysis::EvidenceMemo> evidence_ = std::make_shared<analysis::EvidenceMemo>();
 };
 
 }  // namespace graphmend::server
