@@ -104,6 +104,7 @@ struct Unit {
   std::shared_ptr<const ir::Module> module;           // null when unread or unparsable
   std::shared_ptr<const analysis::ModuleSummary> summary;  // of `module`, taken by the worker that built it
   std::optional<rules::Diagnostic> syntax_error;
+  std::optional<source::FileIdentity> identity;  // the file's, taken before `current` was read (Options::parsed)
 };
 
 // tree-sitter's Python scanner stores each indentation width in one byte (tree-sitter-python
@@ -220,6 +221,9 @@ struct ParsedFiles::Entry {
   std::shared_ptr<const ir::Module> module;  // over `file`
   std::shared_ptr<const analysis::ModuleSummary> summary;  // of `module`
   std::optional<rules::Diagnostic> syntax_error;
+  // The file's identity, taken before `file` was read: once settled, an equal one means the
+  // file still holds that text, and it is not read again.
+  std::optional<source::FileIdentity> identity;
 };
 
 std::shared_ptr<const ParsedFiles::Entry> ParsedFiles::find(const std::filesystem::path& path) const {
@@ -799,6 +803,13 @@ class Run {
       fr.path = u.input.path;
       fr.from_stdin = u.input.from_stdin;
       const std::string* unsaved = unsaved_text(u.input);
+      if (!use_cache_ && !unsaved && takes_earlier_parses(u.input)) {
+        u.identity = source::identity_of(u.input.path);
+        if (take_unwritten(u)) {
+          fr.original = u.current;
+          return;
+        }
+      }
       source::ReadResult r =
           u.input.from_stdin ? source::decode_source(options_.stdin_text.value_or(""), u.input.path, u.input.display,
                                                      options_.read)
@@ -815,27 +826,55 @@ class Run {
     drop_failed();
   }
 
-  // Parses a unit, or takes an earlier run's parse of the same text (Options::parsed). Only
-  // context files are taken: their text is never written, so the disk stamp of the earlier read
-  // that comes with it guards no write.
+  // Only context files take earlier runs' parses (Options::parsed): their text is never written,
+  // so the disk stamp of the earlier read that comes with it guards no write.
+  bool takes_earlier_parses(const DiscoveredFile& input) const {
+    return options_.parsed && input.context_only && !input.from_stdin;
+  }
+
+  static std::filesystem::path parsed_key(const DiscoveredFile& input) {
+    std::error_code ec;
+    return std::filesystem::absolute(input.path, ec).lexically_normal();
+  }
+
+  static void take(Unit& u, const ParsedFiles::Entry& earlier) {
+    u.current = earlier.file;
+    u.module = earlier.module;
+    u.summary = earlier.summary;
+    u.syntax_error = earlier.syntax_error;
+  }
+
+  // Takes an earlier run's parse of the file without reading it, where the file is unwritten
+  // since that read (u.identity, just taken, equals the earlier one, settled). A file over the
+  // size limit is read, to say so.
+  bool take_unwritten(Unit& u) const {
+    if (!u.identity || u.identity->size > options_.read.max_bytes) return false;
+    const std::shared_ptr<const ParsedFiles::Entry> earlier = options_.parsed->find(parsed_key(u.input));
+    if (!earlier || earlier->module_name != u.input.module_name || !earlier->identity ||
+        !earlier->identity->settled() || !earlier->identity->same_file_as(*u.identity)) {
+      return false;
+    }
+    take(u, *earlier);
+    return true;
+  }
+
+  // Parses a unit, or takes an earlier run's parse of the same text (Options::parsed), keeping
+  // the module object: what the evidence memo knows of it stands.
   void parse_or_reuse(Unit& u, syntax::Parser& parser) const {
-    if (!options_.parsed || !u.input.context_only) {
+    if (!takes_earlier_parses(u.input)) {
       parse_unit(u, parser);
       return;
     }
-    std::error_code ec;
-    const std::filesystem::path key = std::filesystem::absolute(u.input.path, ec).lexically_normal();
+    const std::filesystem::path key = parsed_key(u.input);
     const std::shared_ptr<const ParsedFiles::Entry> earlier = options_.parsed->find(key);
     if (earlier && earlier->module_name == u.input.module_name && earlier->file->text == u.current->text) {
-      u.current = earlier->file;
-      u.module = earlier->module;
-      u.summary = earlier->summary;
-      u.syntax_error = earlier->syntax_error;
-      return;
+      take(u, *earlier);
+    } else {
+      parse_unit(u, parser);
     }
-    parse_unit(u, parser);
-    options_.parsed->store(key, std::make_shared<const ParsedFiles::Entry>(
-                                    ParsedFiles::Entry{u.current, u.input.module_name, u.module, u.summary, u.syntax_error}));
+    // With the identity taken before this read: settled, it lets the next run skip the read.
+    options_.parsed->store(key, std::make_shared<const ParsedFiles::Entry>(ParsedFiles::Entry{
+                                    u.current, u.input.module_name, u.module, u.summary, u.syntax_error, u.identity}));
   }
 
   // The editor's text of a file, when it has one (Options::unsaved).

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -292,6 +293,32 @@ ReadResult read_source(const std::filesystem::path& path, const std::string& dis
   ReadResult result = decode_source(std::move(bytes), path, display_path, options);
   if (auto* file = std::get_if<SourceFile>(&result)) file->disk = stamp;
   return result;
+}
+
+bool FileIdentity::settled() const {
+  // Far more than the kernel's timestamp granularity (a scheduler tick) or a file system's (FAT
+  // keeps 2 s), and less than anyone waits between two keystrokes' analyses of a file just saved.
+  constexpr int64_t kMargin = 3'000'000'000;
+  return mtime_ns <= taken_ns - kMargin && ctime_ns <= taken_ns - kMargin;
+}
+
+bool FileIdentity::same_file_as(const FileIdentity& other) const {
+  return device == other.device && inode == other.inode && size == other.size && mtime_ns == other.mtime_ns &&
+         ctime_ns == other.ctime_ns;
+}
+
+std::optional<FileIdentity> identity_of(const std::filesystem::path& path) {
+  // The clock first: the stat is then no earlier than `taken_ns`.
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileIdentity{static_cast<uint64_t>(st.st_dev),
+                      static_cast<uint64_t>(st.st_ino),
+                      static_cast<uint64_t>(st.st_size),
+                      mtime_ns(st),
+                      static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec,
+                      static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec};
 }
 
 bool matches_disk(const std::filesystem::path& path, const DiskStamp& stamp) {

@@ -195,6 +195,35 @@ async def test_save_takes_in_what_changed_on_disk(client: LanguageClient, worksp
 
 
 @pytest.mark.asyncio
+async def test_a_file_rewritten_on_disk_is_read_again_though_its_size_and_mtime_are_kept(client: LanguageClient,
+                                                                                         workspace):
+    """The server does not read a context file again while stat shows it unwritten since a read
+    made well after its last write. A rewrite that keeps the size and sets the mtime back still
+    moves the file's change time: the next analysis reads it."""
+    await start(client, workspace)
+    base = workspace / "pkg" / "base.py"
+    module_base = "import torch\n\n\nclass Base(torch.nn.Module):\n    pass\n"
+    plain_base = "class Base:\n    pass\n"
+    plain_base += "#" * (len(module_base) - len(plain_base) - 1) + "\n"
+    assert len(plain_base) == len(module_base)
+    base.write_text(module_base)
+    model = workspace / "pkg" / "model.py"
+    model.write_text(PRINT_MODEL.replace("import torch\n", "import torch\n\nfrom .base import Base\n").replace(
+        "class Model(torch.nn.Module):", "class Model(Base):"))
+    time.sleep(3.5)  # base.py settles: its times lie more than 3 s before the next stat
+    [d] = await open_document(client, model)
+    assert d.code == "GM201"
+    assert await change_document(client, model, 2, [types.TextDocumentContentChangeWholeDocument(
+        text=model.read_text())]) == [d]  # base.py not read again, the same finding
+    before = base.stat()
+    base.write_text(plain_base)
+    os.utime(base, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert base.stat().st_mtime_ns == before.st_mtime_ns and base.stat().st_size == before.st_size
+    assert await change_document(client, model, 3, [types.TextDocumentContentChangeWholeDocument(
+        text=model.read_text())]) == []
+
+
+@pytest.mark.asyncio
 async def test_what_the_cli_warns_of_and_what_stops_a_check_are_shown(client: LanguageClient, workspace):
     await start(client, workspace)
     model = workspace / "pkg" / "model.py"

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
 #include "graphmend/source/generated.h"
 #include "graphmend/source/source_file.h"
 #include "graphmend/source/text.h"
@@ -7,6 +11,51 @@
 
 namespace graphmend::source {
 namespace {
+
+// A file's identity stands for the text read after it only once its times lie well before the
+// stat: a write in the same clock tick as the stat could leave them equal.
+TEST(FileIdentity, SettledOnlyWhenItsTimesLieWellBeforeTheStat) {
+  constexpr int64_t kSecond = 1'000'000'000;
+  source::FileIdentity id{1, 2, 10, 100 * kSecond, 100 * kSecond, 104 * kSecond};
+  EXPECT_TRUE(id.settled());
+  id.taken_ns = 100 * kSecond + kSecond / 100;  // taken just after a write
+  EXPECT_FALSE(id.settled());
+  id.taken_ns = 104 * kSecond;
+  id.ctime_ns = 103 * kSecond;  // content restored with an old mtime: the change time still shows it
+  EXPECT_FALSE(id.settled());
+}
+
+TEST(FileIdentity, AnyWriteOrReplacementIsAnotherFile) {
+  const source::FileIdentity id{1, 2, 10, 100, 100, 5'000'000'000};
+  source::FileIdentity later = id;
+  later.taken_ns += 7;
+  EXPECT_TRUE(later.same_file_as(id));  // only taken later
+  for (auto change : {&source::FileIdentity::device, &source::FileIdentity::inode, &source::FileIdentity::size}) {
+    source::FileIdentity other = id;
+    ++(other.*change);
+    EXPECT_FALSE(other.same_file_as(id));
+  }
+  for (auto change : {&source::FileIdentity::mtime_ns, &source::FileIdentity::ctime_ns}) {
+    source::FileIdentity other = id;
+    ++(other.*change);
+    EXPECT_FALSE(other.same_file_as(id));
+  }
+}
+
+TEST(FileIdentity, OfAFileOnDisk) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "graphmend_identity_test.py";
+  { std::ofstream(path) << "x = 1\n"; }
+  const std::optional<source::FileIdentity> id = source::identity_of(path);
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->size, 6u);
+  EXPECT_FALSE(id->settled());  // just written
+  { std::ofstream(path) << "x = 2\n"; }  // the same size, within the same second
+  const std::optional<source::FileIdentity> again = source::identity_of(path);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_GE(again->ctime_ns, id->ctime_ns);
+  std::filesystem::remove(path);
+  EXPECT_FALSE(source::identity_of(path).has_value());
+}
 
 TEST(LineIndex, LinesColumnsAndCodePoints) {
   const std::string text = "a = 1\r\nbé = 2\rc\n";

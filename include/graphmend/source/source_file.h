@@ -25,6 +25,27 @@ struct DiskStamp {
 // the same bytes (read only when the first two agree).
 bool matches_disk(const std::filesystem::path& path, const DiskStamp& stamp);
 
+// What stat tells of a file, to know it unwritten since an earlier read without reading it again
+// (driver::ParsedFiles). A write sets the file's change time (ctime) to the clock's time, and no
+// program can set it back. But the kernel stamps files with a coarse clock, so a write just after
+// a stat may leave the times equal. An identity therefore stands for the text read after it only
+// once settled: its times lie well before the moment it was taken, so any later write shows.
+struct FileIdentity {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  int64_t taken_ns = 0;  // the real-time clock when stat ran
+
+  [[nodiscard]] bool settled() const;
+  // The same file, unwritten: all but `taken_ns` equal.
+  [[nodiscard]] bool same_file_as(const FileIdentity& other) const;
+};
+
+// The file's identity now (stat follows links); nullopt where stat fails.
+std::optional<FileIdentity> identity_of(const std::filesystem::path& path);
+
 struct SourceFile {
   std::filesystem::path path;   // as given or discovered
   std::string display_path;     // what reports print
