@@ -327,11 +327,30 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
   for (size_t i = 0; i < files.size(); ++i) {
     if (files[i].module) by_module.emplace(files[i].module->module_name(), i);
   }
+  // Only a pair with a side in a file with fixes pending can have a fix withheld: none, none to
+  // look for. With few such files (an editor's, pre-commit's), a file without fixes is read for
+  // copies only where it names one of them, which a marker of a copy of theirs does; with many,
+  // every file is, to stay linear.
+  std::vector<std::string_view> fixed_modules;
+  for (const CopiedPairFile& f : files) {
+    if (f.module && !pending_fixes(f, required).empty()) fixed_modules.push_back(f.module->module_name());
+  }
+  if (fixed_modules.empty()) return 0;
+  constexpr size_t kFewFixedFiles = 8;
+  const auto may_copy_a_fixed_file = [&](const CopiedPairFile& f) {
+    if (fixed_modules.size() > kFewFixedFiles || !pending_fixes(f, required).empty()) return true;
+    return std::any_of(fixed_modules.begin(), fixed_modules.end(), [&](std::string_view name) {
+      return !name.empty() && f.module->text().find(name) != std::string_view::npos;
+    });
+  };
+
   // Each marked copy with its source found, identical to it now.
   std::vector<std::pair<Copy, Side>> pairs;
   for (size_t i = 0; i < files.size(); ++i) {
     const ir::Module* module = files[i].module;
-    if (!module || module->text().find("Copied from") == std::string_view::npos) continue;
+    if (!module || module->text().find("Copied from") == std::string_view::npos || !may_copy_a_fixed_file(files[i])) {
+      continue;
+    }
     each_definition(module->root(), true, [&](syntax::Node statement, syntax::Node definition) {
       std::optional<Copy> copy = copy_marker(module->text(), statement, definition);
       if (!copy) return;
