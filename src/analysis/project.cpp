@@ -51,7 +51,7 @@ void Project::add(const ir::Module* module, std::shared_ptr<const ModuleSummary>
 }
 
 const ir::Module* Project::find_module(std::string_view dotted, const ir::Module* importer) const {
-  auto it = by_name_.find(std::string(dotted));
+  auto it = by_name_.find(dotted);
   if (it == by_name_.end()) return nullptr;
   const std::vector<const ir::Module*>& candidates = it->second;
   if (candidates.size() == 1) {
@@ -83,17 +83,19 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, const i
     Deeper& operator=(const Deeper&) = delete;
   } deeper(budget);
   // Longest module prefix, then the remaining attribute path.
-  std::string q(qualified);
-  for (size_t cut = q.size(); cut != std::string::npos && cut > 0; cut = q.rfind('.', cut - 1)) {
+  // Views of `qualified` throughout: a project's compile regions resolve every call site's name.
+  const std::string_view q = qualified;
+  for (size_t cut = q.size(); cut != std::string_view::npos && cut > 0; cut = q.rfind('.', cut - 1)) {
     const ir::Module* m = find_module(q.substr(0, cut), importer);
     if (!m) {
       if (cut == 0) break;
       continue;
     }
     if (cut == q.size()) return std::nullopt;  // a module, not a definition
-    std::string rest = q.substr(cut + 1);
-    const std::string head = rest.substr(0, rest.find('.'));
-    const std::string tail = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+    const std::string_view rest = q.substr(cut + 1);
+    const size_t dot = rest.find('.');
+    const std::string_view head = rest.substr(0, dot);
+    const std::string_view tail = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
     const std::vector<ModuleSummary::Definition>* defs = summary_of(*m).definitions_of(head);
     if (!defs) return std::nullopt;
     for (const ModuleSummary::Definition& d : *defs) {
@@ -101,7 +103,7 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, const i
       if (d.kind == Kind::Function && tail.empty()) return Def{DefKind::Function, m, d.index};
       if (d.kind == Kind::Class) {
         if (tail.empty()) return Def{DefKind::Class, m, d.index};
-        if (tail.find('.') == std::string::npos) {
+        if (tail.find('.') == std::string_view::npos) {
           auto meth = find_method(ClassRef{m, d.index}, tail, budget);
           if (meth) return Def{DefKind::Function, meth->module, meth->function};
         }
@@ -109,8 +111,11 @@ std::optional<Project::Def> Project::resolve(std::string_view qualified, const i
       }
       if (d.kind == Kind::Import) {
         // A re-export (`from .x import f` in a package): follow it.
-        std::string target = d.import_path;
-        if (!tail.empty()) target += "." + tail;
+        std::string target(d.import_path);
+        if (!tail.empty()) {
+          target += '.';
+          target += tail;
+        }
         if (target != q) return resolve(target, importer, budget);
       }
     }

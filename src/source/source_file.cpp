@@ -13,6 +13,10 @@
 #include <iterator>
 #include <set>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
 
 namespace graphmend::source {
 namespace {
@@ -295,11 +299,37 @@ ReadResult read_source(const std::filesystem::path& path, const std::string& dis
   return result;
 }
 
+namespace {
+
+// Whether the file system holding `path` is one whose stat answers from the disk itself.
+bool on_local_disk(const std::filesystem::path& path) {
+#ifdef __linux__
+  struct statfs fs {};
+  if (::statfs(path.c_str(), &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:  // ext2, ext3 and ext4 alike
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:  // a container's root, over a local disk
+      return true;
+    default:
+      return false;
+  }
+#else
+  (void)path;
+  return false;
+#endif
+}
+
+}  // namespace
+
 bool FileIdentity::settled() const {
   // Far more than the kernel's timestamp granularity (a scheduler tick) or a file system's (FAT
   // keeps 2 s), and less than anyone waits between two keystrokes' analyses of a file just saved.
   constexpr int64_t kMargin = 3'000'000'000;
-  return mtime_ns <= taken_ns - kMargin && ctime_ns <= taken_ns - kMargin;
+  return local && mtime_ns <= taken_ns - kMargin && ctime_ns <= taken_ns - kMargin;
 }
 
 bool FileIdentity::same_file_as(const FileIdentity& other) const {
@@ -318,7 +348,8 @@ std::optional<FileIdentity> identity_of(const std::filesystem::path& path) {
                       static_cast<uint64_t>(st.st_size),
                       mtime_ns(st),
                       static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec,
-                      static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec};
+                      static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec,
+                      on_local_disk(path)};
 }
 
 bool matches_disk(const std::filesystem::path& path, const DiskStamp& stamp) {

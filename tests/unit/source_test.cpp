@@ -16,8 +16,11 @@ namespace {
 // stat: a write in the same clock tick as the stat could leave them equal.
 TEST(FileIdentity, SettledOnlyWhenItsTimesLieWellBeforeTheStat) {
   constexpr int64_t kSecond = 1'000'000'000;
-  source::FileIdentity id{1, 2, 10, 100 * kSecond, 100 * kSecond, 104 * kSecond};
+  source::FileIdentity id{1, 2, 10, 100 * kSecond, 100 * kSecond, 104 * kSecond, true};
   EXPECT_TRUE(id.settled());
+  id.local = false;  // a network file system's stat may answer from a cache
+  EXPECT_FALSE(id.settled());
+  id.local = true;
   id.taken_ns = 100 * kSecond + kSecond / 100;  // taken just after a write
   EXPECT_FALSE(id.settled());
   id.taken_ns = 104 * kSecond;

@@ -119,7 +119,12 @@ class Project {
 
   std::vector<const ir::Module*> modules_;
   std::unordered_map<const ir::Module*, std::shared_ptr<const ModuleSummary>> summaries_;
-  std::unordered_map<std::string, std::vector<const ir::Module*>> by_name_;  // in the order added
+  // Looked up by a view, without a copy of the name.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  std::unordered_map<std::string, std::vector<const ir::Module*>, NameHash, std::equal_to<>> by_name_;  // in the order added
   struct Roots {
     std::string found_under;  // the directory on sys.path the module is found under (links resolved)
     std::string searched;     // the directory its own absolute imports search first

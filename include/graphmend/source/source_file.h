@@ -30,6 +30,8 @@ bool matches_disk(const std::filesystem::path& path, const DiskStamp& stamp);
 // program can set it back. But the kernel stamps files with a coarse clock, so a write just after
 // a stat may leave the times equal. An identity therefore stands for the text read after it only
 // once settled: its times lie well before the moment it was taken, so any later write shows.
+// Only on a local file system: a network one (NFS, sshfs) may answer stat from a cache for a while
+// after another machine wrote the file, where reading it gives the new text.
 struct FileIdentity {
   uint64_t device = 0;
   uint64_t inode = 0;
@@ -37,6 +39,7 @@ struct FileIdentity {
   int64_t mtime_ns = 0;
   int64_t ctime_ns = 0;
   int64_t taken_ns = 0;  // the real-time clock when stat ran
+  bool local = false;    // on a file system known to be a local disk's (ext4, XFS, Btrfs, tmpfs, ...)
 
   [[nodiscard]] bool settled() const;
   // The same file, unwritten: all but `taken_ns` equal.
