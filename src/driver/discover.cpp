@@ -13,6 +13,7 @@
 #include <cstring>
 #include <set>
 #include <system_error>
+#include <unordered_map>
 #include <unordered_set>
 
 extern char** environ;
@@ -158,25 +159,77 @@ std::optional<fs::path> project_root_of(const fs::path& file) {
   return std::nullopt;
 }
 
-PackagePlace package_place_of(const fs::path& file) {
-  std::error_code ec;
-  fs::path abs = fs::absolute(file, ec);
-  PackagePlace place;
-  std::vector<std::string> parts;
-  std::string stem = abs.stem().string();
-  if (stem != "__init__") parts.push_back(stem);
-  fs::path dir = abs.parent_path();
-  while (!dir.empty() && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path()) {
-    parts.push_back(dir.filename().string());
-    place.package_root = dir;
-    dir = dir.parent_path();
+namespace {
+
+// What one discovery asks of each folder, answered once: a project's files share a few hundred
+// folders, and each answer costs a system call per path component.
+class FolderFacts {
+ public:
+  // The file's path with links resolved: its folder's (asked once per folder) and its name, for a
+  // file that exists and is no link itself; else weakly_canonical's answer.
+  std::string canonical_key(const fs::path& p) {
+    std::error_code ec;
+    const fs::path name = p.filename();
+    const fs::file_status status = fs::symlink_status(p, ec);
+    if (!ec && !name.empty() && name != "." && name != ".." && fs::exists(status) && !fs::is_symlink(status)) {
+      const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+      auto [it, added] = canonical_folders_.try_emplace(parent.string());
+      if (added) {
+        std::error_code e2;
+        const fs::path canonical = fs::weakly_canonical(parent, e2);
+        it->second = e2 ? std::string() : canonical.string();
+      }
+      if (!it->second.empty()) return (fs::path(it->second) / name).string();
+    }
+    fs::path canonical = fs::weakly_canonical(p, ec);
+    return ec ? p.lexically_normal().string() : canonical.string();
   }
-  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-    if (!place.module_name.empty()) place.module_name += ".";
-    place.module_name += *it;
+
+  // The module name a file has in its packages (each folder up from it with an __init__.py),
+  // and the outermost package's folder.
+  PackagePlace package_place(const fs::path& file) {
+    std::error_code ec;
+    const fs::path abs = fs::absolute(file, ec);
+    const Packages& packages = packages_of(abs.parent_path());
+    PackagePlace place;
+    place.package_root = packages.root;
+    for (auto it = packages.names.rbegin(); it != packages.names.rend(); ++it) {
+      if (!place.module_name.empty()) place.module_name += ".";
+      place.module_name += *it;
+    }
+    if (const std::string stem = abs.stem().string(); stem != "__init__") {
+      if (!place.module_name.empty()) place.module_name += ".";
+      place.module_name += stem;
+    }
+    return place;
   }
-  return place;
-}
+
+ private:
+  struct Packages {
+    std::vector<std::string> names;  // the folder's, then each enclosing package's
+    std::optional<fs::path> root;    // the outermost package folder
+  };
+  // References stay valid as the map grows: its elements never move.
+  const Packages& packages_of(const fs::path& dir) {
+    if (const auto it = packages_.find(dir.string()); it != packages_.end()) return it->second;
+    Packages out;
+    std::error_code ec;
+    if (!dir.empty() && dir != dir.parent_path() && fs::exists(dir / "__init__.py", ec)) {
+      const Packages& up = packages_of(dir.parent_path());
+      out.names.push_back(dir.filename().string());
+      out.names.insert(out.names.end(), up.names.begin(), up.names.end());
+      out.root = up.names.empty() ? std::optional<fs::path>(dir) : up.root;
+    }
+    return packages_.emplace(dir.string(), std::move(out)).first->second;
+  }
+
+  std::unordered_map<std::string, std::string> canonical_folders_;
+  std::unordered_map<std::string, Packages> packages_;
+};
+
+}  // namespace
+
+PackagePlace package_place_of(const fs::path& file) { return FolderFacts().package_place(file); }
 
 Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions& options) {
   Discovery result;
@@ -193,11 +246,8 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
   // it would be a second module of the same name, and the one an import resolved to would be
   // whichever came first.
   std::set<std::string> stdin_paths;
-  const auto canonical_key = [](const fs::path& p) {
-    std::error_code ec;
-    fs::path canonical = fs::weakly_canonical(p, ec);
-    return ec ? p.lexically_normal().string() : canonical.string();
-  };
+  FolderFacts folder_facts;
+  const auto canonical_key = [&](const fs::path& p) { return folder_facts.canonical_key(p); };
   auto add = [&](const fs::path& p, bool explicit_arg, bool context_only,
                  const std::optional<fs::path>& walk_root = std::nullopt) {
     const std::string key = canonical_key(p);
@@ -205,7 +255,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
     if (!seen.insert(key).second) return;
     std::string display = p.lexically_normal().string();
     if (display.starts_with("./")) display.erase(0, 2);
-    PackagePlace place = package_place_of(p);
+    PackagePlace place = folder_facts.package_place(p);
     DiscoveredFile f;
     f.path = p;
     // No import can name a notebook: its name is its path in angle brackets, as Python names code
@@ -284,7 +334,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
         result.stdin_excluded = true;
         continue;
       }
-      PackagePlace place = options.stdin_filename.empty() ? PackagePlace{} : package_place_of(name);
+      PackagePlace place = options.stdin_filename.empty() ? PackagePlace{} : folder_facts.package_place(name);
       DiscoveredFile f;
       f.path = name;
       f.display = name;
