@@ -1,6 +1,7 @@
 #include "graphmend/driver/copied_pairs.h"
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <cstdint>
 #include <optional>
@@ -337,10 +338,16 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
   }
   if (fixed_modules.empty()) return 0;
   constexpr size_t kFewFixedFiles = 8;
+  using Searcher = std::boyer_moore_horspool_searcher<std::string_view::const_iterator>;
+  std::vector<Searcher> names;  // of the fixed modules: a name's first letter is too common to scan for
+  for (std::string_view name : fixed_modules) {
+    if (!name.empty()) names.emplace_back(name.begin(), name.end());
+  }
   const auto may_copy_a_fixed_file = [&](const CopiedPairFile& f) {
     if (fixed_modules.size() > kFewFixedFiles || !pending_fixes(f, required).empty()) return true;
-    return std::any_of(fixed_modules.begin(), fixed_modules.end(), [&](std::string_view name) {
-      return !name.empty() && f.module->text().find(name) != std::string_view::npos;
+    const std::string_view text = f.module->text();
+    return std::any_of(names.begin(), names.end(), [&](const Searcher& name) {
+      return std::search(text.begin(), text.end(), name) != text.end();
     });
   };
 
