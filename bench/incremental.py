@@ -139,7 +139,8 @@ def main() -> None:
         }, project, args.repeat))
         # The editor server with the file open: what it keeps between keystrokes (the project's
         # parses, the call evidence) makes each one cost a fraction of a check.
-        out["server_keystroke"] = latency(gm, project, project / "transformers" / CHANGED, changes=7, log=lambda _: None)
+        out["server_keystroke"] = latency(gm, project, project / "transformers" / CHANGED, changes=7,
+                                          log=lambda _: None)
         out["one_file_changed"]["findings"] = len(out["one_file_changed"]["stdout"].splitlines())
         out["one_file_no_project_context"]["findings"] = len(out["one_file_no_project_context"]["stdout"].splitlines())
     for key in ("cold_check", "ruff_check", "parse_floor", "one_file_unchanged", "one_file_changed",
@@ -187,7 +188,8 @@ def write_section(r: dict) -> None:
         f"| the same, nothing changed (the result cache answers) | {same['wall_s']} s | {same['cpu_s']} s | "
         f"{same['peak_rss_mb']} MB |",
         f"| the editor server with the file open: a keystroke until its findings (median of "
-        f"{len(keys['changes'])}; opening it: {keys['open_ms'] / 1000:.2f} s) | {keys['median_change_ms'] / 1000:.3f} s "
+        f"{len(keys['changes'])}; opening it: {keys['open_ms'] / 1000:.2f} s) | "
+        f"{keys['median_change_ms'] / 1000:.3f} s "
         f"| {keys['median_change_cpu_ms'] / 1000:.3f} s | {keys['peak_rss_mb']} MB |",
         f"| the same file with `--no-project-context` ({local['findings']} findings against {one['findings']}) | "
         f"{local['wall_s']} s | {local['cpu_s']} s | {local['peak_rss_mb']} MB |",
