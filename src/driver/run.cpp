@@ -104,7 +104,6 @@ struct Unit {
   std::shared_ptr<const ir::Module> module;           // null when unread or unparsable
   std::shared_ptr<const analysis::ModuleSummary> summary;  // of `module`, taken by the worker that built it
   std::optional<rules::Diagnostic> syntax_error;
-  std::optional<source::FileIdentity> identity;  // the file's, taken before `current` was read (Options::parsed)
 };
 
 // tree-sitter's Python scanner stores each indentation width in one byte (tree-sitter-python
@@ -221,9 +220,6 @@ struct ParsedFiles::Entry {
   std::shared_ptr<const ir::Module> module;  // over `file`
   std::shared_ptr<const analysis::ModuleSummary> summary;  // of `module`
   std::optional<rules::Diagnostic> syntax_error;
-  // The file's identity, taken before `file` was read: once settled, an equal one means the
-  // file still holds that text, and it is not read again.
-  std::optional<source::FileIdentity> identity;
 };
 
 std::shared_ptr<const ParsedFiles::Entry> ParsedFiles::find(const std::filesystem::path& path) const {
@@ -803,12 +799,9 @@ class Run {
       fr.path = u.input.path;
       fr.from_stdin = u.input.from_stdin;
       const std::string* unsaved = unsaved_text(u.input);
-      if (!use_cache_ && !unsaved && takes_earlier_parses(u.input)) {
-        u.identity = source::identity_of(u.input.path);
-        if (take_unwritten(u)) {
-          fr.original = u.current;
-          return;
-        }
+      if (!use_cache_ && !unsaved && take_unchanged(u)) {
+        fr.original = u.current;
+        return;
       }
       source::ReadResult r =
           u.input.from_stdin ? source::decode_source(options_.stdin_text.value_or(""), u.input.path, u.input.display,
@@ -844,16 +837,15 @@ class Run {
     u.syntax_error = earlier.syntax_error;
   }
 
-  // Takes an earlier run's parse of the file without reading it, where the file is unwritten
-  // since that read (u.identity, just taken, equals the earlier one, settled). A file over the
-  // size limit is read, to say so.
-  bool take_unwritten(Unit& u) const {
-    if (!u.identity || u.identity->size > options_.read.max_bytes) return false;
+  // Takes an earlier run's parse of a file whose bytes are still the text it parsed: the bytes
+  // are compared, not decoded, hashed or parsed again (a keystroke in the editor reads the whole
+  // project). A file whose text is not its bytes (a BOM, CRs) goes through read_source.
+  bool take_unchanged(Unit& u) const {
+    if (!takes_earlier_parses(u.input)) return false;
     const std::shared_ptr<const ParsedFiles::Entry> earlier = options_.parsed->find(parsed_key(u.input));
-    if (!earlier || earlier->module_name != u.input.module_name || !earlier->identity ||
-        !earlier->identity->settled() || !earlier->identity->same_file_as(*u.identity)) {
-      return false;
-    }
+    if (!earlier || earlier->module_name != u.input.module_name || !source::text_is_bytes(*earlier->file)) return false;
+    const std::optional<std::string> bytes = source::read_bytes(u.input.path, options_.read.max_bytes);
+    if (!bytes || *bytes != earlier->file->text) return false;
     take(u, *earlier);
     return true;
   }
@@ -872,9 +864,8 @@ class Run {
     } else {
       parse_unit(u, parser);
     }
-    // With the identity taken before this read: settled, it lets the next run skip the read.
     options_.parsed->store(key, std::make_shared<const ParsedFiles::Entry>(ParsedFiles::Entry{
-                                    u.current, u.input.module_name, u.module, u.summary, u.syntax_error, u.identity}));
+                                    u.current, u.input.module_name, u.module, u.summary, u.syntax_error}));
   }
 
   // The editor's text of a file, when it has one (Options::unsaved).

@@ -8,15 +8,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <sys/stat.h>
-#ifdef __linux__
-#include <linux/magic.h>
-#include <sys/vfs.h>
-#endif
 
 namespace graphmend::source {
 namespace {
@@ -299,57 +294,22 @@ ReadResult read_source(const std::filesystem::path& path, const std::string& dis
   return result;
 }
 
-namespace {
-
-// Whether the file system holding `path` is one whose stat answers from the disk itself.
-bool on_local_disk(const std::filesystem::path& path) {
-#ifdef __linux__
-  struct statfs fs {};
-  if (::statfs(path.c_str(), &fs) != 0) return false;
-  switch (static_cast<unsigned long>(fs.f_type)) {
-    case EXT4_SUPER_MAGIC:  // ext2, ext3 and ext4 alike
-    case XFS_SUPER_MAGIC:
-    case BTRFS_SUPER_MAGIC:
-    case F2FS_SUPER_MAGIC:
-    case TMPFS_MAGIC:
-    case OVERLAYFS_SUPER_MAGIC:  // a container's root, over a local disk
-      return true;
-    default:
-      return false;
-  }
-#else
-  (void)path;
-  return false;
-#endif
-}
-
-}  // namespace
-
-bool FileIdentity::settled() const {
-  // Far more than the kernel's timestamp granularity (a scheduler tick) or a file system's (FAT
-  // keeps 2 s), and less than anyone waits between two keystrokes' analyses of a file just saved.
-  constexpr int64_t kMargin = 3'000'000'000;
-  return local && mtime_ns <= taken_ns - kMargin && ctime_ns <= taken_ns - kMargin;
-}
-
-bool FileIdentity::same_file_as(const FileIdentity& other) const {
-  return device == other.device && inode == other.inode && size == other.size && mtime_ns == other.mtime_ns &&
-         ctime_ns == other.ctime_ns;
-}
-
-std::optional<FileIdentity> identity_of(const std::filesystem::path& path) {
-  // The clock first: the stat is then no earlier than `taken_ns`.
-  struct timespec now {};
-  ::clock_gettime(CLOCK_REALTIME, &now);
+std::optional<std::string> read_bytes(const std::filesystem::path& path, uint64_t max_bytes) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return FileIdentity{static_cast<uint64_t>(st.st_dev),
-                      static_cast<uint64_t>(st.st_ino),
-                      static_cast<uint64_t>(st.st_size),
-                      mtime_ns(st),
-                      static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec,
-                      static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec,
-                      on_local_disk(path)};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > max_bytes) {
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (in.bad()) return std::nullopt;
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  return bytes;
+}
+
+bool text_is_bytes(const SourceFile& file) {
+  return !file.has_bom && !file.cr_only && file.lone_crs.empty() && !file.notebook;
 }
 
 bool matches_disk(const std::filesystem::path& path, const DiskStamp& stamp) {

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <string>
+#include <variant>
 
 #include "graphmend/source/generated.h"
 #include "graphmend/source/source_file.h"
@@ -12,52 +14,33 @@
 namespace graphmend::source {
 namespace {
 
-// A file's identity stands for the text read after it only once its times lie well before the
-// stat: a write in the same clock tick as the stat could leave them equal.
-TEST(FileIdentity, SettledOnlyWhenItsTimesLieWellBeforeTheStat) {
-  constexpr int64_t kSecond = 1'000'000'000;
-  source::FileIdentity id{1, 2, 10, 100 * kSecond, 100 * kSecond, 104 * kSecond, true};
-  EXPECT_TRUE(id.settled());
-  id.local = false;  // a network file system's stat may answer from a cache
-  EXPECT_FALSE(id.settled());
-  id.local = true;
-  id.taken_ns = 100 * kSecond + kSecond / 100;  // taken just after a write
-  EXPECT_FALSE(id.settled());
-  id.taken_ns = 104 * kSecond;
-  id.ctime_ns = 103 * kSecond;  // content restored with an old mtime: the change time still shows it
-  EXPECT_FALSE(id.settled());
-}
-
-TEST(FileIdentity, AnyWriteOrReplacementIsAnotherFile) {
-  const source::FileIdentity id{1, 2, 10, 100, 100, 5'000'000'000};
-  source::FileIdentity later = id;
-  later.taken_ns += 7;
-  EXPECT_TRUE(later.same_file_as(id));  // only taken later
-  for (auto change : {&source::FileIdentity::device, &source::FileIdentity::inode, &source::FileIdentity::size}) {
-    source::FileIdentity other = id;
-    ++(other.*change);
-    EXPECT_FALSE(other.same_file_as(id));
-  }
-  for (auto change : {&source::FileIdentity::mtime_ns, &source::FileIdentity::ctime_ns}) {
-    source::FileIdentity other = id;
-    ++(other.*change);
-    EXPECT_FALSE(other.same_file_as(id));
+// The server takes a file's earlier parse when its bytes are the earlier text: sound only where
+// decoding left the bytes as they were, so that the same bytes decode to the same text.
+TEST(Decode, TextIsTheBytesUnlessABomOrACrWasTakenOrItIsANotebook) {
+  const auto decoded = [](std::string bytes, const char* name = "m.py") {
+    return std::get<source::SourceFile>(source::decode_source(std::move(bytes), name, name));
+  };
+  EXPECT_TRUE(source::text_is_bytes(decoded("x = 1\n")));
+  EXPECT_TRUE(source::text_is_bytes(decoded("x = 1\r\ny = 2\r\n")));  // CRLF kept as it is
+  EXPECT_TRUE(source::text_is_bytes(decoded("# -*- coding: latin-1 -*-\nx = 1\n")));  // ASCII read as itself
+  EXPECT_FALSE(source::text_is_bytes(decoded("\xEF\xBB\xBFx = 1\n")));
+  EXPECT_FALSE(source::text_is_bytes(decoded("x = 1\ry = 2\r")));
+  EXPECT_FALSE(source::text_is_bytes(decoded("x = 1\ny = 2\rz = 3\n")));
+  EXPECT_FALSE(source::text_is_bytes(decoded(R"({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})",
+                                             "n.ipynb")));
+  for (const char* text : {"x = 1\n", "x = 1\r\ny = 2\r\n", "# -*- coding: latin-1 -*-\nx = 1\n"}) {
+    EXPECT_EQ(decoded(text).text, text);
   }
 }
 
-TEST(FileIdentity, OfAFileOnDisk) {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() / "graphmend_identity_test.py";
-  { std::ofstream(path) << "x = 1\n"; }
-  const std::optional<source::FileIdentity> id = source::identity_of(path);
-  ASSERT_TRUE(id.has_value());
-  EXPECT_EQ(id->size, 6u);
-  EXPECT_FALSE(id->settled());  // just written
-  { std::ofstream(path) << "x = 2\n"; }  // the same size, within the same second
-  const std::optional<source::FileIdentity> again = source::identity_of(path);
-  ASSERT_TRUE(again.has_value());
-  EXPECT_GE(again->ctime_ns, id->ctime_ns);
+TEST(ReadBytes, ARegularFileWithinTheLimit) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "graphmend_read_bytes_test.py";
+  { std::ofstream(path, std::ios::binary) << "x = 1\r\n"; }
+  EXPECT_EQ(source::read_bytes(path, 100), std::optional<std::string>("x = 1\r\n"));
+  EXPECT_EQ(source::read_bytes(path, 6), std::nullopt);  // over the limit
+  EXPECT_EQ(source::read_bytes(path.parent_path(), 1 << 20), std::nullopt);  // a folder
   std::filesystem::remove(path);
-  EXPECT_FALSE(source::identity_of(path).has_value());
+  EXPECT_EQ(source::read_bytes(path, 100), std::nullopt);
 }
 
 TEST(LineIndex, LinesColumnsAndCodePoints) {

@@ -25,30 +25,6 @@ struct DiskStamp {
 // the same bytes (read only when the first two agree).
 bool matches_disk(const std::filesystem::path& path, const DiskStamp& stamp);
 
-// What stat tells of a file, to know it unwritten since an earlier read without reading it again
-// (driver::ParsedFiles). A write sets the file's change time (ctime) to the clock's time, and no
-// program can set it back. But the kernel stamps files with a coarse clock, so a write just after
-// a stat may leave the times equal. An identity therefore stands for the text read after it only
-// once settled: its times lie well before the moment it was taken, so any later write shows.
-// Only on a local file system: a network one (NFS, sshfs) may answer stat from a cache for a while
-// after another machine wrote the file, where reading it gives the new text.
-struct FileIdentity {
-  uint64_t device = 0;
-  uint64_t inode = 0;
-  uint64_t size = 0;
-  int64_t mtime_ns = 0;
-  int64_t ctime_ns = 0;
-  int64_t taken_ns = 0;  // the real-time clock when stat ran
-  bool local = false;    // on a file system known to be a local disk's (ext4, XFS, Btrfs, tmpfs, ...)
-
-  [[nodiscard]] bool settled() const;
-  // The same file, unwritten: all but `taken_ns` equal.
-  [[nodiscard]] bool same_file_as(const FileIdentity& other) const;
-};
-
-// The file's identity now (stat follows links); nullopt where stat fails.
-std::optional<FileIdentity> identity_of(const std::filesystem::path& path);
-
 struct SourceFile {
   std::filesystem::path path;   // as given or discovered
   std::string display_path;     // what reports print
@@ -94,6 +70,14 @@ using ReadResult = std::variant<SourceFile, ReadError>;
 
 ReadResult read_source(const std::filesystem::path& path, const std::string& display_path,
                        const ReadOptions& options = {});
+
+// The bytes of a regular file of at most `max_bytes`; nullopt where it cannot be read so (then
+// read_source says why).
+std::optional<std::string> read_bytes(const std::filesystem::path& path, uint64_t max_bytes);
+
+// True when `file`'s text is the bytes it was decoded from: no BOM taken off, no CR read as a line
+// feed, not a notebook's cells. Then the same bytes decode to the same text again.
+bool text_is_bytes(const SourceFile& file);
 
 // Decodes already-loaded bytes (used by read_source and by tests).
 ReadResult decode_source(std::string bytes, const std::filesystem::path& path,
