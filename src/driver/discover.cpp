@@ -189,7 +189,8 @@ class FolderFacts {
   // and the outermost package's folder.
   PackagePlace package_place(const fs::path& file) {
     std::error_code ec;
-    const fs::path abs = fs::absolute(file, ec);
+    // `pkg/./model.py` is `pkg.model`, as `pkg/model.py` is.
+    const fs::path abs = fs::absolute(file, ec).lexically_normal();
     const Packages& packages = packages_of(abs.parent_path());
     PackagePlace place;
     place.package_root = packages.root;

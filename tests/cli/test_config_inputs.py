@@ -403,3 +403,18 @@ def test_a_logger_imported_many_times_over_through_modules_is_a_logger(gm, tmp_p
         "        return x\n")
     found = findings_by_row(gm, tmp_path)
     assert found == [("pkg/model.py", "GM202", 8)]
+
+
+@pytest.mark.parametrize("named", ["pkg/./helpers.py", "./pkg/helpers.py", "pkg/sub/../helpers.py"])
+def test_a_path_written_with_dots_names_the_same_module(gm, tmp_path, named):
+    """`pkg/./helpers.py` is the module `pkg.helpers`, as `pkg/helpers.py` is: the compiled
+    forward of `pkg/model.py` passes its helper a tensor either way."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text("def scale(v):\n    if v > 0:\n        return v\n    return -v\n")
+    (tmp_path / "pkg" / "model.py").write_text(
+        "import torch\n\nfrom .helpers import scale\n\n\nclass Model(torch.nn.Module):\n"
+        "    def forward(self, x: torch.Tensor):\n        return scale(x)\n")
+    r = gm("check", named, "--output-format", "json", "--no-cache", cwd=tmp_path)
+    assert [code for _, code in findings(r)] == ["GM101"], r.stdout + r.stderr
