@@ -4,6 +4,7 @@
 #include <exception>
 #include <limits>
 #include <optional>
+#include <ranges>
 #include <map>
 #include <set>
 #include <string>
@@ -39,27 +40,32 @@ void observe(const CompiledCall& c, TypeOracle& types, std::vector<Observation>&
   });
 }
 
+// The evidence of function `f`'s parameters: a run of the map, in key order.
+std::ranges::subrange<ParameterEvidence::const_iterator> evidence_of(const ParameterEvidence& evidence,
+                                                                      const FunctionRef& f) {
+  const auto begin = evidence.lower_bound(ParameterKey{f.module, f.function, std::numeric_limits<int>::min()});
+  auto end = begin;
+  while (end != evidence.end() && end->first.module == f.module && end->first.function == f.function) ++end;
+  return {begin, end};
+}
+
 // The evidence of the functions `reads` (sorted), in key order.
 std::vector<Observation> evidence_of(const ParameterEvidence& evidence, const std::vector<FunctionRef>& reads) {
   std::vector<Observation> out;
   for (const FunctionRef& f : reads) {
-    for (auto it = evidence.lower_bound(ParameterKey{f.module, f.function, std::numeric_limits<int>::min()});
-         it != evidence.end() && it->first.module == f.module && it->first.function == f.function; ++it) {
-      out.push_back(*it);
-    }
+    const auto run = evidence_of(evidence, f);
+    out.insert(out.end(), run.begin(), run.end());
   }
   return out;
 }
 
-// True when `evidence` holds for the functions a typing read what it held then.
+// True when `evidence` holds for the functions a typing read what it held then (evidence_of,
+// without a copy).
 bool reads_as_now(const EvidenceMemo::Typing& typing, const ParameterEvidence& evidence) {
   auto expected = typing.evidence_read.begin();
   for (const FunctionRef& f : typing.reads) {
-    for (auto it = evidence.lower_bound(ParameterKey{f.module, f.function, std::numeric_limits<int>::min()});
-         it != evidence.end() && it->first.module == f.module && it->first.function == f.function; ++it) {
-      if (expected == typing.evidence_read.end() || !(expected->first == it->first && expected->second == it->second)) {
-        return false;
-      }
+    for (const auto& [key, type] : evidence_of(evidence, f)) {
+      if (expected == typing.evidence_read.end() || !(expected->first == key && expected->second == type)) return false;
       ++expected;
     }
   }
@@ -94,7 +100,6 @@ ParameterEvidence gather(const Project& project, const CompileRegions& regions, 
     std::vector<size_t> calls;
     std::vector<Observation> seen;
     std::vector<FunctionRef> reads;
-    std::vector<const ir::Module*> modules;  // what the last typing read, with a memo
     bool stale = true;
     EvidenceMemo::Caller* before = nullptr;  // the memo's record, where its calls and modules stand
     EvidenceMemo::Caller* after = nullptr;         // this gathering's record, with a memo
@@ -134,19 +139,21 @@ ParameterEvidence gather(const Project& project, const CompileRegions& regions, 
     size_t todo_calls = 0;
     for (Caller& c : callers) {
       if (!c.stale) continue;
-      // A typing of the memo's that read the evidence as it is now would be made again as it was.
-      // It is taken out: the evidence a caller reads differs from round to round.
-      auto same = c.before ? std::find_if(c.before->typings.begin(), c.before->typings.end(),
-                                          [&](const EvidenceMemo::Typing& t) { return reads_as_now(t, evidence); })
-                           : std::vector<EvidenceMemo::Typing>::iterator();
-      if (c.before && same != c.before->typings.end()) {
-        c.seen = same->seen;
-        c.reads = same->reads;
-        c.after->typings.push_back(std::move(*same));
-        c.before->typings.erase(same);
-        c.after->modules.insert(c.after->modules.end(), c.before->modules.begin(), c.before->modules.end());
-        ++memo->counts.reused;
-        continue;
+      if (c.before) {
+        // A typing of the memo's that read the evidence as it is now would be made again as it
+        // was. It is taken out: the evidence a caller reads differs from round to round.
+        std::vector<EvidenceMemo::Typing>& typings = c.before->typings;
+        const auto same = std::find_if(typings.begin(), typings.end(),
+                                       [&](const EvidenceMemo::Typing& t) { return reads_as_now(t, evidence); });
+        if (same != typings.end()) {
+          c.seen = same->seen;
+          c.reads = same->reads;
+          c.after->typings.push_back(std::move(*same));
+          typings.erase(same);
+          c.after->modules.insert(c.after->modules.end(), c.before->modules.begin(), c.before->modules.end());
+          ++memo->counts.reused;
+          continue;
+        }
       }
       todo.push_back(&c);
       todo_calls += c.calls.size();
@@ -163,10 +170,9 @@ ParameterEvidence gather(const Project& project, const CompileRegions& regions, 
           Caller& c = *todo[t];
           c.seen.clear();
           c.reads.clear();
-          c.modules.clear();
           {
-            std::optional<Project::ReadLog> log;
-            if (memo) log.emplace(c.modules);
+            std::optional<Project::ReadLog> log;  // the modules it reads, into its record
+            if (memo) log.emplace(c.after->modules);
             TypeOracle types(project, &evidence);
             types.record_evidence_reads(&c.reads);
             for (size_t i : c.calls) observe(calls[i], types, c.seen);
@@ -174,9 +180,8 @@ ParameterEvidence gather(const Project& project, const CompileRegions& regions, 
           std::sort(c.reads.begin(), c.reads.end(), by_address);
           c.reads.erase(std::unique(c.reads.begin(), c.reads.end()), c.reads.end());
           if (memo) {
-            for (const FunctionRef& f : c.reads) c.modules.push_back(f.module);
+            for (const FunctionRef& f : c.reads) c.after->modules.push_back(f.module);
             c.after->typings.push_back({c.seen, c.reads, evidence_of(evidence, c.reads)});
-            c.after->modules.insert(c.after->modules.end(), c.modules.begin(), c.modules.end());
           }
         }
       } catch (...) {

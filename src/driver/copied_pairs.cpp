@@ -332,9 +332,12 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
   // look for. With few such files (an editor's, pre-commit's), a file without fixes is read for
   // copies only where it names one of them, which a marker of a copy of theirs does; with many,
   // every file is, to stay linear.
+  std::vector<uint8_t> fixed(files.size(), 0);
   std::vector<std::string_view> fixed_modules;
-  for (const CopiedPairFile& f : files) {
-    if (f.module && !pending_fixes(f, required).empty()) fixed_modules.push_back(f.module->module_name());
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!files[i].module || pending_fixes(files[i], required).empty()) continue;
+    fixed[i] = 1;
+    fixed_modules.push_back(files[i].module->module_name());
   }
   if (fixed_modules.empty()) return 0;
   constexpr size_t kFewFixedFiles = 8;
@@ -343,9 +346,9 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
   for (std::string_view name : fixed_modules) {
     if (!name.empty()) names.emplace_back(name.begin(), name.end());
   }
-  const auto may_copy_a_fixed_file = [&](const CopiedPairFile& f) {
-    if (fixed_modules.size() > kFewFixedFiles || !pending_fixes(f, required).empty()) return true;
-    const std::string_view text = f.module->text();
+  const auto may_copy_a_fixed_file = [&](size_t i) {
+    if (fixed_modules.size() > kFewFixedFiles || fixed[i]) return true;
+    const std::string_view text = files[i].module->text();
     return std::any_of(names.begin(), names.end(), [&](const Searcher& name) {
       return std::search(text.begin(), text.end(), name) != text.end();
     });
@@ -355,7 +358,7 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
   std::vector<std::pair<Copy, Side>> pairs;
   for (size_t i = 0; i < files.size(); ++i) {
     const ir::Module* module = files[i].module;
-    if (!module || module->text().find("Copied from") == std::string_view::npos || !may_copy_a_fixed_file(files[i])) {
+    if (!module || module->text().find("Copied from") == std::string_view::npos || !may_copy_a_fixed_file(i)) {
       continue;
     }
     each_definition(module->root(), true, [&](syntax::Node statement, syntax::Node definition) {

@@ -248,10 +248,9 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
   // whichever came first.
   std::set<std::string> stdin_paths;
   FolderFacts folder_facts;
-  const auto canonical_key = [&](const fs::path& p) { return folder_facts.canonical_key(p); };
   auto add = [&](const fs::path& p, bool explicit_arg, bool context_only,
                  const std::optional<fs::path>& walk_root = std::nullopt) {
-    const std::string key = canonical_key(p);
+    const std::string key = folder_facts.canonical_key(p);
     if (context_only && stdin_paths.contains(key)) return;
     if (!seen.insert(key).second) return;
     std::string display = p.lexically_normal().string();
@@ -344,7 +343,7 @@ Discovery discover(const std::vector<std::string>& paths, const DiscoverOptions&
       f.explicit_arg = true;
       f.from_stdin = true;
       result.files.push_back(std::move(f));
-      if (!options.stdin_filename.empty()) stdin_paths.insert(canonical_key(name));
+      if (!options.stdin_filename.empty()) stdin_paths.insert(folder_facts.canonical_key(name));
       if (options.project_context && !options.stdin_filename.empty()) {
         if (auto root = project_root_of(name)) context_roots.insert(*root);
       }

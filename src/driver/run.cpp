@@ -977,7 +977,8 @@ class Run {
       const analysis::CompileRegions regions(project);
       report_.compiled_functions = regions.size();
       phase_("regions");
-      const analysis::ParameterEvidence evidence = carried_evidence ? std::move(*carried_evidence) : gather_evidence(project, regions);
+      const analysis::ParameterEvidence evidence =
+          carried_evidence ? std::move(*carried_evidence) : gather_evidence(project, regions);
       carried_evidence.reset();
       phase_("evidence");
       std::vector<std::unique_ptr<analysis::TypeOracle>> oracles;

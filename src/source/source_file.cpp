@@ -259,9 +259,11 @@ DiskStamp stamp_of(std::string_view bytes, int64_t mtime) {
 
 }  // namespace
 
-ReadResult read_source(const std::filesystem::path& path, const std::string& display_path,
-                       const ReadOptions& options) {
-  struct stat st {};
+namespace {
+
+// A regular file's bytes, up to `max_bytes`, with the stat they were read after; or why not.
+std::variant<std::string, ReadError> file_bytes(const std::filesystem::path& path, uint64_t max_bytes,
+                                                struct stat& st) {
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
     if (err == ELOOP) return ReadError{ReadErrorKind::SymlinkLoop, "symbolic link loop"};
@@ -272,10 +274,10 @@ ReadResult read_source(const std::filesystem::path& path, const std::string& dis
     return ReadError{ReadErrorKind::Io, std::strerror(err)};
   }
   if (!S_ISREG(st.st_mode)) return ReadError{ReadErrorKind::NotRegularFile, "not a regular file"};
-  if (static_cast<uint64_t>(st.st_size) > options.max_bytes) {
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
     return ReadError{ReadErrorKind::TooLarge,
                      fmt::format("file is {} bytes, over the {}-byte limit (--max-file-size); skipped",
-                                 st.st_size, options.max_bytes)};
+                                 st.st_size, max_bytes)};
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -288,6 +290,17 @@ ReadResult read_source(const std::filesystem::path& path, const std::string& dis
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (in.bad()) return ReadError{ReadErrorKind::Io, "read failed"};
   bytes.resize(static_cast<size_t>(in.gcount()));
+  return bytes;
+}
+
+}  // namespace
+
+ReadResult read_source(const std::filesystem::path& path, const std::string& display_path,
+                       const ReadOptions& options) {
+  struct stat st {};
+  std::variant<std::string, ReadError> read = file_bytes(path, options.max_bytes, st);
+  if (auto* error = std::get_if<ReadError>(&read)) return std::move(*error);
+  std::string& bytes = std::get<std::string>(read);
   const DiskStamp stamp = stamp_of(bytes, mtime_ns(st));
   ReadResult result = decode_source(std::move(bytes), path, display_path, options);
   if (auto* file = std::get_if<SourceFile>(&result)) file->disk = stamp;
@@ -296,16 +309,9 @@ ReadResult read_source(const std::filesystem::path& path, const std::string& dis
 
 std::optional<std::string> read_bytes(const std::filesystem::path& path, uint64_t max_bytes) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > max_bytes) {
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string bytes(static_cast<size_t>(st.st_size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (in.bad()) return std::nullopt;
-  bytes.resize(static_cast<size_t>(in.gcount()));
-  return bytes;
+  std::variant<std::string, ReadError> read = file_bytes(path, max_bytes, st);
+  if (auto* bytes = std::get_if<std::string>(&read)) return std::move(*bytes);
+  return std::nullopt;
 }
 
 bool text_is_bytes(const SourceFile& file) {

@@ -1024,6 +1024,13 @@ class Workspace {
     return {memo.gather(project, regions, jobs, owners), analysis::gather_parameter_evidence(project, regions)};
   }
 
+  // The evidence as the memo gathers it, checked against a fresh gathering's.
+  analysis::ParameterEvidence gather_checked(analysis::EvidenceMemo& memo) const {
+    auto [memoised, fresh] = gather(memo);
+    EXPECT_EQ(memoised, fresh);
+    return memoised;
+  }
+
   // The evidence of `module.function`'s parameter `parameter`.
   [[nodiscard]] ValueKind kind_of(const analysis::ParameterEvidence& evidence, const std::string& module,
                                   std::string_view function, int parameter) const {
@@ -1065,17 +1072,15 @@ TEST(EvidenceMemo, TypesAgainOnlyTheCallersAChangeReaches) {
         "def run(y: torch.Tensor):\n"
         "    return layers.deep(3)\n");
   analysis::EvidenceMemo memo;
-  auto [memoised, fresh] = w.gather(memo);
-  EXPECT_EQ(memoised, fresh);
-  EXPECT_EQ(w.kind_of(fresh, "layers", "scale", 0), ValueKind::LikelyTensor);
-  EXPECT_EQ(w.kind_of(fresh, "layers", "deep", 0), ValueKind::LikelyTensor);  // through scale, a round later
+  analysis::ParameterEvidence evidence = w.gather_checked(memo);
+  EXPECT_EQ(w.kind_of(evidence, "layers", "scale", 0), ValueKind::LikelyTensor);
+  EXPECT_EQ(w.kind_of(evidence, "layers", "deep", 0), ValueKind::LikelyTensor);  // through scale, a round later
   EXPECT_EQ(memo.last_counts().reused, 0u);
   const size_t typed_at_first = memo.last_counts().typed;
   EXPECT_GE(typed_at_first, 3u);  // forward, scale (twice: its evidence came a round later), run
 
   // Nothing changed: nothing is typed.
-  std::tie(memoised, fresh) = w.gather(memo);
-  EXPECT_EQ(memoised, fresh);
+  evidence = w.gather_checked(memo);
   EXPECT_EQ(memo.last_counts().typed, 0u);
   EXPECT_EQ(memo.last_counts().reused, typed_at_first);
 
@@ -1086,8 +1091,7 @@ TEST(EvidenceMemo, TypesAgainOnlyTheCallersAChangeReaches) {
         "@torch.compile\n"
         "def run(y: torch.Tensor):\n"
         "    return layers.deep(y)\n");
-  std::tie(memoised, fresh) = w.gather(memo);
-  EXPECT_EQ(memoised, fresh);
+  evidence = w.gather_checked(memo);
   EXPECT_EQ(memo.last_counts().typed, 1u);
 
   // A callee's return, read through a re-export, changes: the caller in another module is typed
@@ -1100,10 +1104,9 @@ TEST(EvidenceMemo, TypesAgainOnlyTheCallersAChangeReaches) {
         "    return deep(v)\n"
         "def deep(w):\n"
         "    return w\n");
-  std::tie(memoised, fresh) = w.gather(memo);
-  EXPECT_EQ(memoised, fresh);
-  EXPECT_EQ(w.kind_of(fresh, "layers", "scale", 0), ValueKind::Unknown);
-  EXPECT_EQ(w.kind_of(fresh, "layers", "deep", 0), ValueKind::LikelyTensor);  // run passes its tensor now
+  evidence = w.gather_checked(memo);
+  EXPECT_EQ(w.kind_of(evidence, "layers", "scale", 0), ValueKind::Unknown);
+  EXPECT_EQ(w.kind_of(evidence, "layers", "deep", 0), ValueKind::LikelyTensor);  // run passes its tensor now
   EXPECT_GE(memo.last_counts().typed, 2u);
   EXPECT_EQ(memo.last_counts().reused, 0u);  // run read layers too: deep's parameters
 
@@ -1114,13 +1117,11 @@ TEST(EvidenceMemo, TypesAgainOnlyTheCallersAChangeReaches) {
         "@torch.compile\n"
         "def forward(x: torch.Tensor):\n"
         "    return layers.scale(helpers.make(x), 2)\n");
-  std::tie(memoised, fresh) = w.gather(memo);
-  EXPECT_EQ(memoised, fresh);
-  EXPECT_EQ(w.kind_of(fresh, "layers", "scale", 0), ValueKind::Unknown);
+  evidence = w.gather_checked(memo);
+  EXPECT_EQ(w.kind_of(evidence, "layers", "scale", 0), ValueKind::Unknown);
   w.set("helpers", "def make(v):\n    return v\n");
-  std::tie(memoised, fresh) = w.gather(memo);
-  EXPECT_EQ(memoised, fresh);
-  EXPECT_EQ(w.kind_of(fresh, "layers", "scale", 0), ValueKind::LikelyTensor);
+  evidence = w.gather_checked(memo);
+  EXPECT_EQ(w.kind_of(evidence, "layers", "scale", 0), ValueKind::LikelyTensor);
   EXPECT_EQ(memo.last_counts().reused, 0u);
 }
 
