@@ -4,7 +4,6 @@
 #include <exception>
 #include <limits>
 #include <optional>
-#include <ranges>
 #include <map>
 #include <set>
 #include <string>
@@ -41,12 +40,16 @@ void observe(const CompiledCall& c, TypeOracle& types, std::vector<Observation>&
 }
 
 // The evidence of function `f`'s parameters: a run of the map, in key order.
-std::ranges::subrange<ParameterEvidence::const_iterator> evidence_of(const ParameterEvidence& evidence,
-                                                                      const FunctionRef& f) {
-  const auto begin = evidence.lower_bound(ParameterKey{f.module, f.function, std::numeric_limits<int>::min()});
-  auto end = begin;
-  while (end != evidence.end() && end->first.module == f.module && end->first.function == f.function) ++end;
-  return {begin, end};
+struct EvidenceRun {
+  ParameterEvidence::const_iterator first, last;
+  [[nodiscard]] ParameterEvidence::const_iterator begin() const { return first; }
+  [[nodiscard]] ParameterEvidence::const_iterator end() const { return last; }
+};
+EvidenceRun evidence_of(const ParameterEvidence& evidence, const FunctionRef& f) {
+  const auto first = evidence.lower_bound(ParameterKey{f.module, f.function, std::numeric_limits<int>::min()});
+  auto last = first;
+  while (last != evidence.end() && last->first.module == f.module && last->first.function == f.function) ++last;
+  return {first, last};
 }
 
 // The evidence of the functions `reads` (sorted), in key order.
