@@ -182,6 +182,40 @@ std::string summaries_header() {
                      hash128(fmt::format("{}\n{}", GRAPHMEND_VERSION, binary_identity())).substr(0, 16));
 }
 
+// The whole file at `path`; empty where it cannot be read whole.
+std::string read_whole(const std::filesystem::path& path) {
+  std::string bytes;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return bytes;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    bytes.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < bytes.size()) {  // a large read may come back in parts
+      const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got != bytes.size()) bytes.clear();
+  }
+  ::close(fd);
+  return bytes;
+}
+
+// Bumped when the layout of the evidence records (analysis/evidence_codec.cpp) changes.
+constexpr int kEvidenceFormat = 1;
+
+std::filesystem::path evidence_file(const std::filesystem::path& dir) {
+  return dir / fmt::format("evidence-v{}", kEvidenceFormat);
+}
+
+// The first line of the evidence file, naming the version and binary that wrote it; then
+// `<checksum> <length>` and the records.
+std::string evidence_header() {
+  return fmt::format("graphmend call evidence {}\n",
+                     hash128(fmt::format("{}\n{}", GRAPHMEND_VERSION, binary_identity())).substr(0, 16));
+}
+
 // Keeps the newest kMaxEntries entries: each distinct set of paths and settings (a pre-commit run
 // names other files each time) has an entry of its own, and the folder must not grow without end.
 constexpr size_t kMaxEntries = 32;
@@ -265,21 +299,8 @@ std::string summary_key(std::string_view module_name, bool package_init, std::st
   return fmt::format("{}{}", hash128(head).substr(0, 16), hash128(text));
 }
 
-SummaryStore::SummaryStore(std::filesystem::path dir, Writer writer) : dir_(std::move(dir)) {
-  const int fd = ::open(summaries_file(dir_).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-    bytes_.resize(static_cast<size_t>(st.st_size));
-    size_t got = 0;
-    while (got < bytes_.size()) {  // a large read may come back in parts
-      const ssize_t n = ::read(fd, bytes_.data() + got, bytes_.size() - got);
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
-    if (got != bytes_.size()) bytes_.clear();
-  }
-  ::close(fd);
+SummaryStore::SummaryStore(std::filesystem::path dir, Writer writer)
+    : dir_(std::move(dir)), bytes_(read_whole(summaries_file(dir_))) {
   std::string_view rest = bytes_;
   const std::string first_line = summaries_header();
   if (writer == Writer::AnyBuild) {
@@ -349,6 +370,29 @@ size_t SummaryStore::save(const RunSummaries& run, size_t keep) const {
     put(key, e.checksum, e.payload);
   }
   return write_whole(summaries_file(dir_), out) ? added : 0;
+}
+
+std::string load_evidence(const std::filesystem::path& dir) {
+  const std::string bytes = read_whole(evidence_file(dir));
+  std::string_view rest = bytes;
+  const std::string header = evidence_header();
+  if (!rest.starts_with(header)) return {};
+  rest.remove_prefix(header.size());
+  const size_t end = rest.find('\n');
+  const size_t space = rest.substr(0, end).find(' ');
+  if (end == std::string_view::npos || space == std::string_view::npos) return {};
+  size_t length = 0;
+  const char* digits_end = rest.data() + end;
+  const auto [at, error] = std::from_chars(rest.data() + space + 1, digits_end, length);
+  if (error != std::errc() || at != digits_end || length != rest.size() - end - 1) return {};
+  const std::string_view payload = rest.substr(end + 1);
+  if (rest.substr(0, space) != hash128(payload)) return {};
+  return std::string(payload);
+}
+
+void store_evidence(const std::filesystem::path& dir, std::string_view records) {
+  if (!make_folder(dir, dir)) return;
+  write_whole(evidence_file(dir), fmt::format("{}{} {}\n{}", evidence_header(), hash128(records), records.size(), records));
 }
 
 }  // namespace graphmend::driver::cache

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include <numeric>
+#include <unordered_map>
 #include <unordered_set>
 #include <thread>
 
@@ -922,6 +923,8 @@ class Run {
     // The file keeps several times the project's files: older texts' summaries for a while.
     const size_t stored = summaries.save(run_summaries, std::max<size_t>(4096, 4 * units_.size()));
     phase_.note(fmt::format("graphmend-summaries read={} stored={}", read, stored));
+    summary_keys_.resize(units_.size());
+    for (size_t i = 0; i < units_.size(); ++i) summary_keys_[i] = std::move(run_summaries[i].key);
     phase_("parse");
     drop_failed();
   }
@@ -939,9 +942,28 @@ class Run {
   }
 
   // The call evidence of the project: from the run's memo where it has one, which keeps the
-  // modules until the next run's.
+  // modules until the next run's; else, with the cache on, from the records the last run stored,
+  // each module known by its summary key, storing this run's for the next.
   analysis::ParameterEvidence gather_evidence(const analysis::Project& project, const analysis::CompileRegions& regions) {
-    if (!options_.evidence_memo) return analysis::gather_parameter_evidence(project, regions, jobs_);
+    std::shared_ptr<analysis::EvidenceMemo> memo = options_.evidence_memo;
+    const bool stored = !memo && options_.cache_dir && summary_keys_.size() == units_.size();
+    // A key names one module: two files of one name and text (a shared key) stand for neither.
+    std::unordered_map<std::string_view, const ir::Module*> module_of_key;
+    std::unordered_map<const ir::Module*, std::string_view> key_of_module;
+    if (stored) {
+      for (size_t i = 0; i < units_.size(); ++i) {
+        if (!units_[i].module || summary_keys_[i].empty()) continue;
+        const auto [it, added] = module_of_key.emplace(summary_keys_[i], units_[i].module.get());
+        if (!added) it->second = nullptr;
+        key_of_module.emplace(units_[i].module.get(), summary_keys_[i]);
+      }
+      memo = std::make_shared<analysis::EvidenceMemo>();
+      memo->decode(cache::load_evidence(*options_.cache_dir), [&](std::string_view key) -> const ir::Module* {
+        const auto it = module_of_key.find(key);
+        return it == module_of_key.end() ? nullptr : it->second;
+      });
+    }
+    if (!memo) return analysis::gather_parameter_evidence(project, regions, jobs_);
     std::vector<std::shared_ptr<const ir::Module>> modules;
     for (const Unit& u : units_) {
       if (!u.module) continue;
@@ -950,10 +972,35 @@ class Run {
                                                    std::shared_ptr<const ir::Module>>>(u.current, u.module);
       modules.emplace_back(both, u.module.get());
     }
-    analysis::ParameterEvidence evidence = options_.evidence_memo->gather(project, regions, jobs_, std::move(modules));
-    const analysis::EvidenceMemo::Counts counts = options_.evidence_memo->last_counts();
+    analysis::ParameterEvidence evidence = memo->gather(project, regions, jobs_, std::move(modules));
+    const analysis::EvidenceMemo::Counts counts = memo->last_counts();
     phase_.note(fmt::format("graphmend-evidence typed={} reused={}", counts.typed, counts.reused));
+    // Where nothing was typed, the stored records still hold every typing this run took.
+    if (stored && counts.typed > 0) {
+      cache::store_evidence(*options_.cache_dir, memo->encode([&](const ir::Module& m) {
+        const auto it = key_of_module.find(&m);
+        return it == key_of_module.end() ? std::string_view() : it->second;
+      }));
+    }
     return evidence;
+  }
+
+  // The order the units' modules join the project: by module name and where the module is found,
+  // not by the paths the run was given. So a check of one file of a project builds the project a
+  // check of all of it builds (the same layout), and the call evidence one stored stands for the
+  // other (gather_evidence).
+  std::vector<size_t> project_order() const {
+    std::vector<std::string> place(units_.size());
+    for (size_t i = 0; i < units_.size(); ++i) {
+      const DiscoveredFile& f = units_[i].input;
+      std::optional<std::filesystem::path> root = f.package_root;
+      if (!root) root = analysis::script_search_directory(f.path, f.module_name);
+      place[i] = f.module_name + '\0' + (root ? root->string() : std::string());
+    }
+    std::vector<size_t> order(units_.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return place[a] < place[b]; });
+    return order;
   }
 
   // Analyses every file; with fix or diff, applies the fixes and analyses every file again until
@@ -967,10 +1014,11 @@ class Run {
     bool analysis_only = false;  // set for the last pass: report on the final text, fix nothing
     // Gathered once, over the text on disk; each later pass carries it to the fixed modules.
     std::optional<analysis::ParameterEvidence> carried_evidence;
+    const std::vector<size_t> joining = project_order();
     for (int iteration = 0;; ++iteration) {
       analysis::Project project;
       std::vector<const ir::Module*> analysed(units_.size(), nullptr);  // compared as keys only, later
-      for (size_t i = 0; i < units_.size(); ++i) {
+      for (size_t i : joining) {
         analysed[i] = units_[i].module.get();
         if (analysed[i]) project.add(analysed[i], units_[i].summary);
       }
@@ -1271,6 +1319,7 @@ class Run {
   bool replayed_ = false;  // the findings come from the cache
   std::string cache_key_;
   std::string digest_;
+  std::vector<std::string> summary_keys_;  // by unit, with the cache on: its module's summary key
   // What a fix run needs to report on the text on disk: the first pass's findings, which of them
   // it fixed, every pass's edits; and the fixes the latest pass had to leave out.
   std::vector<std::vector<rules::Diagnostic>> first_diags_;

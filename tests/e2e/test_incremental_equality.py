@@ -11,7 +11,8 @@ The edits are picked at random with fixed seeds. After each, the edited file and
 modeling files are checked as pre-commit runs it (those files named, the project found from
 them), once with the cache kept from the runs before and once with `--no-cache`. The reports,
 JSON with every fix (`--unsafe-fixes`), must be byte-identical but for the run's duration, and
-the cached run must have read the other files' summaries back from the cache.
+the cached run must have read the other files' summaries back from the cache, and the typings of
+the compiled calls that the edit left as they were (the call evidence the run before stored).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def report(graphmend_bin, project, files, *flags):
                           *flags, *files], cwd=project, capture_output=True, text=True, env=env, check=False)
     assert out.returncode in (0, 1), out.stderr[-2000:]
     counts = re.findall(r"^graphmend-summaries read=(\d+) stored=(\d+)$", out.stderr, re.MULTILINE)
+    counts += re.findall(r"^graphmend-evidence typed=(\d+) reused=(\d+)$", out.stderr, re.MULTILINE)
     return re.sub(r'"elapsed_ms": [0-9.e+-]+', '"elapsed_ms": 0', out.stdout), counts
 
 
@@ -130,7 +132,7 @@ def test_checks_after_random_edits_report_what_a_check_keeping_nothing_reports(g
     _, counts = report(graphmend_bin, project, ["transformers"], *cache)
     assert counts and counts[0][1] != "0", "the first run stores every file's summary"
 
-    done, findings = [], 0
+    done, findings, evidence = [], 0, []
     for kind in EDITS * EDITS_PER_KIND:
         for _ in range(50):  # a file the edit applies to
             edited = rng.choice(modeling + shared)
@@ -143,11 +145,13 @@ def test_checks_after_random_edits_report_what_a_check_keeping_nothing_reports(g
         kept, kept_counts = report(graphmend_bin, project, files, *cache)
         fresh, _ = report(graphmend_bin, project, files, "--no-cache")
         assert kept == fresh, f"after: {done}"
-        read, stored = map(int, kept_counts[0])
+        (read, stored), (typed, reused) = (map(int, c) for c in kept_counts)
         assert read > 1000 and stored >= 1, (done, kept_counts)  # the others' summaries came back
+        assert reused > 1000, (done, kept_counts)  # and the typings the edit left
+        evidence.append((typed, reused))
         findings += len(json.loads(kept)["diagnostics"])
     assert findings > 0, "reports with findings were compared"
-    print(f"\nseed {seed}: {done}; {findings} findings compared")
+    print(f"\nseed {seed}: {done}; {findings} findings compared; evidence (typed, reused): {evidence}")
 
 
 class Server:

@@ -1,7 +1,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <optional>
 
@@ -1009,6 +1011,31 @@ class Workspace {
     modules_[name] = std::shared_ptr<const ir::Module>(parsed, parsed->module.get());
   }
   void remove(const std::string& name) { modules_.erase(name); }
+  // The same texts parsed again, as the next run of a check parses them: new module objects.
+  [[nodiscard]] Workspace parsed_again() const {
+    Workspace next;
+    for (const auto& [name, m] : modules_) next.set(name, std::string(m->text()));
+    return next;
+  }
+  // Each module's key, as a summary key stands for it: its name and its text.
+  [[nodiscard]] std::map<const ir::Module*, std::string> keys() const {
+    std::map<const ir::Module*, std::string> out;
+    for (const auto& [name, m] : modules_) out[m.get()] = name + '\n' + std::string(m->text());
+    return out;
+  }
+  // The memo's records as the run that gathered them stores them, read back by the next run.
+  static void carry(const analysis::EvidenceMemo& from, const Workspace& before, analysis::EvidenceMemo& to,
+                    const Workspace& after, const std::function<std::string(std::string)>& damage = nullptr) {
+    const std::map<const ir::Module*, std::string> keys = before.keys();
+    std::string bytes = from.encode([&](const ir::Module& m) { return std::string_view(keys.at(&m)); });
+    if (damage) bytes = damage(std::move(bytes));
+    std::map<std::string, const ir::Module*, std::less<>> modules;
+    for (const auto& [m, key] : after.keys()) modules[key] = m;
+    to.decode(bytes, [&](std::string_view key) -> const ir::Module* {
+      const auto it = modules.find(key);
+      return it == modules.end() ? nullptr : it->second;
+    });
+  }
   [[nodiscard]] const ir::Module& module(const std::string& name) const { return *modules_.at(name); }
 
   // The evidence as the memo gathers it, and as a fresh gathering does: they must be equal.
@@ -1199,6 +1226,122 @@ TEST(EvidenceMemo, EqualsAFreshGatheringAfterRandomEdits) {
   EXPECT_GT(tensors, 200u);  // the programs pass tensors along
   EXPECT_GT(reused, typed);  // most typings are taken from the memo
   EXPECT_GT(typed, 0u);
+}
+
+// A check keeps the memo's records on disk, each module named by its summary key, and the next
+// run reads them against modules parsed anew: a record stands where every module it names has
+// the same key, so the run types again only the callers of a changed module.
+TEST(EvidenceMemo, StoredRecordsStandForModulesOfTheSameKeyInTheNextRun) {
+  Workspace w;
+  w.set("layers", "import torch\ndef scale(v, k):\n    return v\n");
+  w.set("model",
+        "import torch\nimport layers\n@torch.compile\ndef forward(x: torch.Tensor):\n    return layers.scale(x, 2)\n");
+  // A module read neither as a caller's nor as a callee's: a base class's attribute store.
+  w.set("base",
+        "import torch\nclass Base(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.w = torch.ones(2)\n");
+  w.set("block",
+        "import torch\nimport base, layers\nclass Block(base.Base):\n    def forward(self, x):\n"
+        "        return layers.scale(x, self.w)\n");
+  w.set("other", "import torch\nimport layers\n@torch.compile\ndef run(y: torch.Tensor):\n    return layers.scale(3, y)\n");
+  analysis::EvidenceMemo first;
+  EXPECT_EQ(w.kind_of(w.gather_checked(first), "layers", "scale", 1), ValueKind::LikelyTensor);  // self.w
+  const size_t typed_at_first = first.last_counts().typed;
+  EXPECT_EQ(typed_at_first, 3u);
+
+  // The next run, nothing changed: every typing is read back.
+  Workspace same = w.parsed_again();
+  analysis::EvidenceMemo second;
+  Workspace::carry(first, w, second, same);
+  same.gather_checked(second);
+  EXPECT_EQ(second.last_counts().typed, 0u);
+  EXPECT_EQ(second.last_counts().reused, typed_at_first);
+
+  // `other` changed: its caller alone is typed, `forward`'s typing stands.
+  Workspace edited = same.parsed_again();
+  edited.set("other", "import torch\nimport layers\n@torch.compile\ndef run(y: torch.Tensor):\n    return layers.scale(y, 3)\n");
+  analysis::EvidenceMemo third;
+  Workspace::carry(second, same, third, edited);
+  const analysis::ParameterEvidence evidence = edited.gather_checked(third);
+  EXPECT_EQ(third.last_counts().typed, 1u);
+  EXPECT_EQ(third.last_counts().reused, 2u);
+  EXPECT_EQ(edited.kind_of(evidence, "layers", "scale", 0), ValueKind::LikelyTensor);
+
+  // The base class's store changed: Block.forward read it, and is typed again.
+  Workspace edited_base = edited.parsed_again();
+  edited_base.set("base",
+                  "import torch\nclass Base(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                  "        self.w = 3\n");
+  analysis::EvidenceMemo fourth;
+  Workspace::carry(third, edited, fourth, edited_base);
+  EXPECT_EQ(edited_base.kind_of(edited_base.gather_checked(fourth), "layers", "scale", 1), ValueKind::Unknown);
+  EXPECT_EQ(fourth.last_counts().typed, 1u);
+  EXPECT_EQ(fourth.last_counts().reused, 2u);
+
+  // `layers` changed: every caller calls into it.
+  Workspace edited_layers = edited_base.parsed_again();
+  edited_layers.set("layers", "import torch\ndef scale(v, k):\n    return k\n");
+  analysis::EvidenceMemo fifth;
+  Workspace::carry(fourth, edited_base, fifth, edited_layers);
+  edited_layers.gather_checked(fifth);
+  EXPECT_EQ(fifth.last_counts().typed, 3u);
+  EXPECT_EQ(fifth.last_counts().reused, 0u);
+}
+
+// Run after run, with random edits in between, the evidence gathered with the records the run
+// before stored is a fresh gathering's. Damaged records (cut short, a byte changed: what the
+// file's checksum keeps from a run, tested in cache_test.cpp) are read without trust: they never
+// make a key that names no parameter of the run's modules, nor crash the reader.
+TEST(EvidenceMemo, StoredRecordsGiveAFreshGatheringsEvidenceAfterRandomEdits) {
+  constexpr int kModules = 5;
+  std::mt19937 random(20261208);
+  Workspace w;
+  for (int m = 0; m < kModules; ++m) w.set(fmt::format("m{}", m), random_module(random, m, kModules));
+  auto memo = std::make_unique<analysis::EvidenceMemo>();
+  w.gather_checked(*memo);
+  size_t typed = 0, reused = 0, damaged_reused = 0;
+  for (int step = 0; step < 80; ++step) {
+    Workspace next = w.parsed_again();
+    const int m = static_cast<int>(random() % (kModules + 1));
+    const std::string name = fmt::format("m{}", m);
+    if (m == kModules && random() % 2) {
+      next.remove(name);
+    } else if (random() % 3) {
+      next.set(name, random_module(random, m, kModules));
+    }
+    const auto damage = [&](std::string bytes) {
+      if (bytes.empty()) return bytes;
+      if (random() % 2) {
+        bytes.resize(random() % bytes.size());
+      } else {
+        bytes[random() % bytes.size()] ^= static_cast<char>(1 + random() % 255);
+      }
+      return bytes;
+    };
+    analysis::EvidenceMemo damaged;
+    Workspace::carry(*memo, w, damaged, next, damage);
+    const auto modules = next.keys();
+    for (const auto& [key, type] : next.gather(damaged).first) {
+      ASSERT_TRUE(modules.contains(key.module)) << "step " << step;
+      const auto& functions = key.module->functions;
+      ASSERT_TRUE(key.function >= 0 && static_cast<size_t>(key.function) < functions.size());
+      ASSERT_TRUE(key.parameter >= 0 &&
+                  static_cast<size_t>(key.parameter) < functions[static_cast<size_t>(key.function)].params.size());
+    }
+    damaged_reused += damaged.last_counts().reused;
+
+    auto read_back = std::make_unique<analysis::EvidenceMemo>();
+    Workspace::carry(*memo, w, *read_back, next);
+    const auto [stored, fresh] = next.gather(*read_back, 1 + step % 2);
+    ASSERT_EQ(stored, fresh) << "step " << step;
+    typed += read_back->last_counts().typed;
+    reused += read_back->last_counts().reused;
+    memo = std::move(read_back);
+    w = std::move(next);
+  }
+  EXPECT_GT(reused, typed);  // most typings are read back
+  EXPECT_GT(typed, 0u);
+  EXPECT_GT(damaged_reused, 0u);  // a damaged byte costs the records it is in, not every one
 }
 
 // Evidence by function name and parameter, for comparing the evidence of two texts.

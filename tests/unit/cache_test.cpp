@@ -273,5 +273,34 @@ TEST(SummaryStore, AWritersLeftoverTemporaryIsRemovedOnceStale) {
   EXPECT_TRUE(std::filesystem::exists(live));
 }
 
+// The call evidence records are bytes to the cache: what it stores comes back whole, or not at
+// all where any byte of the file changed, its length did, or another build wrote it.
+TEST(EvidenceFile, TheRecordsComeBackWholeOrNotAtAll) {
+  testing::TempDir dir;
+  EXPECT_EQ(load_evidence(dir.path), "");  // no file yet
+  const std::string records("records\n\0with any byte \xff", 25);
+  store_evidence(dir.path, records);
+  EXPECT_EQ(load_evidence(dir.path), records);
+  EXPECT_TRUE(std::filesystem::exists(dir.path / ".gitignore"));
+  const std::filesystem::path file = dir.path / "evidence-v1";
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  for (size_t at = 0; at < bytes.size(); ++at) {
+    std::string damaged = bytes;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x20);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << damaged;
+    EXPECT_EQ(load_evidence(dir.path), "") << "byte " << at;
+  }
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 1);
+  EXPECT_EQ(load_evidence(dir.path), "");
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes << "x";
+  EXPECT_EQ(load_evidence(dir.path), "");
+  store_evidence(dir.path, "newer");  // replaced whole
+  EXPECT_EQ(load_evidence(dir.path), "newer");
+}
+
 }  // namespace
 }  // namespace graphmend::driver::cache

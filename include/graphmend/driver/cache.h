@@ -114,4 +114,13 @@ class SummaryStore {
   std::vector<std::string_view> order_;               // the keys in file order
 };
 
+// The call evidence a run gathered, as its records (analysis::EvidenceMemo::encode), for the next
+// run to type again only the compiled callers whose inputs changed. The folder keeps one file of
+// them (`evidence-v<format>`), the last run's: it names the graphmend version and binary that
+// wrote it and carries a checksum. load_evidence() gives the records, or nothing where there is no
+// file, another build wrote it, or it is damaged; store_evidence() replaces the file atomically,
+// and a failure leaves the run as it was.
+std::string load_evidence(const std::filesystem::path& dir);
+void store_evidence(const std::filesystem::path& dir, std::string_view records);
+
 }  // namespace graphmend::driver::cache
