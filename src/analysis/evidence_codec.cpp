@@ -214,6 +214,14 @@ void EvidenceMemo::decode(std::string_view bytes,
   std::vector<const ir::Module*> modules;
   modules.reserve(records.modules.size());
   for (const std::string& key : records.modules) modules.push_back(module_of(key));
+  // A module two entries of the table name (a key written twice) is named by neither.
+  std::vector<const ir::Module*> sorted = modules;
+  std::sort(sorted.begin(), sorted.end());
+  for (const ir::Module*& m : modules) {
+    if (m && std::upper_bound(sorted.begin(), sorted.end(), m) - std::lower_bound(sorted.begin(), sorted.end(), m) > 1) {
+      m = nullptr;
+    }
+  }
   Translation translation(std::move(modules));
   for (const stored::Caller& s : records.callers) {
     if (auto record = translation.caller(s)) callers_.insert(std::move(*record));

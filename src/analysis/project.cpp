@@ -200,13 +200,15 @@ const ModuleSummary& Project::summary_of(const ir::Module& module) const {
 std::vector<std::string> Project::layout() const {
   std::vector<std::string> out;
   out.reserve(modules_.size());
-  for (const ir::Module* m : modules_) {
-    const auto roots = roots_.find(m);
-    out.push_back(roots == roots_.end() ? m->module_name()
-                                        : m->module_name() + '\0' + roots->second.found_under + '\0' +
-                                              roots->second.searched);
-  }
+  for (const ir::Module* m : modules_) out.push_back(place_of(*m));
   return out;
+}
+
+std::string Project::place_of(const ir::Module& module) const {
+  const auto roots = roots_.find(&module);
+  return roots == roots_.end()
+             ? module.module_name()
+             : module.module_name() + '\0' + roots->second.found_under + '\0' + roots->second.searched;
 }
 
 std::vector<ClassRef> Project::bases_of(ClassRef cls) const {

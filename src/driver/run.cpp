@@ -947,15 +947,21 @@ class Run {
   analysis::ParameterEvidence gather_evidence(const analysis::Project& project, const analysis::CompileRegions& regions) {
     std::shared_ptr<analysis::EvidenceMemo> memo = options_.evidence_memo;
     const bool stored = !memo && options_.cache_dir && summary_keys_.size() == units_.size();
-    // A key names one module: two files of one name and text (a shared key) stand for neither.
+    // A module's key in the records: its summary key (its name and text) and its place, since a
+    // script's imports find the modules beside it. A key names one module: a key two modules share
+    // stands for neither, in this run's records or the last run's.
+    std::vector<std::string> keys(units_.size());
     std::unordered_map<std::string_view, const ir::Module*> module_of_key;
     std::unordered_map<const ir::Module*, std::string_view> key_of_module;
     if (stored) {
       for (size_t i = 0; i < units_.size(); ++i) {
         if (!units_[i].module || summary_keys_[i].empty()) continue;
-        const auto [it, added] = module_of_key.emplace(summary_keys_[i], units_[i].module.get());
+        keys[i] = summary_keys_[i] + '\n' + project.place_of(*units_[i].module);
+        const auto [it, added] = module_of_key.emplace(keys[i], units_[i].module.get());
         if (!added) it->second = nullptr;
-        key_of_module.emplace(units_[i].module.get(), summary_keys_[i]);
+      }
+      for (size_t i = 0; i < units_.size(); ++i) {
+        if (!keys[i].empty() && module_of_key.at(keys[i])) key_of_module.emplace(units_[i].module.get(), keys[i]);
       }
       memo = std::make_shared<analysis::EvidenceMemo>();
       memo->decode(cache::load_evidence(*options_.cache_dir), [&](std::string_view key) -> const ir::Module* {

@@ -240,3 +240,78 @@ def test_summaries_another_build_stored_are_not_read(gm, package, graphmend_bin,
     r = gm("check", "pkg", cwd=package, env=phases, binary=other)
     assert summary_counts(r.stderr) == (0, 3)
     assert len(summaries(package)) == 3  # the other build's summaries are dropped, not kept beside
+
+
+def evidence_counts(stderr):
+    """What a run with GRAPHMEND_PHASES reports of the call evidence: (typed, reused)."""
+    (match,) = re.findall(r"^graphmend-evidence typed=(\d+) reused=(\d+)$", stderr, re.MULTILINE)
+    return int(match[0]), int(match[1])
+
+
+LAYERS = """import torch
+
+
+def scale(v, k):
+    if v > 0:
+        return v * k
+    return v
+"""
+
+
+def test_the_typings_of_compiled_calls_are_kept_for_the_next_check(gm, package):
+    """A check stores each compiled caller's typing; the next, of one changed file with the rest
+    as context, types again only the callers of what changed, and reports what a check keeping
+    nothing reports."""
+    phases = {"GRAPHMEND_PHASES": "1"}
+    (package / "pkg" / "layers.py").write_text(LAYERS)
+    (package / "pkg" / "block.py").write_text(
+        "import torch\n\nfrom .layers import scale\n\n\nclass Block(torch.nn.Module):\n"
+        "    def forward(self, x: torch.Tensor):\n        return scale(x, 2)\n")
+    first = gm("check", "pkg", cwd=package, env=phases)
+    assert evidence_counts(first.stderr) == (2, 0)  # Model.forward, Block.forward
+    assert list((package / ".graphmend_cache").glob("evidence-v*"))
+    assert "pkg/layers.py:5:8: GM101" in first.stdout  # scale's `v` is a tensor: Block passes one
+
+    (package / "pkg" / "model.py").write_text(MODEL + "\n")
+    second = gm("check", "pkg/model.py", cwd=package, env=phases)
+    assert evidence_counts(second.stderr) == (1, 1)  # Block's typing read back
+    fresh = gm("check", "pkg/model.py", "--no-cache", cwd=package)
+    assert (second.returncode, normalised(second.stdout)) == (fresh.returncode, normalised(fresh.stdout))
+
+    # What Block passes changed: its caller is typed again, and scale's `v` is no tensor.
+    (package / "pkg" / "block.py").write_text((package / "pkg" / "block.py").read_text().replace("scale(x, 2)",
+                                                                                                 "scale(2, x)"))
+    third = gm("check", "pkg/layers.py", cwd=package, env=phases)
+    assert evidence_counts(third.stderr) == (1, 1)
+    assert "GM101" not in third.stdout
+    fresh = gm("check", "pkg/layers.py", "--no-cache", cwd=package)
+    assert (third.returncode, normalised(third.stdout)) == (fresh.returncode, normalised(fresh.stdout))
+
+
+def test_a_kept_typing_stands_for_the_same_text_in_the_same_place_only(gm, tmp_path):
+    """Scripts in two folders, both `model.py`, each importing the `base` beside it and the one
+    `util` there is: the text of one copied to the other is the same module name and text, but
+    its `base` is another one, so the typing kept for the first is not the second's (an
+    adversarial review's case)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'r'\n")
+    base = ("import torch\n\n\nclass Base(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.w = {}\n")
+    model = ("import torch\nimport base\nimport util\n\n\nclass Block(base.Base):\n    def forward(self, x):\n"
+             "        return util.g(self.w)\n")
+    for folder, stored in (("a", "3"), ("b", "torch.ones(2)")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "base.py").write_text(base.format(stored))
+    (tmp_path / "a" / "util.py").write_text("def g(v):\n    if v > 0:\n        return v\n    return v\n")
+    (tmp_path / "a" / "model.py").write_text(model)
+    (tmp_path / "b" / "model.py").write_text(model + "# b\n")
+    first = gm("check", ".", cwd=tmp_path)
+    assert "a/util.py:2:8: GM101" in first.stdout  # b's Block passes its tensor
+
+    # b's text now is a's, and a's is new: a's old typing (self.w an int) must not serve b.
+    (tmp_path / "b" / "model.py").write_text(model)
+    (tmp_path / "a" / "model.py").write_text(model + "# a\n")
+    second = gm("check", ".", cwd=tmp_path, env={"GRAPHMEND_PHASES": "1"})
+    fresh = gm("check", ".", "--no-cache", cwd=tmp_path)
+    assert "a/util.py:2:8: GM101" in fresh.stdout
+    assert (second.returncode, normalised(second.stdout)) == (fresh.returncode, normalised(fresh.stdout))
+    assert evidence_counts(second.stderr) == (2, 0)

@@ -55,15 +55,16 @@ class EvidenceMemo {
   [[nodiscard]] Counts last_counts() const;
 
   // The records as bytes, for a later run (driver/cache.h, the evidence file), with each module
-  // named by `key_of`: its summary key, which stands for its name and text (an empty key: none, and
-  // the records that name it are left out). Like a summary, the bytes are compact and read
-  // without trust (analysis/field_codec.h).
+  // named by `key_of`: a key that stands for its name, its text and its place (Project::place_of),
+  // which make what typing reads of it (an empty key: none, and the records that name it are left
+  // out). Like a summary, the bytes are compact and read without trust (analysis/field_codec.h).
   [[nodiscard]] std::string encode(const std::function<std::string_view(const ir::Module&)>& key_of) const;
   // Replaces the records with those `bytes` hold, each module found by its key with `module_of`
   // (null: not in this run, or not one module). A record that names a module not found, or a
   // function, parameter or module index that is not there, is left out; bytes that do not decode
-  // whole leave no records. A module of the same key is the same text under the same name, so a
-  // record that stands is what a gathering in this run would keep of that caller.
+  // whole leave no records, and a module two keys find is named by neither. A module of the same
+  // key is the same text under the same name in the same place, so a record that stands is what
+  // a gathering in this run would keep of that caller.
   void decode(std::string_view bytes, const std::function<const ir::Module*(std::string_view key)>& module_of);
 
   // One typing of a caller's calls: what it saw, and what it read.

@@ -79,6 +79,10 @@ class Project {
   // found under and searches first, in the order added. Two projects with the same layout find the
   // same module, by position, for every name and importer.
   [[nodiscard]] std::vector<std::string> layout() const;
+  // One module's entry of the layout: its name, and where it is found and searches first. Two
+  // modules of one name and text type alike only where this is the same too (`import base` in
+  // a script finds the `base` beside it).
+  [[nodiscard]] std::string place_of(const ir::Module& module) const;
 
   // The modules an answer depended on, for memoising it (call_evidence.h, EvidenceMemo). While a
   // ReadLog lives, this thread's lookups note each module they find or whose summary they read,
