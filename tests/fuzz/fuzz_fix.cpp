@@ -8,18 +8,25 @@
 //   - Parser::parse_edited gives the whole parse's tree, node for node, for an edit the input
 //     picks (where, how much it replaces, and with which of its own bytes);
 //   - a module's summary comes back from its bytes as it was taken (analysis::encode, decode), and
-//     the input's own bytes, read as a stored summary, give nothing or a consistent summary.
+//     the input's own bytes, read as a stored summary, give nothing or a consistent summary;
+//   - the call evidence's records come back from their bytes (a gathering with them types
+//     nothing and finds the same), and the input's own bytes, read as records naming the module,
+//     never make a gathering crash or name a parameter the module lacks.
 // Built by tests/fuzz/CMakeLists.txt with clang (-DGRAPHMEND_FUZZ=ON); run by scripts/fuzz.sh.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "graphmend/analysis/call_evidence.h"
+#include "graphmend/analysis/compile_regions.h"
 #include "graphmend/analysis/summary_codec.h"
 #include "graphmend/driver/run.h"
 #include "graphmend/ir/module.h"
@@ -112,6 +119,34 @@ void check_parse_edited(const std::string& input) {
   }
 }
 
+// The module's call evidence gathered with a memo, its records encoded and read back (each module
+// of the one-module project named by one key), and the input read as records.
+void check_evidence_records(const graphmend::ir::Module& module, const std::string& input) {
+  namespace analysis = graphmend::analysis;
+  analysis::Project project;
+  project.add(&module);
+  const analysis::CompileRegions regions(project);
+  // The memo keeps its modules alive; this one outlives the memos, so none is owned.
+  const std::shared_ptr<const graphmend::ir::Module> unowned(&module, [](const graphmend::ir::Module*) {});
+  analysis::EvidenceMemo first;
+  const analysis::ParameterEvidence evidence = first.gather(project, regions, 1, {unowned});
+  const auto key_of = [](const graphmend::ir::Module&) { return std::string_view("the module"); };
+  const auto module_of = [&](std::string_view key) { return key == "the module" ? &module : nullptr; };
+  analysis::EvidenceMemo second;
+  second.decode(first.encode(key_of), module_of);
+  if (second.gather(project, regions, 1, {unowned}) != evidence || second.last_counts().typed != 0) {
+    violated("the call evidence's records do not come back from their bytes");
+  }
+  analysis::EvidenceMemo from_input;
+  from_input.decode(input, [&](std::string_view) { return &module; });
+  for (const auto& [key, type] : from_input.gather(project, regions, 1, {unowned})) {
+    const bool inside = key.module == &module && key.function >= 0 &&
+                        static_cast<size_t>(key.function) < module.functions.size() && key.parameter >= 0 &&
+                        static_cast<size_t>(key.parameter) < module.functions[static_cast<size_t>(key.function)].params.size();
+    if (!inside) violated("records read from the input name a parameter the module lacks");
+  }
+}
+
 // One input in four (the top bits of its last byte, independent of check_parse_edited's pick):
 // a parse and a walk more would slow every run under ASan.
 void check_summary_round_trip(const std::string& input) {
@@ -135,6 +170,7 @@ void check_summary_round_trip(const std::string& input) {
   if (graphmend::analysis::decode(graphmend::analysis::encode(summary)) != summary) {
     violated("a module's summary does not come back from its bytes");
   }
+  check_evidence_records(module, input);
 }
 
 }  // namespace
