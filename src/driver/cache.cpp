@@ -1,7 +1,6 @@
 #include "graphmend/driver/cache.h"
 
 #include <fmt/format.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,12 +13,15 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <unordered_set>
 #include <nlohmann/json.hpp>
 
 #include "graphmend/analysis/summary_codec.h"
 #include "graphmend/rules/registry.h"
+#include "graphmend/source/source_file.h"
 
 namespace graphmend::driver::cache {
 
@@ -175,31 +177,49 @@ std::filesystem::path summaries_file(const std::filesystem::path& dir) {
   return dir / fmt::format("summaries-v{}", analysis::kSummaryFormat);
 }
 
-// The first line of the summaries file, naming the version and binary that wrote it; its entries
-// follow.
-std::string summaries_header() {
-  return fmt::format("graphmend module summaries {}\n",
-                     hash128(fmt::format("{}\n{}", GRAPHMEND_VERSION, binary_identity())).substr(0, 16));
+// The first line of a file the folder keeps of `what`, naming the version and binary that wrote it:
+// another build's file is not this build's to read.
+std::string file_header(std::string_view what) {
+  return fmt::format("graphmend {} {}\n",
+                     what, hash128(fmt::format("{}\n{}", GRAPHMEND_VERSION, binary_identity())).substr(0, 16));
+}
+
+// The summaries file's header; its entries follow.
+std::string summaries_header() { return file_header("module summaries"); }
+
+// One entry of such a file: `<key> <checksum> <length>\n` and its bytes.
+struct FileEntry {
+  std::string_view key;
+  std::string_view checksum;  // hash128 of the payload, as written
+  std::string_view payload;
+};
+
+void put_entry(std::string& out, std::string_view key, std::string_view checksum, std::string_view payload) {
+  out += fmt::format("{} {} {}\n", key, checksum, payload.size());
+  out += payload;
+}
+
+// The entry `rest` starts with, taken off it; nullopt where its header is damaged or its length
+// runs past the end (the next entry's place is then not known).
+std::optional<FileEntry> take_entry(std::string_view& rest) {
+  const size_t end = rest.find('\n');
+  if (end == std::string_view::npos) return std::nullopt;
+  const std::string_view header = rest.substr(0, end);
+  const size_t a = header.find(' ');
+  const size_t b = a == std::string_view::npos ? a : header.find(' ', a + 1);
+  if (b == std::string_view::npos) return std::nullopt;
+  size_t length = 0;
+  const char* digits_end = header.data() + header.size();
+  const auto [at, error] = std::from_chars(header.data() + b + 1, digits_end, length);
+  if (error != std::errc() || at != digits_end || length > rest.size() - end - 1) return std::nullopt;
+  FileEntry entry{header.substr(0, a), header.substr(a + 1, b - a - 1), rest.substr(end + 1, length)};
+  rest.remove_prefix(end + 1 + length);
+  return entry;
 }
 
 // The whole file at `path`; empty where it cannot be read whole.
 std::string read_whole(const std::filesystem::path& path) {
-  std::string bytes;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return bytes;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-    bytes.resize(static_cast<size_t>(st.st_size));
-    size_t got = 0;
-    while (got < bytes.size()) {  // a large read may come back in parts
-      const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
-    if (got != bytes.size()) bytes.clear();
-  }
-  ::close(fd);
-  return bytes;
+  return source::read_bytes(path, std::numeric_limits<uint64_t>::max()).value_or(std::string());
 }
 
 // Bumped when the layout of the evidence records (analysis/evidence_codec.cpp) changes.
@@ -209,12 +229,9 @@ std::filesystem::path evidence_file(const std::filesystem::path& dir) {
   return dir / fmt::format("evidence-v{}", kEvidenceFormat);
 }
 
-// The first line of the evidence file, naming the version and binary that wrote it; then
-// `<checksum> <length>` and the records.
-std::string evidence_header() {
-  return fmt::format("graphmend call evidence {}\n",
-                     hash128(fmt::format("{}\n{}", GRAPHMEND_VERSION, binary_identity())).substr(0, 16));
-}
+// The evidence file: its header, then one entry, the records.
+std::string evidence_header() { return file_header("call evidence"); }
+constexpr std::string_view kEvidenceKey = "records";
 
 // Keeps the newest kMaxEntries entries: each distinct set of paths and settings (a pre-commit run
 // names other files each time) has an entry of its own, and the folder must not grow without end.
@@ -311,24 +328,11 @@ SummaryStore::SummaryStore(std::filesystem::path dir, Writer writer)
     if (!rest.starts_with(first_line)) return;
     rest.remove_prefix(first_line.size());
   }
-  // Entry after entry, each `<key> <checksum> <length>\n` and its bytes; a damaged header ends the
-  // reading, since the next one's place is not known.
+  // Entry after entry; a damaged header ends the reading, since the next one's place is not known.
   while (!rest.empty()) {
-    const size_t end = rest.find('\n');
-    if (end == std::string_view::npos) return;
-    const std::string_view header = rest.substr(0, end);
-    const size_t a = header.find(' ');
-    const size_t b = a == std::string_view::npos ? a : header.find(' ', a + 1);
-    if (b == std::string_view::npos) return;
-    size_t length = 0;
-    const char* digits_end = header.data() + header.size();
-    const auto [at, error] = std::from_chars(header.data() + b + 1, digits_end, length);
-    if (error != std::errc() || at != digits_end || length > rest.size() - end - 1) return;
-    const std::string_view key = header.substr(0, a);
-    if (index_.try_emplace(key, Stored{header.substr(a + 1, b - a - 1), rest.substr(end + 1, length)}).second) {
-      order_.push_back(key);
-    }
-    rest.remove_prefix(end + 1 + length);
+    const std::optional<FileEntry> entry = take_entry(rest);
+    if (!entry) return;
+    if (index_.try_emplace(entry->key, Stored{entry->checksum, entry->payload}).second) order_.push_back(entry->key);
   }
 }
 
@@ -346,8 +350,7 @@ size_t SummaryStore::save(const RunSummaries& run, size_t keep) const {
   std::unordered_set<std::string_view> written;
   const auto put = [&](std::string_view key, std::string_view checksum, std::string_view payload) {
     if (!written.insert(key).second) return;  // two files of one name and text share a key
-    out += fmt::format("{} {} {}\n", key, checksum, payload.size());
-    out += payload;
+    put_entry(out, key, checksum, payload);
   };
   const size_t header_size = out.size();
   for (const RunSummary& r : run) {
@@ -378,21 +381,16 @@ std::string load_evidence(const std::filesystem::path& dir) {
   const std::string header = evidence_header();
   if (!rest.starts_with(header)) return {};
   rest.remove_prefix(header.size());
-  const size_t end = rest.find('\n');
-  const size_t space = rest.substr(0, end).find(' ');
-  if (end == std::string_view::npos || space == std::string_view::npos) return {};
-  size_t length = 0;
-  const char* digits_end = rest.data() + end;
-  const auto [at, error] = std::from_chars(rest.data() + space + 1, digits_end, length);
-  if (error != std::errc() || at != digits_end || length != rest.size() - end - 1) return {};
-  const std::string_view payload = rest.substr(end + 1);
-  if (rest.substr(0, space) != hash128(payload)) return {};
-  return std::string(payload);
+  const std::optional<FileEntry> entry = take_entry(rest);
+  if (!entry || !rest.empty() || entry->key != kEvidenceKey || entry->checksum != hash128(entry->payload)) return {};
+  return std::string(entry->payload);
 }
 
 void store_evidence(const std::filesystem::path& dir, std::string_view records) {
   if (!make_folder(dir, dir)) return;
-  write_whole(evidence_file(dir), fmt::format("{}{} {}\n{}", evidence_header(), hash128(records), records.size(), records));
+  std::string out = evidence_header();
+  put_entry(out, kEvidenceKey, hash128(records), records);
+  write_whole(evidence_file(dir), out);
 }
 
 }  // namespace graphmend::driver::cache
