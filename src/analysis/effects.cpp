@@ -78,6 +78,7 @@ std::optional<Effect> user_call_raises(const ir::Module& m, TypeOracle& types, i
   const auto callee = types.project().function_of_expr(m, fn);
   if (!callee) return std::nullopt;
   const ir::Module& cm = *callee->module;
+  cm.ensure_built();
   const ir::Function& f = cm.functions[static_cast<size_t>(callee->function)];
   if (depth >= kMaxCallDepth) {
     return Effect{EffectKind::MayRaise, call, fmt::format("`{}` may raise (calls nested too deep to prove)", ir::snippet(m, call))};
@@ -239,6 +240,7 @@ std::optional<std::vector<Effect>> user_call_effects(const ir::Module& m, TypeOr
   const auto callee = types.project().function_of_expr(m, fn);
   if (!callee) return std::nullopt;
   const ir::Module& cm = *callee->module;
+  cm.ensure_built();
   const ir::Function& f = cm.functions[static_cast<size_t>(callee->function)];
   if (f.klass >= 0 || f.enclosing_function >= 0 || !f.decorators.empty()) return std::nullopt;
   if (const auto it = cm.scopes[0].symbols.find(f.name);

@@ -129,7 +129,8 @@ std::optional<stored::Caller> to_stored(std::pair<const ir::Module*, int> caller
 // dropped whole.
 class Translation {
  public:
-  explicit Translation(std::vector<const ir::Module*> modules) : modules_(std::move(modules)) {}
+  Translation(std::vector<const ir::Module*> modules, const EvidenceMemo::SummaryOf& summary_of)
+      : modules_(std::move(modules)), summary_of_(summary_of) {}
 
   std::optional<std::pair<std::pair<const ir::Module*, int>, EvidenceMemo::Caller>> caller(const stored::Caller& s) {
     ok_ = true;
@@ -164,7 +165,7 @@ class Translation {
   }
   FunctionRef function(const stored::Function& f) {
     const ir::Module* m = module(f.module);
-    ok_ = ok_ && m && f.function >= 0 && static_cast<size_t>(f.function) < m->functions.size();
+    ok_ = ok_ && m && f.function >= 0 && static_cast<size_t>(f.function) < function_count(*m);
     return {m, f.function};
   }
   std::vector<std::pair<ParameterKey, ValueType>> observations(const std::vector<stored::Observation>& from) {
@@ -172,15 +173,24 @@ class Translation {
     out.reserve(from.size());
     for (const auto& [key, type] : from) {
       const FunctionRef f = function({key.module, key.function});
-      ok_ = ok_ && key.parameter >= 0 &&
-            static_cast<size_t>(key.parameter) < f.module->functions[static_cast<size_t>(f.function)].params.size();
+      ok_ = ok_ && key.parameter >= 0 && static_cast<size_t>(key.parameter) < parameter_count(f);
       if (!ok_) break;  // f may not index anything
       out.push_back({ParameterKey{f.module, f.function, key.parameter}, type});
     }
     return out;
   }
 
+  // Counted in the module's summary where the run gives one: the module may not be built yet.
+  size_t function_count(const ir::Module& m) const {
+    return summary_of_ ? summary_of_(m).functions.size() : m.functions.size();
+  }
+  size_t parameter_count(FunctionRef f) const {
+    const auto i = static_cast<size_t>(f.function);
+    return summary_of_ ? summary_of_(*f.module).functions[i].params.size() : f.module->functions[i].params.size();
+  }
+
   std::vector<const ir::Module*> modules_;
+  const EvidenceMemo::SummaryOf& summary_of_;
   bool ok_ = true;
 };
 
@@ -201,7 +211,8 @@ std::string EvidenceMemo::encode(const std::function<std::string_view(const ir::
 }
 
 void EvidenceMemo::decode(std::string_view bytes,
-                          const std::function<const ir::Module*(std::string_view key)>& module_of) {
+                          const std::function<const ir::Module*(std::string_view key)>& module_of,
+                          const SummaryOf& summary_of) {
   const std::lock_guard lock(mutex_);
   callers_.clear();
   layout_.clear();
@@ -222,7 +233,7 @@ void EvidenceMemo::decode(std::string_view bytes,
       m = nullptr;
     }
   }
-  Translation translation(std::move(modules));
+  Translation translation(std::move(modules), summary_of);
   for (const stored::Caller& s : records.callers) {
     if (auto record = translation.caller(s)) callers_.insert(std::move(*record));
   }

@@ -490,6 +490,9 @@ bool fits(const ModuleSummary& summary, const ir::Module& module) {
   if (summary.functions.size() != module.functions.size() || summary.classes.size() != module.classes.size()) {
     return false;
   }
+  for (size_t i = 0; i < summary.functions.size(); ++i) {
+    if (summary.functions[i].params.size() != module.functions[i].params.size()) return false;
+  }
   const syntax::detail::TreeData* tree = module.root().tree_data();
   return std::all_of(summary.functions.begin(), summary.functions.end(), [&](const ModuleSummary::FunctionFacts& f) {
     return std::all_of(f.calls.begin(), f.calls.end(), [&](const ModuleSummary::CallSite& c) {

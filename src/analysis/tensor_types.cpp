@@ -686,6 +686,7 @@ ValueType TypeOracle::attribute(const ir::Module& m, ir::Node attr) {
 
 const SelfStores& TypeOracle::self_stores(ClassRef cls) {
   Project::note_read(*cls.module);
+  cls.module->ensure_built();
   const ir::Class& k = cls.module->classes[static_cast<size_t>(cls.klass)];
   auto it = self_stores_.find(k.node.id());
   if (it == self_stores_.end()) it = self_stores_.emplace(k.node.id(), index_self_stores(*cls.module, k)).first;
@@ -711,6 +712,7 @@ ValueType TypeOracle::self_attribute(const ir::Module& m, int klass, std::string
 
 ValueType TypeOracle::function_return(FunctionRef f) {
   Project::note_read(*f.module);
+  f.module->ensure_built();
   const ir::Function& fn = f.module->functions[static_cast<size_t>(f.function)];
   const void* key = fn.node.id();
   if (auto it = returns_.find(key); it != returns_.end()) return it->second;
@@ -791,6 +793,7 @@ ValueType TypeOracle::call(const ir::Module& m, ir::Node call) {
   }
   if (auto f = project_.function_of_expr(m, fn)) return function_return(*f);
   if (auto c = project_.class_of_expr(m, fn)) {
+    c->module->ensure_built();
     const ir::Class& k = c->module->classes[static_cast<size_t>(c->klass)];
     if (k.methods.contains("forward")) return of(ValueKind::Module);
     return {};

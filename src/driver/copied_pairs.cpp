@@ -329,25 +329,37 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
     if (files[i].module) by_module.emplace(files[i].module->module_name(), i);
   }
   // Only a pair with a side in a file with fixes pending can have a fix withheld: none, none to
-  // look for. With few such files (an editor's, pre-commit's), a file without fixes is read for
-  // copies only where it names one of them, which a marker of a copy of theirs does; with many,
-  // every file is, to stay linear.
+  // look for. With few such files (an editor's, pre-commit's), a file without fixes matters only
+  // as the copy of a definition that a fix touches, and its marker names that definition; so it
+  // is read for copies (and parsed, where its parse was deferred) only where its text names one.
+  // With many, every file is, to stay linear.
   std::vector<uint8_t> fixed(files.size(), 0);
-  std::vector<std::string_view> fixed_modules;
+  size_t fixed_files = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     if (!files[i].module || pending_fixes(files[i], required).empty()) continue;
     fixed[i] = 1;
-    fixed_modules.push_back(files[i].module->module_name());
+    ++fixed_files;
   }
-  if (fixed_modules.empty()) return 0;
+  if (fixed_files == 0) return 0;
   constexpr size_t kFewFixedFiles = 8;
-  using Searcher = std::boyer_moore_horspool_searcher<std::string_view::const_iterator>;
-  std::vector<Searcher> names;  // of the fixed modules: a name's first letter is too common to scan for
-  for (std::string_view name : fixed_modules) {
-    if (!name.empty()) names.emplace_back(name.begin(), name.end());
+  std::vector<std::string> touched;  // `module.Class.method`: each definition a pending fix touches
+  if (fixed_files <= kFewFixedFiles) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (!fixed[i]) continue;
+      const ir::Module& module = *files[i].module;
+      const std::vector<const source::Fix*> fixes = pending_fixes(files[i], required);
+      each_definition(module.root(), true, [&](syntax::Node, syntax::Node definition) {
+        if (any_touches(fixes, definition)) {
+          touched.push_back(module.module_name() + "." + qualified_definition_name(module, definition));
+        }
+      });
+    }
   }
+  using Searcher = std::boyer_moore_horspool_searcher<std::string::const_iterator>;
+  std::vector<Searcher> names;  // a name's first letter is too common to scan for
+  for (const std::string& name : touched) names.emplace_back(name.begin(), name.end());
   const auto may_copy_a_fixed_file = [&](size_t i) {
-    if (fixed_modules.size() > kFewFixedFiles || fixed[i]) return true;
+    if (fixed_files > kFewFixedFiles || fixed[i]) return true;
     const std::string_view text = files[i].module->text();
     return std::any_of(names.begin(), names.end(), [&](const Searcher& name) {
       return std::search(text.begin(), text.end(), name) != text.end();
@@ -361,9 +373,11 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
     if (!module || module->text().find("Copied from") == std::string_view::npos || !may_copy_a_fixed_file(i)) {
       continue;
     }
+    const std::vector<const source::Fix*> own_fixes = pending_fixes(files[i], required);
     each_definition(module->root(), true, [&](syntax::Node statement, syntax::Node definition) {
       std::optional<Copy> copy = copy_marker(module->text(), statement, definition);
       if (!copy) return;
+      const bool copy_touched = any_touches(own_fixes, definition);
       copy->file = i;
       copy->definition = definition;
       copy->name = module->module_name() + "." + qualified_definition_name(*module, definition);
@@ -372,6 +386,9 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
            dot = copy->source.rfind('.', dot - 1)) {
         const auto it = by_module.find(std::string_view(copy->source).substr(0, dot));
         if (it == by_module.end()) continue;
+        // No fix touches either side: the pair can withhold nothing (fixes pending only ever
+        // shrink below), and its source's module need not be read.
+        if (!copy_touched && !fixed[it->second]) break;
         const syntax::Node source = find_definition(*files[it->second].module, std::string_view(copy->source).substr(dot + 1));
         if (source.is_null() || (it->second == i && source.range() == definition.range())) break;
         const std::string copied = replaced(std::string(files[it->second].module->text(source)), copy->replacements);

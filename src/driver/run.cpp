@@ -15,8 +15,10 @@
 #include <map>
 #include <numeric>
 #include <unordered_map>
+#include <optional>
 #include <unordered_set>
 #include <thread>
+#include <variant>
 
 #include "graphmend/analysis/call_evidence.h"
 #include "graphmend/analysis/compile_regions.h"
@@ -50,6 +52,7 @@ using Clock = std::chrono::steady_clock;
 struct FileFailure {
   std::string message;  // empty: no failure
   bool over_budget = false;
+  bool deferred_build = false;  // a deferred module read by this file's analysis could not be built
 };
 
 // The per-file budget and the time each file has used so far, over all stages.
@@ -72,6 +75,8 @@ void parallel_for(size_t count, unsigned jobs, std::vector<FileFailure>& failure
       budgets.spent[i] += scope.elapsed();
     } catch (const BudgetExceeded& e) {
       failures[i] = {e.what(), true};
+    } catch (const ir::DeferredBuildFailed& e) {
+      failures[i] = {e.what(), false, true};
     } catch (const std::exception& e) {
       failures[i] = {e.what(), false};
     } catch (...) {
@@ -152,36 +157,30 @@ std::shared_ptr<const analysis::ModuleSummary> summary_of(const ir::Module& modu
   return record.summary;
 }
 
-// Builds the unit's IR from its text, or from `verified`: that text's tree, already parsed and
-// checked against CPython's tokenizer rules (fix::apply_and_verify), which is not run again. With
-// a lookup, the module's summary is read from its store when that has one.
-void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> verified = std::nullopt,
-                SummaryLookup* lookup = nullptr) {
-  u.module.reset();
-  u.summary.reset();
-  u.syntax_error.reset();
+// The text's tree, or the diagnostic that says why graphmend does not analyse it: tree-sitter gave
+// up or found a syntax error, a line indents or nests deeper than it reads, or CPython's tokenizer
+// refuses the text. `verified` is that text's tree, already parsed and checked against CPython's
+// tokenizer rules (fix::apply_and_verify), which is not run again.
+std::variant<syntax::Tree, rules::Diagnostic> parse_checked(std::string_view text, syntax::Parser& parser,
+                                                            std::optional<syntax::Tree> verified = std::nullopt) {
   const bool checked = verified.has_value();
-  std::optional<syntax::Tree> tree = checked ? std::move(verified) : parser.parse(u.current->text);
+  std::optional<syntax::Tree> tree = checked ? std::move(verified) : parser.parse(text);
+  rules::Diagnostic d;
   if (!tree) {
-    rules::Diagnostic d;
     d.rule = &rules::kSyntaxErrorInfo;
     d.message = "tree-sitter could not parse the file";
-    u.syntax_error = std::move(d);
-    return;
+    return d;
   }
-  if (tree->has_error() && deepest_indentation(u.current->text) > kParserIndentLimit) {
+  if (tree->has_error() && deepest_indentation(text) > kParserIndentLimit) {
     // CPython reads this file; tree-sitter's Python scanner keeps each indentation in one byte.
-    rules::Diagnostic d;
     d.rule = &rules::kTooDeepInfo;
     d.message = fmt::format("the file indents a line more than {} columns, deeper than graphmend's parser reads; "
                             "graphmend does not analyse or modify it",
                             kParserIndentLimit);
-    u.syntax_error = std::move(d);
-    return;
+    return d;
   }
   if (tree->has_error()) {
     syntax::Node err = syntax::first_error(tree->root());
-    rules::Diagnostic d;
     d.rule = &rules::kSyntaxErrorInfo;
     d.range = err ? err.range() : source::TextRange{0, 0};
     if (err && err.is_missing()) {
@@ -189,28 +188,69 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
     } else {
       d.message = "syntax error; the file is not analysed or modified";
     }
-    u.syntax_error = std::move(d);
-    return;
+    return d;
   }
-  if (auto error = checked ? std::nullopt : syntax::cpython_tokenizer_error(u.current->text, tree->root())) {
-    rules::Diagnostic d;
+  if (auto error = checked ? std::nullopt : syntax::cpython_tokenizer_error(text, tree->root())) {
     d.rule = &rules::kSyntaxErrorInfo;
     d.range = {error->offset, error->offset};
     d.message = fmt::format("{}; the file is not analysed or modified", error->message);
-    u.syntax_error = std::move(d);
-    return;
+    return d;
   }
   if (const uint32_t depth = syntax::nesting_depth(tree->root(), rules::kMaxNesting); depth > rules::kMaxNesting) {
-    rules::Diagnostic d;
     d.rule = &rules::kTooDeepInfo;
     d.message = fmt::format("the file nests more than {} levels deep (a very long `and`/`or` chain, or deeply nested "
                             "expressions); graphmend does not analyse or modify it",
                             rules::kMaxNesting);
-    u.syntax_error = std::move(d);
+    return d;
+  }
+  return std::move(*tree);
+}
+
+// Builds the unit's IR from its text, or from `verified` (see parse_checked). With a lookup, the
+// module's summary is read from its store when that has one.
+void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> verified = std::nullopt,
+                SummaryLookup* lookup = nullptr) {
+  u.module.reset();
+  u.summary.reset();
+  u.syntax_error.reset();
+  std::variant<syntax::Tree, rules::Diagnostic> parsed = parse_checked(u.current->text, parser, std::move(verified));
+  if (auto* d = std::get_if<rules::Diagnostic>(&parsed)) {
+    u.syntax_error = std::move(*d);
     return;
   }
-  u.module = std::make_unique<ir::Module>(*u.current, std::move(*tree), u.input.module_name);
+  u.module = std::make_unique<ir::Module>(*u.current, std::move(std::get<syntax::Tree>(parsed)), u.input.module_name);
   u.summary = summary_of(*u.module, lookup);
+}
+
+// Stands the unit's module in with its stored summary, where the store has one for its text, and
+// defers its parse until something reads its code (ir::Module::Deferred): a check of a few files
+// of a project reads the code of few of the others. A summary is stored only for a module that was
+// built, so the same text parses again; the build still checks, and a failure to parse or to fit
+// the summary throws ir::DeferredBuildFailed, after which the run builds every module (Run).
+bool defer_unit(Unit& u, SummaryLookup& lookup) {
+  const bool package_init = u.input.path.filename() == "__init__.py";
+  std::string key = cache::summary_key(u.input.module_name, package_init, u.current->text);
+  std::optional<analysis::ModuleSummary> stored = lookup.store.find(key);
+  if (!stored) return false;
+  auto summary = std::make_shared<const analysis::ModuleSummary>(std::move(*stored));
+  ir::Module::Deferred how;
+  how.parse = [](const source::SourceFile& file) -> std::variant<syntax::Tree, std::string> {
+    thread_local syntax::Parser parser;
+    std::variant<syntax::Tree, rules::Diagnostic> parsed = parse_checked(file.text, parser);
+    if (auto* d = std::get_if<rules::Diagnostic>(&parsed)) return "its text does not parse as it did (" + d->message + ")";
+    return std::move(std::get<syntax::Tree>(parsed));
+  };
+  how.accept = [summary](const ir::Module& m) -> std::optional<std::string> {
+    if (analysis::fits(*summary, m)) return std::nullopt;
+    return "its stored summary does not fit its text";
+  };
+  u.module = std::make_shared<ir::Module>(*u.current, u.input.module_name, std::move(how));
+  u.summary = summary;
+  u.syntax_error.reset();
+  lookup.record.key = std::move(key);
+  lookup.record.found = true;
+  lookup.record.summary = std::move(summary);
+  return true;
 }
 
 }  // namespace
@@ -734,7 +774,18 @@ class Run {
     read();
     phase_("read");
     if (use_cache_) replay_or_parse();
-    if (!replayed_) analyse_and_fix();
+    if (!replayed_) {
+      try {
+        analyse_and_fix();
+      } catch (const ir::DeferredBuildFailed& e) {
+        // A module deferred on the strength of its stored summary did not build as that summary
+        // says (damaged bytes that kept their checksum): every module is built now, and the
+        // analysis starts again.
+        phase_.note(fmt::format("graphmend-deferred failed: {}", e.what()));
+        build_deferred_modules();
+        analyse_and_fix();
+      }
+    }
     write_and_report();
     store_in_cache();
     phase_("report");
@@ -916,7 +967,11 @@ class Run {
     cache::SummaryStore::RunSummaries run_summaries(units_.size());
     each_file([&](size_t i, unsigned w) {
       SummaryLookup lookup{summaries, run_summaries[i]};
-      if (units_[i].current) parse_unit(units_[i], parsers_[w], std::nullopt, &lookup);
+      Unit& u = units_[i];
+      if (!u.current) return;
+      // A file of the project's context whose summary is kept waits until its code is read.
+      if (u.input.context_only && defer_unit(u, lookup)) return;
+      parse_unit(u, parsers_[w], std::nullopt, &lookup);
     }, "parsing");
     const size_t read = static_cast<size_t>(std::count_if(run_summaries.begin(), run_summaries.end(),
                                                           [](const auto& r) { return r.found; }));
@@ -927,6 +982,38 @@ class Run {
     for (size_t i = 0; i < units_.size(); ++i) summary_keys_[i] = std::move(run_summaries[i].key);
     phase_("parse");
     drop_failed();
+  }
+
+  // How many modules waited for a reader, and how many a reader built.
+  void note_deferred() {
+    size_t deferred = 0, unbuilt = 0;
+    for (const Unit& u : units_) {
+      deferred += u.module && u.module->is_deferred();
+      unbuilt += u.module && u.module->is_unbuilt();
+    }
+    if (deferred > 0) phase_.note(fmt::format("graphmend-deferred modules={} built={}", deferred, deferred - unbuilt));
+  }
+
+  // Builds every deferred module from its text, with its summary taken afresh. The stored
+  // summaries are written again as taken now, and the typings kept with them are not read: a
+  // typing stored under a module's key may have read a summary that did not fit it.
+  void build_deferred_modules() {
+    for (FileFailure& f : failures_) {
+      if (f.deferred_build) f = {};
+    }
+    each_file([&](size_t i, unsigned w) {
+      Unit& u = units_[i];
+      if (u.module && u.module->is_deferred()) parse_unit(u, parsers_[w]);
+    }, "parsing");
+    drop_failed();
+    trust_kept_evidence_ = false;
+    if (!options_.cache_dir || summary_keys_.size() != units_.size()) return;
+    const cache::SummaryStore summaries(*options_.cache_dir);
+    cache::SummaryStore::RunSummaries taken(units_.size());
+    for (size_t i = 0; i < units_.size(); ++i) {
+      if (units_[i].summary && !summary_keys_[i].empty()) taken[i] = {summary_keys_[i], units_[i].summary, false};
+    }
+    summaries.save(taken, std::max<size_t>(4096, 4 * units_.size()));
   }
 
   // The rules each file runs: its configuration's selection, less its per-file ignores.
@@ -964,10 +1051,13 @@ class Run {
         if (!keys[i].empty() && module_of_key.at(keys[i])) key_of_module.emplace(units_[i].module.get(), keys[i]);
       }
       memo = std::make_shared<analysis::EvidenceMemo>();
-      memo->decode(cache::load_evidence(*options_.cache_dir), [&](std::string_view key) -> const ir::Module* {
-        const auto it = module_of_key.find(key);
-        return it == module_of_key.end() ? nullptr : it->second;
-      });
+      if (trust_kept_evidence_) memo->decode(
+          cache::load_evidence(*options_.cache_dir),
+          [&](std::string_view key) -> const ir::Module* {
+            const auto it = module_of_key.find(key);
+            return it == module_of_key.end() ? nullptr : it->second;
+          },
+          [&](const ir::Module& m) -> const analysis::ModuleSummary& { return project.summary_of(m); });
     }
     if (!memo) return analysis::gather_parameter_evidence(project, regions, jobs_);
     std::vector<std::shared_ptr<const ir::Module>> modules;
@@ -1050,8 +1140,13 @@ class Run {
       for (size_t i = 0; i < units_.size(); ++i) {
         if (!changed[i]) budgets_.spent[i] = held[i];
       }
+      for (FileFailure& f : failures_) {
+        if (f.deferred_build) throw ir::DeferredBuildFailed(std::exchange(f, {}).message);
+      }
       phase_(iteration == 0 ? "check" : "re-check");
       keep_copies_identical();
+      phase_("copies");
+      note_deferred();
       if (iteration == 0 && (options_.fix || options_.diff)) first_diags_ = diags_;  // the text on disk
       for (size_t i = 0; i < units_.size(); ++i) {
         if (!failures_[i].message.empty()) diags_[i].clear();
@@ -1326,6 +1421,7 @@ class Run {
   std::string cache_key_;
   std::string digest_;
   std::vector<std::string> summary_keys_;  // by unit, with the cache on: its module's summary key
+  bool trust_kept_evidence_ = true;  // false once a deferred module did not fit its stored summary
   // What a fix run needs to report on the text on disk: the first pass's findings, which of them
   // it fixed, every pass's edits; and the fixes the latest pass had to leave out.
   std::vector<std::vector<rules::Diagnostic>> first_diags_;

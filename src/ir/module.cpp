@@ -892,16 +892,62 @@ void SymbolTable::assign(std::vector<Entry> entries) {
 
 Module::Module(const source::SourceFile& file, syntax::Tree tree, std::string module_name)
     : file_(&file), tree_(std::move(tree)), module_name_(std::move(module_name)) {
+  build();
+}
+
+Module::Module(const source::SourceFile& file, std::string module_name, Deferred deferred)
+    : file_(&file), module_name_(std::move(module_name)), deferred_(std::make_unique<DeferredState>()) {
+  deferred_->how = std::move(deferred);
   mentions_torch_ = file.text.find("torch") != std::string::npos;
-  generated_ = source::scan_generated_markers(file.text);
+}
+
+namespace {
+// The module this thread is building: its own accessors, called while it is built and checked,
+// must not wait for the build they are part of.
+thread_local const Module* building = nullptr;
+}  // namespace
+
+void Module::ensure_built() const {
+  if (!deferred_ || building == this) return;
+  std::call_once(deferred_->once, [this] {
+    const Module* const outer = building;
+    building = this;
+    struct Restore {
+      const Module* outer;
+      ~Restore() { building = outer; }
+    } restore{outer};
+    // Built at most once, by the first reader; the others wait here. The object was never
+    // const: only this once-guarded step writes it.
+    auto& self = const_cast<Module&>(*this);
+    std::variant<syntax::Tree, std::string> parsed = deferred_->how.parse(*file_);
+    if (auto* reason = std::get_if<std::string>(&parsed)) {
+      self.deferred_->failure = std::move(*reason);
+      return;
+    }
+    self.tree_ = std::move(std::get<syntax::Tree>(parsed));
+    self.build();
+    if (std::optional<std::string> misfit = deferred_->how.accept(*this)) {
+      self.deferred_->failure = std::move(*misfit);
+      return;
+    }
+    deferred_->built.store(true, std::memory_order_release);
+  });
+  if (deferred_->failure) {
+    throw DeferredBuildFailed(file_->display_path + ": " + *deferred_->failure);
+  }
+}
+
+void Module::build() {
+  mentions_torch_ = file_->text.find("torch") != std::string::npos;
+  generated_ = source::scan_generated_markers(file_->text);
   if (!generated_.damage) {
-    if (const auto at = syntax::generated_line_misplaced(tree_.root(), generated_)) {
+    if (const auto at = syntax::generated_line_misplaced(tree_->root(), generated_)) {
       generated_.block.reset();
       generated_.damage = "one of its lines lies inside a string or other code, where graphmend did not write it";
       generated_.damage_at = *at;
     }
   }
-  if (!generated_.damage) source::extend_over_helpers(file.text, generated_, syntax::top_level_statements(tree_.root()));
+  if (!generated_.damage) source::extend_over_helpers(file_->text, generated_, syntax::top_level_statements(tree_->root()));
   Builder(*this).build();
   index_scopes();
   // Every module is held to the end of the run; growth by doubling left a third of these
@@ -1004,6 +1050,7 @@ int Module::function_of(Node n) const {
 }
 
 int Module::lookup(int scope, std::string_view name) const {
+  ensure_built();
   bool first = true;
   const std::string key(name);
   for (int s = scope; s >= 0; s = scopes[static_cast<size_t>(s)].parent, first = false) {
@@ -1026,6 +1073,7 @@ int Module::lookup(int scope, std::string_view name) const {
 int Module::lookup_at(Node use) const { return lookup(scope_of(use), text(use)); }
 
 const Cfg& Module::cfg(int function) const {
+  ensure_built();
   const auto f = static_cast<size_t>(function);
   std::call_once(cfg_built_[f], [&] {
     auto cfg = std::make_unique<Cfg>();
@@ -1167,6 +1215,7 @@ const Parameter* Module::parameter_of(const Binding& binding) const {
 }
 
 int Module::module_function(std::string_view name) const {
+  ensure_built();
   const Symbol* symbol = module_symbol_named(name);
   if (!symbol) return -1;
   for (int bi : symbol->bindings) {
@@ -1178,6 +1227,7 @@ int Module::module_function(std::string_view name) const {
 }
 
 int Module::module_class(std::string_view name) const {
+  ensure_built();
   const Symbol* symbol = module_symbol_named(name);
   if (!symbol) return -1;
   for (int bi : symbol->bindings) {
@@ -1189,6 +1239,7 @@ int Module::module_class(std::string_view name) const {
 }
 
 const Symbol* Module::module_symbol_named(std::string_view name) const {
+  ensure_built();
   auto it = scopes[0].symbols.find(std::string(name));
   return it == scopes[0].symbols.end() ? nullptr : &symbols[static_cast<size_t>(it->second)];
 }

@@ -318,6 +318,7 @@ std::optional<Declined> tracing_may_fail(const analysis::FileContext& ctx, ir::N
   while (!pending.empty()) {
     const analysis::FunctionRef f = pending.back();
     pending.pop_back();
+    f.module->ensure_built();
     const ir::Node body = f.module->functions[static_cast<size_t>(f.function)].node.field(field::body);
     if (const ir::Node n = analysis::python_arithmetic_may_crash_tracing(*f.module, ctx.types, body)) {
       return Declined{decline<DeclineCode::TracingMayFail>(snippet(*f.module, n))};

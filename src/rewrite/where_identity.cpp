@@ -117,6 +117,7 @@ std::optional<UserModule> user_module_class(const analysis::FileContext& ctx, co
   if (!cls) return std::nullopt;
   // `def forward` in the class body, and nothing else there binding the name.
   const ir::Module& cm = *cls->module;
+  cm.ensure_built();
   const ir::Class& k = cm.classes[static_cast<size_t>(cls->klass)];
   const ir::Scope& body = cm.scopes[static_cast<size_t>(k.scope)];
   const auto forward = body.symbols.find("forward");
@@ -384,6 +385,7 @@ std::variant<KeptValueProof, std::string> prove_held_only_by_name(const analysis
 std::optional<std::string> forward_not_new_storage(const analysis::FileContext& ctx, const Follow& follow,
                                                    ir::Node call, const UserModule& user, int depth) {
   const ir::Module& cm = *user.cls.module;
+  cm.ensure_built();
   const ir::Class& cls = cm.classes[static_cast<size_t>(user.cls.klass)];
   const int forward_index = cls.methods.at("forward");
   const ir::Function& forward = cm.functions[static_cast<size_t>(forward_index)];

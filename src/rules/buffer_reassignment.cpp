@@ -142,6 +142,7 @@ std::unique_ptr<FilePass> BufferReassignmentRule::start(const RuleContext& ctx, 
       std::unordered_set<std::string> decided;
       for (const analysis::ClassRef c : classes) {
         const ir::Module& cm = *c.module;
+        cm.ensure_built();
         std::unordered_set<std::string> defined_here;
         for (const auto& [name, stores] : analysis::index_self_stores(cm, cm.classes[static_cast<size_t>(c.klass)])) {
           if (decided.contains(name)) continue;

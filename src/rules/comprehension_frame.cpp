@@ -133,7 +133,7 @@ bool is_module_self(const RuleContext& ctx, const ir::Symbol& symbol) {
   if (fn.klass >= 0) return symbol.name == "self" && ctx.regions.is_nn_module(analysis::ClassRef{&m, fn.klass});
   const std::span<const analysis::FunctionRef> wrapped = ctx.regions.wrapped_by({&m, function});
   return !wrapped.empty() && std::all_of(wrapped.begin(), wrapped.end(), [&](const analysis::FunctionRef& w) {
-    const int klass = w.module->functions[static_cast<size_t>(w.function)].klass;
+    const int klass = ctx.project.facts_of(w).klass;  // from its summary: w may lie in a module not built
     return klass >= 0 && ctx.regions.is_nn_module(analysis::ClassRef{w.module, klass});
   });
 }

@@ -429,6 +429,7 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
     // make Dynamo skip the outer frame first (the 5.24.0 census logs only the inner `finally`);
     // a pass-through like `deprecate_kwarg` does not.
     bool reaches_finally_traced(analysis::FunctionRef f, int wrapper) const {
+      f.module->ensure_built();
       const ir::Function& fn = f.module->functions[static_cast<size_t>(f.function)];
       for (auto it = fn.decorators.rbegin(); it != fn.decorators.rend(); ++it) {
         ir::Node expr = ir::unparenthesize(*it);
@@ -436,6 +437,7 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
         const std::optional<analysis::FunctionRef> decorator = ctx_.project.function_of_expr(*f.module, expr);
         if (!decorator) return false;
         const ir::Module& dm = *decorator->module;
+        dm.ensure_built();
         bool holds_try = false;
         for (int fi = 0; fi < static_cast<int>(dm.functions.size()) && !holds_try; ++fi) {
           bool inside = false;
@@ -454,6 +456,7 @@ std::unique_ptr<FilePass> NoneWhileCompilingRule::start(const RuleContext& ctx, 
     // The first raise, in source order, of a None that a compile-skipped default in `f` leaves.
     std::optional<Raise> first_raise_in(analysis::FunctionRef f) const {
       const ir::Module& fm = *f.module;
+      fm.ensure_built();
       const NoneTracker tracker(ctx_, fm);
       std::optional<Raise> first;
       analysis::walk_body(fm.functions[static_cast<size_t>(f.function)], [&](ir::Node n) {

@@ -288,6 +288,98 @@ def test_the_typings_of_compiled_calls_are_kept_for_the_next_check(gm, package):
     assert (third.returncode, normalised(third.stdout)) == (fresh.returncode, normalised(fresh.stdout))
 
 
+def deferred_counts(stderr):
+    """What a run with GRAPHMEND_PHASES reports of the modules whose parse it deferred: (deferred,
+    built because the analysis read them)."""
+    (match,) = re.findall(r"^graphmend-deferred modules=(\d+) built=(\d+)$", stderr, re.MULTILINE)
+    return int(match[0]), int(match[1])
+
+
+BLOCK = ("import torch\n\nfrom .layers import scale\n\n\nclass Block(torch.nn.Module):\n"
+         "    def forward(self, x: torch.Tensor):\n        y = scale(x, 2)\n        if y.sum() > 0:\n"
+         "            return y\n        return -y\n")
+
+
+def with_unrelated_modules(package):
+    """The package, with a compiled Block calling layers.scale, and four modules nothing imports."""
+    (package / "pkg" / "layers.py").write_text(LAYERS)
+    (package / "pkg" / "block.py").write_text(BLOCK)
+    for k in range(4):
+        (package / "pkg" / f"unrelated{k}.py").write_text(f"def f{k}(x):\n    print(x)\n    return x\n")
+
+
+def test_a_check_of_one_file_parses_only_the_files_its_analysis_reads(gm, package):
+    """With the last check's summaries kept, the other files of the project stand in with their
+    summaries, and one is parsed only when the analysis reads its code. block.py changed: its
+    branch on `y` is a tensor branch only if layers.scale returns a tensor, so its rules read
+    scale's returns and layers.py is parsed; the other files are not. The report is that of a
+    check keeping nothing."""
+    phases = {"GRAPHMEND_PHASES": "1"}
+    with_unrelated_modules(package)
+    first = gm("check", "pkg", cwd=package, env=phases)
+    assert "graphmend-deferred" not in first.stderr  # every file checked is parsed
+    (package / "pkg" / "block.py").write_text(BLOCK + "\n")
+    second = gm("check", "pkg/block.py", cwd=package, env=phases)
+    assert deferred_counts(second.stderr) == (8, 1)  # all but block.py; layers.py read
+    assert "pkg/block.py:9:12: GM101" in second.stdout
+    fresh = gm("check", "pkg/block.py", "--no-cache", cwd=package)
+    assert (second.returncode, normalised(second.stdout)) == (fresh.returncode, normalised(fresh.stdout))
+
+    # helpers.py is checked now: its finding needs model.py's compiled forward, which is not
+    # typed again (its typing is kept), so the report comes from model.py's summary alone.
+    (package / "pkg" / "helpers.py").write_text(HELPERS + "\n")
+    third = gm("check", "pkg/helpers.py", cwd=package, env=phases)
+    assert "GM201" in third.stdout
+    fresh = gm("check", "pkg/helpers.py", "--no-cache", cwd=package)
+    assert (third.returncode, normalised(third.stdout)) == (fresh.returncode, normalised(fresh.stdout))
+
+
+def test_a_stored_summary_that_does_not_fit_its_file_is_found_out_when_the_file_is_read(gm, package):
+    """The summaries file with two entries' contents swapped, each still matching its checksum (a
+    crafted cache): a deferred module, once read, is checked against its summary; it does not fit,
+    and the run parses every file and starts again, reporting what a check keeping nothing
+    reports."""
+    phases = {"GRAPHMEND_PHASES": "1"}
+    with_unrelated_modules(package)
+    # A `scale` too, so that layers.py's name still resolves with this file's summary in its place,
+    # and a second function, so that the summary does not fit layers.py.
+    (package / "pkg" / "unrelated0.py").write_text("def scale(v, k):\n    return v\n\n\ndef unused():\n    return 0\n")
+    gm("check", "pkg", cwd=package)
+    (path,) = (package / ".graphmend_cache").glob("summaries-v*")
+    data = path.read_bytes()
+    header_end = data.index(b"\n") + 1
+    entries_by_key, at = {}, header_end
+    while at < len(data):
+        end = data.index(b"\n", at)
+        key, checksum, length = data[at:end].split(b" ")
+        entries_by_key[key] = (checksum, data[end + 1:end + 1 + int(length)])
+        at = end + 1 + int(length)
+    layers_key = next(k for k, (_, payload) in entries_by_key.items()
+                      if b"scale" in payload and b"Block" not in payload and b"unused" not in payload)
+    other_key = next(k for k, (_, payload) in entries_by_key.items() if b"unused" in payload)
+    entries_by_key[layers_key], entries_by_key[other_key] = entries_by_key[other_key], entries_by_key[layers_key]
+    out = bytearray(data[:header_end])
+    for key, (checksum, payload) in entries_by_key.items():
+        out += b"%s %s %d\n" % (key, checksum, len(payload)) + payload
+    path.write_bytes(bytes(out))
+
+    (package / "pkg" / "block.py").write_text(BLOCK + "\n")
+    r = gm("check", "pkg/block.py", cwd=package, env=phases)
+    assert re.search(r"^graphmend-deferred failed: \S*pkg/layers.py: its stored summary does not fit its text$",
+                     r.stderr, re.MULTILINE)
+    fresh = gm("check", "pkg/block.py", "--no-cache", cwd=package)
+    assert (r.returncode, normalised(r.stdout)) == (fresh.returncode, normalised(fresh.stdout))
+    # The second attempt types every caller again: no typing kept is read (the failed one stored
+    # Block's, typed with the summary that did not fit).
+    assert re.findall(r"^graphmend-evidence typed=(\d+) reused=(\d+)$", r.stderr, re.MULTILINE)[-1] == ("2", "0")
+
+    # The summaries were written again as taken: the next check defers and trusts them.
+    (package / "pkg" / "block.py").write_text(BLOCK + "\n\n")
+    again = gm("check", "pkg/block.py", cwd=package, env=phases)
+    assert "graphmend-deferred failed" not in again.stderr and deferred_counts(again.stderr) == (8, 1)
+    assert (again.returncode, normalised(again.stdout)) == (fresh.returncode, normalised(fresh.stdout))
+
+
 def test_a_kept_typing_stands_for_the_same_text_in_the_same_place_only(gm, tmp_path):
     """Scripts in two folders, both `model.py`, each importing the `base` beside it and the one
     `util` there is: the text of one copied to the other is the same module name and text, but

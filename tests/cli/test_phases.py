@@ -20,7 +20,7 @@ def test_each_stage_is_written_in_order_and_the_report_is_unchanged(gm, tmp_path
     assert traced.returncode == plain.returncode == 1
     assert re.sub(r" in [0-9.]+ m?s", "", traced.stdout) == re.sub(r" in [0-9.]+ m?s", "", plain.stdout)
     stages = phases(traced.stderr)
-    assert [s[0] for s in stages] == ["read", "regions", "evidence", "check", "report"]
+    assert [s[0] for s in stages] == ["read", "regions", "evidence", "check", "copies", "report"]
     for earlier, later in zip(stages, stages[1:]):
         assert later[1] >= earlier[1] and later[2] >= earlier[2] and later[3] >= earlier[3] > 0
 
@@ -30,5 +30,5 @@ def test_with_the_cache_a_miss_parses_after_reading_and_a_hit_only_reads(gm, tmp
     env = {"GRAPHMEND_PHASES": "1"}
     miss = gm("check", "m.py", "--cache-dir", tmp_path / "cache", cwd=tmp_path, env=env)
     hit = gm("check", "m.py", "--cache-dir", tmp_path / "cache", cwd=tmp_path, env=env)
-    assert [s[0] for s in phases(miss.stderr)] == ["read", "parse", "regions", "evidence", "check", "report"]
+    assert [s[0] for s in phases(miss.stderr)] == ["read", "parse", "regions", "evidence", "check", "copies", "report"]
     assert [s[0] for s in phases(hit.stderr)] == ["read", "report"]

@@ -12,7 +12,9 @@ modeling files are checked as pre-commit runs it (those files named, the project
 them), once with the cache kept from the runs before and once with `--no-cache`. The reports,
 JSON with every fix (`--unsafe-fixes`), must be byte-identical but for the run's duration, and
 the cached run must have read the other files' summaries back from the cache, and the typings of
-the compiled calls that the edit left as they were (the call evidence the run before stored).
+the compiled calls that the edit left as they were (the call evidence the run before stored),
+and have parsed fewer than half of the files it was not asked about (the others stood in with
+their summaries: their code was never read).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ def report(graphmend_bin, project, files, *flags):
     assert out.returncode in (0, 1), out.stderr[-2000:]
     counts = re.findall(r"^graphmend-summaries read=(\d+) stored=(\d+)$", out.stderr, re.MULTILINE)
     counts += re.findall(r"^graphmend-evidence typed=(\d+) reused=(\d+)$", out.stderr, re.MULTILINE)
+    counts += re.findall(r"^graphmend-deferred modules=(\d+) built=(\d+)$", out.stderr, re.MULTILINE)
     return re.sub(r'"elapsed_ms": [0-9.e+-]+', '"elapsed_ms": 0', out.stdout), counts
 
 
@@ -132,7 +135,7 @@ def test_checks_after_random_edits_report_what_a_check_keeping_nothing_reports(g
     _, counts = report(graphmend_bin, project, ["transformers"], *cache)
     assert counts and counts[0][1] != "0", "the first run stores every file's summary"
 
-    done, findings, evidence = [], 0, []
+    done, findings, evidence, parsed = [], 0, [], []
     for kind in EDITS * EDITS_PER_KIND:
         for _ in range(50):  # a file the edit applies to
             edited = rng.choice(modeling + shared)
@@ -145,13 +148,17 @@ def test_checks_after_random_edits_report_what_a_check_keeping_nothing_reports(g
         kept, kept_counts = report(graphmend_bin, project, files, *cache)
         fresh, _ = report(graphmend_bin, project, files, "--no-cache")
         assert kept == fresh, f"after: {done}"
-        (read, stored), (typed, reused) = (map(int, c) for c in kept_counts)
+        (read, stored), (typed, reused), (deferred, built) = (map(int, c) for c in kept_counts)
         assert read > 1000 and stored >= 1, (done, kept_counts)  # the others' summaries came back
         assert reused > 1000, (done, kept_counts)  # and the typings the edit left
+        # The files not named waited for a reader; most were never parsed.
+        assert deferred > 1000 and built < deferred / 2, (done, kept_counts)
         evidence.append((typed, reused))
+        parsed.append(built)
         findings += len(json.loads(kept)["diagnostics"])
     assert findings > 0, "reports with findings were compared"
-    print(f"\nseed {seed}: {done}; {findings} findings compared; evidence (typed, reused): {evidence}")
+    print(f"\nseed {seed}: {done}; {findings} findings compared; evidence (typed, reused): {evidence}; "
+          f"files parsed of those not named: {parsed}")
 
 
 class Server:

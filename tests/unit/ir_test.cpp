@@ -6,6 +6,11 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <thread>
+#include <variant>
 
 #include "test_support.h"
 
@@ -398,6 +403,85 @@ TEST(ComparisonOperator, IsSpelledAsPythonSpellsItWhateverTheSpacing) {
   // A chain compares twice: no one operator.
   EXPECT_EQ(ir::comparison_operator(m, find_node(m, "comparison_operator", "a < b < c")), std::nullopt);
   EXPECT_EQ(ir::comparison_operator(m, find_node(m, "identifier", "a")), std::nullopt);
+}
+
+// A module built when first read (Module::Deferred): what a check defers for each file it does
+// not ask about, standing in with the file's stored summary until the analysis reads its code.
+struct DeferredModule {
+  explicit DeferredModule(std::string text, std::function<std::optional<std::string>(const ir::Module&)> accept = nullptr)
+      : file(std::make_unique<source::SourceFile>()) {
+    file->text = std::move(text);
+    file->display_path = "pkg/m.py";
+    ir::Module::Deferred how;
+    how.parse = [this](const source::SourceFile& f) -> std::variant<syntax::Tree, std::string> {
+      ++parses;
+      if (f.text.find("not python") != std::string::npos) return std::string("it no longer parses");
+      return *syntax::Parser().parse(f.text);
+    };
+    how.accept = accept ? std::move(accept) : [](const ir::Module&) { return std::optional<std::string>(); };
+    module = std::make_unique<ir::Module>(*file, "pkg.m", std::move(how));
+  }
+  std::unique_ptr<source::SourceFile> file;
+  std::atomic<int> parses{0};
+  std::unique_ptr<ir::Module> module;
+};
+
+TEST(Deferred, AModuleIsBuiltByItsFirstReaderOnceAndAsAModuleBuiltAtOnceIs) {
+  const std::string text = "import torch\n\nclass A:\n    def f(self, x):\n        return x\n\ndef g(y):\n    return y\n";
+  DeferredModule deferred(text);
+  const ir::Module& m = *deferred.module;
+  // Its name and text need no parse.
+  EXPECT_EQ(m.module_name(), "pkg.m");
+  EXPECT_EQ(m.text(), text);
+  EXPECT_TRUE(m.is_deferred() && m.is_unbuilt());
+  EXPECT_TRUE(m.functions.empty());
+  EXPECT_EQ(deferred.parses, 0);
+
+  // Readers on several threads at once: one builds, the others wait for it.
+  std::vector<std::thread> readers;
+  std::vector<int> found(8, -2);
+  for (size_t t = 0; t < found.size(); ++t) readers.emplace_back([&, t] { found[t] = m.module_function("g"); });
+  for (std::thread& r : readers) r.join();
+  EXPECT_EQ(deferred.parses, 1);
+  EXPECT_FALSE(m.is_unbuilt());
+
+  const ParsedModule eager = parse_module(text, "pkg.m");
+  EXPECT_EQ(found, std::vector<int>(8, eager.module->module_function("g")));
+  ASSERT_EQ(m.functions.size(), eager.module->functions.size());
+  for (size_t i = 0; i < m.functions.size(); ++i) EXPECT_EQ(m.functions[i].qualname, eager.module->functions[i].qualname);
+  EXPECT_EQ(m.classes.size(), eager.module->classes.size());
+  EXPECT_EQ(m.symbols.size(), eager.module->symbols.size());
+  EXPECT_EQ(m.root().named_child_count(), eager.module->root().named_child_count());
+  EXPECT_EQ(m.mentions_torch(), eager.module->mentions_torch());
+  (void)m.root();
+  (void)m.cfg(0);
+  EXPECT_EQ(deferred.parses, 1);
+}
+
+TEST(Deferred, AModuleThatCannotBeBuiltAsItsStandInSaysThrowsForEveryReader) {
+  DeferredModule unparsable("def f(:\n    not python\n");
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    EXPECT_THROW((void)unparsable.module->root(), ir::DeferredBuildFailed);
+    EXPECT_THROW((void)unparsable.module->module_function("f"), ir::DeferredBuildFailed);
+  }
+  EXPECT_EQ(unparsable.parses, 1);  // the failure is kept, not found again
+  EXPECT_TRUE(unparsable.module->is_unbuilt());
+
+  // The check against its stand-in reads the built module (its own accessors do not wait for
+  // the build they are part of), and says why it does not fit.
+  int functions_seen = -1;
+  DeferredModule misfit("def f():\n    return 1\n", [&](const ir::Module& m) -> std::optional<std::string> {
+    functions_seen = static_cast<int>(m.functions.size());
+    return m.module_function("f") == 0 ? std::optional<std::string>("its summary names two functions") : std::nullopt;
+  });
+  try {
+    (void)misfit.module->root();
+    ADD_FAILURE() << "a module that does not fit was read";
+  } catch (const ir::DeferredBuildFailed& e) {
+    EXPECT_EQ(std::string(e.what()), "pkg/m.py: its summary names two functions");
+  }
+  EXPECT_EQ(functions_seen, 1);
+  EXPECT_TRUE(misfit.module->is_unbuilt());
 }
 
 }  // namespace

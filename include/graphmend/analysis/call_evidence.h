@@ -65,7 +65,11 @@ class EvidenceMemo {
   // whole leave no records, and a module two keys find is named by neither. A module of the same
   // key is the same text under the same name in the same place, so a record that stands is what
   // a gathering in this run would keep of that caller.
-  void decode(std::string_view bytes, const std::function<const ir::Module*(std::string_view key)>& module_of);
+  // The indices are checked against each module's summary where `summary_of` gives one (the
+  // modules a check defers are not built), else against its tables.
+  using SummaryOf = std::function<const ModuleSummary&(const ir::Module&)>;
+  void decode(std::string_view bytes, const std::function<const ir::Module*(std::string_view key)>& module_of,
+              const SummaryOf& summary_of = nullptr);
 
   // One typing of a caller's calls: what it saw, and what it read.
   struct Typing {

@@ -3,6 +3,7 @@
 // control-flow graphs with reaching definitions (def-use).
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <initializer_list>
 #include <memory>
@@ -12,7 +13,10 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <functional>
+#include <stdexcept>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "graphmend/ir/cfg.h"
@@ -133,6 +137,14 @@ struct Class {
   std::unordered_map<std::string, int> methods;  // name -> Module::functions index
 };
 
+// A deferred module (Module::Deferred) could not be built as it stood: its text no longer parses,
+// or the module differs from its stored summary. The run that deferred it builds every module
+// afresh and starts again (driver/run.cpp).
+class DeferredBuildFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Module {
  public:
   // Builds the IR. `module_name` is the dotted import name (used for relative imports).
@@ -140,14 +152,40 @@ class Module {
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
+  // A module whose tree and IR wait until something reads them (a check of a few files of a
+  // large project reads few of the others): `parse` gives the file's tree, and `accept` checks
+  // the built module against what stood for it until then (its stored summary). Either may fail,
+  // with a reason; ensure_built() then throws DeferredBuildFailed.
+  struct Deferred {
+    std::function<std::variant<syntax::Tree, std::string>(const source::SourceFile&)> parse;  // or a reason
+    std::function<std::optional<std::string>(const Module&)> accept;  // a reason where it does not fit
+  };
+  Module(const source::SourceFile& file, std::string module_name, Deferred deferred);
+  // Builds a deferred module, once, on the first call from any thread; a built one returns at
+  // once. The accessors that take no node of the module call it (root(), lookup(scope, name),
+  // cfg(), module_function() and the like, generated()). The public tables below are empty until
+  // then: code that reaches a module through another one (a FunctionRef, a ClassRef, a compiled
+  // call's caller) and reads them directly calls this first. A node of the module exists only
+  // once it is built, so the accessors that take one need not.
+  void ensure_built() const;
+  [[nodiscard]] bool is_deferred() const { return deferred_ != nullptr; }
+  // A deferred module that no reader has built yet (or whose build failed).
+  [[nodiscard]] bool is_unbuilt() const { return deferred_ && !deferred_->built.load(std::memory_order_acquire); }
+
   [[nodiscard]] const source::SourceFile& file() const { return *file_; }
   [[nodiscard]] std::string_view text() const { return file_->text; }
   [[nodiscard]] std::string_view text(Node n) const { return n.text(file_->text); }
-  [[nodiscard]] Node root() const { return tree_.root(); }
+  [[nodiscard]] Node root() const {
+    ensure_built();
+    return tree_->root();
+  }
   [[nodiscard]] const std::string& module_name() const { return module_name_; }
   [[nodiscard]] bool is_package_init() const;
   // The marker lines of graphmend's generated block in this module (scanned once).
-  [[nodiscard]] const source::GeneratedMarkers& generated() const { return generated_; }
+  [[nodiscard]] const source::GeneratedMarkers& generated() const {
+    ensure_built();
+    return generated_;
+  }
 
   std::vector<Scope> scopes;
   std::vector<Symbol> symbols;
@@ -216,8 +254,16 @@ class Module {
   // ordered_reaching_bindings for the symbol `sym` that `use` names.
   [[nodiscard]] std::optional<std::vector<int>> ordered_reaching(Node use, int sym) const;
   const source::SourceFile* file_;
-  syntax::Tree tree_;
+  std::optional<syntax::Tree> tree_;  // absent until a deferred module is built
   std::string module_name_;
+  struct DeferredState {
+    Deferred how;
+    std::once_flag once;
+    std::optional<std::string> failure;  // why it could not be built; set at most once, under `once`
+    std::atomic<bool> built{false};
+  };
+  std::unique_ptr<DeferredState> deferred_;  // null for a module built when constructed
+  void build();
   bool mentions_torch_ = false;
   source::GeneratedMarkers generated_;
   std::unordered_map<const void*, int> scope_by_node_;     // scope-introducing node -> scope
