@@ -5,6 +5,8 @@
 # e2e program, laid out as a package so that the runtime file is written too. Any report fails
 # the run (TSAN's exit status 66); findings left in the files (exit 1) are expected.
 #   scripts/tsan.sh            (about 3 minutes on 2 cores, most of it the build)
+# Last, a check of some of those files with the cache on: the others are deferred (built when
+# first read), and several threads build them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/debs.sh
@@ -42,3 +44,23 @@ run check --no-cache
 run fix --diff --unsafe-fixes
 run fix --unsafe-fixes
 run check --no-cache
+
+# A check of some files with the cache that a check of all of them filled, its call evidence
+# removed: the other files stand in with their summaries, and the threads that type the compiled
+# calls build them, several at once, as they read them.
+printf '[project]\nname = "t"\n' > "$work/tree/pyproject.toml"
+"$B/graphmend" check -j "$jobs" --cache-dir "$work/cache" --no-summary --output-format concise "$work/tree" \
+  > /dev/null 2> "$work/err" || [ $? -eq 1 ] || { cat "$work/err"; exit 1; }
+rm "$work/cache/evidence-v1"
+status=0
+mapfile -t named < <(find "$work/tree/pkg/fixtures" -name '*.py')  # files, not a folder: the project is their context
+GRAPHMEND_PHASES=1 "$B/graphmend" check -j "$jobs" --cache-dir "$work/cache" --no-summary --output-format concise \
+  "${named[@]}" > "$work/out" 2> "$work/err" || status=$?
+if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
+  cat "$work/err"
+  echo "ThreadSanitizer: graphmend check of some files with the cache exited with $status"
+  exit 1
+fi
+deferred=$(grep '^graphmend-deferred ' "$work/err" || true)
+[[ "$deferred" =~ built=[1-9] ]] || { cat "$work/err"; echo "no deferred module was built"; exit 1; }
+echo "graphmend check of some files, the rest deferred, -j $jobs: no report ($deferred)"

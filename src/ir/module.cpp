@@ -919,22 +919,45 @@ void Module::ensure_built() const {
     // Built at most once, by the first reader; the others wait here. The object was never
     // const: only this once-guarded step writes it.
     auto& self = const_cast<Module&>(*this);
-    std::variant<syntax::Tree, std::string> parsed = deferred_->how.parse(*file_);
-    if (auto* reason = std::get_if<std::string>(&parsed)) {
-      self.deferred_->failure = std::move(*reason);
-      return;
-    }
-    self.tree_ = std::move(std::get<syntax::Tree>(parsed));
-    self.build();
-    if (std::optional<std::string> misfit = deferred_->how.accept(*this)) {
-      self.deferred_->failure = std::move(*misfit);
-      return;
+    // An exception (the file's budget, memory) leaves no half-built module: the flag stays unset,
+    // and the next reader builds it from the start.
+    try {
+      std::variant<syntax::Tree, std::string> parsed = deferred_->how.parse(*file_);
+      if (auto* reason = std::get_if<std::string>(&parsed)) {
+        self.deferred_->failure = std::move(*reason);
+        return;
+      }
+      self.tree_ = std::move(std::get<syntax::Tree>(parsed));
+      self.build();
+      if (std::optional<std::string> misfit = deferred_->how.accept(*this)) {
+        self.deferred_->failure = std::move(*misfit);
+        self.discard_build();
+        return;
+      }
+    } catch (...) {
+      self.discard_build();
+      throw;
     }
     deferred_->built.store(true, std::memory_order_release);
   });
   if (deferred_->failure) {
     throw DeferredBuildFailed(file_->display_path + ": " + *deferred_->failure);
   }
+}
+
+void Module::discard_build() {
+  scopes.clear();
+  symbols.clear();
+  bindings.clear();
+  functions.clear();
+  classes.clear();
+  scope_by_node_.clear();
+  symbol_bindings_.clear();
+  import_paths_.clear();
+  cfg_built_.reset();
+  cfgs_.reset();
+  generated_ = {};
+  tree_.reset();
 }
 
 void Module::build() {

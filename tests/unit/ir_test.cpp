@@ -458,6 +458,27 @@ TEST(Deferred, AModuleIsBuiltByItsFirstReaderOnceAndAsAModuleBuiltAtOnceIs) {
   EXPECT_EQ(deferred.parses, 1);
 }
 
+TEST(Deferred, AnExceptionWhileBuildingLeavesNothingHalfBuiltForTheNextReader) {
+  // The file's budget or memory can run out in the middle of a build: the first check throws
+  // after the tables are filled, and the next reader builds the module from the start.
+  const std::string text = "class A:\n    def f(self):\n        return 1\n\ndef g():\n    return 2\n";
+  int checks = 0;
+  DeferredModule deferred(text, [&](const ir::Module&) -> std::optional<std::string> {
+    if (++checks == 1) throw std::runtime_error("over the file's budget");
+    return std::nullopt;
+  });
+  EXPECT_THROW((void)deferred.module->root(), std::runtime_error);
+  EXPECT_TRUE(deferred.module->is_unbuilt());
+  EXPECT_TRUE(deferred.module->functions.empty());
+  const ParsedModule eager = parse_module(text, "pkg.m");
+  EXPECT_EQ(deferred.module->module_function("g"), eager.module->module_function("g"));
+  EXPECT_EQ(deferred.module->functions.size(), eager.module->functions.size());
+  EXPECT_EQ(deferred.module->scopes.size(), eager.module->scopes.size());
+  EXPECT_EQ(deferred.module->bindings.size(), eager.module->bindings.size());
+  EXPECT_EQ(deferred.parses, 2);
+  EXPECT_FALSE(deferred.module->is_unbuilt());
+}
+
 TEST(Deferred, AModuleThatCannotBeBuiltAsItsStandInSaysThrowsForEveryReader) {
   DeferredModule unparsable("def f(:\n    not python\n");
   for (int attempt = 0; attempt < 2; ++attempt) {

@@ -264,6 +264,7 @@ class Module {
   };
   std::unique_ptr<DeferredState> deferred_;  // null for a module built when constructed
   void build();
+  void discard_build();  // back to a deferred module's state before its build
   bool mentions_torch_ = false;
   source::GeneratedMarkers generated_;
   std::unordered_map<const void*, int> scope_by_node_;     // scope-introducing node -> scope
