@@ -4,6 +4,7 @@
 #include <malloc.h>
 
 #include <cstdlib>
+#include <vector>
 
 #include "graphmend/syntax/tree.h"
 
@@ -33,6 +34,7 @@ struct ThreadBudget {
 };
 
 thread_local ThreadBudget t_budget;
+thread_local std::vector<ThreadBudget> t_paused;  // the scopes around the innermost, paused
 
 
 #ifndef GRAPHMEND_SANITIZED
@@ -118,6 +120,9 @@ const bool kTreesCounted = (syntax::use_allocator(tree_malloc, tree_calloc, tree
 BudgetScope::BudgetScope(const Budget& budget, std::chrono::nanoseconds spent)
     : start_(std::chrono::steady_clock::now()) {
   ThreadBudget& b = t_budget;
+  const ThreadBudget outer = b;
+  b.armed = false;  // the push below counts for no one
+  t_paused.push_back(outer);
   b.memory_limit = budget.memory_bytes;
   b.balance = 0;
   b.time_limit = budget.time;
@@ -127,7 +132,13 @@ BudgetScope::BudgetScope(const Budget& budget, std::chrono::nanoseconds spent)
   b.armed = budget.memory_bytes != 0 || b.has_deadline;
 }
 
-BudgetScope::~BudgetScope() { t_budget.armed = false; }
+BudgetScope::~BudgetScope() {
+  ThreadBudget outer = t_paused.back();
+  t_paused.pop_back();
+  // The outer scope's clock stood still while this one ran.
+  outer.deadline += std::chrono::duration_cast<std::chrono::steady_clock::duration>(elapsed());
+  t_budget = outer;
+}
 
 std::chrono::nanoseconds BudgetScope::elapsed() const { return std::chrono::steady_clock::now() - start_; }
 

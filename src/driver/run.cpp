@@ -227,7 +227,7 @@ void parse_unit(Unit& u, syntax::Parser& parser, std::optional<syntax::Tree> ver
 // of a project reads the code of few of the others. A summary is stored only for a module that was
 // built, so the same text parses again; the build still checks, and a failure to parse or to fit
 // the summary throws ir::DeferredBuildFailed, after which the run builds every module (Run).
-bool defer_unit(Unit& u, SummaryLookup& lookup) {
+bool defer_unit(Unit& u, SummaryLookup& lookup, const Budget& limits, std::chrono::nanoseconds spent) {
   const bool package_init = u.input.path.filename() == "__init__.py";
   std::string key = cache::summary_key(u.input.module_name, package_init, u.current->text);
   std::optional<analysis::ModuleSummary> stored = lookup.store.find(key);
@@ -243,6 +243,16 @@ bool defer_unit(Unit& u, SummaryLookup& lookup) {
   how.accept = [summary](const ir::Module& m) -> std::optional<std::string> {
     if (analysis::fits(*summary, m)) return std::nullopt;
     return "its stored summary does not fit its text";
+  };
+  // Under the file's own budget, as its parse would have been: a file over it is dropped from the
+  // project before the analysis, which the run can only do by building every module afresh.
+  how.within = [limits, spent, display = u.current->display_path](const std::function<void()>& build) {
+    try {
+      const BudgetScope scope(limits, spent);
+      build();
+    } catch (const BudgetExceeded& e) {
+      throw ir::DeferredBuildFailed(display + ": " + e.what());
+    }
   };
   u.module = std::make_shared<ir::Module>(*u.current, u.input.module_name, std::move(how));
   u.summary = summary;
@@ -970,7 +980,7 @@ class Run {
       Unit& u = units_[i];
       if (!u.current) return;
       // A file of the project's context whose summary is kept waits until its code is read.
-      if (u.input.context_only && defer_unit(u, lookup)) return;
+      if (u.input.context_only && defer_unit(u, lookup, budgets_.limits, budgets_.spent[i])) return;
       parse_unit(u, parsers_[w], std::nullopt, &lookup);
     }, "parsing");
     const size_t read = static_cast<size_t>(std::count_if(run_summaries.begin(), run_summaries.end(),

@@ -921,7 +921,7 @@ void Module::ensure_built() const {
     auto& self = const_cast<Module&>(*this);
     // An exception (the file's budget, memory) leaves no half-built module: the flag stays unset,
     // and the next reader builds it from the start.
-    try {
+    const auto work = [&] {
       std::variant<syntax::Tree, std::string> parsed = deferred_->how.parse(*file_);
       if (auto* reason = std::get_if<std::string>(&parsed)) {
         self.deferred_->failure = std::move(*reason);
@@ -932,8 +932,15 @@ void Module::ensure_built() const {
       if (std::optional<std::string> misfit = deferred_->how.accept(*this)) {
         self.deferred_->failure = std::move(*misfit);
         self.discard_build();
-        return;
       }
+    };
+    try {
+      if (deferred_->how.within) {
+        deferred_->how.within(work);
+      } else {
+        work();
+      }
+      if (deferred_->failure) return;
     } catch (...) {
       self.discard_build();
       throw;

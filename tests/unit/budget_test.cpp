@@ -52,5 +52,40 @@ TEST(Budget, ATreeWithinTheBudgetIsFine) {
   EXPECT_EQ(next.size(), 1000u);
 }
 
+TEST(Budget, AScopeInsideAnotherCountsForItselfWhileTheOuterPauses) {
+  if (!kBudgetsEnforced) GTEST_SKIP() << "sanitizer build";
+  // Another file's module built where this file's analysis reads it first (a deferred module):
+  // its memory counts against its own budget, and this file's budget finds it as it left it.
+  const Budget small{std::chrono::milliseconds(0), uint64_t{8} << 20};
+  const Budget large{std::chrono::milliseconds(0), uint64_t{64} << 20};
+  const BudgetScope outer(small, std::chrono::nanoseconds(0));
+  std::string built;
+  {
+    const BudgetScope inner(large, std::chrono::nanoseconds(0));
+    built.assign(size_t{32} << 20, 'x');  // over the outer budget, within the inner one
+  }
+  std::string more(size_t{4} << 20, 'y');  // the outer budget counts its own 4 MB only
+  EXPECT_EQ(built.size() + more.size(), size_t{36} << 20);
+
+  bool inner_thrown = false;
+  try {
+    const BudgetScope inner(small, std::chrono::nanoseconds(0));
+    const std::string over(size_t{16} << 20, 'z');
+    ADD_FAILURE() << "not reached";
+  } catch (const BudgetExceeded&) {
+    inner_thrown = true;
+  }
+  EXPECT_TRUE(inner_thrown);
+  // The outer budget is armed again, with its own balance.
+  bool outer_thrown = false;
+  try {
+    const std::string over(size_t{6} << 20, 'w');
+    ADD_FAILURE() << "not reached";
+  } catch (const BudgetExceeded&) {
+    outer_thrown = true;
+  }
+  EXPECT_TRUE(outer_thrown);
+}
+
 }  // namespace
 }  // namespace graphmend::driver

@@ -35,7 +35,8 @@ class BudgetExceeded : public std::bad_alloc {
 
 // Arms the calling thread's budget; disarms when destroyed (before any handler runs, so a
 // handler may allocate freely). `spent` is time this file already used in earlier stages.
-// Scopes do not nest.
+// A scope opened inside another counts for itself (another file's module, built where this
+// file's analysis first reads it): the outer one's clock and memory pause until it closes.
 class BudgetScope {
  public:
   BudgetScope(const Budget& budget, std::chrono::nanoseconds spent);

@@ -159,6 +159,9 @@ class Module {
   struct Deferred {
     std::function<std::variant<syntax::Tree, std::string>(const source::SourceFile&)> parse;  // or a reason
     std::function<std::optional<std::string>(const Module&)> accept;  // a reason where it does not fit
+    // Runs the build (parse, IR, accept) it is given, in the module's own setting: a check counts
+    // it against the deferred file's budget, not the reader's. Absent: the build runs as it is.
+    std::function<void(const std::function<void()>&)> within;
   };
   Module(const source::SourceFile& file, std::string module_name, Deferred deferred);
   // Builds a deferred module, once, on the first call from any thread; a built one returns at
