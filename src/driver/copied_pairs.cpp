@@ -118,26 +118,36 @@ std::optional<std::string_view> line_above(std::string_view text, uint32_t offse
   return text.substr(begin, line_break - begin);
 }
 
-// "# Copied from <dotted>[ with <spec>]" on the line above `definition` (or above its decorators),
-// spaced as check_copies accepts it (`#Copied from`, several spaces).
-std::optional<Copy> copy_marker(std::string_view text, syntax::Node statement, syntax::Node definition) {
+// The marker a line holds, "# Copied from <dotted>[ with <spec>]", spaced as check_copies accepts it
+// (`#Copied from`, several spaces): its source and replacements. `is_marker` says whether the line
+// is one at all (a marker line with an empty or spaced source names nothing).
+std::optional<Copy> marker_on_line(std::string_view line, bool& is_marker) {
   constexpr std::string_view kMarker = "Copied from";
+  is_marker = false;
+  line = trim(line);
+  if (!line.starts_with('#')) return std::nullopt;
+  line = trim(line.substr(1));
+  if (!line.starts_with(kMarker) || line.size() == kMarker.size() || (line[kMarker.size()] != ' ' && line[kMarker.size()] != '\t')) {
+    return std::nullopt;
+  }
+  is_marker = true;
+  line = trim(line.substr(kMarker.size()));
+  const size_t with = line.find(" with ");
+  Copy copy;
+  copy.source = std::string(trim(line.substr(0, with)));
+  if (copy.source.empty() || copy.source.find_first_of(" \t") != std::string::npos) return std::nullopt;
+  if (with != std::string_view::npos) copy.replacements = parse_replacements(line.substr(with + 6));
+  return copy;
+}
+
+// The marker on the line above `definition` (or above its decorators).
+std::optional<Copy> copy_marker(std::string_view text, syntax::Node statement, syntax::Node definition) {
   for (const uint32_t at : {definition.start(), statement.start()}) {
     const std::optional<std::string_view> above = line_above(text, at);
     if (!above) continue;
-    std::string_view line = trim(*above);
-    if (!line.starts_with('#')) continue;
-    line = trim(line.substr(1));
-    if (!line.starts_with(kMarker) || line.size() == kMarker.size() || (line[kMarker.size()] != ' ' && line[kMarker.size()] != '\t')) {
-      continue;
-    }
-    line = trim(line.substr(kMarker.size()));
-    const size_t with = line.find(" with ");
-    Copy copy;
-    copy.source = std::string(trim(line.substr(0, with)));
-    if (copy.source.empty() || copy.source.find_first_of(" \t") != std::string::npos) return std::nullopt;
-    if (with != std::string_view::npos) copy.replacements = parse_replacements(line.substr(with + 6));
-    return copy;
+    bool is_marker = false;
+    std::optional<Copy> copy = marker_on_line(*above, is_marker);
+    if (is_marker) return copy;
   }
   return std::nullopt;
 }
@@ -328,56 +338,37 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
   for (size_t i = 0; i < files.size(); ++i) {
     if (files[i].module) by_module.emplace(files[i].module->module_name(), i);
   }
-  // Only a pair with a side in a file with fixes pending can have a fix withheld: none, none to
-  // look for. With few such files (an editor's, pre-commit's), a file without fixes matters only
-  // as the copy of a definition that a fix touches, and its marker names that definition; so it
-  // is read for copies (and parsed, where its parse was deferred) only where its text names one.
-  // With many, every file is, to stay linear.
-  std::vector<uint8_t> fixed(files.size(), 0);
-  size_t fixed_files = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (!files[i].module || pending_fixes(files[i], required).empty()) continue;
-    fixed[i] = 1;
-    ++fixed_files;
-  }
-  if (fixed_files == 0) return 0;
-  constexpr size_t kFewFixedFiles = 8;
-  std::vector<std::string> touched;  // `module.Class.method`: each definition a pending fix touches
-  if (fixed_files <= kFewFixedFiles) {
-    for (size_t i = 0; i < files.size(); ++i) {
-      if (!fixed[i]) continue;
-      const ir::Module& module = *files[i].module;
-      const std::vector<const source::Fix*> fixes = pending_fixes(files[i], required);
-      each_definition(module.root(), true, [&](syntax::Node, syntax::Node definition) {
-        if (any_touches(fixes, definition)) {
-          touched.push_back(module.module_name() + "." + qualified_definition_name(module, definition));
-        }
-      });
-    }
-  }
-  using Searcher = std::boyer_moore_horspool_searcher<std::string::const_iterator>;
-  std::vector<Searcher> names;  // a name's first letter is too common to scan for
-  for (const std::string& name : touched) names.emplace_back(name.begin(), name.end());
-  const auto may_copy_a_fixed_file = [&](size_t i) {
-    if (fixed_files > kFewFixedFiles || fixed[i]) return true;
-    const std::string_view text = files[i].module->text();
-    return std::any_of(names.begin(), names.end(), [&](const Searcher& name) {
-      return std::search(text.begin(), text.end(), name) != text.end();
-    });
+  std::vector<std::vector<const source::Fix*>> pending(files.size());
+  const auto refresh_pending = [&] {
+    for (size_t i = 0; i < files.size(); ++i) pending[i] = pending_fixes(files[i], required);
   };
-
-  // Each marked copy with its source found, identical to it now.
-  std::vector<std::pair<Copy, Side>> pairs;
+  refresh_pending();
+  // Only a pair with a side in a file with fixes pending can have a fix withheld: none, none to
+  // look for.
+  const size_t fixed_files = static_cast<size_t>(std::count_if(pending.begin(), pending.end(),
+                                                               [](const auto& fixes) { return !fixes.empty(); }));
+  if (fixed_files == 0) return 0;
+  // With few such files (an editor's, pre-commit's), a file without fixes pending matters only as
+  // the copy of a definition that a pending fix touches, and its marker names that definition; so
+  // it is read for copies (and parsed, where its parse was deferred) only where its text names
+  // one, and only once a pass reaches it. With many, every file is, to stay linear.
+  constexpr size_t kFewFixedFiles = 8;
+  const bool every_file = fixed_files > kFewFixedFiles;
+  std::vector<uint8_t> marked(files.size(), 0);  // the file's text has a "Copied from"
   for (size_t i = 0; i < files.size(); ++i) {
+    marked[i] = files[i].module && files[i].module->text().find("Copied from") != std::string_view::npos;
+  }
+
+  // A file's marked copies with their sources found, identical to them now, each with a fix
+  // pending on a side when found (fixes pending only ever shrink below: one that has none then
+  // never will, and its source's module need not be read).
+  const auto pairs_in = [&](size_t i) {
+    std::vector<std::pair<Copy, Side>> pairs;
     const ir::Module* module = files[i].module;
-    if (!module || module->text().find("Copied from") == std::string_view::npos || !may_copy_a_fixed_file(i)) {
-      continue;
-    }
-    const std::vector<const source::Fix*> own_fixes = pending_fixes(files[i], required);
     each_definition(module->root(), true, [&](syntax::Node statement, syntax::Node definition) {
       std::optional<Copy> copy = copy_marker(module->text(), statement, definition);
       if (!copy) return;
-      const bool copy_touched = any_touches(own_fixes, definition);
+      const bool copy_touched = any_touches(pending[i], definition);
       copy->file = i;
       copy->definition = definition;
       copy->name = module->module_name() + "." + qualified_definition_name(*module, definition);
@@ -386,9 +377,7 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
            dot = copy->source.rfind('.', dot - 1)) {
         const auto it = by_module.find(std::string_view(copy->source).substr(0, dot));
         if (it == by_module.end()) continue;
-        // No fix touches either side: the pair can withhold nothing (fixes pending only ever
-        // shrink below), and its source's module need not be read.
-        if (!copy_touched && !fixed[it->second]) break;
+        if (!copy_touched && pending[it->second].empty()) break;
         const syntax::Node source = find_definition(*files[it->second].module, std::string_view(copy->source).substr(dot + 1));
         if (source.is_null() || (it->second == i && source.range() == definition.range())) break;
         const std::string copied = replaced(std::string(files[it->second].module->text(source)), copy->replacements);
@@ -399,39 +388,106 @@ size_t keep_copied_pairs_identical(std::span<const CopiedPairFile> files, source
         break;
       }
     });
-  }
-  if (pairs.empty()) return 0;
+    return pairs;
+  };
+  std::vector<std::optional<std::vector<std::pair<Copy, Side>>>> pairs_of(files.size());
 
   size_t withheld = 0;
   for (size_t withheld_in_pass = 1; withheld_in_pass > 0;) {
     withheld_in_pass = 0;
-    std::vector<std::vector<const source::Fix*>> pending(files.size());
-    for (size_t i = 0; i < files.size(); ++i) pending[i] = pending_fixes(files[i], required);
-    for (const auto& [copy, source] : pairs) {
-      const std::vector<const source::Fix*>& copy_fixes = pending[copy.file];
-      const std::vector<const source::Fix*>& source_fixes = pending[source.file];
-      if (!any_touches(copy_fixes, copy.definition) && !any_touches(source_fixes, source.definition)) continue;
-      const std::optional<std::string> patched_copy = patched_text(*files[copy.file].module, copy.definition, copy_fixes);
-      const std::optional<std::string> patched_source =
-          patched_text(*files[source.file].module, source.definition, source_fixes);
-      if (copy.ignores_parts) {
-        const auto copy_changes = changes(*files[copy.file].module, copy.definition, copy_fixes, {},
-                                          ignored_statements(*files[copy.file].module, copy.definition));
-        const auto source_changes =
-            changes(*files[source.file].module, source.definition, source_fixes, copy.replacements, {});
-        if (copy_changes && source_changes && *copy_changes == *source_changes) continue;
-      } else if (patched_copy && patched_source &&
-                 normal(replaced(*patched_source, copy.replacements)) == normal(*patched_copy)) {
+    refresh_pending();
+    std::vector<std::string> touched;  // `module.Class.method`: each definition a pending fix touches
+    if (!every_file) {
+      for (size_t i = 0; i < files.size(); ++i) {
+        if (pending[i].empty()) continue;
+        const ir::Module& module = *files[i].module;
+        each_definition(module.root(), true, [&](syntax::Node, syntax::Node definition) {
+          if (any_touches(pending[i], definition)) {
+            touched.push_back(module.module_name() + "." + qualified_definition_name(module, definition));
+          }
+        });
+      }
+    }
+    using Searcher = std::boyer_moore_horspool_searcher<std::string::const_iterator>;
+    std::vector<Searcher> names;  // a name's first letter is too common to scan for
+    for (const std::string& name : touched) names.emplace_back(name.begin(), name.end());
+    const auto names_a_touched_definition = [&](size_t i) {
+      const std::string_view text = files[i].module->text();
+      return std::any_of(names.begin(), names.end(), [&](const Searcher& name) {
+        return std::search(text.begin(), text.end(), name) != text.end();
+      });
+    };
+    // Whether a file without fixes pending may hold, as told by its text alone, the copy of a
+    // definition a pending fix touches that equals it now: a marker line naming such a
+    // definition, where each line of the definition (stripped, the marker's replacements made)
+    // is in the text; or a copy that ignores parts of itself. Every marker is such a line, so a
+    // file that has none holds no pair that a pass would not pass over.
+    const auto may_copy_a_touched_definition = [&](size_t i) {
+      const std::string_view text = files[i].module->text();
+      if (text.find("# Ignore copy") != std::string_view::npos) return true;
+      for (size_t at = text.find("Copied from"); at != std::string_view::npos; at = text.find("Copied from", at + 1)) {
+        const size_t line_break = text.rfind('\n', at);
+        const size_t begin = line_break == std::string_view::npos ? 0 : line_break + 1;
+        bool is_marker = false;
+        const std::optional<Copy> copy = marker_on_line(text.substr(begin, text.find('\n', at) - begin), is_marker);
+        if (!copy) continue;
+        // The source, found as pairs_in finds it.
+        for (size_t dot = copy->source.rfind('.'); dot != std::string::npos && dot > 0;
+             dot = copy->source.rfind('.', dot - 1)) {
+          const auto it = by_module.find(std::string_view(copy->source).substr(0, dot));
+          if (it == by_module.end()) continue;
+          if (pending[it->second].empty()) break;
+          const ir::Module& source_module = *files[it->second].module;
+          const syntax::Node source = find_definition(source_module, std::string_view(copy->source).substr(dot + 1));
+          if (source.is_null() || !any_touches(pending[it->second], source)) break;
+          const std::string expected = normal(replaced(std::string(source_module.text(source)), copy->replacements));
+          bool every_line = true;
+          for (size_t from = 0; from < expected.size() && every_line;) {
+            const size_t to = std::min(expected.find('\n', from), expected.size());
+            every_line = text.find(std::string_view(expected).substr(from, to - from)) != std::string_view::npos;
+            from = to + 1;
+          }
+          if (every_line) return true;
+          break;
+        }
+      }
+      return false;
+    };
+    // The pairs in file order, as a pass over all of them would meet them; a file skipped holds
+    // only pairs whose sides no pending fix touches, or that are not identical now, which such a
+    // pass would pass over.
+    for (size_t i = 0; i < files.size() && withheld_in_pass == 0; ++i) {
+      if (!marked[i] || (!every_file && pending[i].empty() &&
+                         !(names_a_touched_definition(i) && may_copy_a_touched_definition(i)))) {
         continue;
       }
-      // A side whose fixes are not applied in this pass (diagnostics null) has none pending.
-      if (files[copy.file].diagnostics) {
-        withheld_in_pass += withhold_touching(files[copy.file], copy_fixes, copy.definition, copy.name, copy.source);
+      if (!pairs_of[i]) pairs_of[i] = pairs_in(i);
+      for (const auto& [copy, source] : *pairs_of[i]) {
+        const std::vector<const source::Fix*>& copy_fixes = pending[copy.file];
+        const std::vector<const source::Fix*>& source_fixes = pending[source.file];
+        if (!any_touches(copy_fixes, copy.definition) && !any_touches(source_fixes, source.definition)) continue;
+        const std::optional<std::string> patched_copy = patched_text(*files[copy.file].module, copy.definition, copy_fixes);
+        const std::optional<std::string> patched_source =
+            patched_text(*files[source.file].module, source.definition, source_fixes);
+        if (copy.ignores_parts) {
+          const auto copy_changes = changes(*files[copy.file].module, copy.definition, copy_fixes, {},
+                                            ignored_statements(*files[copy.file].module, copy.definition));
+          const auto source_changes =
+              changes(*files[source.file].module, source.definition, source_fixes, copy.replacements, {});
+          if (copy_changes && source_changes && *copy_changes == *source_changes) continue;
+        } else if (patched_copy && patched_source &&
+                   normal(replaced(*patched_source, copy.replacements)) == normal(*patched_copy)) {
+          continue;
+        }
+        // A side whose fixes are not applied in this pass (diagnostics null) has none pending.
+        if (files[copy.file].diagnostics) {
+          withheld_in_pass += withhold_touching(files[copy.file], copy_fixes, copy.definition, copy.name, copy.source);
+        }
+        if (files[source.file].diagnostics) {
+          withheld_in_pass += withhold_touching(files[source.file], source_fixes, source.definition, copy.name, copy.source);
+        }
+        if (withheld_in_pass > 0) break;  // the pending fixes changed: start the pass again
       }
-      if (files[source.file].diagnostics) {
-        withheld_in_pass += withhold_touching(files[source.file], source_fixes, source.definition, copy.name, copy.source);
-      }
-      if (withheld_in_pass > 0) break;  // the pending fixes changed: start the pass again
     }
     withheld += withheld_in_pass;
   }

@@ -380,6 +380,54 @@ def test_a_stored_summary_that_does_not_fit_its_file_is_found_out_when_the_file_
     assert (again.returncode, normalised(again.stdout)) == (fresh.returncode, normalised(fresh.stdout))
 
 
+ATT = """import torch
+
+
+class {name}(torch.nn.Module):
+    def forward(self, x):
+        print("scaled")
+        return x * {k}
+"""
+
+
+def test_a_copy_of_a_fixed_definition_is_parsed_only_where_it_may_equal_it(gm, package):
+    """A fix in a definition that other files copy ("# Copied from") is withheld where a copy
+    equals it now. Of the files not named, a check parses only those whose text may hold such a
+    copy: b.py marks a copy, but its text lacks a line of the source, so it cannot equal it and is
+    not parsed; c.py's copy equals it, is parsed, and withholds the fix; d.py copies nothing. The
+    report is that of a check keeping nothing, and of one without any deferral."""
+    phases = {"GRAPHMEND_PHASES": "1"}
+    (package / "pkg" / "att.py").write_text(ATT.format(name="Att", k=2))
+    for name, k in (("b", 3), ("c", 2)):
+        (package / "pkg" / f"{name}.py").write_text(
+            ATT.format(name=name.upper() + "Att", k=k).replace("\n\n\nclass", "\n\n\n# Copied from pkg.att.Att with Att->"
+                                                                   + name.upper() + "Att\nclass"))
+    (package / "pkg" / "d.py").write_text("def unrelated():\n    return 0\n")
+    gm("check", "pkg", cwd=package)
+    (package / "pkg" / "att.py").write_text(ATT.format(name="Att", k=2) + "# changed\n")
+    r = gm("check", "--output-format", "json", "pkg/att.py", cwd=package, env=phases)
+    (finding,) = [d for d in json.loads(r.stdout)["diagnostics"] if d["code"] == "GM201"]
+    assert finding["decline_code"] == "copied-pair-would-differ" and "pkg.c.CAtt" in finding["decline_reason"]
+    # __init__, model, helpers, b, c, d deferred: c parsed for its copy; model and helpers read
+    # for nothing this file needs.
+    assert deferred_counts(r.stderr) == (6, 1)
+    fresh = gm("check", "--output-format", "json", "pkg/att.py", "--no-cache", cwd=package)
+    assert normalised(r.stdout) == normalised(fresh.stdout)
+
+    # A copy that ignores parts of itself is compared by the changes a fix makes, whatever its
+    # text: b.py is parsed then, and its copy (equal but for the ignored line) withholds the fix.
+    (package / "pkg" / "b.py").write_text((package / "pkg" / "b.py").read_text().replace(
+        "        return x * 3", "        # Ignore copy\n        return x * 3"))
+    gm("check", "pkg", cwd=package)  # b.py's summary stored: it is deferred below
+    (package / "pkg" / "att.py").write_text(ATT.format(name="Att", k=2) + "# changed again\n")
+    r = gm("check", "--output-format", "json", "pkg/att.py", cwd=package, env=phases)
+    (finding,) = [d for d in json.loads(r.stdout)["diagnostics"] if d["code"] == "GM201"]
+    assert "pkg.b.BAtt" in finding["decline_reason"]
+    assert deferred_counts(r.stderr) == (6, 1)  # b.py; c.py's pair is not needed once b's withholds
+    fresh = gm("check", "--output-format", "json", "pkg/att.py", "--no-cache", cwd=package)
+    assert normalised(r.stdout) == normalised(fresh.stdout)
+
+
 def test_a_kept_typing_stands_for_the_same_text_in_the_same_place_only(gm, tmp_path):
     """Scripts in two folders, both `model.py`, each importing the `base` beside it and the one
     `util` there is: the text of one copied to the other is the same module name and text, but
